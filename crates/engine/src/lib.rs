@@ -9,13 +9,10 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod api;
-pub mod api_client;
-pub mod apimachinery;
 pub mod apiserver;
 pub mod client;
 pub mod clock;
 pub mod cluster;
 pub mod controllers;
-pub mod kubectl;
 pub mod rng;
 pub mod store;
