@@ -1,0 +1,111 @@
+//! The revision-ordered history (etcd's backend `key` bucket, keyed by revision, plus the
+//! watchable event log). Every write appends one [`Event`]; the event's `kv` is the value the
+//! key index points to, so values are stored once. Compaction drops events at or below the
+//! compaction revision but keeps, in a small `base`, the puts still needed to read the store at
+//! that revision (each live key's latest state).
+
+use super::kv::{Event, KeyValue};
+use super::revision::{Rev, Revision};
+
+/// Retained events (revision > compaction) and the compacted base (revision <= compaction).
+#[derive(Debug, Clone)]
+pub struct History<V> {
+    /// Ordered by (revision, sub): a txn's events are contiguous, in op order.
+    events: Vec<Event<V>>,
+    /// Values of puts at or below `compacted` that some key's state still refers to, ascending.
+    base: Vec<(Rev, KeyValue<V>)>,
+    compacted: Revision,
+}
+
+impl<V> Default for History<V> {
+    fn default() -> Self {
+        History {
+            events: Vec::new(),
+            base: Vec::new(),
+            compacted: 0,
+        }
+    }
+}
+
+impl<V: Clone> History<V> {
+    /// Appends the event written at `rev`, which must follow every retained one.
+    pub fn push(&mut self, event: Event<V>) {
+        debug_assert!(event.kv.mod_revision > self.compacted);
+        self.events.push(event);
+    }
+
+    /// The key-value written at `rev` (a put's value, or a delete's last value).
+    #[must_use]
+    pub fn kv(&self, rev: Rev) -> Option<&KeyValue<V>> {
+        if rev.main > self.compacted {
+            let start = self.first_index_after(rev.main - 1);
+            let index = start.checked_add(usize::try_from(rev.sub).ok()?)?;
+            self.events
+                .get(index)
+                .map(|e| &e.kv)
+                .filter(|kv| kv.mod_revision == rev.main)
+        } else {
+            let i = self.base.binary_search_by(|(r, _)| r.cmp(&rev)).ok()?;
+            self.base.get(i).map(|(_, kv)| kv)
+        }
+    }
+
+    /// Index of the first event with revision > `after`.
+    fn first_index_after(&self, after: Revision) -> usize {
+        self.events.partition_point(|e| e.kv.mod_revision <= after)
+    }
+
+    /// Retained events with revision > `after`, oldest first.
+    #[must_use]
+    pub fn after(&self, after: Revision) -> &[Event<V>] {
+        let start = self.first_index_after(after);
+        self.events.get(start..).unwrap_or_default()
+    }
+
+    /// The events of exactly `revision` (empty if it wrote nothing or was compacted).
+    #[must_use]
+    pub fn at(&self, revision: Revision) -> &[Event<V>] {
+        let Some(before) = revision.checked_sub(1) else {
+            return &[];
+        };
+        let start = self.first_index_after(before);
+        let end = self.first_index_after(revision);
+        self.events.get(start..end).unwrap_or_default()
+    }
+
+    /// Number of retained events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Drops every event with revision <= `at`, keeping only the values in `keep` (ascending
+    /// positions of puts at or below `at`, from [`super::key_index::Index::compact`]).
+    pub fn compact(&mut self, at: Revision, keep: &[Rev]) {
+        let cut = self.first_index_after(at);
+        let mut wanted = keep.iter().peekable();
+        let mut base = Vec::with_capacity(keep.len());
+        let old_base = std::mem::take(&mut self.base);
+        let mut sub: u32 = 0;
+        let mut last_main = 0;
+        let dropped = self.events.drain(..cut).map(|e| {
+            // Recover each dropped event's sub revision from its place within its revision.
+            if e.kv.mod_revision != last_main {
+                last_main = e.kv.mod_revision;
+                sub = 0;
+            } else {
+                sub = sub.saturating_add(1);
+            }
+            (Rev::new(last_main, sub), e.kv)
+        });
+        // Both sources are ascending and the old base precedes every dropped event.
+        for (rev, kv) in old_base.into_iter().chain(dropped) {
+            while wanted.next_if(|w| **w < rev).is_some() {}
+            if wanted.next_if(|w| **w == rev).is_some() {
+                base.push((rev, kv));
+            }
+        }
+        base.shrink_to_fit();
+        self.base = base;
+        self.compacted = self.compacted.max(at);
+    }
+}

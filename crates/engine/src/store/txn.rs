@@ -1,0 +1,177 @@
+//! etcd's transaction shape: `If(compares...).Then(ops...).Else(ops...)`. This module holds the
+//! request/response types and the checks etcd makes before applying one (op count limit,
+//! duplicate write keys, key sanity) plus compare evaluation; [`super::Store::txn`] applies it.
+
+use std::collections::BTreeSet;
+
+use super::error::StoreError;
+use super::kv::KeyValue;
+use super::revision::Revision;
+use super::LeaseId;
+
+/// Most compares or ops in one txn branch: etcd's `--max-txn-ops` default (128).
+pub const MAX_TXN_OPS: usize = 128;
+
+/// Longest key accepted, in bytes: etcd's `--max-request-bytes` default (1.5 MiB), the bound a
+/// key can never exceed there.
+pub const MAX_KEY_BYTES: usize = 1_572_864;
+
+/// Which field of a key a [`Compare`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareTarget {
+    Version,
+    CreateRevision,
+    ModRevision,
+}
+
+/// How a [`Compare`] relates the key's field (left) to the given value (right).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareOp {
+    Equal,
+    NotEqual,
+    Greater,
+    Less,
+}
+
+/// etcd's Compare; a missing key has version/create/mod revision 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compare {
+    pub key: String,
+    pub target: CompareTarget,
+    pub op: CompareOp,
+    pub value: u64,
+}
+
+impl Compare {
+    /// `key`'s `target` compared with `op` to `value`.
+    pub fn new(key: impl Into<String>, target: CompareTarget, op: CompareOp, value: u64) -> Self {
+        Compare {
+            key: key.into(),
+            target,
+            op,
+            value,
+        }
+    }
+
+    /// Whether the compare holds for the key's current state (`None`: missing key).
+    #[must_use]
+    pub fn holds<V>(&self, kv: Option<&KeyValue<V>>) -> bool {
+        let actual = kv.map_or(0, |kv| match self.target {
+            CompareTarget::Version => kv.version,
+            CompareTarget::CreateRevision => kv.create_revision,
+            CompareTarget::ModRevision => kv.mod_revision,
+        });
+        match self.op {
+            CompareOp::Equal => actual == self.value,
+            CompareOp::NotEqual => actual != self.value,
+            CompareOp::Greater => actual > self.value,
+            CompareOp::Less => actual < self.value,
+        }
+    }
+}
+
+/// One operation of a txn branch.
+#[derive(Debug, Clone)]
+pub enum Op<V> {
+    Get {
+        key: String,
+    },
+    Put {
+        key: String,
+        value: V,
+        lease: Option<LeaseId>,
+    },
+    Delete {
+        key: String,
+    },
+}
+
+impl<V> Op<V> {
+    /// The key the operation reads or writes.
+    pub fn key(&self) -> &str {
+        match self {
+            Op::Get { key } | Op::Put { key, .. } | Op::Delete { key } => key,
+        }
+    }
+
+    fn writes(&self) -> bool {
+        !matches!(self, Op::Get { .. })
+    }
+}
+
+/// The result of one [`Op`], in the same position as the op.
+#[derive(Debug, Clone)]
+pub enum OpResponse<V> {
+    Get(Option<KeyValue<V>>),
+    Put { prev: Option<KeyValue<V>> },
+    Delete { deleted: Option<KeyValue<V>> },
+}
+
+/// A compare-and-swap transaction.
+#[derive(Debug, Clone)]
+pub struct Txn<V> {
+    pub compare: Vec<Compare>,
+    pub success: Vec<Op<V>>,
+    pub failure: Vec<Op<V>>,
+}
+
+impl<V> Default for Txn<V> {
+    fn default() -> Self {
+        Txn {
+            compare: Vec::new(),
+            success: Vec::new(),
+            failure: Vec::new(),
+        }
+    }
+}
+
+/// What a txn did: which branch ran, the store revision after it, one response per op.
+#[derive(Debug, Clone)]
+pub struct TxnResponse<V> {
+    pub succeeded: bool,
+    pub revision: Revision,
+    pub responses: Vec<OpResponse<V>>,
+}
+
+/// Checks a key the way etcd's gRPC layer does before any request runs.
+pub fn check_key(key: &str) -> Result<(), StoreError> {
+    if key.is_empty() {
+        return Err(StoreError::EmptyKey);
+    }
+    if key.len() > MAX_KEY_BYTES {
+        return Err(StoreError::KeyTooLarge {
+            len: key.len(),
+            limit: MAX_KEY_BYTES,
+        });
+    }
+    Ok(())
+}
+
+impl<V> Txn<V> {
+    /// etcd's request checks, made on both branches before the compares run: op limits, key
+    /// sanity, and no key written twice within a branch.
+    pub fn validate(&self) -> Result<(), StoreError> {
+        if self.compare.len() > MAX_TXN_OPS
+            || self.success.len() > MAX_TXN_OPS
+            || self.failure.len() > MAX_TXN_OPS
+        {
+            return Err(StoreError::TooManyOps { limit: MAX_TXN_OPS });
+        }
+        for compare in &self.compare {
+            check_key(&compare.key)?;
+        }
+        validate_branch(&self.success)?;
+        validate_branch(&self.failure)
+    }
+}
+
+fn validate_branch<V>(ops: &[Op<V>]) -> Result<(), StoreError> {
+    let mut written = BTreeSet::new();
+    for op in ops {
+        check_key(op.key())?;
+        if op.writes() && !written.insert(op.key()) {
+            return Err(StoreError::DuplicateKey(op.key().to_string()));
+        }
+    }
+    Ok(())
+}
