@@ -4,3 +4,9 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod client;
+pub mod fields;
+pub mod labels;
+pub mod quantity;
+pub mod request;
+pub mod status;
+pub mod validation;

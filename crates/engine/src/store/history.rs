@@ -109,3 +109,85 @@ impl<V: Clone> History<V> {
         self.compacted = self.compacted.max(at);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::kv::EventType;
+    use std::sync::Arc;
+
+    fn put(key: &str, main: Revision, value: u32) -> Event<u32> {
+        Event {
+            kind: EventType::Put,
+            kv: KeyValue {
+                key: Arc::from(key),
+                value,
+                create_revision: main,
+                mod_revision: main,
+                version: 1,
+                lease: None,
+            },
+            prev_kv: None,
+        }
+    }
+
+    /// Revision 2: a=1, b=2 (one txn); 3: a=3; 4: c=4.
+    fn sample() -> History<u32> {
+        let mut h = History::default();
+        for e in [
+            put("a", 2, 1),
+            put("b", 2, 2),
+            put("a", 3, 3),
+            put("c", 4, 4),
+        ] {
+            h.push(e);
+        }
+        h
+    }
+
+    fn value(h: &History<u32>, main: Revision, sub: u32) -> Option<u32> {
+        h.kv(Rev::new(main, sub)).map(|kv| kv.value)
+    }
+
+    #[test]
+    fn kv_finds_each_write_by_position() {
+        let h = sample();
+        assert_eq!(value(&h, 2, 0), Some(1));
+        assert_eq!(value(&h, 2, 1), Some(2));
+        assert_eq!(value(&h, 3, 0), Some(3));
+        assert_eq!(value(&h, 2, 2), None, "revision 2 has two writes");
+        assert_eq!(value(&h, 9, 0), None);
+        assert_eq!(value(&h, 0, 0), None);
+    }
+
+    #[test]
+    fn at_and_after_slice_by_revision() {
+        let h = sample();
+        let values = |events: &[Event<u32>]| events.iter().map(|e| e.kv.value).collect::<Vec<_>>();
+        assert_eq!(values(h.at(2)), [1, 2]);
+        assert_eq!(values(h.at(4)), [4]);
+        assert!(h.at(0).is_empty() && h.at(1).is_empty() && h.at(5).is_empty());
+        assert_eq!(values(h.after(0)), [1, 2, 3, 4]);
+        assert_eq!(values(h.after(2)), [3, 4]);
+        assert!(h.after(4).is_empty());
+    }
+
+    #[test]
+    fn compaction_keeps_only_the_wanted_values() {
+        let mut h = sample();
+        // At revision 3 the states are a@3 and b@(2,1); a@2 is superseded.
+        h.compact(3, &[Rev::new(2, 1), Rev::new(3, 0)]);
+        assert_eq!(h.len(), 1);
+        assert_eq!(value(&h, 2, 0), None);
+        assert_eq!(value(&h, 2, 1), Some(2));
+        assert_eq!(value(&h, 3, 0), Some(3));
+        assert_eq!(value(&h, 4, 0), Some(4));
+        assert!(h.at(3).is_empty());
+        // A second compaction carries forward the base values still wanted.
+        h.compact(4, &[Rev::new(2, 1), Rev::new(4, 0)]);
+        assert_eq!(h.len(), 0);
+        assert_eq!(value(&h, 2, 1), Some(2));
+        assert_eq!(value(&h, 3, 0), None);
+        assert_eq!(value(&h, 4, 0), Some(4));
+    }
+}

@@ -122,3 +122,129 @@ impl Index {
         keep
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(main: Revision) -> (Rev, bool) {
+        (Rev::new(main, 0), false)
+    }
+
+    fn del(main: Revision) -> (Rev, bool) {
+        (Rev::new(main, 0), true)
+    }
+
+    fn index(writes: &[(Rev, bool)]) -> KeyIndex {
+        let mut index = KeyIndex::default();
+        for (rev, tombstone) in writes {
+            index.record(*rev, *tombstone);
+        }
+        index
+    }
+
+    #[test]
+    fn at_finds_the_latest_write_not_after_the_revision() {
+        let index = index(&[put(2), put(4), del(6), put(8)]);
+        assert_eq!(index.at(1), None);
+        assert_eq!(index.at(2).map(|w| w.rev.main), Some(2));
+        assert_eq!(index.at(5).map(|w| w.rev.main), Some(4));
+        assert_eq!(
+            index.at(6),
+            Some(KeyRev {
+                rev: Rev::new(6, 0),
+                tombstone: true
+            })
+        );
+        assert_eq!(index.at(100).map(|w| w.rev.main), Some(8));
+        assert_eq!(index.latest().map(|w| w.rev.main), Some(8));
+    }
+
+    #[test]
+    fn compaction_keeps_the_state_at_the_revision_and_later_writes() {
+        let mut live = index(&[put(2), put(4), put(8)]);
+        let c = live.compact(5);
+        assert_eq!(
+            c,
+            Compacted {
+                keep: Some(Rev::new(4, 0)),
+                empty: false
+            }
+        );
+        assert_eq!(live.at(5).map(|w| w.rev.main), Some(4));
+        assert_eq!(live.at(3), None, "writes before the kept state are gone");
+        assert_eq!(live.at(9).map(|w| w.rev.main), Some(8));
+    }
+
+    #[test]
+    fn compaction_drops_a_tombstone_and_empties_a_deleted_key() {
+        let mut deleted = index(&[put(2), del(3)]);
+        assert_eq!(
+            deleted.compact(3),
+            Compacted {
+                keep: None,
+                empty: true
+            }
+        );
+        let mut recreated = index(&[put(2), del(3), put(5)]);
+        assert_eq!(
+            recreated.compact(4),
+            Compacted {
+                keep: None,
+                empty: false
+            }
+        );
+        assert_eq!(recreated.at(4), None);
+        assert_eq!(recreated.at(5).map(|w| w.rev.main), Some(5));
+        let mut untouched = index(&[put(7)]);
+        assert_eq!(
+            untouched.compact(4),
+            Compacted {
+                keep: None,
+                empty: false
+            }
+        );
+        assert_eq!(untouched.latest().map(|w| w.rev.main), Some(7));
+    }
+
+    #[test]
+    fn prefix_walks_keys_in_order_after_the_start_key() {
+        let mut tree = Index::default();
+        for (i, key) in ["/a/1", "/a/2", "/a/3", "/b/1", "/a"].iter().enumerate() {
+            let (_, index) = tree.entry(key);
+            index.record(Rev::new(i as Revision + 2, 0), false);
+        }
+        let keys = |prefix, after| -> Vec<String> {
+            tree.prefix(prefix, after)
+                .map(|(k, _)| k.to_string())
+                .collect()
+        };
+        assert_eq!(keys("/a/", None), ["/a/1", "/a/2", "/a/3"]);
+        assert_eq!(keys("/a/", Some("/a/1")), ["/a/2", "/a/3"]);
+        assert_eq!(keys("/a/", Some("/")), ["/a/1", "/a/2", "/a/3"]);
+        assert!(keys("/a/", Some("/a/3")).is_empty());
+        assert!(keys("/a/", Some("/z")).is_empty());
+        assert_eq!(keys("", None).len(), 5);
+    }
+
+    #[test]
+    fn entry_shares_one_allocation_per_key() {
+        let mut tree = Index::default();
+        let (first, _) = tree.entry("/registry/pods/default/web");
+        let (second, _) = tree.entry("/registry/pods/default/web");
+        assert!(Arc::ptr_eq(&first, &second));
+    }
+
+    #[test]
+    fn tree_compaction_reports_kept_puts_ascending_and_drops_dead_keys() {
+        let mut tree = Index::default();
+        tree.entry("/b").1.record(Rev::new(2, 0), false);
+        tree.entry("/a").1.record(Rev::new(3, 0), false);
+        tree.entry("/c").1.record(Rev::new(3, 1), false);
+        tree.entry("/c").1.record(Rev::new(4, 0), true);
+        let keep = tree.compact(4);
+        assert_eq!(keep, [Rev::new(2, 0), Rev::new(3, 0)]);
+        assert!(tree.get("/c").is_none());
+        assert!(tree.get("/a").is_some());
+    }
+}

@@ -175,3 +175,148 @@ fn validate_branch<V>(ops: &[Op<V>]) -> Result<(), StoreError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn kv(version: u64, create: Revision, modified: Revision) -> KeyValue<()> {
+        KeyValue {
+            key: Arc::from("k"),
+            value: (),
+            create_revision: create,
+            mod_revision: modified,
+            version,
+            lease: None,
+        }
+    }
+
+    #[test]
+    fn compares_read_the_chosen_field() {
+        let state = kv(3, 2, 7);
+        let holds = |target, op, value| Compare::new("k", target, op, value).holds(Some(&state));
+        assert!(holds(CompareTarget::Version, CompareOp::Equal, 3));
+        assert!(holds(CompareTarget::CreateRevision, CompareOp::Equal, 2));
+        assert!(holds(CompareTarget::ModRevision, CompareOp::Equal, 7));
+        assert!(holds(CompareTarget::ModRevision, CompareOp::Greater, 6));
+        assert!(!holds(CompareTarget::ModRevision, CompareOp::Greater, 7));
+        assert!(holds(CompareTarget::ModRevision, CompareOp::Less, 8));
+        assert!(!holds(CompareTarget::ModRevision, CompareOp::Less, 7));
+        assert!(holds(CompareTarget::Version, CompareOp::NotEqual, 4));
+        assert!(!holds(CompareTarget::Version, CompareOp::NotEqual, 3));
+    }
+
+    #[test]
+    fn a_missing_key_compares_as_zero() {
+        let missing = |target, op, value| Compare::new("k", target, op, value).holds::<()>(None);
+        for target in [
+            CompareTarget::Version,
+            CompareTarget::CreateRevision,
+            CompareTarget::ModRevision,
+        ] {
+            assert!(missing(target, CompareOp::Equal, 0));
+            assert!(!missing(target, CompareOp::Greater, 0));
+            assert!(missing(target, CompareOp::Less, 1));
+            assert!(missing(target, CompareOp::NotEqual, 5));
+        }
+    }
+
+    fn put(key: &str) -> Op<()> {
+        Op::Put {
+            key: key.into(),
+            value: (),
+            lease: None,
+        }
+    }
+
+    fn delete(key: &str) -> Op<()> {
+        Op::Delete { key: key.into() }
+    }
+
+    fn get(key: &str) -> Op<()> {
+        Op::Get { key: key.into() }
+    }
+
+    #[test]
+    fn a_branch_may_not_write_a_key_twice() {
+        let dup = |ops: Vec<Op<()>>| {
+            Txn {
+                success: ops,
+                ..Txn::default()
+            }
+            .validate()
+        };
+        assert_eq!(
+            dup(vec![put("a"), put("a")]),
+            Err(StoreError::DuplicateKey("a".into()))
+        );
+        assert_eq!(
+            dup(vec![put("a"), delete("a")]),
+            Err(StoreError::DuplicateKey("a".into()))
+        );
+        assert_eq!(dup(vec![get("a"), put("a"), get("a")]), Ok(()));
+        assert_eq!(dup(vec![put("a"), put("b")]), Ok(()));
+        let failure = Txn {
+            failure: vec![delete("x"), delete("x")],
+            ..Txn::default()
+        };
+        assert_eq!(
+            failure.validate(),
+            Err(StoreError::DuplicateKey("x".into()))
+        );
+        let across = Txn {
+            success: vec![put("a")],
+            failure: vec![put("a")],
+            ..Txn::default()
+        };
+        assert_eq!(
+            across.validate(),
+            Ok(()),
+            "each branch is checked on its own"
+        );
+    }
+
+    #[test]
+    fn op_counts_are_capped_per_branch() {
+        let ops = |n: usize| (0..n).map(|i| put(&format!("k{i}"))).collect::<Vec<_>>();
+        let at_limit = Txn {
+            success: ops(MAX_TXN_OPS),
+            failure: ops(MAX_TXN_OPS),
+            ..Txn::default()
+        };
+        assert_eq!(at_limit.validate(), Ok(()));
+        let over = Txn {
+            failure: ops(MAX_TXN_OPS + 1),
+            ..Txn::default()
+        };
+        assert_eq!(over.validate(), Err(StoreError::TooManyOps { limit: 128 }));
+        let compares = Txn::<()> {
+            compare: vec![Compare::new("k", CompareTarget::Version, CompareOp::Equal, 0); 129],
+            ..Txn::default()
+        };
+        assert_eq!(
+            compares.validate(),
+            Err(StoreError::TooManyOps { limit: 128 })
+        );
+    }
+
+    #[test]
+    fn keys_must_be_present_and_bounded() {
+        assert_eq!(check_key(""), Err(StoreError::EmptyKey));
+        assert_eq!(check_key("/registry/pods/default/web"), Ok(()));
+        let huge = "k".repeat(MAX_KEY_BYTES + 1);
+        assert_eq!(
+            check_key(&huge),
+            Err(StoreError::KeyTooLarge {
+                len: MAX_KEY_BYTES + 1,
+                limit: MAX_KEY_BYTES
+            })
+        );
+        let empty_get = Txn {
+            success: vec![get("")],
+            ..Txn::default()
+        };
+        assert_eq!(empty_get.validate(), Err(StoreError::EmptyKey));
+    }
+}

@@ -1,0 +1,46 @@
+//! Core `v1.Event`: what `kubectl get events` and `kubectl describe` show. Stored with a
+//! one-hour etcd lease (kube-apiserver `--event-ttl` default 1h), so old events vanish.
+
+use super::meta::{ObjectMeta, ObjectReference};
+use super::time;
+use crate::clock::Timestamp;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub involved_object: ObjectReference,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    #[serde(default)]
+    pub source: EventSource,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub first_timestamp: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub last_timestamp: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<i32>,
+    /// `Normal` or `Warning`.
+    #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
+    pub type_: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::micro_time")]
+    pub event_time: Option<Timestamp>,
+    #[serde(default)]
+    pub reporting_component: String,
+    #[serde(default)]
+    pub reporting_instance: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventSource {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub component: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
+}

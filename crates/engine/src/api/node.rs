@@ -1,0 +1,104 @@
+//! `v1.Node`: a machine the scheduler places pods on and whose kubelet heartbeats its Ready
+//! condition (the node-c failure story of the seeds turns on that condition going Unknown).
+
+use super::meta::{skip_false, ConditionStatus, ObjectMeta};
+use super::pod::ResourceList;
+use super::time;
+use crate::clock::Timestamp;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: NodeSpec,
+    #[serde(default)]
+    pub status: NodeStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSpec {
+    #[serde(default, rename = "podCIDR", skip_serializing_if = "String::is_empty")]
+    pub pod_cidr: String,
+    #[serde(default, skip_serializing_if = "skip_false")]
+    pub unschedulable: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<Taint>,
+}
+
+/// `v1.Taint` (`effect` NoSchedule|PreferNoSchedule|NoExecute).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Taint {
+    pub key: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    pub effect: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub time_added: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeStatus {
+    #[serde(default, skip_serializing_if = "ResourceList::is_empty")]
+    pub capacity: ResourceList,
+    #[serde(default, skip_serializing_if = "ResourceList::is_empty")]
+    pub allocatable: ResourceList,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<NodeCondition>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub addresses: Vec<NodeAddress>,
+    #[serde(default)]
+    pub node_info: NodeSystemInfo,
+}
+
+/// `v1.NodeCondition` (Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: ConditionStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub last_heartbeat_time: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub last_transition_time: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// `v1.NodeAddress` (`type` InternalIP, Hostname...).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeAddress {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub address: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSystemInfo {
+    #[serde(default)]
+    pub kubelet_version: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub container_runtime_version: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub os_image: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub operating_system: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub architecture: String,
+}
+
+impl Node {
+    pub fn condition(&self, type_: &str) -> Option<&NodeCondition> {
+        self.status.conditions.iter().find(|c| c.type_ == type_)
+    }
+}

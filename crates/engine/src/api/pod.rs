@@ -1,0 +1,234 @@
+//! `v1.Pod`: the unit the scheduler binds and the kubelet runs. Only the fields the controllers,
+//! the kubelet model and the UI read, with their real JSON names.
+
+use super::meta::{skip_false, ConditionStatus, ObjectMeta};
+use super::time;
+use crate::clock::Timestamp;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use watchlab_apimachinery::quantity::Quantity;
+
+/// `v1.ResourceList`: resource name (`cpu`, `memory`) to quantity.
+pub type ResourceList = BTreeMap<String, Quantity>;
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pod {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: PodSpec,
+    #[serde(default)]
+    pub status: PodStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSpec {
+    #[serde(default)]
+    pub containers: Vec<Container>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<i64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_selector: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub service_account_name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub node_name: String,
+    #[serde(default, skip_serializing_if = "skip_false")]
+    pub host_network: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tolerations: Vec<Toleration>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub priority_class_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Container {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub image: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<ContainerPort>,
+    #[serde(default)]
+    pub resources: ResourceRequirements,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_pull_policy: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerPort {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default)]
+    pub container_port: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRequirements {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub limits: ResourceList,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: ResourceList,
+}
+
+/// `v1.Toleration` (`operator` Equal|Exists, `effect` NoSchedule|PreferNoSchedule|NoExecute).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Toleration {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub operator: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub effect: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toleration_seconds: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodStatus {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub phase: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<PodCondition>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub nominated_node_name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host_ip: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pod_ip: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub start_time: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub container_statuses: Vec<ContainerStatus>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub qos_class: String,
+}
+
+/// `v1.PodCondition` (types PodScheduled, Initialized, ContainersReady, Ready).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: ConditionStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub last_probe_time: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub last_transition_time: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStatus {
+    pub name: String,
+    #[serde(default)]
+    pub state: ContainerState,
+    #[serde(default)]
+    pub last_state: ContainerState,
+    #[serde(default)]
+    pub ready: bool,
+    #[serde(default)]
+    pub restart_count: i32,
+    #[serde(default)]
+    pub image: String,
+    #[serde(default, rename = "imageID")]
+    pub image_id: String,
+    #[serde(default, rename = "containerID", skip_serializing_if = "String::is_empty")]
+    pub container_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<bool>,
+}
+
+/// `v1.ContainerState`: at most one of waiting / running / terminated.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerState {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<ContainerStateWaiting>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<ContainerStateRunning>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminated: Option<ContainerStateTerminated>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStateWaiting {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStateRunning {
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub started_at: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStateTerminated {
+    #[serde(default)]
+    pub exit_code: i32,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub started_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    pub finished_at: Option<Timestamp>,
+}
+
+impl Pod {
+    /// The condition of the given type, if present.
+    pub fn condition(&self, type_: &str) -> Option<&PodCondition> {
+        self.status.conditions.iter().find(|c| c.type_ == type_)
+    }
+
+    /// Sets (or adds) a condition, moving lastTransitionTime only when the status changes, as
+    /// `podutil.UpdatePodCondition` does.
+    pub fn set_condition(&mut self, type_: &str, status: &str, now: Timestamp) {
+        match self.status.conditions.iter_mut().find(|c| c.type_ == type_) {
+            Some(c) => {
+                if c.status != status {
+                    c.status = status.to_string();
+                    c.last_transition_time = Some(now);
+                }
+            }
+            None => self.status.conditions.push(PodCondition {
+                type_: type_.to_string(),
+                status: status.to_string(),
+                last_transition_time: Some(now),
+                ..Default::default()
+            }),
+        }
+    }
+}

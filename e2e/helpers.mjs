@@ -1,0 +1,56 @@
+// Shared helpers for the end-to-end tests: start a server, wait for it, launch Debian's Chromium
+// through playwright-core (which never downloads a browser), save screenshots.
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const ARTIFACTS = join(ROOT, 'artifacts', 'e2e');
+
+/** Starts a long-running command; returns the child (killed with `stop`). */
+export function start(cmd, args, opts = {}) {
+  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...opts });
+  let log = '';
+  child.stdout.on('data', (d) => { log += d; });
+  child.stderr.on('data', (d) => { log += d; });
+  child.log = () => log;
+  return child;
+}
+
+export function stop(child) {
+  if (child && child.exitCode === null) {
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+  }
+}
+
+/** Polls `url` until it answers 200 with a body containing `needle`, or fails after `ms`. */
+export async function waitFor(url, needle, ms, child) {
+  const deadline = Date.now() + ms;
+  let last = '';
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) break;
+    try {
+      const res = await fetch(url);
+      const body = await res.text();
+      if (res.ok && body.includes(needle)) return;
+      last = `${res.status}`;
+    } catch (e) { last = String(e); }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${url} not ready (${last})\n${child ? child.log().slice(-3000) : ''}`);
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks to build, serve and test watchlab, and nothing
+# that is already there (every step checks first, so a second run takes seconds).
+# Only the package registries are reachable: crates.io, Debian, npm. Facts behind each step:
+# shared/TOOLCHAIN.md (verified on these machines).
+#
+# Sourced by ./x; after it, `wasm_env` exports what a wasm32 build needs on this machine.
+set -euo pipefail
+
+WASM_BINDGEN_VERSION=0.2.130 # must equal the `wasm-bindgen = "=…"` pin in Cargo.toml
+TRUNK_VERSION=0.21.14        # 0.22 needs rustc >= 1.96.1, which these machines do not have
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+STAMPS="$ROOT/target/.setup"
+export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
+mkdir -p "$STAMPS"
+
+say() { printf '[setup] %s\n' "$*" >&2; }
+
+APT_UPDATED=0
+apt_install() {
+  # $@: Debian packages; installs the missing ones only.
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    say "apt-get update"
+    $sudo apt-get update -qq
+    APT_UPDATED=1
+  fi
+  say "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# 1. The wasm32 standard library: rustup's download (way A), else Debian's rustc-web with
+#    its std sources and -Zbuild-std (way B). The choice is remembered in target/.setup/wasm-mode.
+setup_wasm_target() {
+  if [ -f "$STAMPS/wasm-mode" ]; then
+    WASM_MODE=$(cat "$STAMPS/wasm-mode")
+    if [ "$WASM_MODE" = A ] && rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then return 0; fi
+    if [ "$WASM_MODE" = B ] && [ -x /usr/bin/rust-lld ] && [ -d /usr/lib/rustlib/src/rust/library ]; then return 0; fi
+  fi
+  if command -v rustup >/dev/null 2>&1; then
+    if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown ||
+      { say "rustup target add wasm32-unknown-unknown"; timeout 120 rustup target add wasm32-unknown-unknown; }; then
+      WASM_MODE=A
+      echo A >"$STAMPS/wasm-mode"
+      return 0
+    fi
+  fi
+  say "rustup could not provide wasm32: using Debian's rustc-web with build-std"
+  apt_install rustc-web cargo-web rust-web-src rust-web-llvm lld-22
+  WASM_MODE=B
+  echo B >"$STAMPS/wasm-mode"
+}
+
+# Exports the environment for a wasm32 build (trunk, wasm-bindgen-test) in the chosen way.
+wasm_env() {
+  export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+  if [ "${WASM_MODE:-A}" = B ]; then
+    export PATH="/usr/bin:$PATH" # Debian's cargo, not the rustup shim
+    export RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
+    export RUSTC_BOOTSTRAP=1 # lets the stable compiler take -Z flags
+    export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+    export CARGO_TARGET_DIR="$ROOT/target/wasm-debian"
+  fi
+}
+
+# 2. Tools installed with cargo (into ~/.cargo/bin, kept between clones).
+setup_cargo_tools() {
+  if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+    # No --locked: its lock file names a crate version the registry here does not have.
+    say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+    cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+  fi
+  if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+    # --locked: without it the resolver picks a lightningcss/cssparser pair that does not compile.
+    say "cargo install trunk $TRUNK_VERSION (takes several minutes once)"
+    cargo install -q trunk --version "$TRUNK_VERSION" --locked --force
+  fi
+}
+
+# 3. Browser and end-to-end driver: Debian's Chromium + ChromeDriver, npm's playwright-core
+#    (which uses that Chromium; it downloads no browser) and binaryen's wasm-opt.
+setup_browser() {
+  apt_install chromium chromium-driver
+  local want
+  want=$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$STAMPS/npm" 2>/dev/null)" != "$want" ] || [ ! -d "$ROOT/node_modules/playwright-core" ]; then
+    say "npm ci"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    echo "$want" >"$STAMPS/npm"
+  fi
+}
+
+setup_all() {
+  setup_wasm_target
+  setup_cargo_tools
+  setup_browser
+}

@@ -1,0 +1,3 @@
+//! One small component per file.
+
+pub mod node_column;
