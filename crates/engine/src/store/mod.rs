@@ -462,3 +462,6 @@ fn state_at<'h, V: Clone>(
         .filter(|w| !w.tombstone)
         .and_then(|w| history.kv(w.rev))
 }
+
+#[cfg(test)]
+mod tests;
