@@ -7,6 +7,7 @@ pub mod client;
 pub mod fields;
 pub mod labels;
 pub mod quantity;
+pub mod quote;
 pub mod request;
 pub mod status;
 pub mod validation;
