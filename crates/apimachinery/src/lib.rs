@@ -1,7 +1,10 @@
 //! The vocabulary that watchlab's API server and its clients share, named after
 //! `k8s.io/apimachinery`: label and field selectors, name and label validation, the `Status`
 //! error object, request paths and query options, quantities, and the client trait.
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod client;
 pub mod fields;

@@ -279,7 +279,10 @@ impl Status {
         Status::failure(
             409,
             StatusReason::Conflict,
-            format!("Operation cannot be fulfilled on {gr} {}: {err}", quote(name)),
+            format!(
+                "Operation cannot be fulfilled on {gr} {}: {err}",
+                quote(name)
+            ),
             details_for(gr, name),
         )
     }

@@ -86,8 +86,7 @@ fn matches_qualified_name(v: &str) -> bool {
         (Some(&first), Some(&last)) => {
             first.is_ascii_alphanumeric()
                 && last.is_ascii_alphanumeric()
-                && b
-                    .iter()
+                && b.iter()
                     .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
         }
         _ => false,
@@ -495,7 +494,11 @@ pub fn validate_annotations(annotations: &Labels, field: &str) -> Vec<FieldError
     }
     let total: usize = annotations.iter().map(|(k, v)| k.len() + v.len()).sum();
     if total > TOTAL_ANNOTATION_SIZE_LIMIT_B {
-        errs.push(FieldError::too_long(field, "", TOTAL_ANNOTATION_SIZE_LIMIT_B));
+        errs.push(FieldError::too_long(
+            field,
+            "",
+            TOTAL_ANNOTATION_SIZE_LIMIT_B,
+        ));
     }
     errs
 }
