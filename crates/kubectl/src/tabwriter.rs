@@ -74,7 +74,7 @@ mod tests {
     fn remembers_widths_across_flushes() {
         let mut w = TabWriter::new();
         w.render(&[row(&["a", "ContainerCreating", "0"])]);
-        assert_eq!(w.render(&[row(&["a", "Running", "0"])]), "a      Running             0\n");
+        assert_eq!(w.render(&[row(&["a", "Running", "0"])]), "a     Running             0\n");
         assert_eq!(TabWriter::new().render(&[row(&["x", "y"])]), "x     y\n");
     }
 }
