@@ -15,6 +15,8 @@ pub struct History<V> {
     /// Values of puts at or below `compacted` that some key's state still refers to, ascending.
     base: Vec<(Rev, KeyValue<V>)>,
     compacted: Revision,
+    /// Events ever dropped by compaction: `events[i]` has sequence number `drained + i`.
+    drained: u64,
 }
 
 impl<V> Default for History<V> {
@@ -23,12 +25,19 @@ impl<V> Default for History<V> {
             events: Vec::new(),
             base: Vec::new(),
             compacted: 0,
+            drained: 0,
         }
     }
 }
 
 impl<V: Clone> History<V> {
-    /// Appends the event written at `rev`, which must follow every retained one.
+    /// The position the next appended event gets.
+    #[must_use]
+    pub fn next_rev(&self, main: Revision) -> Rev {
+        Rev::new(main, self.drained.saturating_add(self.events.len() as u64))
+    }
+
+    /// Appends the event written at [`History::next_rev`].
     pub fn push(&mut self, event: Event<V>) {
         debug_assert!(event.kv.mod_revision > self.compacted);
         self.events.push(event);
@@ -37,16 +46,16 @@ impl<V: Clone> History<V> {
     /// The key-value written at `rev` (a put's value, or a delete's last value).
     #[must_use]
     pub fn kv(&self, rev: Rev) -> Option<&KeyValue<V>> {
-        if rev.main > self.compacted {
-            let start = self.first_index_after(rev.main - 1);
-            let index = start.checked_add(usize::try_from(rev.sub).ok()?)?;
-            self.events
-                .get(index)
+        match rev.seq.checked_sub(self.drained) {
+            Some(offset) => self
+                .events
+                .get(usize::try_from(offset).ok()?)
                 .map(|e| &e.kv)
-                .filter(|kv| kv.mod_revision == rev.main)
-        } else {
-            let i = self.base.binary_search_by(|(r, _)| r.cmp(&rev)).ok()?;
-            self.base.get(i).map(|(_, kv)| kv)
+                .filter(|kv| kv.mod_revision == rev.main),
+            None => {
+                let i = self.base.binary_search_by(|(r, _)| r.cmp(&rev)).ok()?;
+                self.base.get(i).map(|(_, kv)| kv)
+            }
         }
     }
 
@@ -85,18 +94,12 @@ impl<V: Clone> History<V> {
         let mut wanted = keep.iter().peekable();
         let mut base = Vec::with_capacity(keep.len());
         let old_base = std::mem::take(&mut self.base);
-        let mut sub: u32 = 0;
-        let mut last_main = 0;
-        let dropped = self.events.drain(..cut).map(|e| {
-            // Recover each dropped event's sub revision from its place within its revision.
-            if e.kv.mod_revision != last_main {
-                last_main = e.kv.mod_revision;
-                sub = 0;
-            } else {
-                sub = sub.saturating_add(1);
-            }
-            (Rev::new(last_main, sub), e.kv)
-        });
+        let first_seq = self.drained;
+        let dropped = self
+            .events
+            .drain(..cut)
+            .zip(first_seq..)
+            .map(|(e, seq)| (Rev::new(e.kv.mod_revision, seq), e.kv));
         // Both sources are ascending and the old base precedes every dropped event.
         for (rev, kv) in old_base.into_iter().chain(dropped) {
             while wanted.next_if(|w| **w < rev).is_some() {}
@@ -106,6 +109,7 @@ impl<V: Clone> History<V> {
         }
         base.shrink_to_fit();
         self.base = base;
+        self.drained = first_seq.saturating_add(cut as u64);
         self.compacted = self.compacted.max(at);
     }
 }
@@ -131,7 +135,7 @@ mod tests {
         }
     }
 
-    /// Revision 2: a=1, b=2 (one txn); 3: a=3; 4: c=4.
+    /// Revision 2: a=1, b=2 (one txn); 3: a=3; 4: c=4. Sequence numbers 0..4.
     fn sample() -> History<u32> {
         let mut h = History::default();
         for e in [
@@ -140,13 +144,14 @@ mod tests {
             put("a", 3, 3),
             put("c", 4, 4),
         ] {
+            assert_eq!(h.next_rev(e.kv.mod_revision).seq, h.len() as u64);
             h.push(e);
         }
         h
     }
 
-    fn value(h: &History<u32>, main: Revision, sub: u32) -> Option<u32> {
-        h.kv(Rev::new(main, sub)).map(|kv| kv.value)
+    fn value(h: &History<u32>, main: Revision, seq: u64) -> Option<u32> {
+        h.kv(Rev::new(main, seq)).map(|kv| kv.value)
     }
 
     #[test]
@@ -154,9 +159,9 @@ mod tests {
         let h = sample();
         assert_eq!(value(&h, 2, 0), Some(1));
         assert_eq!(value(&h, 2, 1), Some(2));
-        assert_eq!(value(&h, 3, 0), Some(3));
-        assert_eq!(value(&h, 2, 2), None, "revision 2 has two writes");
-        assert_eq!(value(&h, 9, 0), None);
+        assert_eq!(value(&h, 3, 2), Some(3));
+        assert_eq!(value(&h, 2, 2), None, "sequence 2 is revision 3's write");
+        assert_eq!(value(&h, 9, 9), None);
         assert_eq!(value(&h, 0, 0), None);
     }
 
@@ -175,19 +180,20 @@ mod tests {
     #[test]
     fn compaction_keeps_only_the_wanted_values() {
         let mut h = sample();
-        // At revision 3 the states are a@3 and b@(2,1); a@2 is superseded.
-        h.compact(3, &[Rev::new(2, 1), Rev::new(3, 0)]);
+        // At revision 3 the states are a@3 (seq 2) and b@2 (seq 1); a@2 (seq 0) is superseded.
+        h.compact(3, &[Rev::new(2, 1), Rev::new(3, 2)]);
         assert_eq!(h.len(), 1);
         assert_eq!(value(&h, 2, 0), None);
         assert_eq!(value(&h, 2, 1), Some(2));
-        assert_eq!(value(&h, 3, 0), Some(3));
-        assert_eq!(value(&h, 4, 0), Some(4));
+        assert_eq!(value(&h, 3, 2), Some(3));
+        assert_eq!(value(&h, 4, 3), Some(4));
         assert!(h.at(3).is_empty());
+        assert_eq!(h.next_rev(5).seq, 4, "sequence numbers survive compaction");
         // A second compaction carries forward the base values still wanted.
-        h.compact(4, &[Rev::new(2, 1), Rev::new(4, 0)]);
+        h.compact(4, &[Rev::new(2, 1), Rev::new(4, 3)]);
         assert_eq!(h.len(), 0);
         assert_eq!(value(&h, 2, 1), Some(2));
-        assert_eq!(value(&h, 3, 0), None);
-        assert_eq!(value(&h, 4, 0), Some(4));
+        assert_eq!(value(&h, 3, 2), None);
+        assert_eq!(value(&h, 4, 3), Some(4));
     }
 }

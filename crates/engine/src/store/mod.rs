@@ -34,7 +34,6 @@ use crate::clock::Timestamp;
 use history::History;
 use key_index::{Index, KeyIndex};
 use lease::Lessor;
-use revision::Rev;
 
 /// The answer to a range read.
 #[derive(Debug, Clone)]
@@ -67,22 +66,10 @@ impl<V: Clone> Default for Store<V> {
     }
 }
 
-/// The position the next write of an open transaction gets.
+/// An open write transaction: its revision and whether it wrote anything yet.
 struct Pending {
     main: Revision,
-    sub: u32,
-}
-
-impl Pending {
-    fn next(&mut self) -> Rev {
-        let rev = Rev::new(self.main, self.sub);
-        self.sub = self.sub.saturating_add(1);
-        rev
-    }
-
-    fn wrote(&self) -> bool {
-        self.sub > 0
-    }
+    wrote: bool,
 }
 
 impl<V: Clone> Store<V> {
@@ -133,12 +120,13 @@ impl<V: Clone> Store<V> {
         let mut kvs = Vec::new();
         let mut count = 0;
         for (_, index) in self.index.prefix(prefix, start_after) {
-            let Some(kv) = state_at(&self.history, index, at) else {
+            // Counting needs only the key index; values are fetched for the returned page.
+            let Some(write) = index.at(at).filter(|w| !w.tombstone) else {
                 continue;
             };
             count += 1;
             if kvs.len() < limit {
-                kvs.push(kv.clone());
+                kvs.extend(self.history.kv(write.rev).cloned());
             }
         }
         Ok(RangeResponse {
@@ -241,13 +229,13 @@ impl<V: Clone> Store<V> {
     fn begin(&self) -> Pending {
         Pending {
             main: self.revision.saturating_add(1),
-            sub: 0,
+            wrote: false,
         }
     }
 
     /// Closes a write transaction: the revision moves only if something was written.
     fn commit(&mut self, pending: &Pending) {
-        if pending.wrote() {
+        if pending.wrote {
             self.revision = pending.main;
         }
     }
@@ -262,7 +250,8 @@ impl<V: Clone> Store<V> {
     ) -> Option<KeyValue<V>> {
         let (key, index) = self.index.entry(key);
         let prev = latest(&self.history, index).cloned();
-        let rev = pending.next();
+        let rev = self.history.next_rev(pending.main);
+        pending.wrote = true;
         index.record(rev, false);
         let kv = KeyValue {
             key: Arc::clone(&key),
@@ -296,7 +285,8 @@ impl<V: Clone> Store<V> {
     fn write_delete(&mut self, pending: &mut Pending, key: &str) -> Option<KeyValue<V>> {
         let index = self.index.get_mut(key)?;
         let prev = latest(&self.history, index)?.clone();
-        let rev = pending.next();
+        let rev = self.history.next_rev(pending.main);
+        pending.wrote = true;
         index.record(rev, true);
         if let Some(old) = prev.lease {
             self.lessor.detach(old, key);
@@ -404,7 +394,7 @@ impl<V: Clone> Store<V> {
             let _ = self.write_delete(&mut pending, key);
         }
         self.commit(&pending);
-        Ok(pending.wrote().then_some(pending.main))
+        Ok(pending.wrote.then_some(pending.main))
     }
 
     /// Revokes every lease whose deadline is <= `now`, each its own revision, ascending id;
@@ -447,18 +437,6 @@ impl<V: Clone> Store<V> {
 fn latest<'h, V: Clone>(history: &'h History<V>, index: &KeyIndex) -> Option<&'h KeyValue<V>> {
     index
         .latest()
-        .filter(|w| !w.tombstone)
-        .and_then(|w| history.kv(w.rev))
-}
-
-/// A key's state at revision `at`, None if it did not exist then.
-fn state_at<'h, V: Clone>(
-    history: &'h History<V>,
-    index: &KeyIndex,
-    at: Revision,
-) -> Option<&'h KeyValue<V>> {
-    index
-        .at(at)
         .filter(|w| !w.tombstone)
         .and_then(|w| history.kv(w.rev))
 }

@@ -10,16 +10,18 @@ pub type Revision = u64;
 /// The revision of a fresh store (etcd's `currentRev` starts at 1).
 pub const INITIAL_REVISION: Revision = 1;
 
-/// One write's exact position: the transaction's main revision and the write's index inside it
-/// (etcd's `revision{main, sub}`).
+/// One write's exact position: the transaction's main revision and the write's sequence number
+/// in the event log. etcd uses `revision{main, sub}` with `sub` the index inside the txn; a global
+/// sequence orders writes the same way and also addresses the log in O(1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rev {
     pub main: Revision,
-    pub sub: u32,
+    /// Index of the write in the event log since the store was created (compaction included).
+    pub seq: u64,
 }
 
 impl Rev {
-    pub fn new(main: Revision, sub: u32) -> Self {
-        Rev { main, sub }
+    pub fn new(main: Revision, seq: u64) -> Self {
+        Rev { main, seq }
     }
 }
