@@ -163,13 +163,8 @@ impl<V: Clone> Store<V> {
         let succeeded = txn.compare.iter().all(|c| c.holds(self.get(&c.key)));
         let ops = if succeeded { txn.success } else { txn.failure };
         for op in &ops {
-            if let Op::Put {
-                lease: Some(id), ..
-            } = op
-            {
-                if *id != 0 && !self.lessor.contains(*id) {
-                    return Err(StoreError::LeaseNotFound(*id));
-                }
+            if let Op::Put { lease, .. } = op {
+                self.check_lease(*lease)?;
             }
         }
         let mut pending = self.begin();
@@ -178,7 +173,7 @@ impl<V: Clone> Store<V> {
             .map(|op| match op {
                 Op::Get { key } => OpResponse::Get(self.get(&key).cloned()),
                 Op::Put { key, value, lease } => OpResponse::Put {
-                    prev: self.write_put(&mut pending, &key, value, lease.filter(|id| *id != 0)),
+                    prev: self.write_put(&mut pending, &key, value, lease),
                 },
                 Op::Delete { key } => OpResponse::Delete {
                     deleted: self.write_delete(&mut pending, &key),
@@ -200,28 +195,28 @@ impl<V: Clone> Store<V> {
         value: V,
         lease: Option<LeaseId>,
     ) -> Result<Revision, StoreError> {
-        let txn = Txn {
-            success: vec![Op::Put {
-                key: key.to_string(),
-                value,
-                lease,
-            }],
-            ..Txn::default()
-        };
-        Ok(self.txn(txn)?.revision)
+        txn::check_key(key)?;
+        self.check_lease(lease)?;
+        let mut pending = self.begin();
+        let _ = self.write_put(&mut pending, key, value, lease);
+        self.commit(&pending);
+        Ok(self.revision)
     }
 
     /// Deletes one key; the delete's revision, None if the key did not exist (or is invalid).
     pub fn delete(&mut self, key: &str) -> Option<Revision> {
-        let txn = Txn {
-            success: vec![Op::Delete {
-                key: key.to_string(),
-            }],
-            ..Txn::default()
-        };
-        match self.txn(txn).ok()?.responses.first() {
-            Some(OpResponse::Delete { deleted: Some(_) }) => Some(self.revision),
-            _ => None,
+        txn::check_key(key).ok()?;
+        let mut pending = self.begin();
+        self.write_delete(&mut pending, key)?;
+        self.commit(&pending);
+        Some(self.revision)
+    }
+
+    /// A put may only attach a live lease (etcd: lease 0 means none).
+    fn check_lease(&self, lease: Option<LeaseId>) -> Result<(), StoreError> {
+        match lease {
+            Some(id) if id != 0 && !self.lessor.contains(id) => Err(StoreError::LeaseNotFound(id)),
+            _ => Ok(()),
         }
     }
 
@@ -248,6 +243,7 @@ impl<V: Clone> Store<V> {
         value: V,
         lease: Option<LeaseId>,
     ) -> Option<KeyValue<V>> {
+        let lease = lease.filter(|id| *id != 0);
         let (key, index) = self.index.entry(key);
         let prev = latest(&self.history, index).cloned();
         let rev = self.history.next_rev(pending.main);

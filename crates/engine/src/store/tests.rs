@@ -522,3 +522,34 @@ fn index_and_history_share_the_key_allocation() {
     let second = s.events_at(3).first().map(|e| Arc::clone(&e.kv.key));
     assert!(matches!((first, second), (Some(x), Some(y)) if Arc::ptr_eq(&x, &y)));
 }
+
+#[test]
+fn lease_zero_means_no_lease_as_in_etcd() {
+    let mut s = store();
+    assert_eq!(s.put("/k", "v", Some(0)), Ok(2));
+    assert_eq!(s.get("/k").map(|kv| kv.lease), Some(None));
+}
+
+#[test]
+fn the_put_and_delete_shortcuts_match_one_op_txns() {
+    let mut by_sugar = store();
+    let mut by_txn = store();
+    by_sugar.put("/a", "1", None).ok();
+    by_sugar.delete("/a");
+    by_sugar.put("/a", "2", None).ok();
+    for op in [
+        put_op("/a", "1"),
+        Op::Delete { key: "/a".into() },
+        put_op("/a", "2"),
+    ] {
+        by_txn
+            .txn(Txn {
+                success: vec![op],
+                ..Txn::default()
+            })
+            .ok();
+    }
+    assert_eq!(by_sugar.revision(), by_txn.revision());
+    assert_eq!(by_sugar.get("/a"), by_txn.get("/a"));
+    assert_eq!(by_sugar.history_len(), by_txn.history_len());
+}

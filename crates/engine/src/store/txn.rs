@@ -2,8 +2,6 @@
 //! request/response types and the checks etcd makes before applying one (op count limit,
 //! duplicate write keys, key sanity) plus compare evaluation; [`super::Store::txn`] applies it.
 
-use std::collections::BTreeSet;
-
 use super::error::StoreError;
 use super::kv::KeyValue;
 use super::revision::Revision;
@@ -166,10 +164,11 @@ impl<V> Txn<V> {
 }
 
 fn validate_branch<V>(ops: &[Op<V>]) -> Result<(), StoreError> {
-    let mut written = BTreeSet::new();
-    for op in ops {
+    for (i, op) in ops.iter().enumerate() {
         check_key(op.key())?;
-        if op.writes() && !written.insert(op.key()) {
+        // Branches are short (<= MAX_TXN_OPS), so a quadratic scan beats allocating a set.
+        let earlier = ops.get(..i).unwrap_or_default();
+        if op.writes() && earlier.iter().any(|e| e.writes() && e.key() == op.key()) {
             return Err(StoreError::DuplicateKey(op.key().to_string()));
         }
     }
