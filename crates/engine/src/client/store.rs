@@ -1,0 +1,367 @@
+//! The informer's local cache (client-go's `Indexer`, kube-rs's reflector store): objects by
+//! `namespace/name` plus named secondary indexes (pods by `spec.nodeName`, by owner uid...).
+//! Split in two: the informer holds the only [`Writer`]; controllers get cloneable read-only
+//! [`Store`] handles. A relist is gathered in a side buffer and swapped in whole at `InitDone`,
+//! so a reader never sees half a list.
+//!
+//! Single-threaded (wasm), so the shared state is an `Rc<RefCell<_>>`. The writer never calls an
+//! index function while it holds the borrow, and no borrow escapes a method, so borrows cannot
+//! collide.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::rc::Rc;
+
+use super::notification::{Deleted, DeletedFinalStateUnknown, Notification};
+use super::reflector::WatcherEvent;
+use super::resource::{ObjectKey, Resource};
+
+/// Computes the values an object is filed under in one index (`cache.IndexFunc`).
+pub type IndexFunc<K> = Rc<dyn Fn(&K) -> Vec<String>>;
+
+/// client-go's `cache.NamespaceIndex`.
+pub const NAMESPACE_INDEX: &str = "namespace";
+
+/// client-go's `cache.MetaNamespaceIndexFunc`: files an object under its namespace
+/// (cluster-scoped objects under `""`).
+pub fn namespace_index<K: Resource>() -> (String, IndexFunc<K>) {
+    let f: IndexFunc<K> = Rc::new(|o: &K| vec![o.namespace().unwrap_or("").to_string()]);
+    (NAMESPACE_INDEX.to_string(), f)
+}
+
+/// Errors reading the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    /// The index was not registered when the informer was built.
+    IndexNotFound(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            // client-go's text (`threadSafeMap.ByIndex`).
+            StoreError::IndexNotFound(name) => write!(f, "Index with name {name} does not exist"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// index name → indexed value → keys.
+type Indices = BTreeMap<String, BTreeMap<String, BTreeSet<ObjectKey>>>;
+
+struct Cache<K> {
+    items: BTreeMap<ObjectKey, K>,
+    indices: Indices,
+    /// The revision the cache reflects: the last event or list applied.
+    resource_version: u64,
+    /// The first list has been applied (`HasSynced`).
+    synced: bool,
+}
+
+/// A read-only, cloneable view of the cache, for controllers (a client-go `Lister`).
+pub struct Store<K> {
+    cache: Rc<RefCell<Cache<K>>>,
+}
+
+impl<K> Clone for Store<K> {
+    fn clone(&self) -> Self {
+        Store { cache: Rc::clone(&self.cache) }
+    }
+}
+
+impl<K: Resource> Store<K> {
+    pub fn get(&self, key: &ObjectKey) -> Option<K> {
+        self.cache.borrow().items.get(key).cloned()
+    }
+
+    /// The object `name` in `namespace` (`None` for cluster-scoped kinds).
+    pub fn get_by_name(&self, namespace: Option<&str>, name: &str) -> Option<K> {
+        self.get(&ObjectKey::new(namespace, name))
+    }
+
+    /// Every cached object, in key order.
+    pub fn list(&self) -> Vec<K> {
+        self.cache.borrow().items.values().cloned().collect()
+    }
+
+    pub fn keys(&self) -> Vec<ObjectKey> {
+        self.cache.borrow().items.keys().cloned().collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.cache.borrow().items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The objects filed under `value` in `index` (`Indexer.ByIndex`), in key order.
+    pub fn by_index(&self, index: &str, value: &str) -> Result<Vec<K>, StoreError> {
+        let cache = self.cache.borrow();
+        let keys = Self::index_entry(&cache, index, value)?;
+        Ok(keys.iter().filter_map(|k| cache.items.get(k).cloned()).collect())
+    }
+
+    /// The keys filed under `value` in `index` (`Indexer.IndexKeys`).
+    pub fn index_keys(&self, index: &str, value: &str) -> Result<Vec<ObjectKey>, StoreError> {
+        let cache = self.cache.borrow();
+        Ok(Self::index_entry(&cache, index, value)?.into_iter().cloned().collect())
+    }
+
+    /// Every value with at least one object in `index` (`Indexer.ListIndexFuncValues`).
+    pub fn index_values(&self, index: &str) -> Result<Vec<String>, StoreError> {
+        let cache = self.cache.borrow();
+        let idx = cache.indices.get(index).ok_or_else(|| StoreError::IndexNotFound(index.to_string()))?;
+        Ok(idx.keys().cloned().collect())
+    }
+
+    /// The revision the cache reflects (compare with the reflector's latest RV received to see
+    /// the informer's lag).
+    pub fn resource_version(&self) -> u64 {
+        self.cache.borrow().resource_version
+    }
+
+    /// The first full list has reached the cache (client-go `HasSynced`): controllers wait for
+    /// it before acting, or they would think everything is missing.
+    pub fn has_synced(&self) -> bool {
+        self.cache.borrow().synced
+    }
+
+    fn index_entry<'a>(cache: &'a Cache<K>, index: &str, value: &str) -> Result<Vec<&'a ObjectKey>, StoreError> {
+        let idx = cache.indices.get(index).ok_or_else(|| StoreError::IndexNotFound(index.to_string()))?;
+        Ok(idx.get(value).map(|keys| keys.iter().collect()).unwrap_or_default())
+    }
+}
+
+/// The informer's writing side of the cache: applies reflector events and says what changed.
+pub struct Writer<K> {
+    cache: Rc<RefCell<Cache<K>>>,
+    indexers: Vec<(String, IndexFunc<K>)>,
+    /// A relist being gathered (between `Init` and `InitDone`).
+    relist: Option<BTreeMap<ObjectKey, K>>,
+}
+
+impl<K: Resource> Writer<K> {
+    /// An empty cache with the given named indexes.
+    pub fn new(indexers: Vec<(String, IndexFunc<K>)>) -> Self {
+        let indices = indexers.iter().map(|(name, _)| (name.clone(), BTreeMap::new())).collect();
+        let cache = Cache { items: BTreeMap::new(), indices, resource_version: 0, synced: false };
+        Writer { cache: Rc::new(RefCell::new(cache)), indexers, relist: None }
+    }
+
+    /// A read-only handle on the same cache.
+    pub fn store(&self) -> Store<K> {
+        Store { cache: Rc::clone(&self.cache) }
+    }
+
+    /// Applies one reflector event, returning the handler notifications it causes.
+    pub fn apply(&mut self, event: WatcherEvent<K>) -> Vec<Notification<K>> {
+        match event {
+            WatcherEvent::Init => {
+                self.relist = Some(BTreeMap::new());
+                Vec::new()
+            }
+            WatcherEvent::InitApply(obj) => {
+                match self.relist.as_mut() {
+                    Some(buffer) => {
+                        buffer.insert(ObjectKey::of(&obj), obj);
+                        Vec::new()
+                    }
+                    // An item outside a relist is an ordinary upsert.
+                    None => vec![self.upsert(obj)],
+                }
+            }
+            WatcherEvent::InitDone { resource_version } => {
+                let fresh = self.relist.take().unwrap_or_default();
+                self.replace(fresh, resource_version)
+            }
+            WatcherEvent::Apply(obj) => vec![self.upsert(obj)],
+            WatcherEvent::Delete(obj) => {
+                self.remove(&obj);
+                vec![Notification::Delete(Deleted::Object(obj))]
+            }
+            WatcherEvent::Bookmark { resource_version } => {
+                self.cache.borrow_mut().resource_version = resource_version;
+                Vec::new()
+            }
+        }
+    }
+
+    /// Re-delivers every cached object as an update with `old == new` (a resync).
+    pub fn resync(&self) -> Vec<Notification<K>> {
+        let cache = self.cache.borrow();
+        cache.items.values().map(|o| Notification::Update { old: o.clone(), new: o.clone() }).collect()
+    }
+
+    fn index_values(&self, obj: &K) -> Vec<(String, Vec<String>)> {
+        self.indexers.iter().map(|(name, f)| (name.clone(), f(obj))).collect()
+    }
+
+    fn upsert(&mut self, obj: K) -> Notification<K> {
+        let key = ObjectKey::of(&obj);
+        let new_values = self.index_values(&obj);
+        let rv = obj.resource_version();
+        let old = self.cache.borrow_mut().items.insert(key.clone(), obj.clone());
+        let old_values = old.as_ref().map(|o| self.index_values(o));
+        let mut cache = self.cache.borrow_mut();
+        if let Some(values) = old_values {
+            unindex(&mut cache.indices, &key, values);
+        }
+        index(&mut cache.indices, &key, new_values);
+        cache.resource_version = rv;
+        match old {
+            Some(old) => Notification::Update { old, new: obj },
+            None => Notification::Add(obj),
+        }
+    }
+
+    fn remove(&mut self, obj: &K) {
+        let key = ObjectKey::of(obj);
+        let old = self.cache.borrow_mut().items.remove(&key);
+        let old_values = old.as_ref().map(|o| self.index_values(o));
+        let mut cache = self.cache.borrow_mut();
+        if let Some(values) = old_values {
+            unindex(&mut cache.indices, &key, values);
+        }
+        cache.resource_version = obj.resource_version();
+    }
+
+    /// Swaps in a complete list (client-go `Replace`): new objects are adds, changed ones
+    /// updates (unchanged ones, same resourceVersion, notify nobody), and cached objects absent
+    /// from the list are deletes with a `DeletedFinalStateUnknown` tombstone.
+    fn replace(&mut self, fresh: BTreeMap<ObjectKey, K>, resource_version: u64) -> Vec<Notification<K>> {
+        let mut indices: Indices = self.indexers.iter().map(|(n, _)| (n.clone(), BTreeMap::new())).collect();
+        for (key, obj) in &fresh {
+            index(&mut indices, key, self.index_values(obj));
+        }
+        let mut cache = self.cache.borrow_mut();
+        let old_items = std::mem::replace(&mut cache.items, fresh);
+        cache.indices = indices;
+        cache.resource_version = resource_version;
+        cache.synced = true;
+        let mut notes = Vec::new();
+        for (key, new) in &cache.items {
+            match old_items.get(key) {
+                Some(old) if old.resource_version() == new.resource_version() => {}
+                Some(old) => notes.push(Notification::Update { old: old.clone(), new: new.clone() }),
+                None => notes.push(Notification::Add(new.clone())),
+            }
+        }
+        for (key, obj) in old_items {
+            if !cache.items.contains_key(&key) {
+                let tombstone = DeletedFinalStateUnknown { key, obj };
+                notes.push(Notification::Delete(Deleted::FinalStateUnknown(tombstone)));
+            }
+        }
+        notes
+    }
+}
+
+fn index(indices: &mut Indices, key: &ObjectKey, values: Vec<(String, Vec<String>)>) {
+    for (name, vals) in values {
+        let idx = indices.entry(name).or_default();
+        for v in vals {
+            idx.entry(v).or_default().insert(key.clone());
+        }
+    }
+}
+
+fn unindex(indices: &mut Indices, key: &ObjectKey, values: Vec<(String, Vec<String>)>) {
+    for (name, vals) in values {
+        if let Some(idx) = indices.get_mut(&name) {
+            for v in vals {
+                if let Some(keys) = idx.get_mut(&v) {
+                    keys.remove(key);
+                    if keys.is_empty() {
+                        idx.remove(&v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::fake::FakeObject;
+
+    fn pod(name: &str, node: Option<&str>, rv: u64) -> FakeObject {
+        let mut p = FakeObject::new(Some("default"), name, &format!("uid-{name}"));
+        p.node_name = node.map(str::to_string);
+        p.resource_version = rv;
+        p
+    }
+
+    fn writer() -> Writer<FakeObject> {
+        let by_node: IndexFunc<FakeObject> = Rc::new(|p: &FakeObject| p.node_name.iter().cloned().collect());
+        Writer::new(vec![namespace_index(), ("nodeName".to_string(), by_node)])
+    }
+
+    fn names(objs: Vec<FakeObject>) -> Vec<String> {
+        objs.into_iter().map(|o| o.name).collect()
+    }
+
+    #[test]
+    fn apply_and_delete_keep_indexes_current() {
+        let mut w = writer();
+        let s = w.store();
+        assert_eq!(w.apply(WatcherEvent::Apply(pod("a", Some("node-a"), 2))), vec![Notification::Add(pod("a", Some("node-a"), 2))]);
+        w.apply(WatcherEvent::Apply(pod("b", Some("node-a"), 3)));
+        assert_eq!(names(s.by_index("nodeName", "node-a").unwrap()), ["a", "b"]);
+        // Moving a pod to another node re-files it.
+        let notes = w.apply(WatcherEvent::Apply(pod("a", Some("node-b"), 4)));
+        assert!(matches!(&notes[..], [Notification::Update { old, new }] if old.resource_version == 2 && new.resource_version == 4));
+        assert_eq!(names(s.by_index("nodeName", "node-a").unwrap()), ["b"]);
+        assert_eq!(names(s.by_index("nodeName", "node-b").unwrap()), ["a"]);
+        w.apply(WatcherEvent::Delete(pod("b", Some("node-a"), 5)));
+        assert_eq!(s.index_values("nodeName").unwrap(), ["node-b"]);
+        assert_eq!(names(s.by_index(NAMESPACE_INDEX, "default").unwrap()), ["a"]);
+        assert_eq!(s.resource_version(), 5);
+        assert_eq!(s.get_by_name(Some("default"), "a").map(|p| p.resource_version), Some(4));
+        assert_eq!(s.by_index("owner", "x"), Err(StoreError::IndexNotFound("owner".into())));
+        assert_eq!(StoreError::IndexNotFound("owner".into()).to_string(), "Index with name owner does not exist");
+    }
+
+    #[test]
+    fn relist_is_swapped_in_at_init_done_with_tombstones() {
+        let mut w = writer();
+        let s = w.store();
+        w.apply(WatcherEvent::Apply(pod("keep", None, 2)));
+        w.apply(WatcherEvent::Apply(pod("changed", None, 3)));
+        w.apply(WatcherEvent::Apply(pod("gone", Some("node-a"), 4)));
+        assert!(!s.has_synced());
+        w.apply(WatcherEvent::Init);
+        w.apply(WatcherEvent::InitApply(pod("keep", None, 2)));
+        w.apply(WatcherEvent::InitApply(pod("changed", None, 9)));
+        w.apply(WatcherEvent::InitApply(pod("new", None, 10)));
+        assert_eq!(s.len(), 3, "nothing visible before InitDone");
+        assert!(s.get_by_name(Some("default"), "gone").is_some());
+        let notes = w.apply(WatcherEvent::InitDone { resource_version: 12 });
+        assert_eq!(
+            notes,
+            vec![
+                Notification::Update { old: pod("changed", None, 3), new: pod("changed", None, 9) },
+                Notification::Add(pod("new", None, 10)),
+                Notification::Delete(Deleted::FinalStateUnknown(DeletedFinalStateUnknown {
+                    key: ObjectKey::new(Some("default"), "gone"),
+                    obj: pod("gone", Some("node-a"), 4),
+                })),
+            ]
+        );
+        assert_eq!(names(s.list()), ["changed", "keep", "new"]);
+        assert_eq!(s.index_values("nodeName").unwrap(), Vec::<String>::new());
+        assert!(s.has_synced());
+        assert_eq!(s.resource_version(), 12);
+    }
+
+    #[test]
+    fn resync_redelivers_everything_as_updates() {
+        let mut w = writer();
+        w.apply(WatcherEvent::Apply(pod("a", None, 2)));
+        assert_eq!(w.resync(), vec![Notification::Update { old: pod("a", None, 2), new: pod("a", None, 2) }]);
+    }
+}
