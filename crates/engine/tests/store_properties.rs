@@ -2,13 +2,16 @@
 //! space snapshotted at every revision plus a flat event log. Random sequences of puts,
 //! deletes, compare-and-swap transactions and compactions must keep the store and the model in
 //! step: one revision per writing txn, identical reads at every retained revision, and watch
-//! replay (`events_after`) that rebuilds the current state from any retained snapshot.
+//! replay (`events_after`) that rebuilds the current state from any retained snapshot. A second
+//! model follows leases: grants, attachments, keep-alives, revokes and expiry over virtual time.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
+use watchlab_engine::clock::Timestamp;
 use watchlab_engine::store::{
-    Compare, CompareOp, CompareTarget, EventType, Op, OpResponse, Revision, Store, StoreError, Txn,
+    Compare, CompareOp, CompareTarget, EventType, LeaseId, Op, OpResponse, Revision, Store,
+    StoreError, Txn, MIN_LEASE_TTL_MS,
 };
 
 /// Few keys sharing prefixes, so updates, deletes, recreations and prefix filters all happen.
@@ -389,5 +392,191 @@ proptest! {
     #[test]
     fn store_matches_a_snapshot_model(steps in prop::collection::vec(step(), 1..40)) {
         run(steps)?;
+    }
+}
+
+/// A lease-only model: which key is attached to which lease, and every lease's deadline.
+#[derive(Debug, Default)]
+struct LeaseModel {
+    now: u64,
+    revision: Revision,
+    /// id → (ttl, deadline, attached keys).
+    leases: BTreeMap<LeaseId, (u64, u64, BTreeSet<String>)>,
+    /// live key → its lease.
+    keys: BTreeMap<String, Option<LeaseId>>,
+    granted: Vec<LeaseId>,
+}
+
+impl LeaseModel {
+    fn detach(&mut self, key: &str) {
+        if let Some(Some(old)) = self.keys.get(key) {
+            if let Some((_, _, keys)) = self.leases.get_mut(old) {
+                keys.remove(key);
+            }
+        }
+    }
+
+    /// Revokes `id`: one revision if it had keys.
+    fn revoke(&mut self, id: LeaseId) -> Option<Revision> {
+        let (_, _, keys) = self.leases.remove(&id)?;
+        for key in &keys {
+            self.keys.remove(key);
+        }
+        (!keys.is_empty()).then(|| {
+            self.revision += 1;
+            self.revision
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+enum LeaseStep {
+    Grant(u64),
+    /// Put key, attached to the n-th granted lease (which may be gone) or to none.
+    Put(usize, Option<usize>),
+    Delete(usize),
+    KeepAlive(usize),
+    Revoke(usize),
+    Advance(u64),
+}
+
+fn lease_step() -> impl Strategy<Value = LeaseStep> {
+    prop_oneof![
+        2 => prop_oneof![Just(500u64), Just(2_000), Just(3_000), Just(10_000)].prop_map(LeaseStep::Grant),
+        4 => (0..KEYS.len(), prop::option::of(0usize..6)).prop_map(|(k, l)| LeaseStep::Put(k, l)),
+        1 => (0..KEYS.len()).prop_map(LeaseStep::Delete),
+        2 => (0usize..6).prop_map(LeaseStep::KeepAlive),
+        1 => (0usize..6).prop_map(LeaseStep::Revoke),
+        // Round steps, so deadlines are hit exactly as well as passed.
+        3 => prop_oneof![Just(0u64), Just(500), Just(1_000), Just(2_000), Just(3_000), 0u64..4_000]
+            .prop_map(LeaseStep::Advance),
+    ]
+}
+
+fn run_leases(steps: Vec<LeaseStep>) -> Result<(), TestCaseError> {
+    let mut store: Store<u32> = Store::new();
+    let mut model = LeaseModel {
+        revision: 1,
+        ..LeaseModel::default()
+    };
+    let nth =
+        |model: &LeaseModel, n: usize| model.granted.get(n).copied().unwrap_or(1_000 + n as i64);
+    for step in steps {
+        match step {
+            LeaseStep::Grant(ttl) => {
+                let id = store.lease_grant(ttl, Timestamp(model.now));
+                prop_assert!(!model.granted.contains(&id), "lease ids are unique");
+                let ttl = ttl.max(MIN_LEASE_TTL_MS);
+                model
+                    .leases
+                    .insert(id, (ttl, model.now + ttl, BTreeSet::new()));
+                model.granted.push(id);
+            }
+            LeaseStep::Put(k, lease) => {
+                let lease = lease.map(|n| nth(&model, n));
+                let got = store.put(KEYS[k], 0, lease);
+                match lease.filter(|id| !model.leases.contains_key(id)) {
+                    Some(gone) => prop_assert_eq!(got, Err(StoreError::LeaseNotFound(gone))),
+                    None => {
+                        model.detach(KEYS[k]);
+                        if let Some(id) = lease {
+                            if let Some((_, _, keys)) = model.leases.get_mut(&id) {
+                                keys.insert(KEYS[k].to_string());
+                            }
+                        }
+                        model.keys.insert(KEYS[k].to_string(), lease);
+                        model.revision += 1;
+                        prop_assert_eq!(got, Ok(model.revision));
+                    }
+                }
+            }
+            LeaseStep::Delete(k) => {
+                let got = store.delete(KEYS[k]);
+                model.detach(KEYS[k]);
+                let expected = model.keys.remove(KEYS[k]).map(|_| {
+                    model.revision += 1;
+                    model.revision
+                });
+                prop_assert_eq!(got, expected);
+            }
+            LeaseStep::KeepAlive(n) => {
+                let id = nth(&model, n);
+                let got = store.lease_keep_alive(id, Timestamp(model.now));
+                let now = model.now;
+                match model.leases.get_mut(&id) {
+                    Some((ttl, deadline, _)) if *deadline > now => {
+                        *deadline = now + *ttl;
+                        prop_assert_eq!(got, Ok(()));
+                    }
+                    _ => prop_assert_eq!(got, Err(StoreError::LeaseNotFound(id))),
+                }
+            }
+            LeaseStep::Revoke(n) => {
+                let id = nth(&model, n);
+                let got = store.lease_revoke(id);
+                let known = model.leases.contains_key(&id);
+                let expected = model.revoke(id);
+                if known {
+                    prop_assert_eq!(got, Ok(expected));
+                } else {
+                    prop_assert_eq!(got, Err(StoreError::LeaseNotFound(id)));
+                }
+            }
+            LeaseStep::Advance(ms) => {
+                model.now += ms;
+                let now = model.now;
+                let due: Vec<LeaseId> = model
+                    .leases
+                    .iter()
+                    .filter(|(_, (_, deadline, _))| *deadline <= now)
+                    .map(|(id, _)| *id)
+                    .collect();
+                let before = store.revision();
+                let got = store.expire_leases(Timestamp(now));
+                let mut revoked_revisions = Vec::new();
+                for id in &due {
+                    revoked_revisions.extend(model.revoke(*id));
+                }
+                prop_assert_eq!(got, due);
+                // Each revoke with keys is exactly one revision of deletes, in id order.
+                let store_revisions: Vec<Revision> = (before + 1..=store.revision()).collect();
+                prop_assert_eq!(store_revisions, revoked_revisions);
+            }
+        }
+        prop_assert_eq!(store.revision(), model.revision);
+        let live: BTreeMap<String, Option<LeaseId>> = store
+            .range_prefix("", None, None, None)?
+            .kvs
+            .iter()
+            .map(|kv| (kv.key.to_string(), kv.lease))
+            .collect();
+        prop_assert_eq!(&live, &model.keys);
+        for (id, (ttl, deadline, keys)) in &model.leases {
+            let lease = store.lease(*id);
+            prop_assert_eq!(
+                lease.map(|l| (l.ttl_ms, l.deadline)),
+                Some((*ttl, Timestamp(*deadline)))
+            );
+            let attached: BTreeSet<String> = lease
+                .map(|l| l.keys.iter().map(|k| k.to_string()).collect())
+                .unwrap_or_default();
+            prop_assert_eq!(&attached, keys);
+        }
+        let next = model
+            .leases
+            .values()
+            .map(|(_, deadline, _)| Timestamp(*deadline))
+            .min();
+        prop_assert_eq!(store.next_lease_expiry(), next);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn leases_match_a_lease_model(steps in prop::collection::vec(lease_step(), 1..40)) {
+        run_leases(steps)?;
     }
 }
