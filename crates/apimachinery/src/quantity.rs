@@ -1,27 +1,660 @@
-//! `resource.Quantity`: stub, being filled in.
+//! `resource.Quantity`: exact amounts of cpu, memory and other resources (`100m`, `128Mi`, `2`).
+//!
+//! The scheduler sums container requests and compares them with a node's allocatable, and
+//! kubectl prints them back, so a quantity must be exact (no floating point), parse every
+//! spelling Kubernetes accepts (`0.5`, `500m`, `1e3`, `1.5Gi`, `+2k`), keep the format it was
+//! written in, and print the canonical form the real `String()` gives (`1.5` → `1500m`,
+//! `1000` → `1k`, `1.5Gi` → `1536Mi`). Values are held in nano-units, the finest precision
+//! Kubernetes keeps: smaller non-zero amounts round up to `1n`, and magnitudes are capped at
+//! 2^63-1 units, as `ParseQuantity` does.
 
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
-/// An exact resource amount (cpu, memory...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+/// `ErrFormatWrong`.
+pub const ERR_FORMAT_WRONG: &str =
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+/// `ErrNumeric`.
+pub const ERR_NUMERIC: &str = "unable to parse numeric part of quantity";
+/// `ErrSuffix`.
+pub const ERR_SUFFIX: &str = "unable to parse quantity's suffix";
+
+const NANOS_PER_UNIT: i128 = 1_000_000_000;
+/// The largest magnitude a quantity holds: 2^63-1 units (`maxAllowed`), in nano-units.
+const MAX_NANOS: i128 = i64::MAX as i128 * NANOS_PER_UNIT;
+
+/// How a quantity prints (`resource.Format`), taken from the suffix it was parsed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QuantityFormat {
+    /// `1e3`, `12e-3`.
+    DecimalExponent,
+    /// `Ki`, `Mi`, ... `Ei`.
+    BinarySI,
+    /// `n`, `u`, `m`, none, `k`, `M`, ... `E`.
+    #[default]
+    DecimalSI,
+}
+
+/// An exact resource amount. Equality and order compare the amount only (`1Ki == 1024`).
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Quantity {
     nanos: i128,
+    format: QuantityFormat,
+}
+
+impl PartialEq for Quantity {
+    fn eq(&self, other: &Self) -> bool {
+        self.nanos == other.nanos
+    }
+}
+
+impl Eq for Quantity {}
+
+impl PartialOrd for Quantity {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Quantity {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.nanos.cmp(&other.nanos)
+    }
+}
+
+impl Hash for Quantity {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.nanos.hash(state);
+    }
+}
+
+/// The pieces `parseQuantityString` cuts a quantity into.
+struct Pieces<'a> {
+    positive: bool,
+    /// The sign and number as written; must contain a digit.
+    value: &'a str,
+    /// Integer digits, leading zeros stripped.
+    num: &'a str,
+    /// Fraction digits.
+    denom: &'a str,
+    suffix: &'a str,
+}
+
+/// `parseQuantityString`: sign, zeros, integer digits, `.` and fraction, suffix letters,
+/// an optional signed exponent.
+fn split_quantity(s: &str) -> Result<Pieces<'_>, &'static str> {
+    let b = s.as_bytes();
+    let end = b.len();
+    let mut pos = 0;
+    let mut positive = true;
+    match b.first() {
+        Some(b'-') => {
+            positive = false;
+            pos = 1;
+        }
+        Some(b'+') => pos = 1,
+        _ => {}
+    }
+    while pos < end && b[pos] == b'0' {
+        pos += 1;
+    }
+    if pos >= end {
+        return Ok(Pieces {
+            positive,
+            value: "0",
+            num: "0",
+            denom: "",
+            suffix: "",
+        });
+    }
+    let num_start = pos;
+    while pos < end && b[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    let num = &s[num_start..pos];
+    let mut denom = "";
+    if pos < end && b[pos] == b'.' {
+        pos += 1;
+        let denom_start = pos;
+        while pos < end && b[pos].is_ascii_digit() {
+            pos += 1;
+        }
+        denom = &s[denom_start..pos];
+    }
+    let value = &s[..pos];
+    let suffix_start = pos;
+    while pos < end && b"eEinumkKMGTP".contains(&b[pos]) {
+        pos += 1;
+    }
+    if pos < end && (b[pos] == b'-' || b[pos] == b'+') {
+        pos += 1;
+    }
+    while pos < end && b[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    if pos < end {
+        return Err(ERR_FORMAT_WRONG);
+    }
+    Ok(Pieces {
+        positive,
+        value,
+        num,
+        denom,
+        suffix: &s[suffix_start..],
+    })
+}
+
+/// The suffix as (base, exponent, format): `Mi` → (2, 20), `k` → (10, 3), `e-3` → (10, -3).
+fn interpret_suffix(suffix: &str) -> Option<(u32, i64, QuantityFormat)> {
+    let decimal = match suffix {
+        "n" => Some(-9),
+        "u" => Some(-6),
+        "m" => Some(-3),
+        "" => Some(0),
+        "k" => Some(3),
+        "M" => Some(6),
+        "G" => Some(9),
+        "T" => Some(12),
+        "P" => Some(15),
+        "E" => Some(18),
+        _ => None,
+    };
+    if let Some(e) = decimal {
+        return Some((10, e, QuantityFormat::DecimalSI));
+    }
+    let binary = match suffix {
+        "Ki" => Some(10),
+        "Mi" => Some(20),
+        "Gi" => Some(30),
+        "Ti" => Some(40),
+        "Pi" => Some(50),
+        "Ei" => Some(60),
+        _ => None,
+    };
+    if let Some(e) = binary {
+        return Some((2, e, QuantityFormat::BinarySI));
+    }
+    let exponent = suffix
+        .strip_prefix(['e', 'E'])
+        .filter(|rest| !rest.is_empty())?;
+    let digits = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let e: i64 = exponent.parse().ok()?;
+    Some((10, e, QuantityFormat::DecimalExponent))
+}
+
+/// Doubles a decimal digit string in place (most significant digit first).
+fn double_digits(digits: &mut Vec<u8>) {
+    let mut carry = 0;
+    for d in digits.iter_mut().rev() {
+        let v = (*d - b'0') * 2 + carry;
+        *d = b'0' + v % 10;
+        carry = v / 10;
+    }
+    if carry > 0 {
+        digits.insert(0, b'0' + carry);
+    }
+}
+
+/// `digits × 10^exp10` in nano-units, rounded up and capped at [`MAX_NANOS`].
+fn nanos_of(digits: &[u8], exp10: i64) -> i128 {
+    let len = digits.len() as i64;
+    if exp10 >= 0 {
+        // At least 10^29 nanos is beyond the cap (≈ 9.2 × 10^27).
+        if len + exp10 > 29 {
+            return MAX_NANOS;
+        }
+        let mut n: i128 = 0;
+        for &d in digits {
+            n = n * 10 + i128::from(d - b'0');
+        }
+        for _ in 0..exp10 {
+            n *= 10;
+        }
+        return n.min(MAX_NANOS);
+    }
+    let int_len = len + exp10;
+    let (int_part, frac) = if int_len <= 0 {
+        (&digits[..0], digits)
+    } else {
+        digits.split_at(usize::try_from(int_len).unwrap_or(0))
+    };
+    if int_part.len() > 29 {
+        return MAX_NANOS;
+    }
+    let mut n: i128 = 0;
+    for &d in int_part {
+        n = n * 10 + i128::from(d - b'0');
+    }
+    if frac.iter().any(|&d| d != b'0') {
+        n += 1;
+    }
+    n.min(MAX_NANOS)
 }
 
 impl Quantity {
-    pub fn parse(_s: &str) -> Result<Quantity, String> {
-        Ok(Quantity::default())
+    /// `resource.ParseQuantity`.
+    pub fn parse(s: &str) -> Result<Quantity, String> {
+        if s.is_empty() {
+            return Err(ERR_FORMAT_WRONG.to_string());
+        }
+        let p = split_quantity(s).map_err(str::to_string)?;
+        let (base, exponent, format) =
+            interpret_suffix(p.suffix).ok_or_else(|| ERR_SUFFIX.to_string())?;
+        if !p.value.bytes().any(|c| c.is_ascii_digit()) {
+            return Err(ERR_NUMERIC.to_string());
+        }
+        let mut digits: Vec<u8> = p.num.bytes().chain(p.denom.bytes()).collect();
+        let first_nonzero = digits.iter().position(|&d| d != b'0');
+        let Some(first) = first_nonzero else {
+            return Ok(Quantity { nanos: 0, format });
+        };
+        digits.drain(..first);
+        let mut exp10 = 9 - p.denom.len() as i64;
+        if base == 10 {
+            exp10 = exp10.saturating_add(exponent);
+        } else {
+            for _ in 0..exponent {
+                double_digits(&mut digits);
+            }
+        }
+        // Clamp absurd exponents: anything this large is capped, this small rounds to 1n.
+        let exp10 = exp10.clamp(-1_000_000, 1_000_000);
+        let magnitude = nanos_of(&digits, exp10);
+        Ok(Quantity {
+            nanos: if p.positive { magnitude } else { -magnitude },
+            format,
+        })
     }
+
+    /// `n` whole units, printed in `DecimalSI`.
+    pub fn from_value(n: i64) -> Quantity {
+        Quantity {
+            nanos: i128::from(n) * NANOS_PER_UNIT,
+            format: QuantityFormat::DecimalSI,
+        }
+    }
+
+    /// `n` thousandths of a unit (`NewMilliQuantity`), printed in `DecimalSI`.
+    pub fn from_milli(n: i64) -> Quantity {
+        Quantity {
+            nanos: i128::from(n) * 1_000_000,
+            format: QuantityFormat::DecimalSI,
+        }
+    }
+
+    /// `n` whole units printed in the given format (`NewQuantity(n, BinarySI)` for memory).
+    pub fn with_format(n: i64, format: QuantityFormat) -> Quantity {
+        Quantity {
+            format,
+            ..Quantity::from_value(n)
+        }
+    }
+
+    pub fn format(&self) -> QuantityFormat {
+        self.format
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.nanos == 0
+    }
+
+    /// Rounds `nanos / per` away from zero and saturates to `i64`.
+    fn scaled(&self, per: i128) -> i64 {
+        let q = self.nanos / per;
+        let q = if self.nanos % per == 0 {
+            q
+        } else if self.nanos > 0 {
+            q + 1
+        } else {
+            q - 1
+        };
+        i64::try_from(q).unwrap_or(if q > 0 { i64::MAX } else { i64::MIN })
+    }
+
+    /// `MilliValue()`: thousandths of a unit, rounded away from zero (`100m` → 100).
     pub fn milli_value(&self) -> i64 {
-        0
+        self.scaled(1_000_000)
     }
+
+    /// `Value()`: whole units, rounded away from zero (`100m` → 1).
     pub fn value(&self) -> i64 {
-        0
+        self.scaled(NANOS_PER_UNIT)
+    }
+
+    /// The sum, in this quantity's format (`Add`).
+    pub fn add(&self, other: &Quantity) -> Quantity {
+        Quantity {
+            nanos: self.nanos.saturating_add(other.nanos),
+            format: self.format,
+        }
+    }
+
+    /// The difference, in this quantity's format (`Sub`).
+    pub fn sub(&self, other: &Quantity) -> Quantity {
+        Quantity {
+            nanos: self.nanos.saturating_sub(other.nanos),
+            format: self.format,
+        }
+    }
+
+    /// Mantissa and a multiple-of-3 decimal exponent, trailing zeros removed first
+    /// (`AsCanonicalBytes`): 1500m → (1500, -3), 2000 → (2, 3).
+    fn canonical_decimal(&self) -> (i128, i64) {
+        let mut m = self.nanos;
+        let mut e: i64 = -9;
+        while m != 0 && m % 10 == 0 {
+            m /= 10;
+            e += 1;
+        }
+        match e.rem_euclid(3) {
+            1 => (m * 10, e - 1),
+            2 => (m * 100, e - 2),
+            _ => (m, e),
+        }
     }
 }
 
 impl fmt::Display for Quantity {
+    /// The canonical form (`String()`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("0")
+        if self.nanos == 0 {
+            return f.write_str("0");
+        }
+        let limit = 1024 * NANOS_PER_UNIT;
+        let binary = self.format == QuantityFormat::BinarySI
+            && !(-limit < self.nanos && self.nanos < limit)
+            && self.nanos % NANOS_PER_UNIT == 0;
+        if binary {
+            let mut units = self.nanos / NANOS_PER_UNIT;
+            let mut times = 0;
+            while units % 1024 == 0 && times < 6 {
+                units /= 1024;
+                times += 1;
+            }
+            let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
+                .get(times)
+                .copied()
+                .unwrap_or("");
+            return write!(f, "{units}{suffix}");
+        }
+        let (m, e) = self.canonical_decimal();
+        if self.format == QuantityFormat::DecimalExponent {
+            return if e == 0 {
+                write!(f, "{m}")
+            } else {
+                write!(f, "{m}e{e}")
+            };
+        }
+        let suffix = match e {
+            -9 => "n",
+            -6 => "u",
+            -3 => "m",
+            0 => "",
+            3 => "k",
+            6 => "M",
+            9 => "G",
+            12 => "T",
+            15 => "P",
+            18 => "E",
+            // Unreachable within the cap; printed as an exponent rather than lost.
+            _ => return write!(f, "{m}e{e}"),
+        };
+        write!(f, "{m}{suffix}")
+    }
+}
+
+impl std::str::FromStr for Quantity {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Quantity::parse(s)
+    }
+}
+
+impl Serialize for Quantity {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+/// Accepts a string (`"100m"`), a JSON number (`0.5`) or `null` (zero), as `UnmarshalJSON`.
+struct QuantityVisitor;
+
+impl Visitor<'_> for QuantityVisitor {
+    type Value = Quantity;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a quantity string or number")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Quantity, E> {
+        Quantity::parse(v.trim()).map_err(E::custom)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Quantity, E> {
+        self.visit_str(&v.to_string())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Quantity, E> {
+        self.visit_str(&v.to_string())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Quantity, E> {
+        if !v.is_finite() {
+            return Err(E::custom(ERR_FORMAT_WRONG));
+        }
+        self.visit_str(&v.to_string())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Quantity, E> {
+        Ok(Quantity::default())
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Quantity, E> {
+        Ok(Quantity::default())
+    }
+}
+
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(QuantityVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn q(s: &str) -> Quantity {
+        Quantity::parse(s).unwrap()
+    }
+
+    #[test]
+    fn prints_the_canonical_form() {
+        let cases = [
+            ("0", "0"),
+            ("0m", "0"),
+            ("-0", "0"),
+            ("00", "0"),
+            ("0.0", "0"),
+            ("100m", "100m"),
+            ("0.1", "100m"),
+            ("1.5", "1500m"),
+            ("1500m", "1500m"),
+            ("1000m", "1"),
+            ("2", "2"),
+            ("1000", "1k"),
+            ("1200", "1200"),
+            ("12000", "12k"),
+            ("1k", "1k"),
+            ("1M", "1M"),
+            ("1.5M", "1500k"),
+            ("5G", "5G"),
+            ("1E", "1E"),
+            ("1n", "1n"),
+            ("1u", "1u"),
+            ("10u", "10u"),
+            ("0.5n", "1n"),
+            ("1.1m", "1100u"),
+            ("128Mi", "128Mi"),
+            ("1Ki", "1Ki"),
+            ("1024", "1024"),
+            ("2048Ki", "2Mi"),
+            ("1.5Gi", "1536Mi"),
+            ("0.5Gi", "512Mi"),
+            ("1.5Ki", "1536"),
+            ("0.5Ki", "512"),
+            ("1000Ki", "1000Ki"),
+            ("1Mi", "1Mi"),
+            ("1e3", "1e3"),
+            ("1E3", "1e3"),
+            ("1e+3", "1e3"),
+            ("1.5e3", "1500"),
+            ("12e6", "12e6"),
+            ("1e-3", "1e-3"),
+            ("100e-3", "100e-3"),
+            ("1e0", "1"),
+            ("-1", "-1"),
+            ("-100m", "-100m"),
+            ("+2k", "2k"),
+            ("-1.5Gi", "-1536Mi"),
+            (".5", "500m"),
+            ("1.", "1"),
+            ("1.G", "1G"),
+            ("-", "0"),
+            ("+", "0"),
+            ("9223372036854775807", "9223372036854775807"),
+            ("9223372036854775808", "9223372036854775807"),
+            ("100E", "9223372036854775807"),
+            ("1e100", "9223372036854775807"),
+            ("8Ei", "9223372036854775807"),
+            ("4Ei", "4Ei"),
+            ("1e-100", "1e-9"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(q(input).to_string(), want, "input {input:?}");
+        }
+    }
+
+    #[test]
+    fn rejects_with_the_real_messages() {
+        let cases = [
+            ("", ERR_FORMAT_WRONG),
+            ("abc", ERR_FORMAT_WRONG),
+            ("1 Mi", ERR_FORMAT_WRONG),
+            ("1Gb", ERR_FORMAT_WRONG),
+            ("1.2.3", ERR_FORMAT_WRONG),
+            (" 1", ERR_FORMAT_WRONG),
+            ("1K", ERR_SUFFIX),
+            ("1i", ERR_SUFFIX),
+            ("1e", ERR_SUFFIX),
+            ("1Ki2", ERR_SUFFIX),
+            ("1mi", ERR_SUFFIX),
+            (".", ERR_NUMERIC),
+            ("Mi", ERR_NUMERIC),
+            ("-Mi", ERR_NUMERIC),
+        ];
+        for (input, want) in cases {
+            assert_eq!(
+                Quantity::parse(input),
+                Err(want.to_string()),
+                "input {input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn values_round_away_from_zero() {
+        assert_eq!(q("100m").milli_value(), 100);
+        assert_eq!(q("100m").value(), 1);
+        assert_eq!(q("1.5").value(), 2);
+        assert_eq!(q("-1.5").value(), -2);
+        assert_eq!(q("2").milli_value(), 2000);
+        assert_eq!(q("1n").milli_value(), 1);
+        assert_eq!(q("128Mi").value(), 128 * 1024 * 1024);
+        assert_eq!(q("9E").milli_value(), i64::MAX);
+        assert_eq!(q("0").value(), 0);
+    }
+
+    #[test]
+    fn equality_and_order_ignore_the_format() {
+        assert_eq!(q("1Ki"), q("1024"));
+        assert_eq!(q("1"), q("1000m"));
+        assert!(q("100m") < q("1"));
+        assert!(q("1Gi") > q("1G"));
+        assert!(q("-1") < q("0"));
+        let mut v = vec![q("2"), q("500m"), q("1Ki"), q("1e3"), q("-1")];
+        v.sort();
+        let printed: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+        assert_eq!(printed, ["-1", "500m", "2", "1e3", "1Ki"]);
+    }
+
+    #[test]
+    fn arithmetic_keeps_the_format() {
+        let sum = q("1Gi").add(&q("512Mi"));
+        assert_eq!(sum.to_string(), "1536Mi");
+        assert_eq!(q("1").sub(&q("250m")).to_string(), "750m");
+        assert_eq!(Quantity::from_milli(1500).to_string(), "1500m");
+        assert_eq!(Quantity::from_value(3).to_string(), "3");
+        assert_eq!(
+            Quantity::with_format(2048, QuantityFormat::BinarySI).to_string(),
+            "2Ki"
+        );
+    }
+
+    #[test]
+    fn serde_uses_strings_and_accepts_numbers() {
+        assert_eq!(serde_json::to_string(&q("100m")).unwrap(), "\"100m\"");
+        let from_str: Quantity = serde_json::from_str("\"128Mi\"").unwrap();
+        assert_eq!(from_str.to_string(), "128Mi");
+        let from_int: Quantity = serde_json::from_str("2").unwrap();
+        assert_eq!(from_int.to_string(), "2");
+        let from_float: Quantity = serde_json::from_str("0.5").unwrap();
+        assert_eq!(from_float.to_string(), "500m");
+        let from_null: Quantity = serde_json::from_str("null").unwrap();
+        assert!(from_null.is_zero());
+        assert!(serde_json::from_str::<Quantity>("\"1K\"").is_err());
+        assert!(serde_json::from_str::<Quantity>("true").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn parse_never_panics(s in "\\PC*") {
+            let _ = Quantity::parse(&s);
+        }
+
+        #[test]
+        fn parse_never_panics_on_quantity_alphabet(s in "[-+0-9.eEinumkKMGTP]{0,40}") {
+            let _ = Quantity::parse(&s);
+        }
+
+        #[test]
+        fn canonical_form_reparses_to_the_same_quantity(s in "[-+]?[0-9]{0,12}(\\.[0-9]{0,12})?(|n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|e-?[0-9]{1,2})") {
+            if let Ok(x) = Quantity::parse(&s) {
+                let printed = x.to_string();
+                let again = Quantity::parse(&printed).unwrap();
+                prop_assert_eq!(again, x);
+                prop_assert_eq!(again.to_string(), printed);
+            }
+        }
+
+        #[test]
+        fn milli_quantities_round_trip(n in -1_000_000_000_000i64..1_000_000_000_000) {
+            let x = Quantity::from_milli(n);
+            prop_assert_eq!(Quantity::parse(&x.to_string()), Ok(x));
+            prop_assert_eq!(x.milli_value(), n);
+        }
+
+        #[test]
+        fn order_matches_milli_values(a in -1_000_000i64..1_000_000, b in -1_000_000i64..1_000_000) {
+            prop_assert_eq!(Quantity::from_milli(a).cmp(&Quantity::from_milli(b)), a.cmp(&b));
+        }
     }
 }
