@@ -590,7 +590,7 @@ mod tests {
         assert!(q("100m") < q("1"));
         assert!(q("1Gi") > q("1G"));
         assert!(q("-1") < q("0"));
-        let mut v = vec![q("2"), q("500m"), q("1Ki"), q("1e3"), q("-1")];
+        let mut v = [q("2"), q("500m"), q("1Ki"), q("1e3"), q("-1")];
         v.sort();
         let printed: Vec<String> = v.iter().map(|x| x.to_string()).collect();
         assert_eq!(printed, ["-1", "500m", "2", "1e3", "1Ki"]);

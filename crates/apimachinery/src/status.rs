@@ -509,3 +509,148 @@ impl fmt::Display for Status {
 }
 
 impl std::error::Error for Status {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validation::validate_object_name;
+
+    fn pods() -> GroupResource {
+        GroupResource::new("", "pods")
+    }
+
+    #[test]
+    fn group_resources_print_like_kubernetes() {
+        assert_eq!(pods().to_string(), "pods");
+        assert_eq!(
+            GroupResource::new("apps", "deployments").to_string(),
+            "deployments.apps"
+        );
+    }
+
+    #[test]
+    fn not_found_json() {
+        let s = Status::not_found(&pods(), "x");
+        assert_eq!(s.code(), 404);
+        assert_eq!(s.reason(), StatusReason::NotFound);
+        assert_eq!(
+            s.to_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \"x\" not found","reason":"NotFound","details":{"name":"x","kind":"pods"},"code":404}"#
+        );
+        let d = Status::not_found(&GroupResource::new("apps", "deployments"), "orders-api");
+        assert_eq!(
+            d.to_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"deployments.apps \"orders-api\" not found","reason":"NotFound","details":{"name":"orders-api","group":"apps","kind":"deployments"},"code":404}"#
+        );
+    }
+
+    #[test]
+    fn conflict_json() {
+        let s = Status::conflict(&pods(), "web", Status::OPTIMISTIC_LOCK_ERROR_MSG);
+        assert_eq!(
+            s.to_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on pods \"web\": the object has been modified; please apply your changes to the latest version and try again","reason":"Conflict","details":{"name":"web","kind":"pods"},"code":409}"#
+        );
+        let a = Status::already_exists(&pods(), "web");
+        assert_eq!(a.code(), 409);
+        assert_eq!(a.message(), "pods \"web\" already exists");
+        assert_eq!(a.reason(), StatusReason::AlreadyExists);
+    }
+
+    #[test]
+    fn invalid_json() {
+        let errs = validate_object_name("Bad_Name", "metadata.name", true);
+        let s = Status::invalid("Pod", "", "Bad_Name", &errs);
+        assert_eq!(
+            s.to_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Pod \"Bad_Name\" is invalid: metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')","reason":"Invalid","details":{"name":"Bad_Name","kind":"Pod","causes":[{"reason":"FieldValueInvalid","message":"Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')","field":"metadata.name"}]},"code":422}"#
+        );
+        let two = [
+            FieldError::required("spec.containers", ""),
+            FieldError::invalid("spec.replicas", -1i64, "must be greater than or equal to 0"),
+        ];
+        let d = Status::invalid("Deployment", "apps", "web", &two);
+        assert_eq!(
+            d.message(),
+            "Deployment.apps \"web\" is invalid: [spec.containers: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0]"
+        );
+        assert_eq!(d.details.as_ref().map(|x| x.causes.len()), Some(2));
+        assert_eq!(
+            Status::invalid("Pod", "", "x", &[]).message(),
+            "Pod \"x\" is invalid"
+        );
+    }
+
+    #[test]
+    fn other_constructors() {
+        let cases = [
+            (Status::bad_request("bad"), 400, StatusReason::BadRequest, "bad"),
+            (Status::gone("The resourceVersion for the provided list is too old."), 410, StatusReason::Gone, "The resourceVersion for the provided list is too old."),
+            (Status::resource_expired("too old resource version: 5 (10)"), 410, StatusReason::Expired, "too old resource version: 5 (10)"),
+            (Status::timeout("request did not complete within requested timeout - context deadline exceeded", 0), 504, StatusReason::Timeout, "Timeout: request did not complete within requested timeout - context deadline exceeded"),
+            (Status::internal_error("boom"), 500, StatusReason::InternalError, "Internal error occurred: boom"),
+            (Status::unknown(500, "etcdserver: request timed out"), 500, StatusReason::Unknown, "etcdserver: request timed out"),
+            (Status::service_unavailable("etcd is down"), 503, StatusReason::ServiceUnavailable, "etcd is down"),
+            (Status::too_many_requests("slow down", 1), 429, StatusReason::TooManyRequests, "slow down"),
+            (Status::request_entity_too_large("limit is 3145728"), 413, StatusReason::RequestEntityTooLarge, "Request entity too large: limit is 3145728"),
+            (Status::method_not_supported(&GroupResource::new("", "pods/log"), "create"), 405, StatusReason::MethodNotAllowed, "create is not supported on resources of kind \"pods/log\""),
+            (Status::server_timeout(&pods(), "get", 2), 500, StatusReason::ServerTimeout, "The get operation against pods could not be completed at this time, please try again."),
+            (Status::forbidden(&pods(), "web", "no"), 403, StatusReason::Forbidden, "pods \"web\" is forbidden: no"),
+            (Status::unauthorized(""), 401, StatusReason::Unauthorized, "Unauthorized"),
+        ];
+        for (s, code, reason, message) in cases {
+            assert_eq!((s.code(), s.reason(), s.message()), (code, reason, message));
+            assert_eq!(s.to_string(), message);
+        }
+        assert_eq!(
+            Status::unknown(500, "etcdserver: request timed out").to_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: request timed out","code":500}"#
+        );
+        assert_eq!(
+            Status::timeout("x", 3).to_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: x","reason":"Timeout","details":{"retryAfterSeconds":3},"code":504}"#
+        );
+        assert_eq!(
+            Status::internal_error("boom").to_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: boom","reason":"InternalError","details":{"causes":[{"message":"boom"}]},"code":500}"#
+        );
+    }
+
+    #[test]
+    fn success_json() {
+        assert_eq!(
+            Status::success().to_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":200}"#
+        );
+        let deleted = Status::success().with_details(StatusDetails {
+            name: "web".into(),
+            kind: "pods".into(),
+            uid: "1234".into(),
+            ..StatusDetails::default()
+        });
+        assert_eq!(
+            deleted.to_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","details":{"name":"web","kind":"pods","uid":"1234"},"code":200}"#
+        );
+        assert!(deleted.is_success());
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let errs = validate_object_name("Bad_Name", "metadata.name", true);
+        for s in [
+            Status::not_found(&pods(), "x"),
+            Status::invalid("Pod", "", "Bad_Name", &errs),
+            Status::timeout("x", 3),
+            Status::unknown(500, "etcdserver: request timed out"),
+            Status::success(),
+        ] {
+            assert_eq!(Status::from_json(&s.to_json()), Some(s));
+        }
+        assert_eq!(Status::from_json(r#"{"kind":"Pod"}"#), None);
+        assert_eq!(Status::from_json("not json"), None);
+        let odd =
+            Status::from_json(r#"{"kind":"Status","reason":"SomethingNew","code":418}"#).unwrap();
+        assert_eq!((odd.reason(), odd.code()), (StatusReason::Unknown, 418));
+    }
+}

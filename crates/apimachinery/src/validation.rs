@@ -502,3 +502,215 @@ pub fn validate_annotations(annotations: &Labels, field: &str) -> Vec<FieldError
     }
     errs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+    const NAME_PART_MSG: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    const VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+    #[test]
+    fn dns1123_subdomains() {
+        for ok in [
+            "a",
+            "nginx",
+            "orders-api",
+            "a.b.c",
+            "1-2",
+            "web-7d4b9c8f5-x2x9z",
+            &"a".repeat(253),
+        ] {
+            assert!(is_dns1123_subdomain(ok).is_empty(), "{ok}");
+        }
+        for bad in ["Bad_Name", "-a", "a-", "", "a..b", ".a", "A", "a_b", "ü"] {
+            assert_eq!(
+                is_dns1123_subdomain(bad),
+                vec![SUBDOMAIN_MSG.to_string()],
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            is_dns1123_subdomain(&"a".repeat(254)),
+            vec!["must be no more than 253 characters".to_string()]
+        );
+        assert_eq!(
+            is_dns1123_subdomain(&format!("{}_", "a".repeat(254))),
+            vec![
+                "must be no more than 253 characters".to_string(),
+                SUBDOMAIN_MSG.to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn dns1123_labels() {
+        assert!(is_dns1123_label("production").is_empty());
+        assert!(is_dns1123_label(&"a".repeat(63)).is_empty());
+        assert_eq!(is_dns1123_label("Bad_Name"), vec![LABEL_MSG.to_string()]);
+        assert_eq!(
+            is_dns1123_label("a.b"),
+            vec!["must not contain dots".to_string()]
+        );
+        assert_eq!(
+            is_dns1123_label(&"a".repeat(64)),
+            vec!["must be no more than 63 characters".to_string()]
+        );
+    }
+
+    #[test]
+    fn qualified_names() {
+        for ok in [
+            "app",
+            "App",
+            "app.kubernetes.io/name",
+            "a_b",
+            "a-b.c",
+            "x/Y",
+            &"a".repeat(63),
+        ] {
+            assert!(is_qualified_name(ok).is_empty(), "{ok}");
+        }
+        assert_eq!(is_qualified_name("-app"), vec![NAME_PART_MSG.to_string()]);
+        assert_eq!(
+            is_qualified_name(""),
+            vec![
+                "name part must be non-empty".to_string(),
+                NAME_PART_MSG.to_string()
+            ]
+        );
+        assert_eq!(
+            is_qualified_name("/a"),
+            vec!["prefix part must be non-empty".to_string()]
+        );
+        assert_eq!(
+            is_qualified_name("Example.com/a"),
+            vec![format!("prefix part {SUBDOMAIN_MSG}")]
+        );
+        assert_eq!(
+            is_qualified_name(&"a".repeat(64)),
+            vec!["name part must be no more than 63 characters".to_string()]
+        );
+        assert_eq!(
+            is_qualified_name("a/b/c"),
+            vec!["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')".to_string()]
+        );
+    }
+
+    #[test]
+    fn label_values() {
+        for ok in ["", "nginx", "v1.2_3", "A", &"a".repeat(63)] {
+            assert!(is_valid_label_value(ok).is_empty(), "{ok:?}");
+        }
+        assert_eq!(is_valid_label_value("-x"), vec![VALUE_MSG.to_string()]);
+        assert_eq!(is_valid_label_value("a b"), vec![VALUE_MSG.to_string()]);
+        assert_eq!(
+            is_valid_label_value(&"a".repeat(64)),
+            vec!["must be no more than 63 characters".to_string()]
+        );
+    }
+
+    #[test]
+    fn field_error_messages() {
+        let e = &validate_object_name("Bad_Name", "metadata.name", true)[0];
+        assert_eq!(
+            e.message(),
+            format!("metadata.name: Invalid value: \"Bad_Name\": {SUBDOMAIN_MSG}")
+        );
+        assert_eq!(e.kind.reason(), "FieldValueInvalid");
+        assert_eq!(
+            validate_object_name("", "metadata.name", true)[0].message(),
+            "metadata.name: Required value: name or generateName is required"
+        );
+        assert_eq!(
+            FieldError::not_supported("spec.restartPolicy", "Sometimes", &["Always", "OnFailure", "Never"]).message(),
+            "spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", \"OnFailure\", \"Never\""
+        );
+        assert_eq!(
+            FieldError::forbidden("spec", "pod updates may not change fields other than `spec.containers[*].image`").message(),
+            "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`"
+        );
+        assert_eq!(
+            FieldError::invalid("spec.replicas", -1i64, "must be greater than or equal to 0")
+                .message(),
+            "spec.replicas: Invalid value: -1: must be greater than or equal to 0"
+        );
+        assert_eq!(
+            FieldError::duplicate("spec.containers[1].name", "web").message(),
+            "spec.containers[1].name: Duplicate value: \"web\""
+        );
+        assert_eq!(
+            FieldError::too_many("spec.containers", 5, 1).message(),
+            "spec.containers: Too many: 5: must have at most 1 item"
+        );
+        assert_eq!(
+            FieldError::not_found("spec.nodeName", "node-z").message(),
+            "spec.nodeName: Not found: \"node-z\""
+        );
+    }
+
+    #[test]
+    fn aggregates_like_to_aggregate() {
+        let a = FieldError::required("metadata.name", "name or generateName is required");
+        let b = FieldError::invalid("metadata.namespace", "Bad", "x");
+        assert_eq!(aggregate_message(&[]), "");
+        assert_eq!(aggregate_message(std::slice::from_ref(&a)), a.message());
+        assert_eq!(
+            aggregate_message(&[a.clone(), b.clone(), a.clone()]),
+            format!("[{}, {}]", a.message(), b.message())
+        );
+    }
+
+    #[test]
+    fn labels_and_annotations() {
+        let mut labels = Labels::new();
+        labels.insert("app".into(), "nginx".into());
+        assert!(validate_labels(&labels, "metadata.labels").is_empty());
+        labels.insert("-bad".into(), "a b".into());
+        let msgs: Vec<String> = validate_labels(&labels, "metadata.labels")
+            .iter()
+            .map(FieldError::message)
+            .collect();
+        assert_eq!(
+            msgs,
+            vec![
+                format!("metadata.labels: Invalid value: \"-bad\": {NAME_PART_MSG}"),
+                format!("metadata.labels: Invalid value: \"a b\": {VALUE_MSG}"),
+            ]
+        );
+
+        let mut ann = Labels::new();
+        ann.insert("Kubernetes.io/Change-Cause".into(), "kubectl apply".into());
+        assert!(validate_annotations(&ann, "metadata.annotations").is_empty());
+        ann.insert("big".into(), "x".repeat(TOTAL_ANNOTATION_SIZE_LIMIT_B));
+        assert_eq!(
+            validate_annotations(&ann, "metadata.annotations")
+                .iter()
+                .map(FieldError::message)
+                .collect::<Vec<_>>(),
+            vec!["metadata.annotations: Too long: may not be more than 262144 bytes".to_string()]
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn matchers_agree_with_the_grammar(s in "[a-z0-9.\\-]{0,12}") {
+            let label_ok = !s.is_empty()
+                && !s.starts_with('-') && !s.ends_with('-') && !s.contains('.');
+            prop_assert_eq!(matches_dns1123_label(&s), label_ok);
+            let subdomain_ok = s.split('.').all(|p| !p.is_empty() && !p.starts_with('-') && !p.ends_with('-'));
+            prop_assert_eq!(matches_dns1123_subdomain(&s), subdomain_ok);
+        }
+
+        #[test]
+        fn validators_never_panic(s in "\\PC*") {
+            let _ = is_qualified_name(&s);
+            let _ = is_valid_label_value(&s);
+            let _ = is_dns1123_label(&s);
+            let _ = validate_object_name(&s, "metadata.name", true);
+        }
+    }
+}
