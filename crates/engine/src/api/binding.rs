@@ -17,7 +17,12 @@ impl Binding {
     pub fn new(namespace: &str, pod: &str, node: &str) -> Self {
         Binding {
             metadata: ObjectMeta::named(namespace, pod),
-            target: ObjectReference { kind: "Node".into(), name: node.into(), api_version: "v1".into(), ..Default::default() },
+            target: ObjectReference {
+                kind: "Node".into(),
+                name: node.into(),
+                api_version: "v1".into(),
+                ..Default::default()
+            },
         }
     }
 }

@@ -19,16 +19,20 @@ pub struct Event {
     pub message: String,
     #[serde(default)]
     pub source: EventSource,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub first_timestamp: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub last_timestamp: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<i32>,
     /// `Normal` or `Warning`.
     #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
     pub type_: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::micro_time")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::micro_time"
+    )]
     pub event_time: Option<Timestamp>,
     #[serde(default)]
     pub reporting_component: String,

@@ -22,9 +22,17 @@ pub struct LeaseSpec {
     pub holder_identity: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_duration_seconds: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::micro_time")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::micro_time"
+    )]
     pub acquire_time: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::micro_time")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::micro_time"
+    )]
     pub renew_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_transitions: Option<i32>,

@@ -27,9 +27,9 @@ pub struct ObjectMeta {
     pub resource_version: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub creation_timestamp: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub deletion_timestamp: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_grace_period_seconds: Option<i64>,
@@ -46,12 +46,18 @@ pub struct ObjectMeta {
 impl ObjectMeta {
     /// Metadata with just a namespace and a name (the usual start of a new object).
     pub fn named(namespace: &str, name: &str) -> Self {
-        ObjectMeta { namespace: namespace.to_string(), name: name.to_string(), ..Default::default() }
+        ObjectMeta {
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            ..Default::default()
+        }
     }
 
     /// The controller owner reference, if any (`metav1.GetControllerOf`).
     pub fn controller_ref(&self) -> Option<&OwnerReference> {
-        self.owner_references.iter().find(|r| r.controller == Some(true))
+        self.owner_references
+            .iter()
+            .find(|r| r.controller == Some(true))
     }
 }
 

@@ -1,1 +1,286 @@
-//! (placeholder: filled by its owner)
+//! Typed objects with the real Kubernetes JSON shapes. The API server stores `Arc<Object>`, so
+//! controllers read fields directly instead of paying JSON per event; JSON appears only at the
+//! HTTP-shaped edge (kubectl, the UI's raw watch view).
+
+pub mod apps;
+pub mod binding;
+pub mod defaults;
+pub mod event;
+pub mod lease;
+pub mod meta;
+pub mod namespace;
+pub mod node;
+pub mod pod;
+pub mod resource;
+pub mod resource_list;
+pub mod strategy;
+pub mod time;
+pub mod validation;
+
+pub use apps::{Deployment, ReplicaSet};
+pub use binding::Binding;
+pub use event::Event;
+pub use lease::Lease;
+pub use meta::ObjectMeta;
+pub use namespace::Namespace;
+pub use node::Node;
+pub use pod::Pod;
+pub use resource::ResourceInfo;
+
+use serde::Serialize;
+use watchlab_apimachinery::status::Status;
+
+/// The kinds the API server serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Namespace,
+    Node,
+    Pod,
+    ReplicaSet,
+    Deployment,
+    Event,
+    Lease,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 7] = [
+        Kind::Namespace,
+        Kind::Node,
+        Kind::Pod,
+        Kind::ReplicaSet,
+        Kind::Deployment,
+        Kind::Event,
+        Kind::Lease,
+    ];
+
+    /// The resource table entry of this kind.
+    pub fn resource(self) -> &'static ResourceInfo {
+        resource::of(self)
+    }
+}
+
+/// Any stored object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Object {
+    Namespace(Namespace),
+    Node(Node),
+    Pod(Pod),
+    ReplicaSet(ReplicaSet),
+    Deployment(Deployment),
+    Event(Event),
+    Lease(Lease),
+}
+
+/// Runs `$body` with `$o` bound to the inner typed object, whatever the variant.
+macro_rules! each_kind {
+    ($obj:expr, $o:ident => $body:expr) => {
+        match $obj {
+            Object::Namespace($o) => $body,
+            Object::Node($o) => $body,
+            Object::Pod($o) => $body,
+            Object::ReplicaSet($o) => $body,
+            Object::Deployment($o) => $body,
+            Object::Event($o) => $body,
+            Object::Lease($o) => $body,
+        }
+    };
+}
+
+/// The JSON envelope: `kind` and `apiVersion` first, then the object's own fields.
+#[derive(Serialize)]
+struct Typed<'a, T> {
+    kind: &'static str,
+    #[serde(rename = "apiVersion")]
+    api_version: &'static str,
+    #[serde(flatten)]
+    object: &'a T,
+}
+
+impl Serialize for Object {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.kind().resource();
+        each_kind!(self, o => Typed { kind: r.kind_name, api_version: r.api_version, object: o }.serialize(s))
+    }
+}
+
+impl Object {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Object::Namespace(_) => Kind::Namespace,
+            Object::Node(_) => Kind::Node,
+            Object::Pod(_) => Kind::Pod,
+            Object::ReplicaSet(_) => Kind::ReplicaSet,
+            Object::Deployment(_) => Kind::Deployment,
+            Object::Event(_) => Kind::Event,
+            Object::Lease(_) => Kind::Lease,
+        }
+    }
+
+    /// `apiVersion`, e.g. `v1` or `apps/v1`.
+    pub fn api_version(&self) -> &'static str {
+        self.kind().resource().api_version
+    }
+
+    pub fn meta(&self) -> &ObjectMeta {
+        each_kind!(self, o => &o.metadata)
+    }
+
+    pub fn meta_mut(&mut self) -> &mut ObjectMeta {
+        each_kind!(self, o => &mut o.metadata)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.meta().name
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.meta().namespace
+    }
+
+    /// `metadata.resourceVersion` as a number (0 when unset or not a number).
+    pub fn resource_version(&self) -> u64 {
+        self.meta().resource_version.parse().unwrap_or(0)
+    }
+
+    /// An empty object of `kind` (what a BOOKMARK event carries besides its resourceVersion).
+    pub fn empty(kind: Kind) -> Object {
+        match kind {
+            Kind::Namespace => Object::Namespace(Namespace::default()),
+            Kind::Node => Object::Node(Node::default()),
+            Kind::Pod => Object::Pod(Pod::default()),
+            Kind::ReplicaSet => Object::ReplicaSet(ReplicaSet::default()),
+            Kind::Deployment => Object::Deployment(Deployment::default()),
+            Kind::Event => Object::Event(Event::default()),
+            Kind::Lease => Object::Lease(Lease::default()),
+        }
+    }
+
+    pub fn as_pod(&self) -> Option<&Pod> {
+        match self {
+            Object::Pod(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    pub fn as_node(&self) -> Option<&Node> {
+        match self {
+            Object::Node(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn as_replica_set(&self) -> Option<&ReplicaSet> {
+        match self {
+            Object::ReplicaSet(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub fn as_deployment(&self) -> Option<&Deployment> {
+        match self {
+            Object::Deployment(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The JSON text, as `kubectl get -o json` shows it (compact).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub fn to_json_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Decodes a request body for the resource `kind` (the URL's), checking `apiVersion`/`kind`
+    /// like the real decoder; missing ones default to the URL's. Unknown fields are dropped.
+    pub fn decode(kind: Kind, body: &str) -> Result<Object, Status> {
+        let value: serde_json::Value = serde_json::from_str(body).map_err(|e| {
+            Status::bad_request(&format!("couldn't get version/kind; json parse error: {e}"))
+        })?;
+        Object::from_value(kind, value)
+    }
+
+    /// [`Object::decode`] from an already parsed JSON value.
+    pub fn from_value(kind: Kind, mut value: serde_json::Value) -> Result<Object, Status> {
+        let r = kind.resource();
+        let map = value.as_object_mut().ok_or_else(|| {
+            Status::bad_request(&format!(
+                "{} in version {:?} cannot be handled as a {}: json: cannot unmarshal non-object into Go value of type {}",
+                r.kind_name, r.version, r.kind_name, r.go_type
+            ))
+        })?;
+        let body_version = map.remove("apiVersion");
+        let body_kind = map.remove("kind");
+        let body_version = body_version
+            .as_ref()
+            .and_then(|v| v.as_str())
+            .unwrap_or(r.api_version);
+        let body_kind = body_kind
+            .as_ref()
+            .and_then(|v| v.as_str())
+            .unwrap_or(r.kind_name);
+        if body_version != r.api_version {
+            return Err(Status::bad_request(&format!(
+                "the API version in the data ({body_version}) does not match the expected API version ({})",
+                r.api_version
+            )));
+        }
+        if body_kind != r.kind_name {
+            return Err(Status::bad_request(&format!(
+                "{body_kind} in version {:?} cannot be handled as a {}: the object provided is unrecognized (must be of type {})",
+                r.version, r.kind_name, r.kind_name
+            )));
+        }
+        let bad = |e: serde_json::Error| {
+            Status::bad_request(&format!(
+                "{} in version {:?} cannot be handled as a {}: {e}",
+                r.kind_name, r.version, r.kind_name
+            ))
+        };
+        Ok(match kind {
+            Kind::Namespace => Object::Namespace(serde_json::from_value(value).map_err(bad)?),
+            Kind::Node => Object::Node(serde_json::from_value(value).map_err(bad)?),
+            Kind::Pod => Object::Pod(serde_json::from_value(value).map_err(bad)?),
+            Kind::ReplicaSet => Object::ReplicaSet(serde_json::from_value(value).map_err(bad)?),
+            Kind::Deployment => Object::Deployment(serde_json::from_value(value).map_err(bad)?),
+            Kind::Event => Object::Event(serde_json::from_value(value).map_err(bad)?),
+            Kind::Lease => Object::Lease(serde_json::from_value(value).map_err(bad)?),
+        })
+    }
+
+    /// Decodes any served object from its own `apiVersion` and `kind` (for clients and the UI).
+    pub fn from_json(text: &str) -> Result<Object, Status> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            Status::bad_request(&format!("couldn't get version/kind; json parse error: {e}"))
+        })?;
+        let kind_name = value
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .unwrap_or_default();
+        let api_version = value
+            .get("apiVersion")
+            .and_then(|k| k.as_str())
+            .unwrap_or_default();
+        let r = resource::RESOURCES
+            .iter()
+            .find(|r| r.kind_name == kind_name && r.api_version == api_version)
+            .ok_or_else(|| {
+                Status::bad_request(&format!(
+                    "no kind {kind_name:?} is registered for version {api_version:?}"
+                ))
+            })?;
+        Object::from_value(r.kind, value)
+    }
+}
+
+macro_rules! into_object {
+    ($($t:ident),*) => {$(
+        impl From<$t> for Object {
+            fn from(o: $t) -> Object {
+                Object::$t(o)
+            }
+        }
+    )*};
+}
+into_object!(Namespace, Node, Pod, ReplicaSet, Deployment, Event, Lease);

@@ -37,16 +37,24 @@ pub struct Taint {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub value: String,
     pub effect: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub time_added: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeStatus {
-    #[serde(default, skip_serializing_if = "ResourceList::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "ResourceList::is_empty",
+        with = "super::resource_list"
+    )]
     pub capacity: ResourceList,
-    #[serde(default, skip_serializing_if = "ResourceList::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "ResourceList::is_empty",
+        with = "super::resource_list"
+    )]
     pub allocatable: ResourceList,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<NodeCondition>,
@@ -63,9 +71,9 @@ pub struct NodeCondition {
     #[serde(rename = "type")]
     pub type_: String,
     pub status: ConditionStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub last_heartbeat_time: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub last_transition_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,

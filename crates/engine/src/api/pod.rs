@@ -2,14 +2,11 @@
 //! the kubelet model and the UI read, with their real JSON names.
 
 use super::meta::{skip_false, ConditionStatus, ObjectMeta};
+pub use super::resource_list::ResourceList;
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use watchlab_apimachinery::quantity::Quantity;
-
-/// `v1.ResourceList`: resource name (`cpu`, `memory`) to quantity.
-pub type ResourceList = BTreeMap<String, Quantity>;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -78,9 +75,17 @@ pub struct ContainerPort {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRequirements {
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        with = "super::resource_list"
+    )]
     pub limits: ResourceList,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        with = "super::resource_list"
+    )]
     pub requests: ResourceList,
 }
 
@@ -117,7 +122,7 @@ pub struct PodStatus {
     pub host_ip: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub pod_ip: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub start_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub container_statuses: Vec<ContainerStatus>,
@@ -132,9 +137,9 @@ pub struct PodCondition {
     #[serde(rename = "type")]
     pub type_: String,
     pub status: ConditionStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub last_probe_time: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub last_transition_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
@@ -158,7 +163,11 @@ pub struct ContainerStatus {
     pub image: String,
     #[serde(default, rename = "imageID")]
     pub image_id: String,
-    #[serde(default, rename = "containerID", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        rename = "containerID",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub container_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started: Option<bool>,
@@ -188,7 +197,7 @@ pub struct ContainerStateWaiting {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateRunning {
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub started_at: Option<Timestamp>,
 }
 
@@ -201,9 +210,9 @@ pub struct ContainerStateTerminated {
     pub reason: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub started_at: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::time")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
     pub finished_at: Option<Timestamp>,
 }
 

@@ -32,14 +32,14 @@ fn de_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error
     let text: Option<String> = Option::deserialize(d)?;
     match text {
         None => Ok(None),
-        Some(s) => parse(&s)
-            .map(Some)
-            .ok_or_else(|| serde::de::Error::custom(format!("parsing time {s:?}: invalid RFC 3339 time"))),
+        Some(s) => parse(&s).map(Some).ok_or_else(|| {
+            serde::de::Error::custom(format!("parsing time {s:?}: invalid RFC 3339 time"))
+        }),
     }
 }
 
 /// serde for `Option<Timestamp>` as `metav1.Time` (second precision).
-pub mod time {
+pub mod rfc3339 {
     use super::*;
     pub fn serialize<S: Serializer>(t: &Option<Timestamp>, s: S) -> Result<S::Ok, S::Error> {
         match t {

@@ -1,1 +1,377 @@
-//! (placeholder: filled by its owner)
+//! The API server: the only holder of the store. Every write goes through it (validated,
+//! defaulted, compare-and-swapped on the object's revision), lands in the ledger at the next
+//! revision, and is broadcast to the watch streams before the call returns. Two faces: a typed
+//! one for in-process informers and controllers (`get`, `list`, `create`, `watch` + `poll`...,
+//! no JSON per event), and the HTTP-shaped [`ApiClient`] one for kubectl and the UI ([`http`]).
+
+pub mod compaction;
+pub mod continue_token;
+pub mod http;
+pub mod ledger;
+pub mod patch;
+pub mod watch;
+
+mod binding;
+mod create;
+mod delete;
+mod errors;
+mod read;
+mod update;
+mod watch_start;
+
+pub use delete::{DeleteOptions, DeleteOutcome, Preconditions};
+pub use http::UserSession;
+pub use ledger::{Ledger, LedgerEntry};
+pub use read::ObjectList;
+pub use watch::{WatchConfig, WatchEvent, WatchEventType, WatchStream};
+
+use crate::api::namespace::Namespace;
+use crate::api::{Kind, Object, ObjectMeta};
+use crate::clock::Timestamp;
+use crate::rng::SimRng;
+use crate::store::{
+    Compare, CompareOp, CompareTarget, EventType, LeaseId, Op, Revision, Store, Txn,
+};
+use compaction::Compactor;
+use std::sync::Arc;
+use watch::{Change, WatchHub};
+use watchlab_apimachinery::client::WatchId;
+use watchlab_apimachinery::status::Status;
+
+/// The user agent requests carry when none is given.
+pub const DEFAULT_USER: &str = "kubectl";
+/// The identity of the server's own writes (lease-expired events).
+pub const SERVER_USER: &str = "kube-apiserver";
+/// The namespaces every cluster starts with.
+pub const SYSTEM_NAMESPACES: [&str; 4] =
+    ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Server tunables; the defaults are the real kube-apiserver's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    pub watch: WatchConfig,
+    /// `--etcd-compaction-interval` (5m); 0 disables.
+    pub compaction_interval_ms: u64,
+    /// `--min-request-timeout` (1800 s): watches without timeoutSeconds last [this, 2×this).
+    pub min_request_timeout_secs: u64,
+    /// `--event-ttl` (1h): Events are written with an etcd lease of this length.
+    pub event_ttl_ms: u64,
+    /// Ledger lines kept for the UI.
+    pub ledger_limit: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            watch: WatchConfig::default(),
+            compaction_interval_ms: compaction::DEFAULT_COMPACTION_INTERVAL_MS,
+            min_request_timeout_secs: 1800,
+            event_ttl_ms: 60 * 60 * 1000,
+            ledger_limit: ledger::DEFAULT_LEDGER_LIMIT,
+        }
+    }
+}
+
+/// The API server.
+#[derive(Debug)]
+pub struct ApiServer {
+    store: Store<Arc<Object>>,
+    now: Timestamp,
+    rng: SimRng,
+    watch: WatchHub,
+    ledger: Ledger,
+    config: ServerConfig,
+    writable: bool,
+    compactor: Compactor,
+}
+
+/// What a committed write does to its key.
+enum Write {
+    Put { obj: Box<Object>, lease: Option<LeaseId> },
+    Delete,
+}
+
+impl ApiServer {
+    /// A fresh cluster with the system namespaces, randomness from `seed`.
+    pub fn new(seed: u64) -> Self {
+        ApiServer::with_config(seed, ServerConfig::default())
+    }
+
+    pub fn with_config(seed: u64, config: ServerConfig) -> Self {
+        let mut s = ApiServer {
+            store: Store::new(),
+            now: Timestamp::ZERO,
+            rng: SimRng::child(seed, "kube-apiserver"),
+            watch: WatchHub::new(config.watch),
+            ledger: Ledger::new(config.ledger_limit),
+            compactor: Compactor::new(config.compaction_interval_ms, Timestamp::ZERO),
+            config,
+            writable: true,
+        };
+        for ns in SYSTEM_NAMESPACES {
+            let obj = Object::Namespace(Namespace {
+                metadata: ObjectMeta::named("", ns),
+                ..Default::default()
+            });
+            // Cannot fail on a fresh store; a failure would only leave the namespace out.
+            let _ = s.create(SERVER_USER, obj);
+        }
+        s
+    }
+
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// The current virtual time.
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// Sets the virtual time without running timers (time never goes back).
+    pub fn set_now(&mut self, now: Timestamp) {
+        self.now = self.now.max(now);
+    }
+
+    /// Moves time to `now` and runs what is due: stream timeouts, bookmarks, compaction, lease
+    /// (Event TTL) expiry.
+    pub fn advance_to(&mut self, now: Timestamp) {
+        self.set_now(now);
+        if self.writable {
+            let before = self.store.revision();
+            let _expired = self.store.expire_leases(self.now);
+            self.publish_range(before, SERVER_USER, "expire");
+        }
+        if let Some(target) = self.compactor.due(self.now, self.store.revision()) {
+            if target > self.store.compact_revision() {
+                let _ = self.store.compact(target);
+            }
+        }
+        self.watch.tick(self.now, self.store.revision());
+    }
+
+    /// Alias of [`ApiServer::advance_to`].
+    pub fn tick(&mut self, now: Timestamp) {
+        self.advance_to(now);
+    }
+
+    /// The earliest time something is scheduled (stream deadline, bookmark, compaction, lease
+    /// expiry), so a driver can jump straight to it.
+    pub fn next_timer(&self) -> Option<Timestamp> {
+        [
+            self.watch.next_timer(),
+            self.compactor.next_tick(),
+            self.store.next_lease_expiry(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Compacts the store to the current revision right away.
+    pub fn compact_now(&mut self) -> Result<Revision, Status> {
+        let rev = self.store.revision();
+        if rev > self.store.compact_revision() {
+            self.store
+                .compact(rev)
+                .map_err(|e| Status::internal_error(&e.to_string()))?;
+        }
+        Ok(rev)
+    }
+
+    /// The etcd-quorum hook: when false, every write fails as it does when etcd has no leader,
+    /// while reads and watches keep being served (from the watch cache, in the real server).
+    pub fn set_store_writable(&mut self, writable: bool) {
+        self.writable = writable;
+    }
+
+    pub fn store_writable(&self) -> bool {
+        self.writable
+    }
+
+    /// The store's current revision (the cluster's resourceVersion).
+    pub fn revision(&self) -> Revision {
+        self.store.revision()
+    }
+
+    /// Read-only access to the ledger store (the UI shows its history and sizes).
+    pub fn store(&self) -> &Store<Arc<Object>> {
+        &self.store
+    }
+
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// The open watch streams, for the UI.
+    pub fn streams(&self) -> impl Iterator<Item = &WatchStream> {
+        self.watch.streams()
+    }
+
+    pub fn stream(&self, id: WatchId) -> Option<&WatchStream> {
+        self.watch.stream(id)
+    }
+
+    /// The events queued on a stream since the last poll; `None` once it has ended.
+    pub fn poll(&mut self, id: WatchId) -> Option<Vec<Arc<WatchEvent>>> {
+        self.watch.poll(id)
+    }
+
+    pub fn stop_watch(&mut self, id: WatchId) {
+        self.watch.stop(id);
+    }
+
+    /// Sets the live-event bound per stream between polls (see [`WatchConfig::buffer_limit`]).
+    pub fn set_watch_buffer_limit(&mut self, limit: usize) {
+        self.watch.set_buffer_limit(limit);
+    }
+
+    /// The watch hub's count of (change, stream) offers, for cost meters.
+    pub fn watch_offers(&self) -> u64 {
+        self.watch.offered()
+    }
+
+    fn check_writable(&self) -> Result<(), Status> {
+        if self.writable {
+            Ok(())
+        } else {
+            Err(errors::etcd_unavailable())
+        }
+    }
+
+    /// Writes one key with a compare on its mod revision (`expected_mod` 0 = must not exist),
+    /// records the revision in the ledger and broadcasts it. Returns the stored object (or
+    /// the tombstone for a delete).
+    fn commit(
+        &mut self,
+        user: &str,
+        verb: &'static str,
+        resource: &str,
+        key: String,
+        expected_mod: Revision,
+        write: Write,
+    ) -> Result<Arc<Object>, CommitError> {
+        let next = self.store.revision() + 1;
+        let (op, stored) = match write {
+            Write::Put { mut obj, lease } => {
+                obj.meta_mut().resource_version = next.to_string();
+                let obj = Arc::new(*obj);
+                (
+                    Op::Put {
+                        key: key.clone(),
+                        value: obj.clone(),
+                        lease,
+                    },
+                    Some(obj),
+                )
+            }
+            Write::Delete => (Op::Delete { key: key.clone() }, None),
+        };
+        let txn = Txn {
+            compare: vec![Compare {
+                key: key.clone(),
+                target: CompareTarget::ModRevision,
+                op: CompareOp::Equal,
+                value: expected_mod,
+            }],
+            success: vec![op],
+            failure: vec![],
+        };
+        let resp = self
+            .store
+            .txn(txn)
+            .map_err(|e| CommitError::Store(e.to_string()))?;
+        if !resp.succeeded {
+            return Err(CommitError::Conflict);
+        }
+        let before = resp.revision.saturating_sub(1);
+        let tombstone = self.publish_range_as(before, user, verb, Some(resource));
+        stored.or(tombstone).ok_or(CommitError::Conflict)
+    }
+
+    /// Ledger + broadcast for every revision after `before` (server-initiated writes).
+    fn publish_range(&mut self, before: Revision, user: &str, verb: &'static str) {
+        let _ = self.publish_range_as(before, user, verb, None);
+    }
+
+    /// Turns the store events of each revision after `before` into watch changes, logs them and
+    /// dispatches them, one revision at a time. Returns the last tombstone built (for deletes).
+    fn publish_range_as(
+        &mut self,
+        before: Revision,
+        user: &str,
+        verb: &'static str,
+        resource: Option<&str>,
+    ) -> Option<Arc<Object>> {
+        let user: Arc<str> = Arc::from(user);
+        let mut last_tombstone = None;
+        for rev in before + 1..=self.store.revision() {
+            let changes: Vec<Change> = self.store.events_at(rev).iter().map(change_of).collect();
+            for c in &changes {
+                let Some(obj) = c.object_for() else { continue };
+                let r = obj.kind().resource();
+                self.ledger.push(LedgerEntry {
+                    revision: rev,
+                    verb,
+                    resource: resource.map_or_else(|| r.plural.to_string(), str::to_string),
+                    namespace: obj.namespace().to_string(),
+                    name: obj.name().to_string(),
+                    user: user.clone(),
+                    time: self.now,
+                });
+                if c.tombstone.is_some() {
+                    last_tombstone.clone_from(&c.tombstone);
+                }
+            }
+            self.watch.dispatch(&changes);
+        }
+        last_tombstone
+    }
+
+    /// Looks up the stored object at `key`.
+    fn current(&self, key: &str) -> Option<(Arc<Object>, Revision)> {
+        self.store
+            .get(key)
+            .map(|kv| (kv.value.clone(), kv.mod_revision))
+    }
+}
+
+/// Why a commit did not happen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum CommitError {
+    /// The compare failed (someone wrote the key in between).
+    Conflict,
+    Store(String),
+}
+
+/// One store event as the watch sees it.
+pub(crate) fn change_of(e: &crate::store::Event<Arc<Object>>) -> Change {
+    let prev = e.prev_kv.as_ref().map(|kv| kv.value.clone());
+    match e.kind {
+        EventType::Put => Change {
+            kind: e.kv.value.kind(),
+            revision: e.kv.mod_revision,
+            prev,
+            cur: Some(e.kv.value.clone()),
+            tombstone: None,
+        },
+        EventType::Delete => {
+            let mut last = (*e.kv.value).clone();
+            last.meta_mut().resource_version = e.kv.mod_revision.to_string();
+            Change {
+                kind: last.kind(),
+                revision: e.kv.mod_revision,
+                prev: prev.or_else(|| Some(e.kv.value.clone())),
+                cur: None,
+                tombstone: Some(Arc::new(last)),
+            }
+        }
+    }
+}
+
+impl Kind {
+    /// The key of `namespace/name` of this kind.
+    pub fn key(self, namespace: &str, name: &str) -> String {
+        self.resource().key(namespace, name)
+    }
+}

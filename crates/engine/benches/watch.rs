@@ -1,0 +1,2 @@
+//! Watch fan-out benchmark (filled in below).
+fn main() {}

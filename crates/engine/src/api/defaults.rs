@@ -1,0 +1,150 @@
+//! Defaulting (`SetObjectDefaults_*` of the real API types): the values the server fills in when
+//! a client leaves a field out, so `kubectl get -o yaml` shows what a real cluster would.
+
+use super::apps::{DeploymentStrategy, IntOrString, RollingUpdateDeployment};
+use super::pod::PodSpec;
+use super::Object;
+
+/// `terminationGracePeriodSeconds` default (v1.DefaultTerminationGracePeriodSeconds = 30).
+pub const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS: i64 = 30;
+/// `schedulerName` default (v1.DefaultSchedulerName).
+pub const DEFAULT_SCHEDULER_NAME: &str = "default-scheduler";
+/// apps/v1 Deployment `revisionHistoryLimit` default.
+pub const DEFAULT_REVISION_HISTORY_LIMIT: i32 = 10;
+/// apps/v1 Deployment `progressDeadlineSeconds` default.
+pub const DEFAULT_PROGRESS_DEADLINE_SECONDS: i32 = 600;
+/// apps/v1 rolling update `maxSurge` / `maxUnavailable` default.
+pub const DEFAULT_MAX_SURGE: &str = "25%";
+pub const DEFAULT_MAX_UNAVAILABLE: &str = "25%";
+
+/// Fills every defaulted field of `obj`.
+pub fn apply(obj: &mut Object) {
+    match obj {
+        Object::Pod(p) => pod_spec(&mut p.spec),
+        Object::ReplicaSet(rs) => {
+            rs.spec.replicas.get_or_insert(1);
+            pod_spec(&mut rs.spec.template.spec);
+        }
+        Object::Deployment(d) => {
+            let s = &mut d.spec;
+            s.replicas.get_or_insert(1);
+            s.revision_history_limit
+                .get_or_insert(DEFAULT_REVISION_HISTORY_LIMIT);
+            s.progress_deadline_seconds
+                .get_or_insert(DEFAULT_PROGRESS_DEADLINE_SECONDS);
+            let strategy = s.strategy.get_or_insert_with(DeploymentStrategy::default);
+            if strategy.type_.is_empty() {
+                strategy.type_ = "RollingUpdate".into();
+            }
+            if strategy.type_ == "RollingUpdate" {
+                let ru = strategy
+                    .rolling_update
+                    .get_or_insert_with(RollingUpdateDeployment::default);
+                ru.max_surge
+                    .get_or_insert_with(|| IntOrString::String(DEFAULT_MAX_SURGE.into()));
+                ru.max_unavailable
+                    .get_or_insert_with(|| IntOrString::String(DEFAULT_MAX_UNAVAILABLE.into()));
+            }
+            pod_spec(&mut s.template.spec);
+        }
+        Object::Namespace(ns) => {
+            // Since v1.21 every namespace carries its own name as a label.
+            let name = ns.metadata.name.clone();
+            if !name.is_empty() {
+                ns.metadata
+                    .labels
+                    .insert("kubernetes.io/metadata.name".into(), name);
+            }
+        }
+        Object::Node(_) | Object::Event(_) | Object::Lease(_) => {}
+    }
+}
+
+/// Pod spec defaults, also applied to workload templates.
+pub fn pod_spec(spec: &mut PodSpec) {
+    spec.restart_policy.get_or_insert_with(|| "Always".into());
+    spec.termination_grace_period_seconds
+        .get_or_insert(DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS);
+    spec.scheduler_name
+        .get_or_insert_with(|| DEFAULT_SCHEDULER_NAME.into());
+    for c in &mut spec.containers {
+        if c.image_pull_policy.is_none() {
+            // `:latest` or no tag pulls Always, anything else IfNotPresent.
+            let tag = c
+                .image
+                .rsplit('/')
+                .next()
+                .and_then(|last| last.split_once(':'))
+                .map(|(_, t)| t);
+            let policy = if matches!(tag, None | Some("latest")) {
+                "Always"
+            } else {
+                "IfNotPresent"
+            };
+            c.image_pull_policy = Some(policy.into());
+        }
+        for port in &mut c.ports {
+            port.protocol.get_or_insert_with(|| "TCP".into());
+        }
+        // Limits without requests: requests default to the limits.
+        let limits = c.resources.limits.clone();
+        for (name, q) in limits {
+            c.resources.requests.entry(name).or_insert(q);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::apps::Deployment;
+    use crate::api::pod::{Container, Pod};
+
+    #[test]
+    fn pod_and_deployment_defaults_match_kubernetes() {
+        let mut p = Object::Pod(Pod {
+            spec: PodSpec {
+                containers: vec![
+                    Container {
+                        name: "a".into(),
+                        image: "nginx".into(),
+                        ..Default::default()
+                    },
+                    Container {
+                        name: "b".into(),
+                        image: "nginx:1.25".into(),
+                        ..Default::default()
+                    },
+                ],
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        apply(&mut p);
+        let Object::Pod(p) = p else { unreachable!() };
+        assert_eq!(p.spec.restart_policy.as_deref(), Some("Always"));
+        assert_eq!(p.spec.termination_grace_period_seconds, Some(30));
+        assert_eq!(p.spec.scheduler_name.as_deref(), Some("default-scheduler"));
+        assert_eq!(
+            p.spec.containers[0].image_pull_policy.as_deref(),
+            Some("Always")
+        );
+        assert_eq!(
+            p.spec.containers[1].image_pull_policy.as_deref(),
+            Some("IfNotPresent")
+        );
+
+        let mut d = Object::Deployment(Deployment::default());
+        apply(&mut d);
+        let Object::Deployment(d) = d else {
+            unreachable!()
+        };
+        assert_eq!(d.spec.replicas, Some(1));
+        assert_eq!(d.spec.revision_history_limit, Some(10));
+        assert_eq!(d.spec.progress_deadline_seconds, Some(600));
+        let s = d.spec.strategy.unwrap_or_default();
+        assert_eq!(s.type_, "RollingUpdate");
+        let ru = s.rolling_update.unwrap_or_default();
+        assert_eq!(ru.max_surge, Some(IntOrString::String("25%".into())));
+    }
+}

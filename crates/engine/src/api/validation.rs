@@ -1,0 +1,515 @@
+//! Validation on create and update, as the real registry strategies run it (`ValidatePod`,
+//! `ValidateDeployment`...): the field paths and messages of the 422 Invalid answers, and the
+//! fields an update may not change.
+
+use super::apps::{DeploymentSpec, IntOrString, PodTemplateSpec};
+use super::meta::{go_string_map, LabelSelector, ObjectMeta};
+use super::pod::{Container, PodSpec};
+use super::{Kind, Object};
+use watchlab_apimachinery::labels::LabelSelector as Selector;
+use watchlab_apimachinery::validation::{
+    is_dns1123_label, is_qualified_name, validate_annotations, validate_labels,
+    validate_object_name, BadValue, FieldError,
+};
+
+const RESTART_POLICIES: &[&str] = &["Always", "OnFailure", "Never"];
+const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
+const IMMUTABLE: &str = "field is immutable";
+
+/// Everything wrong with a new object.
+pub fn validate_create(obj: &Object) -> Vec<FieldError> {
+    let mut errs = validate_meta(obj.kind(), obj.meta());
+    match obj {
+        Object::Pod(p) => errs.extend(pod_spec(&p.spec, "spec")),
+        Object::ReplicaSet(rs) => {
+            errs.extend(replicas(rs.spec.replicas));
+            errs.extend(selector_and_template(
+                rs.spec.selector.as_ref(),
+                &rs.spec.template,
+            ));
+        }
+        Object::Deployment(d) => errs.extend(deployment_spec(&d.spec)),
+        Object::Node(n) => {
+            for (i, t) in n.spec.taints.iter().enumerate() {
+                let f = format!("spec.taints[{i}]");
+                errs.extend(
+                    is_qualified_name(&t.key)
+                        .iter()
+                        .map(|m| FieldError::invalid(&format!("{f}.key"), &t.key, m)),
+                );
+                if !TAINT_EFFECTS.contains(&t.effect.as_str()) {
+                    errs.push(FieldError::not_supported(
+                        &format!("{f}.effect"),
+                        &t.effect,
+                        TAINT_EFFECTS,
+                    ));
+                }
+            }
+        }
+        Object::Lease(l) => {
+            if let Some(d) = l.spec.lease_duration_seconds.filter(|d| *d <= 0) {
+                errs.push(FieldError::invalid(
+                    "spec.leaseDurationSeconds",
+                    i64::from(d),
+                    "must be greater than 0",
+                ));
+            }
+        }
+        Object::Event(e) => {
+            let ns = &e.involved_object.namespace;
+            if !ns.is_empty() && *ns != e.metadata.namespace {
+                errs.push(FieldError::invalid(
+                    "involvedObject.namespace",
+                    ns,
+                    "does not match event.namespace",
+                ));
+            }
+        }
+        Object::Namespace(_) => {}
+    }
+    errs
+}
+
+/// Everything wrong with replacing `old` by `new` (the whole object, main resource).
+pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
+    let mut errs = validate_create(new);
+    match (new, old) {
+        (Object::Pod(n), Object::Pod(o)) if !pod_spec_update_allowed(&n.spec, &o.spec) => {
+            errs.push(FieldError::forbidden("spec", POD_UPDATE_FORBIDDEN));
+        }
+        (Object::ReplicaSet(n), Object::ReplicaSet(o)) => {
+            errs.extend(immutable_selector(
+                n.spec.selector.as_ref(),
+                o.spec.selector.as_ref(),
+            ));
+        }
+        (Object::Deployment(n), Object::Deployment(o)) => {
+            errs.extend(immutable_selector(
+                n.spec.selector.as_ref(),
+                o.spec.selector.as_ref(),
+            ));
+        }
+        _ => {}
+    }
+    errs
+}
+
+/// The real text of the pod spec update rule (`ValidatePodUpdate`).
+pub const POD_UPDATE_FORBIDDEN: &str = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+fn validate_meta(kind: Kind, meta: &ObjectMeta) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    // Namespaces are DNS labels; every other kind here is a DNS subdomain.
+    let subdomain = kind != Kind::Namespace;
+    errs.extend(validate_object_name(&meta.name, "metadata.name", subdomain));
+    if kind.resource().namespaced {
+        if meta.namespace.is_empty() {
+            errs.push(FieldError::required("metadata.namespace", ""));
+        } else {
+            errs.extend(
+                is_dns1123_label(&meta.namespace)
+                    .iter()
+                    .map(|m| FieldError::invalid("metadata.namespace", &meta.namespace, m)),
+            );
+        }
+    } else if !meta.namespace.is_empty() {
+        errs.push(FieldError::forbidden(
+            "metadata.namespace",
+            "not allowed on this type",
+        ));
+    }
+    errs.extend(validate_labels(&meta.labels, "metadata.labels"));
+    errs.extend(validate_annotations(
+        &meta.annotations,
+        "metadata.annotations",
+    ));
+    errs
+}
+
+fn replicas(replicas: Option<i32>) -> Vec<FieldError> {
+    match replicas {
+        Some(r) if r < 0 => {
+            vec![FieldError::invalid(
+                "spec.replicas",
+                i64::from(r),
+                "must be greater than or equal to 0",
+            )]
+        }
+        _ => vec![],
+    }
+}
+
+fn selector_value(s: &LabelSelector) -> BadValue {
+    BadValue::Verbatim(s.go_syntax())
+}
+
+/// `ValidateReplicaSetSpec`'s selector and template rules (shared with Deployments).
+fn selector_and_template(
+    selector: Option<&LabelSelector>,
+    template: &PodTemplateSpec,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let parsed: Option<Selector> = match selector {
+        None => {
+            errs.push(FieldError::required("spec.selector", ""));
+            None
+        }
+        Some(s) => {
+            if s.is_empty() {
+                errs.push(FieldError::invalid(
+                    "spec.selector",
+                    selector_value(s),
+                    "empty selector is invalid for deployment",
+                ));
+            }
+            match s.to_selector() {
+                Ok(sel) => Some(sel),
+                Err(_) => {
+                    errs.push(FieldError::invalid(
+                        "spec.selector",
+                        selector_value(s),
+                        "invalid label selector",
+                    ));
+                    None
+                }
+            }
+        }
+    };
+    if let Some(sel) = parsed {
+        if !sel.is_empty() && !sel.matches(&template.metadata.labels) {
+            errs.push(FieldError::invalid(
+                "spec.template.metadata.labels",
+                BadValue::Verbatim(go_string_map(&template.metadata.labels)),
+                "`selector` does not match template `labels`",
+            ));
+        }
+    }
+    errs.extend(validate_labels(
+        &template.metadata.labels,
+        "spec.template.metadata.labels",
+    ));
+    errs.extend(pod_spec(&template.spec, "spec.template.spec"));
+    if let Some(p) = template
+        .spec
+        .restart_policy
+        .as_deref()
+        .filter(|p| *p != "Always")
+    {
+        errs.push(FieldError::not_supported(
+            "spec.template.spec.restartPolicy",
+            p,
+            &["Always"],
+        ));
+    }
+    errs
+}
+
+fn deployment_spec(spec: &DeploymentSpec) -> Vec<FieldError> {
+    let mut errs = replicas(spec.replicas);
+    errs.extend(selector_and_template(
+        spec.selector.as_ref(),
+        &spec.template,
+    ));
+    if let Some(strategy) = &spec.strategy {
+        match strategy.type_.as_str() {
+            "Recreate" => {
+                if strategy.rolling_update.is_some() {
+                    errs.push(FieldError::forbidden(
+                        "spec.strategy.rollingUpdate",
+                        "may not be specified when strategy `type` is 'Recreate'",
+                    ));
+                }
+            }
+            "RollingUpdate" => {
+                if let Some(ru) = &strategy.rolling_update {
+                    let f = "spec.strategy.rollingUpdate";
+                    errs.extend(int_or_percent(
+                        ru.max_surge.as_ref(),
+                        &format!("{f}.maxSurge"),
+                    ));
+                    errs.extend(int_or_percent(
+                        ru.max_unavailable.as_ref(),
+                        &format!("{f}.maxUnavailable"),
+                    ));
+                    let zero = |v: &Option<IntOrString>| {
+                        v.as_ref()
+                            .is_none_or(|v| v.scaled_value(100, true) == Ok(0))
+                    };
+                    if zero(&ru.max_surge) && zero(&ru.max_unavailable) {
+                        errs.push(FieldError::invalid(
+                            &format!("{f}.maxUnavailable"),
+                            int_or_string_value(ru.max_unavailable.as_ref()),
+                            "may not be 0 when `maxSurge` is 0",
+                        ));
+                    }
+                }
+            }
+            other => errs.push(FieldError::not_supported(
+                "spec.strategy.type",
+                other,
+                &["Recreate", "RollingUpdate"],
+            )),
+        }
+    }
+    if let Some(r) = spec.revision_history_limit.filter(|r| *r < 0) {
+        errs.push(FieldError::invalid(
+            "spec.revisionHistoryLimit",
+            i64::from(r),
+            "must be greater than or equal to 0",
+        ));
+    }
+    if let Some(p) = spec.progress_deadline_seconds {
+        if p <= spec.min_ready_seconds.unwrap_or(0) {
+            errs.push(FieldError::invalid(
+                "spec.progressDeadlineSeconds",
+                i64::from(p),
+                "must be greater than minReadySeconds",
+            ));
+        }
+    }
+    errs
+}
+
+fn int_or_string_value(v: Option<&IntOrString>) -> BadValue {
+    match v {
+        Some(IntOrString::Int(i)) => BadValue::Int(i64::from(*i)),
+        Some(IntOrString::String(s)) => BadValue::Str(s.clone()),
+        None => BadValue::Int(0),
+    }
+}
+
+fn int_or_percent(v: Option<&IntOrString>, field: &str) -> Vec<FieldError> {
+    match v {
+        Some(IntOrString::Int(i)) if *i < 0 => {
+            vec![FieldError::invalid(field, i64::from(*i), "must be greater than or equal to 0")]
+        }
+        Some(IntOrString::String(s)) => match s.strip_suffix('%').and_then(|p| p.parse::<i64>().ok()) {
+            None => vec![FieldError::invalid(field, s, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")],
+            Some(p) if p > 100 => vec![FieldError::invalid(field, s, "must not be greater than 100%")],
+            Some(_) => vec![],
+        },
+        _ => vec![],
+    }
+}
+
+fn pod_spec(spec: &PodSpec, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if spec.containers.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.containers"), ""));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, c) in spec.containers.iter().enumerate() {
+        let f = format!("{path}.containers[{i}]");
+        errs.extend(container(c, &f));
+        if !c.name.is_empty() {
+            if seen.contains(&c.name.as_str()) {
+                errs.push(FieldError::duplicate(&format!("{f}.name"), &c.name));
+            }
+            seen.push(&c.name);
+        }
+    }
+    if let Some(p) = spec
+        .restart_policy
+        .as_deref()
+        .filter(|p| !RESTART_POLICIES.contains(p))
+    {
+        errs.push(FieldError::not_supported(
+            &format!("{path}.restartPolicy"),
+            p,
+            RESTART_POLICIES,
+        ));
+    }
+    errs
+}
+
+fn container(c: &Container, f: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if c.name.is_empty() {
+        errs.push(FieldError::required(&format!("{f}.name"), ""));
+    } else {
+        errs.extend(
+            is_dns1123_label(&c.name)
+                .iter()
+                .map(|m| FieldError::invalid(&format!("{f}.name"), &c.name, m)),
+        );
+    }
+    if c.image.trim().is_empty() {
+        errs.push(FieldError::required(&format!("{f}.image"), ""));
+    }
+    for (name, req) in &c.resources.requests {
+        if let Some(limit) = c.resources.limits.get(name) {
+            if req > limit {
+                errs.push(FieldError::invalid(
+                    &format!("{f}.resources.requests"),
+                    req.to_string(),
+                    &format!("must be less than or equal to {name} limit of {limit}"),
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// `ValidatePodUpdate`: only images, tolerations (additions), and the grace period may change.
+fn pod_spec_update_allowed(new: &PodSpec, old: &PodSpec) -> bool {
+    if new.containers.len() != old.containers.len()
+        || !new.tolerations.starts_with(&old.tolerations)
+    {
+        return false;
+    }
+    let mut mutated = new.clone();
+    for (m, o) in mutated.containers.iter_mut().zip(&old.containers) {
+        m.image.clone_from(&o.image);
+    }
+    mutated.tolerations.clone_from(&old.tolerations);
+    mutated.termination_grace_period_seconds = old.termination_grace_period_seconds;
+    mutated == *old
+}
+
+fn immutable_selector(new: Option<&LabelSelector>, old: Option<&LabelSelector>) -> Vec<FieldError> {
+    match (new, old) {
+        (Some(n), Some(o)) if n != o => vec![FieldError::invalid(
+            "spec.selector",
+            selector_value(n),
+            IMMUTABLE,
+        )],
+        _ => vec![],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::apps::{Deployment, ReplicaSet, ReplicaSetSpec};
+    use crate::api::pod::Pod;
+
+    fn pod(name: &str, containers: Vec<Container>) -> Object {
+        Object::Pod(Pod {
+            metadata: ObjectMeta::named("default", name),
+            spec: PodSpec {
+                containers,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    }
+
+    fn messages(errs: &[FieldError]) -> Vec<String> {
+        errs.iter().map(|e| e.message()).collect()
+    }
+
+    #[test]
+    fn pod_requires_containers_with_name_and_image() {
+        assert_eq!(
+            messages(&validate_create(&pod("a", vec![]))),
+            vec!["spec.containers: Required value"]
+        );
+        let c = Container::default();
+        assert_eq!(
+            messages(&validate_create(&pod("a", vec![c]))),
+            vec![
+                "spec.containers[0].name: Required value",
+                "spec.containers[0].image: Required value"
+            ]
+        );
+        let ok = Container {
+            name: "web".into(),
+            image: "nginx".into(),
+            ..Default::default()
+        };
+        assert!(validate_create(&pod("a", vec![ok.clone()])).is_empty());
+        let errs = validate_create(&pod("a", vec![ok.clone(), ok]));
+        assert_eq!(
+            messages(&errs),
+            vec!["spec.containers[1].name: Duplicate value: \"web\""]
+        );
+    }
+
+    #[test]
+    fn pod_name_must_be_a_subdomain() {
+        let ok = Container {
+            name: "web".into(),
+            image: "nginx".into(),
+            ..Default::default()
+        };
+        let errs = validate_create(&pod("Bad_Name", vec![ok]));
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].message().starts_with(
+            "metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"
+        ));
+    }
+
+    fn rs(selector: Option<LabelSelector>, labels: &[(&str, &str)]) -> Object {
+        let mut t = PodTemplateSpec::default();
+        t.metadata.labels = labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        t.spec.containers = vec![Container {
+            name: "web".into(),
+            image: "nginx".into(),
+            ..Default::default()
+        }];
+        Object::ReplicaSet(ReplicaSet {
+            metadata: ObjectMeta::named("default", "web"),
+            spec: ReplicaSetSpec {
+                replicas: Some(-1),
+                selector,
+                template: t,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn workload_selector_must_match_template() {
+        let sel = LabelSelector {
+            match_labels: [("app".to_string(), "web".to_string())].into(),
+            ..Default::default()
+        };
+        let errs = messages(&validate_create(&rs(Some(sel.clone()), &[("app", "db")])));
+        assert_eq!(
+            errs,
+            vec![
+                "spec.replicas: Invalid value: -1: must be greater than or equal to 0".to_string(),
+                "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"db\"}: `selector` does not match template `labels`".to_string(),
+            ]
+        );
+        assert_eq!(
+            messages(&validate_create(&rs(None, &[("app", "web")])))[1],
+            "spec.selector: Required value"
+        );
+    }
+
+    #[test]
+    fn selector_is_immutable_and_pod_spec_mostly_too() {
+        let sel = |v: &str| LabelSelector {
+            match_labels: [("app".to_string(), v.to_string())].into(),
+            ..Default::default()
+        };
+        let mut d1 = Deployment::default();
+        d1.spec.selector = Some(sel("a"));
+        let mut d2 = d1.clone();
+        d2.spec.selector = Some(sel("b"));
+        let errs = validate_update(&Object::Deployment(d2), &Object::Deployment(d1));
+        assert!(messages(&errs).iter().any(|m| m.starts_with("spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"b\"}") && m.ends_with("field is immutable")), "{errs:?}");
+
+        let c = Container {
+            name: "web".into(),
+            image: "nginx:1".into(),
+            ..Default::default()
+        };
+        let old = pod("p", vec![c.clone()]);
+        let mut image = c.clone();
+        image.image = "nginx:2".into();
+        assert!(validate_update(&pod("p", vec![image]), &old).is_empty());
+        let mut renamed = c;
+        renamed.name = "other".into();
+        let errs = validate_update(&pod("p", vec![renamed]), &old);
+        assert_eq!(
+            messages(&errs),
+            vec![format!("spec: Forbidden: {POD_UPDATE_FORBIDDEN}")]
+        );
+    }
+}

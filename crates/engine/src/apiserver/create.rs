@@ -1,0 +1,112 @@
+//! `create`: generateName, uid, creationTimestamp, defaults, validation, the namespace check
+//! (NamespaceLifecycle admission) and AlreadyExists — then one compare-and-swap on "absent".
+
+use super::errors;
+use super::{ApiServer, CommitError, Write};
+use crate::api::{defaults, strategy, validation, Kind, Object};
+use std::sync::Arc;
+use watchlab_apimachinery::status::Status;
+
+/// generateName's random suffix length and the prefix cut (`maxGeneratedNameLength` = 63 - 5).
+const SUFFIX_LEN: usize = 5;
+const MAX_GENERATED_PREFIX: usize = 58;
+/// Attempts when a generated name collides (the real server retries generateName conflicts).
+const GENERATE_ATTEMPTS: usize = 8;
+
+impl ApiServer {
+    /// Creates `obj` in its `metadata.namespace` (ignored for cluster-scoped kinds).
+    pub fn create(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
+        self.check_writable()?;
+        let kind = obj.kind();
+        let r = kind.resource();
+        let mut obj = obj;
+        if !obj.meta().resource_version.is_empty() {
+            return Err(errors::unknown(
+                "resourceVersion should not be set on objects to be created",
+            ));
+        }
+        {
+            let m = obj.meta_mut();
+            if !r.namespaced {
+                m.namespace.clear();
+            }
+            m.uid.clear();
+            m.deletion_timestamp = None;
+            m.deletion_grace_period_seconds = None;
+            m.generation = None;
+            m.creation_timestamp = Some(self.now);
+        }
+        if r.namespaced && !obj.namespace().is_empty() {
+            self.check_namespace_accepts(obj.namespace())?;
+        }
+        let generated = obj.meta().name.is_empty() && !obj.meta().generate_name.is_empty();
+        for attempt in 0..GENERATE_ATTEMPTS {
+            if generated {
+                let prefix: String = obj
+                    .meta()
+                    .generate_name
+                    .chars()
+                    .take(MAX_GENERATED_PREFIX)
+                    .collect();
+                obj.meta_mut().name = format!("{prefix}{}", self.rng.name_suffix(SUFFIX_LEN));
+            }
+            let mut candidate = obj.clone();
+            strategy::prepare_for_create(&mut candidate);
+            defaults::apply(&mut candidate);
+            let errs = validation::validate_create(&candidate);
+            if !errs.is_empty() {
+                return Err(Status::invalid(
+                    r.kind_name,
+                    r.group,
+                    candidate.name(),
+                    &errs,
+                ));
+            }
+            let key = r.key(candidate.namespace(), candidate.name());
+            if self.store.get(&key).is_some() {
+                if generated && attempt + 1 < GENERATE_ATTEMPTS {
+                    continue;
+                }
+                return Err(Status::already_exists(
+                    &r.group_resource(),
+                    candidate.name(),
+                ));
+            }
+            candidate.meta_mut().uid = self.rng.uuid();
+            let lease = self.lease_for(kind);
+            let name = candidate.name().to_string();
+            return self
+                .commit(
+                    user,
+                    "create",
+                    r.plural,
+                    key,
+                    0,
+                    Write::Put {
+                        obj: Box::new(candidate),
+                        lease,
+                    },
+                )
+                .map_err(|e| match e {
+                    CommitError::Conflict => Status::already_exists(&r.group_resource(), &name),
+                    CommitError::Store(msg) => errors::unknown(&msg),
+                });
+        }
+        Err(Status::already_exists(&r.group_resource(), obj.name()))
+    }
+
+    /// NamespaceLifecycle: the namespace must exist and not be terminating.
+    fn check_namespace_accepts(&self, namespace: &str) -> Result<(), Status> {
+        let ns_res = Kind::Namespace.resource();
+        match self.store.get(&ns_res.key("", namespace)) {
+            None => Err(Status::not_found(&ns_res.group_resource(), namespace)),
+            Some(kv) if kv.value.meta().deletion_timestamp.is_some() => Err(Status::failure(
+                403,
+                watchlab_apimachinery::status::StatusReason::Forbidden,
+                format!("unable to create new content in namespace {namespace} because it is being terminated"),
+                None,
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+}

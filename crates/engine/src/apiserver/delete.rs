@@ -1,0 +1,184 @@
+//! `delete`: preconditions, graceful pod deletion (deletionTimestamp first, removal when the
+//! kubelet deletes again with grace 0, immediately for unbound pods), finalizers (removal waits
+//! for the last one), and the protected system namespaces.
+
+use super::errors;
+use super::{ApiServer, Write};
+use crate::api::{Kind, Object};
+use serde::Deserialize;
+use std::sync::Arc;
+use watchlab_apimachinery::status::{Status, StatusDetails};
+
+/// `metav1.DeleteOptions` (the fields the server honours).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeleteOptions {
+    #[serde(default)]
+    pub grace_period_seconds: Option<i64>,
+    #[serde(default)]
+    pub preconditions: Option<Preconditions>,
+    #[serde(default)]
+    pub propagation_policy: Option<String>,
+}
+
+/// `metav1.Preconditions`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Preconditions {
+    #[serde(default)]
+    pub uid: Option<String>,
+    #[serde(default)]
+    pub resource_version: Option<String>,
+}
+
+/// What a delete did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeleteOutcome {
+    /// The removed object (resourceVersion = the deletion's revision), or its new state when
+    /// removal is pending (grace period, finalizers).
+    pub object: Arc<Object>,
+    /// Whether the object is gone from the store.
+    pub removed: bool,
+}
+
+/// Namespaces the NamespaceLifecycle admission plugin never lets go.
+const IMMORTAL_NAMESPACES: [&str; 3] = ["default", "kube-system", "kube-public"];
+
+impl ApiServer {
+    pub fn delete(
+        &mut self,
+        user: &str,
+        kind: Kind,
+        namespace: Option<&str>,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<DeleteOutcome, Status> {
+        self.check_writable()?;
+        let r = kind.resource();
+        let gr = r.group_resource();
+        let key = r.key(namespace.unwrap_or(""), name);
+        let (old, mod_rev) = self
+            .current(&key)
+            .ok_or_else(|| Status::not_found(&gr, name))?;
+        if kind == Kind::Namespace && IMMORTAL_NAMESPACES.contains(&name) {
+            return Err(errors::forbidden(
+                r,
+                name,
+                "this namespace may not be deleted",
+            ));
+        }
+        if let Some(p) = &opts.preconditions {
+            let meta = old.meta();
+            if let Some(uid) = p.uid.as_deref().filter(|u| *u != meta.uid) {
+                let msg = format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                    meta.uid
+                );
+                return Err(Status::conflict(&gr, name, &msg));
+            }
+            if let Some(rv) = p
+                .resource_version
+                .as_deref()
+                .filter(|v| *v != meta.resource_version)
+            {
+                let msg = format!(
+                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+                    meta.resource_version
+                );
+                return Err(Status::conflict(&gr, name, &msg));
+            }
+        }
+        let grace = self.grace_period(&old, opts);
+        let meta = old.meta();
+        // Already terminating: only a shorter grace period changes anything.
+        if let Some(current) = meta.deletion_grace_period_seconds {
+            if grace >= current {
+                return Ok(DeleteOutcome {
+                    object: old,
+                    removed: false,
+                });
+            }
+        }
+        if grace == 0 && meta.finalizers.is_empty() {
+            let object = self.commit_or_conflict(
+                user,
+                "delete",
+                r.plural,
+                key,
+                mod_rev,
+                Write::Delete,
+                name,
+                kind,
+            )?;
+            return Ok(DeleteOutcome {
+                object,
+                removed: true,
+            });
+        }
+        let mut pending = (*old).clone();
+        let m = pending.meta_mut();
+        m.deletion_timestamp = Some(self.now.plus_secs(grace.max(0) as u64));
+        m.deletion_grace_period_seconds = Some(grace);
+        if let Some(g) = m.generation {
+            m.generation = Some(g + 1);
+        }
+        let object = self.commit_or_conflict(
+            user,
+            "delete",
+            r.plural,
+            key,
+            mod_rev,
+            Write::Put {
+                obj: Box::new(pending),
+                lease: None,
+            },
+            name,
+            kind,
+        )?;
+        Ok(DeleteOutcome {
+            object,
+            removed: false,
+        })
+    }
+
+    /// The grace period a delete gets: pods use the request's, else their
+    /// terminationGracePeriodSeconds (30); an unbound or finished pod goes at once; other
+    /// kinds are never graceful.
+    fn grace_period(&self, obj: &Object, opts: &DeleteOptions) -> i64 {
+        let Object::Pod(pod) = obj else { return 0 };
+        if pod.spec.node_name.is_empty()
+            || matches!(pod.status.phase.as_str(), "Succeeded" | "Failed")
+        {
+            return 0;
+        }
+        let grace = opts
+            .grace_period_seconds
+            .or(pod.spec.termination_grace_period_seconds)
+            .unwrap_or(30);
+        // A negative grace period is treated as 1 second, as the real pod strategy does.
+        if grace < 0 {
+            1
+        } else {
+            grace
+        }
+    }
+}
+
+/// The JSON body of a finished delete: the object for pods and namespaces (ReturnDeletedObject),
+/// a `Status` Success with details for the rest.
+pub(super) fn delete_response(outcome: &DeleteOutcome) -> String {
+    let kind = outcome.object.kind();
+    if !outcome.removed || matches!(kind, Kind::Pod | Kind::Namespace) {
+        return outcome.object.to_json();
+    }
+    let r = kind.resource();
+    let mut s = Status::success();
+    s.details = Some(Box::new(StatusDetails {
+        name: outcome.object.name().to_string(),
+        group: r.group.to_string(),
+        kind: r.plural.to_string(),
+        uid: outcome.object.meta().uid.clone(),
+        ..Default::default()
+    }));
+    s.to_json()
+}

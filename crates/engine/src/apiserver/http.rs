@@ -1,0 +1,307 @@
+//! The HTTP-shaped edge: `impl ApiClient` for the server and for a user-bound session. Paths
+//! and queries are parsed by apimachinery's `parse_request`, resources resolved in the table
+//! (unknown → 404 `the server could not find the requested resource`), bodies decoded, and
+//! answers written as the real server writes them (objects, `...List`, `Status`, watch lines).
+
+use super::delete::{delete_response, DeleteOptions};
+use super::patch::{MERGE_PATCH, STRATEGIC_MERGE_PATCH};
+use super::{ApiServer, DEFAULT_USER};
+use crate::api::binding::Binding;
+use crate::api::resource::{self, ResourceInfo};
+use crate::api::Object;
+use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
+use watchlab_apimachinery::request::{parse_request, Query, RequestInfo, Verb};
+use watchlab_apimachinery::status::{Status, StatusReason};
+
+fn respond(code: u16, body: String) -> ApiResponse {
+    ApiResponse { code, body }
+}
+
+fn error(s: Status) -> ApiResponse {
+    ApiResponse {
+        code: s.code(),
+        body: s.to_json(),
+    }
+}
+
+/// The resource a request names, with its subresource checked.
+fn route(info: &RequestInfo) -> Result<&'static ResourceInfo, Status> {
+    let r = resource::lookup(&info.group, &info.version, &info.resource)
+        .ok_or_else(Status::path_not_found)?;
+    if let Some(sub) = info.subresource.as_deref() {
+        if !r.subresources.contains(&sub) {
+            return Err(Status::path_not_found());
+        }
+    }
+    Ok(r)
+}
+
+fn body_of(body: Option<&str>) -> Result<&str, Status> {
+    body.filter(|b| !b.trim().is_empty())
+        .ok_or_else(|| Status::bad_request("the body of the request was empty"))
+}
+
+impl ApiServer {
+    /// A handle that writes as `user` (`kube-scheduler`, `kubelet/node-a`...).
+    pub fn as_user<'a>(&'a mut self, user: &str) -> UserSession<'a> {
+        UserSession {
+            server: self,
+            user: user.to_string(),
+        }
+    }
+
+    /// One non-watch request by `user`.
+    pub fn handle(
+        &mut self,
+        user: &str,
+        method: &str,
+        path_and_query: &str,
+        content_type: Option<&str>,
+        body: Option<&str>,
+    ) -> ApiResponse {
+        match self.dispatch_request(user, method, path_and_query, content_type, body) {
+            Ok(r) => r,
+            Err(s) => error(s),
+        }
+    }
+
+    fn dispatch_request(
+        &mut self,
+        user: &str,
+        method: &str,
+        path_and_query: &str,
+        content_type: Option<&str>,
+        body: Option<&str>,
+    ) -> Result<ApiResponse, Status> {
+        let (info, query) = parse_request(method, path_and_query)?;
+        let r = route(&info)?;
+        let ns = info.namespace.as_deref().filter(|_| r.namespaced);
+        let name = info.name.as_deref().unwrap_or_default();
+        let sub = info.subresource.as_deref();
+        match (info.verb, sub) {
+            (Verb::Get, None | Some("status")) => {
+                Ok(respond(200, self.get(r.kind, ns, name)?.to_json()))
+            }
+            (Verb::List, None) => Ok(respond(200, self.list(r.kind, ns, &query.list)?.to_json())),
+            (Verb::Watch, None) => {
+                // A plain request cannot stream: answer what the stream has at once, then close.
+                let id = self.watch(user, r.kind, ns, &query.list)?;
+                let lines: Vec<String> = self
+                    .poll(id)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|e| e.json().to_string())
+                    .collect();
+                self.stop_watch(id);
+                Ok(respond(200, lines.join("\n")))
+            }
+            (Verb::Create, Some("binding")) => {
+                let mut binding: Binding = serde_json::from_str(body_of(body)?).map_err(|e| {
+                    Status::bad_request(&format!(
+                        "Binding in version \"v1\" cannot be handled as a Binding: {e}"
+                    ))
+                })?;
+                if binding.metadata.name.is_empty() {
+                    binding.metadata.name = name.to_string();
+                }
+                if binding.metadata.name != name {
+                    return Err(name_mismatch(&binding.metadata.name, name));
+                }
+                binding.metadata.namespace = ns.unwrap_or_default().to_string();
+                self.bind(user, &binding)?;
+                let mut ok = Status::success();
+                ok.code = 201;
+                Ok(respond(201, ok.to_json()))
+            }
+            (Verb::Create, None) => {
+                let mut obj = Object::decode(r.kind, body_of(body)?)?;
+                place(&mut obj, r, ns)?;
+                Ok(respond(201, self.create(user, obj)?.to_json()))
+            }
+            (Verb::Update, None | Some("status")) => {
+                let mut obj = Object::decode(r.kind, body_of(body)?)?;
+                place(&mut obj, r, ns)?;
+                if obj.name() != name {
+                    return Err(name_mismatch(obj.name(), name));
+                }
+                let existed = self.get(r.kind, ns, name).is_ok();
+                let out = if sub == Some("status") {
+                    self.update_status(user, obj)?
+                } else {
+                    self.update(user, obj)?
+                };
+                Ok(respond(if existed { 200 } else { 201 }, out.to_json()))
+            }
+            (Verb::Patch, None | Some("status")) => {
+                let ct = content_type.unwrap_or_default();
+                let media = ct.split(';').next().unwrap_or_default().trim();
+                if media != MERGE_PATCH && media != STRATEGIC_MERGE_PATCH {
+                    return Err(Status::failure(
+                        415,
+                        StatusReason::UnsupportedMediaType,
+                        format!("the body of the request was in an unknown format - accepted media types include: {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}"),
+                        None,
+                    ));
+                }
+                let patch: serde_json::Value = serde_json::from_str(body_of(body)?)
+                    .map_err(|e| Status::bad_request(&format!("error decoding patch: {e}")))?;
+                let out =
+                    self.merge_patch(user, r.kind, ns, name, &patch, sub == Some("status"))?;
+                Ok(respond(200, out.to_json()))
+            }
+            (Verb::Delete, None) => {
+                let opts = delete_options(body, &query)?;
+                let outcome = self.delete(user, r.kind, ns, name, &opts)?;
+                Ok(respond(200, delete_response(&outcome)))
+            }
+            (verb, _) => {
+                let gr = match sub {
+                    Some(s) => watchlab_apimachinery::status::GroupResource::new(
+                        r.group,
+                        &format!("{}/{s}", r.plural),
+                    ),
+                    None => r.group_resource(),
+                };
+                Err(Status::method_not_supported(&gr, verb.as_str()))
+            }
+        }
+    }
+
+    /// Opens a watch from a path (`?watch=true` or a `/watch/` path) for `user`.
+    pub fn watch_path(&mut self, user: &str, path_and_query: &str) -> Result<WatchId, ApiResponse> {
+        let (info, query) = parse_request("GET", path_and_query).map_err(error)?;
+        let r = route(&info).map_err(error)?;
+        if info.name.is_some() || info.subresource.is_some() {
+            // A watch on one object is a list watch with a metadata.name selector in the real
+            // server; route it the same way.
+            let mut list = query.list.clone();
+            let name = info.name.clone().unwrap_or_default();
+            let sel = format!("metadata.name={name}");
+            list.field_selector = watchlab_apimachinery::fields::FieldSelector::parse(&sel)
+                .map_err(|e| error(Status::bad_request(&e)))?;
+            let ns = info.namespace.as_deref().filter(|_| r.namespaced);
+            return self.watch(user, r.kind, ns, &list).map_err(error);
+        }
+        let ns = info.namespace.as_deref().filter(|_| r.namespaced);
+        self.watch(user, r.kind, ns, &query.list).map_err(error)
+    }
+
+    /// The JSON lines a stream has queued, `None` once it ended.
+    pub fn poll_lines(&mut self, id: WatchId) -> Option<Vec<String>> {
+        self.poll(id)
+            .map(|events| events.iter().map(|e| e.json().to_string()).collect())
+    }
+}
+
+fn name_mismatch(body: &str, url: &str) -> Status {
+    Status::bad_request(&format!(
+        "the name of the object ({body}) does not match the name on the URL ({url})"
+    ))
+}
+
+/// Puts the URL's namespace on a decoded object, refusing a different one in the body.
+fn place(obj: &mut Object, r: &ResourceInfo, ns: Option<&str>) -> Result<(), Status> {
+    if !r.namespaced {
+        obj.meta_mut().namespace.clear();
+        return Ok(());
+    }
+    let url_ns = ns.unwrap_or_default();
+    let body_ns = obj.namespace();
+    if !body_ns.is_empty() && body_ns != url_ns {
+        return Err(Status::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
+    }
+    obj.meta_mut().namespace = url_ns.to_string();
+    Ok(())
+}
+
+/// DeleteOptions from the body, else from the query (`?gracePeriodSeconds=0`).
+fn delete_options(body: Option<&str>, query: &Query) -> Result<DeleteOptions, Status> {
+    match body.filter(|b| !b.trim().is_empty()) {
+        Some(b) => serde_json::from_str(b).map_err(|e| {
+            Status::bad_request(&format!(
+                "DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: {e}"
+            ))
+        }),
+        None => Ok(DeleteOptions {
+            grace_period_seconds: query.grace_period_seconds,
+            preconditions: None,
+            propagation_policy: query.propagation_policy.clone(),
+        }),
+    }
+}
+
+/// The server seen by one user agent.
+pub struct UserSession<'a> {
+    server: &'a mut ApiServer,
+    user: String,
+}
+
+impl UserSession<'_> {
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
+    pub fn server(&mut self) -> &mut ApiServer {
+        self.server
+    }
+}
+
+impl ApiClient for UserSession<'_> {
+    fn request(
+        &mut self,
+        method: &str,
+        path: &str,
+        content_type: Option<&str>,
+        body: Option<&str>,
+    ) -> ApiResponse {
+        self.server
+            .handle(&self.user, method, path, content_type, body)
+    }
+
+    fn watch(&mut self, path: &str) -> Result<WatchId, ApiResponse> {
+        self.server.watch_path(&self.user, path)
+    }
+
+    fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>> {
+        self.server.poll_lines(id)
+    }
+
+    fn stop_watch(&mut self, id: WatchId) {
+        self.server.stop_watch(id);
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.server.now().as_millis()
+    }
+}
+
+/// The server as the default user agent ([`DEFAULT_USER`], `kubectl`).
+impl ApiClient for ApiServer {
+    fn request(
+        &mut self,
+        method: &str,
+        path: &str,
+        content_type: Option<&str>,
+        body: Option<&str>,
+    ) -> ApiResponse {
+        self.handle(DEFAULT_USER, method, path, content_type, body)
+    }
+
+    fn watch(&mut self, path: &str) -> Result<WatchId, ApiResponse> {
+        self.watch_path(DEFAULT_USER, path)
+    }
+
+    fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>> {
+        self.poll_lines(id)
+    }
+
+    fn stop_watch(&mut self, id: WatchId) {
+        ApiServer::stop_watch(self, id);
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.now().as_millis()
+    }
+}

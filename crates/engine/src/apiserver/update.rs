@@ -1,0 +1,156 @@
+//! `update` (PUT) and `update_status` (PUT .../status): optimistic concurrency on
+//! `metadata.resourceVersion` (stale → 409; absent → unconditional, as these kinds allow),
+//! the main resource keeping the stored status and the status subresource keeping everything
+//! else, generation bumps on spec changes, no-op updates writing nothing, and removal once the
+//! last finalizer of a deleted object goes.
+
+use super::errors;
+use super::{ApiServer, CommitError, Write};
+use crate::api::{defaults, strategy, validation, Kind, Object};
+use std::sync::Arc;
+use watchlab_apimachinery::status::Status;
+
+/// Which part of the object a write targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Part {
+    Main,
+    Status,
+}
+
+impl ApiServer {
+    /// PUT: replaces the object (its status is ignored).
+    pub fn update(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
+        self.update_part(user, obj, Part::Main, "update")
+    }
+
+    /// PUT .../status: replaces the status (everything else is ignored).
+    pub fn update_status(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
+        self.update_part(user, obj, Part::Status, "update")
+    }
+
+    pub(super) fn update_part(
+        &mut self,
+        user: &str,
+        obj: Object,
+        part: Part,
+        verb: &'static str,
+    ) -> Result<Arc<Object>, Status> {
+        self.check_writable()?;
+        let kind = obj.kind();
+        let r = kind.resource();
+        let namespace = if r.namespaced {
+            obj.namespace().to_string()
+        } else {
+            String::new()
+        };
+        let name = obj.name().to_string();
+        if name.is_empty() {
+            let errs = [watchlab_apimachinery::validation::FieldError::required(
+                "metadata.name",
+                "name or generateName is required",
+            )];
+            return Err(Status::invalid(r.kind_name, r.group, "", &errs));
+        }
+        let key = r.key(&namespace, &name);
+        let Some((old, mod_rev)) = self.current(&key) else {
+            // Leases and Events allow create-on-update (their strategies' AllowCreateOnUpdate).
+            if part == Part::Main && matches!(kind, Kind::Lease | Kind::Event) {
+                let mut obj = obj;
+                obj.meta_mut().resource_version.clear();
+                return self.create(user, obj);
+            }
+            return Err(Status::not_found(&r.group_resource(), &name));
+        };
+        let wanted = &obj.meta().resource_version;
+        if !wanted.is_empty() && *wanted != old.meta().resource_version {
+            return Err(errors::optimistic_lock(r, &name));
+        }
+        let mut new = match part {
+            Part::Status => strategy::status_update(&obj, &old),
+            Part::Main => {
+                let mut new = obj;
+                strategy::keep_status(&mut new, &old);
+                let (o, m) = (old.meta(), new.meta_mut());
+                m.namespace.clone_from(&namespace);
+                m.uid.clone_from(&o.uid);
+                m.creation_timestamp = o.creation_timestamp;
+                m.deletion_timestamp = o.deletion_timestamp;
+                m.deletion_grace_period_seconds = o.deletion_grace_period_seconds;
+                m.generation = o.generation;
+                m.generate_name.clone_from(&o.generate_name);
+                new
+            }
+        };
+        new.meta_mut()
+            .resource_version
+            .clone_from(&old.meta().resource_version);
+        defaults::apply(&mut new);
+        if strategy::has_generation(kind) && strategy::spec_changed(&new, &old) {
+            new.meta_mut().generation = Some(old.meta().generation.unwrap_or(0) + 1);
+        }
+        let errs = validation::validate_update(&new, &old);
+        if !errs.is_empty() {
+            return Err(Status::invalid(r.kind_name, r.group, &name, &errs));
+        }
+        // A deleted object is removed once its last finalizer is gone and its grace is over.
+        let m = new.meta();
+        if m.deletion_timestamp.is_some()
+            && m.finalizers.is_empty()
+            && m.deletion_grace_period_seconds == Some(0)
+        {
+            return self.commit_or_conflict(
+                user,
+                "delete",
+                r.plural,
+                key,
+                mod_rev,
+                Write::Delete,
+                &name,
+                kind,
+            );
+        }
+        if new == *old {
+            return Ok(old);
+        }
+        let resource = match part {
+            Part::Main => r.plural.to_string(),
+            Part::Status => format!("{}/status", r.plural),
+        };
+        let lease = self.lease_for(kind);
+        self.commit_or_conflict(
+            user,
+            verb,
+            &resource,
+            key,
+            mod_rev,
+            Write::Put { obj: Box::new(new), lease },
+            &name,
+            kind,
+        )
+    }
+
+    /// Events are (re)written with a fresh `--event-ttl` lease; other kinds have none.
+    pub(super) fn lease_for(&mut self, kind: Kind) -> Option<crate::store::LeaseId> {
+        (kind == Kind::Event).then(|| self.store.lease_grant(self.config.event_ttl_ms, self.now))
+    }
+
+    /// [`ApiServer::commit`] with its errors as the Status a client sees.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn commit_or_conflict(
+        &mut self,
+        user: &str,
+        verb: &'static str,
+        resource: &str,
+        key: String,
+        expected_mod: u64,
+        write: Write,
+        name: &str,
+        kind: Kind,
+    ) -> Result<Arc<Object>, Status> {
+        self.commit(user, verb, resource, key, expected_mod, write)
+            .map_err(|e| match e {
+                CommitError::Conflict => errors::optimistic_lock(kind.resource(), name),
+                CommitError::Store(msg) => errors::unknown(&msg),
+            })
+    }
+}

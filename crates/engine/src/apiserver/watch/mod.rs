@@ -1,0 +1,257 @@
+//! The broadcast: every committed revision is turned into [`Change`]s and offered, through the
+//! [`index`], to the streams that can match; each stream gets ADDED / MODIFIED / DELETED by the
+//! watch cache's prev/new rule, plus BOOKMARKs on its timer. One [`WatchEvent`] per (change,
+//! type) is shared by every receiving stream; all events of one revision land together.
+
+pub mod event;
+pub mod filter;
+pub mod index;
+pub mod stream;
+
+pub use event::{WatchEvent, WatchEventType, WatchObject};
+pub use filter::{Change, Filter};
+pub use stream::{EndReason, StreamState, WatchStream};
+
+use crate::api::{Kind, Object};
+use crate::clock::Timestamp;
+use crate::store::Revision;
+use index::WatchIndex;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use watchlab_apimachinery::client::WatchId;
+
+/// The annotation on the BOOKMARK that ends a `sendInitialEvents=true` stream's initial part.
+pub const INITIAL_EVENTS_END_ANNOTATION: &str = "k8s.io/initial-events-end";
+
+/// Tunables of the broadcast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatchConfig {
+    /// Live events a stream may hold between two polls before it is terminated. The real
+    /// cacher's per-watcher channel holds 10 to 1000 events (`maxWatchChanSizeWithIndexWithoutTrigger`
+    /// = 1000) and waits briefly before dropping a blocked watcher; here clients poll on the
+    /// driver's schedule, so the bound is counted per poll (default 1000).
+    pub buffer_limit: usize,
+    /// BOOKMARK interval for `allowWatchBookmarks=true` (real watch cache: `bookmarkFrequency` = 1 minute).
+    pub bookmark_interval_ms: u64,
+}
+
+impl Default for WatchConfig {
+    fn default() -> Self {
+        WatchConfig {
+            buffer_limit: 1000,
+            bookmark_interval_ms: 60_000,
+        }
+    }
+}
+
+/// How a stream starts.
+#[derive(Debug, Clone)]
+pub struct StreamStart {
+    pub user: Arc<str>,
+    pub filter: Filter,
+    pub now: Timestamp,
+    pub deadline: Timestamp,
+    pub bookmarks: bool,
+    /// Events the stream opens with (synthetic ADDED, replayed history, or one ERROR).
+    pub initial: Vec<Arc<WatchEvent>>,
+    /// The revision the stream is at after `initial`.
+    pub revision: Revision,
+    /// Ends the stream right after `initial` (the compacted-RV case).
+    pub expired: bool,
+}
+
+/// All open streams and their index.
+#[derive(Debug, Default)]
+pub struct WatchHub {
+    streams: BTreeMap<WatchId, WatchStream>,
+    index: WatchIndex,
+    next_id: WatchId,
+    config: WatchConfig,
+    /// Events offered to streams in total (delivered + filtered out), for the UI's cost meter.
+    offered: u64,
+}
+
+impl WatchHub {
+    pub fn new(config: WatchConfig) -> Self {
+        WatchHub {
+            config,
+            next_id: 1,
+            ..Default::default()
+        }
+    }
+
+    pub fn config(&self) -> WatchConfig {
+        self.config
+    }
+
+    pub fn set_buffer_limit(&mut self, limit: usize) {
+        self.config.buffer_limit = limit.max(1);
+    }
+
+    /// Opens a stream and returns its id.
+    pub fn open(&mut self, start: StreamStart) -> WatchId {
+        let id = self.next_id.max(1);
+        self.next_id = id + 1;
+        let mut s = WatchStream {
+            id,
+            user: start.user,
+            filter: start.filter,
+            opened_at: start.now,
+            deadline: start.deadline,
+            bookmark_every_ms: start.bookmarks.then_some(self.config.bookmark_interval_ms),
+            next_bookmark: start
+                .bookmarks
+                .then(|| start.now.plus_millis(self.config.bookmark_interval_ms)),
+            buffer: VecDeque::new(),
+            live_pending: 0,
+            capacity: self.config.buffer_limit,
+            last_revision: start.revision,
+            delivered: 0,
+            filtered_out: 0,
+            recent: VecDeque::new(),
+            state: StreamState::Open,
+        };
+        for e in start.initial {
+            s.push(e, false);
+        }
+        s.last_revision = start.revision;
+        if start.expired {
+            s.end(EndReason::Expired);
+        } else {
+            self.index.insert(id, &s.filter);
+        }
+        self.streams.insert(id, s);
+        id
+    }
+
+    /// Delivers one revision's changes to every matching stream.
+    pub fn dispatch(&mut self, changes: &[Change]) {
+        for change in changes {
+            let mut shared: [Option<Arc<WatchEvent>>; 3] = [None, None, None];
+            for id in self.index.candidates(change) {
+                let Some(s) = self.streams.get_mut(&id) else {
+                    continue;
+                };
+                self.offered += 1;
+                let Some(t) = s.filter.decide(change) else {
+                    s.filtered_out += 1;
+                    continue;
+                };
+                let slot = match t {
+                    WatchEventType::Added => 0,
+                    WatchEventType::Modified => 1,
+                    _ => 2,
+                };
+                let event = shared[slot]
+                    .get_or_insert_with(|| {
+                        let obj = change
+                            .object_for()
+                            .cloned()
+                            .unwrap_or_else(|| Arc::new(Object::empty(change.kind)));
+                        Arc::new(WatchEvent::new(t, obj, change.revision))
+                    })
+                    .clone();
+                s.push(event, true);
+                if s.state != StreamState::Open {
+                    let filter = s.filter.clone();
+                    self.index.remove(id, &filter);
+                }
+            }
+        }
+    }
+
+    /// Drains a stream: its queued events, or `None` once it has ended and been drained (the
+    /// id is then forgotten).
+    pub fn poll(&mut self, id: WatchId) -> Option<Vec<Arc<WatchEvent>>> {
+        let s = self.streams.get_mut(&id)?;
+        if s.buffer.is_empty() && s.state != StreamState::Open {
+            self.streams.remove(&id);
+            return None;
+        }
+        s.live_pending = 0;
+        Some(s.buffer.drain(..).collect())
+    }
+
+    /// Closes a stream from the client side.
+    pub fn stop(&mut self, id: WatchId) {
+        if let Some(s) = self.streams.remove(&id) {
+            self.index.remove(id, &s.filter);
+        }
+    }
+
+    /// Ends timed-out streams and sends due bookmarks at `revision`.
+    pub fn tick(&mut self, now: Timestamp, revision: Revision) {
+        let mut bookmarks: BTreeMap<Kind, Arc<WatchEvent>> = BTreeMap::new();
+        let mut ended = Vec::new();
+        for (id, s) in self.streams.iter_mut() {
+            if s.state != StreamState::Open {
+                continue;
+            }
+            if now >= s.deadline {
+                s.end(EndReason::Timeout);
+                ended.push((*id, s.filter.clone()));
+                continue;
+            }
+            if let (Some(next), Some(every)) = (s.next_bookmark, s.bookmark_every_ms) {
+                if now >= next {
+                    let kind = s.filter.kind;
+                    let e = bookmarks
+                        .entry(kind)
+                        .or_insert_with(|| Arc::new(bookmark(kind, revision, false)));
+                    s.push(e.clone(), true);
+                    s.next_bookmark = Some(now.plus_millis(every.max(1)));
+                    if s.state != StreamState::Open {
+                        ended.push((*id, s.filter.clone()));
+                    }
+                }
+            }
+        }
+        for (id, f) in ended {
+            self.index.remove(id, &f);
+        }
+    }
+
+    /// The earliest virtual time at which [`WatchHub::tick`] has something to do.
+    pub fn next_timer(&self) -> Option<Timestamp> {
+        self.streams
+            .values()
+            .filter(|s| s.state == StreamState::Open)
+            .flat_map(|s| [Some(s.deadline), s.next_bookmark])
+            .flatten()
+            .min()
+    }
+
+    pub fn stream(&self, id: WatchId) -> Option<&WatchStream> {
+        self.streams.get(&id)
+    }
+
+    pub fn streams(&self) -> impl Iterator<Item = &WatchStream> {
+        self.streams.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.streams.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.streams.is_empty()
+    }
+
+    /// How many (change, stream) pairs the index has offered so far.
+    pub fn offered(&self) -> u64 {
+        self.offered
+    }
+}
+
+/// A BOOKMARK: an empty object of `kind` with only `metadata.resourceVersion` (and, for the end
+/// of initial events, the `k8s.io/initial-events-end` annotation).
+pub fn bookmark(kind: Kind, revision: Revision, initial_events_end: bool) -> WatchEvent {
+    let mut obj = Object::empty(kind);
+    obj.meta_mut().resource_version = revision.to_string();
+    if initial_events_end {
+        obj.meta_mut()
+            .annotations
+            .insert(INITIAL_EVENTS_END_ANNOTATION.into(), "true".into());
+    }
+    WatchEvent::new(WatchEventType::Bookmark, Arc::new(obj), revision)
+}

@@ -1,0 +1,127 @@
+//! One open watch: its filter, its bounded buffer of undelivered events (the real cacher gives
+//! each watcher a bounded channel and terminates a watcher that cannot keep up), its deadline,
+//! bookmark timer, counters and a short log of what it delivered, which the UI shows.
+
+use super::event::WatchEvent;
+use super::filter::Filter;
+use crate::clock::Timestamp;
+use crate::store::Revision;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use watchlab_apimachinery::client::WatchId;
+
+/// How many recently delivered events each stream remembers for the UI.
+pub const RECENT_EVENTS: usize = 16;
+
+/// Why a stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndReason {
+    /// `timeoutSeconds` (or the server's random timeout) elapsed.
+    Timeout,
+    /// The client did not drain its buffer fast enough (the cacher's "terminating blocked watcher").
+    Overflow,
+    /// The requested resourceVersion was compacted; the stream carried one ERROR 410.
+    Expired,
+}
+
+/// A stream's lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamState {
+    Open,
+    Ended(EndReason),
+}
+
+/// One watch stream (read-only to everyone but the hub).
+#[derive(Debug)]
+pub struct WatchStream {
+    pub(super) id: WatchId,
+    pub(super) user: Arc<str>,
+    pub(super) filter: Filter,
+    pub(super) opened_at: Timestamp,
+    pub(super) deadline: Timestamp,
+    pub(super) bookmark_every_ms: Option<u64>,
+    pub(super) next_bookmark: Option<Timestamp>,
+    pub(super) buffer: VecDeque<Arc<WatchEvent>>,
+    /// Live events queued since the last poll (initial events do not count, as the cacher
+    /// sends those from its own interval, not through the watcher's channel).
+    pub(super) live_pending: usize,
+    pub(super) capacity: usize,
+    pub(super) last_revision: Revision,
+    pub(super) delivered: u64,
+    pub(super) filtered_out: u64,
+    pub(super) recent: VecDeque<Arc<WatchEvent>>,
+    pub(super) state: StreamState,
+}
+
+impl WatchStream {
+    pub fn id(&self) -> WatchId {
+        self.id
+    }
+    /// The user agent that opened the stream (`kubelet/node-a`...).
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+    pub fn filter(&self) -> &Filter {
+        &self.filter
+    }
+    pub fn opened_at(&self) -> Timestamp {
+        self.opened_at
+    }
+    pub fn deadline(&self) -> Timestamp {
+        self.deadline
+    }
+    /// Events waiting for the next poll.
+    pub fn pending(&self) -> usize {
+        self.buffer.len()
+    }
+    /// The bound on live events between two polls.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+    /// The revision of the last event queued (the resume point).
+    pub fn last_revision(&self) -> Revision {
+        self.last_revision
+    }
+    /// Events queued for the client so far.
+    pub fn delivered(&self) -> u64 {
+        self.delivered
+    }
+    /// Changes this stream was offered by the index but did not match its filter.
+    pub fn filtered_out(&self) -> u64 {
+        self.filtered_out
+    }
+    /// The last [`RECENT_EVENTS`] events queued, oldest first.
+    pub fn recent(&self) -> impl Iterator<Item = &Arc<WatchEvent>> {
+        self.recent.iter()
+    }
+    pub fn state(&self) -> StreamState {
+        self.state
+    }
+
+    /// Queues an event. Live events beyond the capacity end the stream instead.
+    pub(super) fn push(&mut self, event: Arc<WatchEvent>, live: bool) {
+        if self.state != StreamState::Open {
+            return;
+        }
+        if live {
+            if self.live_pending >= self.capacity {
+                self.state = StreamState::Ended(EndReason::Overflow);
+                return;
+            }
+            self.live_pending += 1;
+        }
+        self.last_revision = self.last_revision.max(event.resource_version);
+        self.delivered += 1;
+        if self.recent.len() == RECENT_EVENTS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(event.clone());
+        self.buffer.push_back(event);
+    }
+
+    pub(super) fn end(&mut self, reason: EndReason) {
+        if self.state == StreamState::Open {
+            self.state = StreamState::Ended(reason);
+        }
+    }
+}
