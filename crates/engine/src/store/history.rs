@@ -109,6 +109,11 @@ impl<V: Clone> History<V> {
         }
         base.shrink_to_fit();
         self.base = base;
+        // Give back memory after a large compaction (the browser tab keeps what it allocates).
+        let len = self.events.len();
+        if self.events.capacity() > len.saturating_mul(4).max(1024) {
+            self.events.shrink_to(len.saturating_mul(2));
+        }
         self.drained = first_seq.saturating_add(cut as u64);
         self.compacted = self.compacted.max(at);
     }

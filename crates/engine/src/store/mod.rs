@@ -4,13 +4,17 @@
 //! are compare-and-swap transactions; leases delete keys when they run out. Only the API server
 //! talks to it, exactly as only kube-apiserver talks to etcd.
 //!
-//! Layers, as in etcd: the [`key_index`] maps each key to the positions of its writes, the
-//! [`history`] maps positions to values and is the watchable event log, and the [`lease`] lessor
+//! Layers, as in etcd: the `key_index` maps each key to the positions of its writes, the
+//! `history` maps positions to values and is the watchable event log, and the `lease` lessor
 //! tracks TTLs. [`Store`] ties them together and enforces the transaction rules.
 //!
-//! Scale: writes are O(log keys) (no per-write work proportional to the store's size), reads at
-//! any retained revision are a key-index lookup plus a binary search, and only compaction walks
-//! the history.
+//! Limits (etcd's defaults): [`MAX_TXN_OPS`] compares or ops per txn branch (`--max-txn-ops`),
+//! [`MAX_KEY_BYTES`] per key (`--max-request-bytes`), lease TTLs within [`MIN_LEASE_TTL_MS`] and
+//! [`MAX_LEASE_TTL_MS`]. Values are not sized: `V` is opaque here.
+//!
+//! Scale: writes are O(log keys) (no per-write work proportional to the store's size); a read at
+//! any retained revision is a key-index lookup, then an O(1) step into the event log (a binary
+//! search for values older than the last compaction); only compaction walks the history.
 
 mod error;
 mod history;
