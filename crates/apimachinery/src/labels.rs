@@ -299,13 +299,12 @@ impl LabelSelector {
 
     /// `RequiresExactMatch`: `Some(v)` if the selector requires `key=v` (or `key in (v)`).
     pub fn exact_value(&self, key: &str) -> Option<&str> {
-        self.requirements
-            .iter()
-            .filter(|r| r.key == key)
-            .find_map(|r| match (&r.operator, r.values.as_slice()) {
-                (Operator::Equals | Operator::DoubleEquals | Operator::In, [v]) => Some(v.as_str()),
-                _ => None,
-            })
+        // Like the real one, only the first requirement on `key` is looked at.
+        let r = self.requirements.iter().find(|r| r.key == key)?;
+        match (&r.operator, r.values.as_slice()) {
+            (Operator::Equals | Operator::DoubleEquals | Operator::In, [v]) => Some(v.as_str()),
+            _ => None,
+        }
     }
 }
 
@@ -797,6 +796,8 @@ mod tests {
         assert_eq!(s.exact_value("x"), None);
         assert_eq!(s.exact_value("y"), None);
         assert_eq!(s.exact_value("nope"), None);
+        let first_wins = LabelSelector::parse("a!=x,a=y").unwrap();
+        assert_eq!(first_wins.exact_value("a"), None);
     }
 
     #[test]

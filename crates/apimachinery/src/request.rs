@@ -105,7 +105,7 @@ pub struct ListOptions {
     pub continue_token: Option<String>,
     pub allow_watch_bookmarks: bool,
     pub send_initial_events: Option<bool>,
-    /// `None` when absent, empty or negative (the server then picks its own timeout).
+    /// `None` when absent or negative (the server then picks its own timeout).
     pub timeout_seconds: Option<u64>,
 }
 
@@ -251,19 +251,12 @@ impl QueryParams {
         self.get(key).filter(|v| !v.is_empty()).map(str::to_string)
     }
 
-    /// `Convert_Slice_string_To_int64` (`limit`): an error text as `strconv.ParseInt` gives.
+    /// `Convert_Slice_string_To_int64` / `_Pointer_int64`: absent is `None`, anything else
+    /// (even empty) must be an integer, with the error text `strconv.ParseInt` gives.
     fn int64(&self, key: &str) -> Result<Option<i64>, Status> {
         self.get(key)
             .map(|v| parse_int64(v).map_err(|e| Status::bad_request(&e)))
             .transpose()
-    }
-
-    /// `Convert_Slice_string_To_Pointer_int64`: like `int64`, but empty is absent.
-    fn optional_int64(&self, key: &str) -> Result<Option<i64>, Status> {
-        match self.get(key) {
-            Some("") | None => Ok(None),
-            Some(_) => self.int64(key),
-        }
     }
 
     /// Decodes and validates the options the verb's handler reads.
@@ -295,7 +288,7 @@ impl QueryParams {
                 if verb == Verb::DeleteCollection {
                     query.list = self.list_options(false)?;
                 }
-                query.grace_period_seconds = self.optional_int64("gracePeriodSeconds")?;
+                query.grace_period_seconds = self.int64("gracePeriodSeconds")?;
                 query.propagation_policy = self.get("propagationPolicy").map(str::to_string);
                 query.dry_run = self.dry_run("DeleteOptions")?;
                 if let Some(policy) = &query.propagation_policy {
@@ -337,7 +330,7 @@ impl QueryParams {
     fn list_options(&self, watch: bool) -> Result<ListOptions, Status> {
         // The url.Values → v1 conversion runs first (field order), the selectors are parsed
         // after it, in the v1 → internal conversion.
-        let timeout = self.optional_int64("timeoutSeconds")?;
+        let timeout = self.int64("timeoutSeconds")?;
         let limit = self.int64("limit")?;
         let send_initial_events = self.get("sendInitialEvents").map(go_bool);
         let label_selector = LabelSelector::parse(self.get("labelSelector").unwrap_or(""))
@@ -454,7 +447,7 @@ fn validate_field_manager(manager: &str) -> Vec<FieldError> {
     const MAX: usize = 128;
     let mut errs = Vec::new();
     if manager.len() > MAX {
-        errs.push(FieldError::too_long("fieldManager", manager, MAX));
+        errs.push(FieldError::too_long("fieldManager", MAX));
     }
     if manager.chars().any(|c| c.is_control()) {
         errs.push(FieldError::invalid(

@@ -365,25 +365,23 @@ impl FieldError {
         Self::new(FieldErrorKind::Forbidden, field, None, detail)
     }
 
-    /// `field.TooLong`: `may not be more than N bytes`.
-    pub fn too_long(field: &str, value: impl Into<BadValue>, max_length: usize) -> Self {
-        let unit = if max_length == 1 { "byte" } else { "bytes" };
+    /// `field.TooLong`: `may not be more than N bytes` (the value is never shown).
+    pub fn too_long(field: &str, max_length: usize) -> Self {
         Self::new(
             FieldErrorKind::TooLong,
             field,
-            Some(value.into()),
-            format!("may not be more than {max_length} {unit}"),
+            None,
+            format!("may not be more than {max_length} bytes"),
         )
     }
 
     /// `field.TooMany`: `must have at most N items`.
     pub fn too_many(field: &str, actual: usize, max: usize) -> Self {
-        let unit = if max == 1 { "item" } else { "items" };
         Self::new(
             FieldErrorKind::TooMany,
             field,
             Some(BadValue::Int(i64::try_from(actual).unwrap_or(i64::MAX))),
-            format!("must have at most {max} {unit}"),
+            format!("must have at most {max} items"),
         )
     }
 
@@ -494,11 +492,7 @@ pub fn validate_annotations(annotations: &Labels, field: &str) -> Vec<FieldError
     }
     let total: usize = annotations.iter().map(|(k, v)| k.len() + v.len()).sum();
     if total > TOTAL_ANNOTATION_SIZE_LIMIT_B {
-        errs.push(FieldError::too_long(
-            field,
-            "",
-            TOTAL_ANNOTATION_SIZE_LIMIT_B,
-        ));
+        errs.push(FieldError::too_long(field, TOTAL_ANNOTATION_SIZE_LIMIT_B));
     }
     errs
 }
@@ -644,7 +638,7 @@ mod tests {
         );
         assert_eq!(
             FieldError::too_many("spec.containers", 5, 1).message(),
-            "spec.containers: Too many: 5: must have at most 1 item"
+            "spec.containers: Too many: 5: must have at most 1 items"
         );
         assert_eq!(
             FieldError::not_found("spec.nodeName", "node-z").message(),
