@@ -26,13 +26,25 @@ impl Backoff {
     /// client-go `retry.DefaultRetry`: `{Steps: 5, Duration: 10ms, Factor: 1.0, Jitter: 0.1}`,
     /// the backoff `retry.RetryOnConflict` is usually given.
     pub fn default_retry() -> Self {
-        Backoff { duration_ms: 10, factor: 1.0, jitter: 0.1, steps: 5, cap_ms: 0 }
+        Backoff {
+            duration_ms: 10,
+            factor: 1.0,
+            jitter: 0.1,
+            steps: 5,
+            cap_ms: 0,
+        }
     }
 
     /// client-go `retry.DefaultBackoff`: `{Steps: 4, Duration: 10ms, Factor: 5.0, Jitter: 0.1}`,
     /// for conflicts that need a longer pause.
     pub fn default_backoff() -> Self {
-        Backoff { duration_ms: 10, factor: 5.0, jitter: 0.1, steps: 4, cap_ms: 0 }
+        Backoff {
+            duration_ms: 10,
+            factor: 5.0,
+            jitter: 0.1,
+            steps: 4,
+            cap_ms: 0,
+        }
     }
 
     /// The next wait (`Backoff.Step`): advances the sequence and returns the jittered wait.
@@ -44,7 +56,11 @@ impl Backoff {
         let wait = self.duration_ms;
         if self.factor != 0.0 {
             let next = (self.duration_ms as f64 * self.factor).round();
-            self.duration_ms = if next >= u64::MAX as f64 { u64::MAX } else { next as u64 };
+            self.duration_ms = if next >= u64::MAX as f64 {
+                u64::MAX
+            } else {
+                next as u64
+            };
             if self.cap_ms > 0 && self.duration_ms > self.cap_ms {
                 self.duration_ms = self.cap_ms;
                 self.steps = 0;
@@ -75,12 +91,24 @@ pub struct BackoffManager {
 }
 
 impl BackoffManager {
-    pub fn new(initial_ms: u64, max_ms: u64, reset_after_ms: u64, factor: f64, jitter: f64) -> Self {
+    pub fn new(
+        initial_ms: u64,
+        max_ms: u64,
+        reset_after_ms: u64,
+        factor: f64,
+        jitter: f64,
+    ) -> Self {
         BackoffManager {
             initial_ms,
             reset_after_ms,
             // Go sets Steps to MaxInt32 "and assumes we will never use up the steps".
-            backoff: Backoff { duration_ms: initial_ms, factor, jitter, steps: u32::MAX, cap_ms: max_ms },
+            backoff: Backoff {
+                duration_ms: initial_ms,
+                factor,
+                jitter,
+                steps: u32::MAX,
+                cap_ms: max_ms,
+            },
             last_backoff_start: None,
         }
     }
@@ -94,7 +122,9 @@ impl BackoffManager {
     /// The wait before the next attempt, starting over when the previous backoff began more
     /// than `reset_after` ago (`getNextBackoff`).
     pub fn next_backoff(&mut self, now: Timestamp, rng: &mut SimRng) -> u64 {
-        let stale = self.last_backoff_start.is_none_or(|t| now.millis_since(t) > self.reset_after_ms);
+        let stale = self
+            .last_backoff_start
+            .is_none_or(|t| now.millis_since(t) > self.reset_after_ms);
         if stale {
             self.backoff.steps = u32::MAX;
             self.backoff.duration_ms = self.initial_ms;
@@ -111,9 +141,18 @@ mod tests {
     #[test]
     fn without_jitter_the_sequence_grows_to_the_cap() {
         let mut rng = SimRng::seed_from_u64(1);
-        let mut b = Backoff { duration_ms: 800, factor: 2.0, jitter: 0.0, steps: u32::MAX, cap_ms: 30_000 };
+        let mut b = Backoff {
+            duration_ms: 800,
+            factor: 2.0,
+            jitter: 0.0,
+            steps: u32::MAX,
+            cap_ms: 30_000,
+        };
         let waits: Vec<u64> = (0..8).map(|_| b.step(&mut rng)).collect();
-        assert_eq!(waits, [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000]);
+        assert_eq!(
+            waits,
+            [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000]
+        );
         assert_eq!(b.steps, 0);
     }
 
@@ -135,7 +174,10 @@ mod tests {
     #[test]
     fn default_backoff_grows_by_five() {
         let mut rng = SimRng::seed_from_u64(3);
-        let mut b = Backoff { jitter: 0.0, ..Backoff::default_backoff() };
+        let mut b = Backoff {
+            jitter: 0.0,
+            ..Backoff::default_backoff()
+        };
         let waits: Vec<u64> = (0..4).map(|_| b.step(&mut rng)).collect();
         assert_eq!(waits, [10, 50, 250, 1250]);
     }

@@ -17,7 +17,11 @@ pub struct ClientError {
 
 impl ClientError {
     pub fn new(code: u16, reason: &str, message: impl Into<String>) -> Self {
-        ClientError { code, reason: reason.to_string(), message: message.into() }
+        ClientError {
+            code,
+            reason: reason.to_string(),
+            message: message.into(),
+        }
     }
 
     /// `410 Expired`, what a watch from a compacted resourceVersion receives:
@@ -83,6 +87,9 @@ mod tests {
         assert!(ClientError::conflict("x").is_conflict());
         assert!(!ClientError::conflict("x").is_expired());
         assert!(ClientError::too_many_requests("x").is_too_many_requests());
-        assert_eq!(ClientError::timeout("etcdserver: request timed out").to_string(), "etcdserver: request timed out");
+        assert_eq!(
+            ClientError::timeout("etcdserver: request timed out").to_string(),
+            "etcdserver: request timed out"
+        );
     }
 }

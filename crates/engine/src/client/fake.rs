@@ -6,7 +6,9 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::error::ClientError;
-use super::lister_watcher::{ListParams, ListResourceVersion, ListerWatcher, ObjectList, StreamId, WatchEvent, WatchParams};
+use super::lister_watcher::{
+    ListParams, ListResourceVersion, ListerWatcher, ObjectList, StreamId, WatchEvent, WatchParams,
+};
 use super::resource::{ObjectKey, Resource};
 use crate::clock::Timestamp;
 
@@ -121,10 +123,18 @@ impl FakeLedger {
     }
 
     /// Creates an object (409 AlreadyExists if the name is taken).
-    pub fn create(&mut self, namespace: Option<&str>, name: &str) -> Result<FakeObject, ClientError> {
+    pub fn create(
+        &mut self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<FakeObject, ClientError> {
         let key = ObjectKey::new(namespace, name);
         if self.objects.contains_key(&key) {
-            return Err(ClientError::new(409, "AlreadyExists", format!("fakes \"{name}\" already exists")));
+            return Err(ClientError::new(
+                409,
+                "AlreadyExists",
+                format!("fakes \"{name}\" already exists"),
+            ));
         }
         let uid = format!("uid-{}", self.next_uid);
         self.next_uid += 1;
@@ -144,7 +154,11 @@ impl FakeLedger {
         change: impl FnOnce(&mut FakeObject),
     ) -> Result<FakeObject, ClientError> {
         let key = ObjectKey::new(namespace, name);
-        let mut obj = self.objects.get(&key).cloned().ok_or_else(|| not_found(name))?;
+        let mut obj = self
+            .objects
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| not_found(name))?;
         change(&mut obj);
         obj.resource_version = self.bump();
         self.objects.insert(key, obj.clone());
@@ -153,12 +167,22 @@ impl FakeLedger {
     }
 
     /// Deletes an object; watchers get its final state at the deletion's revision.
-    pub fn delete(&mut self, namespace: Option<&str>, name: &str) -> Result<FakeObject, ClientError> {
+    pub fn delete(
+        &mut self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<FakeObject, ClientError> {
         let key = ObjectKey::new(namespace, name);
         let mut obj = self.objects.remove(&key).ok_or_else(|| not_found(name))?;
         obj.resource_version = self.bump();
         self.broadcast(WatchEvent::Deleted(obj.clone()));
         Ok(obj)
+    }
+
+    /// A write to some other resource: etcd's revision is global, so this resource's watchers
+    /// see the revision jump (through bookmarks) without any event of their own.
+    pub fn write_elsewhere(&mut self) -> u64 {
+        self.bump()
     }
 
     /// Compacts the history up to the current revision (open streams keep streaming, as the
@@ -179,8 +203,14 @@ impl FakeLedger {
     /// Sends a BOOKMARK at the current revision to every stream that allowed bookmarks.
     pub fn send_bookmarks(&mut self) {
         let rv = self.revision;
-        for s in self.streams.values_mut().filter(|s| s.bookmarks && !s.ended) {
-            s.buffer.push(WatchEvent::Bookmark { resource_version: rv });
+        for s in self
+            .streams
+            .values_mut()
+            .filter(|s| s.bookmarks && !s.ended)
+        {
+            s.buffer.push(WatchEvent::Bookmark {
+                resource_version: rv,
+            });
         }
     }
 
@@ -203,6 +233,11 @@ impl FakeLedger {
     /// The next watch is refused with `error`.
     pub fn fail_next_watch(&mut self, error: ClientError) {
         self.failing_watches.push_back(error);
+    }
+
+    /// Injected list and watch failures not yet consumed.
+    pub fn pending_failures(&self) -> usize {
+        self.failing_lists.len() + self.failing_watches.len()
     }
 
     /// Streams still open (not ended).
@@ -229,7 +264,9 @@ fn not_found(name: &str) -> ClientError {
 
 fn event_revision(event: &WatchEvent<FakeObject>) -> u64 {
     match event {
-        WatchEvent::Added(o) | WatchEvent::Modified(o) | WatchEvent::Deleted(o) => o.resource_version,
+        WatchEvent::Added(o) | WatchEvent::Modified(o) | WatchEvent::Deleted(o) => {
+            o.resource_version
+        }
         WatchEvent::Bookmark { resource_version } => *resource_version,
         WatchEvent::Error(_) => 0,
     }
@@ -244,11 +281,17 @@ impl ListerWatcher<FakeObject> for FakeLedger {
         if let ListResourceVersion::NotOlderThan(rv) = params.resource_version {
             if rv > self.revision {
                 // apierrors.NewTooLargeResourceVersionError
-                let msg = format!("Too large resource version: {rv}, current: {}", self.revision);
+                let msg = format!(
+                    "Too large resource version: {rv}, current: {}",
+                    self.revision
+                );
                 return Err(ClientError::timeout(msg));
             }
         }
-        Ok(ObjectList { items: self.objects(), resource_version: self.revision })
+        Ok(ObjectList {
+            items: self.objects(),
+            resource_version: self.revision,
+        })
     }
 
     fn watch(&mut self, params: &WatchParams) -> Result<StreamId, ClientError> {
@@ -262,13 +305,26 @@ impl ListerWatcher<FakeObject> for FakeLedger {
             let msg = format!("too old resource version: {from} ({})", self.compacted);
             (vec![WatchEvent::Error(ClientError::expired(msg))], true)
         } else {
-            let suffix = self.history.iter().filter(|e| event_revision(e) > from).cloned().collect();
+            let suffix = self
+                .history
+                .iter()
+                .filter(|e| event_revision(e) > from)
+                .cloned()
+                .collect();
             (suffix, false)
         };
         let ends_at = params.timeout_seconds.map(|s| self.now.plus_secs(s));
         let id = self.next_stream;
         self.next_stream += 1;
-        self.streams.insert(id, FakeStream { buffer, bookmarks: params.allow_watch_bookmarks, ends_at, ended });
+        self.streams.insert(
+            id,
+            FakeStream {
+                buffer,
+                bookmarks: params.allow_watch_bookmarks,
+                ends_at,
+                ended,
+            },
+        );
         Ok(id)
     }
 
@@ -304,7 +360,8 @@ mod tests {
     fn watch_resumes_from_history_and_refuses_compacted_rvs() {
         let mut l = FakeLedger::new();
         l.create(Some("default"), "a").unwrap();
-        l.update(Some("default"), "a", |o| o.generation += 1).unwrap();
+        l.update(Some("default"), "a", |o| o.generation += 1)
+            .unwrap();
         let id = l.watch(&watch_from(2)).unwrap();
         let events = l.poll(id).unwrap();
         assert!(matches!(&events[..], [WatchEvent::Modified(o)] if o.resource_version == 3));
@@ -312,7 +369,9 @@ mod tests {
         let id = l.watch(&watch_from(2)).unwrap();
         assert_eq!(
             l.poll(id),
-            Some(vec![WatchEvent::Error(ClientError::expired("too old resource version: 2 (3)"))])
+            Some(vec![WatchEvent::Error(ClientError::expired(
+                "too old resource version: 2 (3)"
+            ))])
         );
         assert_eq!(l.poll(id), None);
     }
@@ -329,6 +388,10 @@ mod tests {
         let id = l.watch(&watch_from(3)).unwrap();
         l.delete(None, "n").unwrap();
         l.drop_streams();
-        assert_eq!(l.poll(id), None, "undelivered events are lost with the connection");
+        assert_eq!(
+            l.poll(id),
+            None,
+            "undelivered events are lost with the connection"
+        );
     }
 }

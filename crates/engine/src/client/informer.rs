@@ -62,7 +62,11 @@ pub struct Informer<K> {
 impl<K: Resource> Informer<K> {
     /// An informer with the named indexes; `rng` draws delivery delays, backoff jitter and
     /// watch timeouts.
-    pub fn new(config: InformerConfig, indexers: Vec<(String, IndexFunc<K>)>, mut rng: SimRng) -> Self {
+    pub fn new(
+        config: InformerConfig,
+        indexers: Vec<(String, IndexFunc<K>)>,
+        mut rng: SimRng,
+    ) -> Self {
         let reflector_rng = SimRng::seed_from_u64(rng.next_u64());
         let reflector = Reflector::new(reflector_rng)
             .with_selectors(config.label_selector.clone(), config.field_selector.clone());
@@ -138,11 +142,17 @@ impl<K: Resource> Informer<K> {
     /// step whenever the server has new events).
     pub fn next_wakeup(&self) -> Option<Timestamp> {
         let delivery = self.in_flight.front().map(|(due, _)| *due);
-        [delivery, self.next_resync, self.reflector.next_wakeup()].into_iter().flatten().min()
+        [delivery, self.next_resync, self.reflector.next_wakeup()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn draw_delay(&mut self) -> u64 {
-        let (lo, hi) = (self.config.delivery_delay_min_ms, self.config.delivery_delay_max_ms);
+        let (lo, hi) = (
+            self.config.delivery_delay_min_ms,
+            self.config.delivery_delay_max_ms,
+        );
         if hi <= lo {
             return lo;
         }

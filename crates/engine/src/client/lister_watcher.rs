@@ -65,7 +65,9 @@ pub enum WatchEvent<K> {
     /// The object's final state, at the revision of its deletion.
     Deleted(K),
     /// Nothing changed for this watcher up to `resource_version`; resuming there is safe.
-    Bookmark { resource_version: u64 },
+    Bookmark {
+        resource_version: u64,
+    },
     /// The server ends the stream with an error (`410 Expired` for a compacted RV).
     Error(ClientError),
 }
@@ -95,6 +97,9 @@ mod tests {
     fn resource_version_query_values() {
         assert_eq!(ListResourceVersion::MostRecent.as_query(), None);
         assert_eq!(ListResourceVersion::Any.as_query().as_deref(), Some("0"));
-        assert_eq!(ListResourceVersion::NotOlderThan(42).as_query().as_deref(), Some("42"));
+        assert_eq!(
+            ListResourceVersion::NotOlderThan(42).as_query().as_deref(),
+            Some("42")
+        );
     }
 }

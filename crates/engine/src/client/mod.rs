@@ -30,8 +30,10 @@ pub mod workqueue;
 pub use backoff::{Backoff, BackoffManager};
 pub use error::ClientError;
 pub use informer::{Informer, InformerConfig};
+pub use lister_watcher::{
+    ListParams, ListResourceVersion, ListerWatcher, ObjectList, StreamId, WatchEvent, WatchParams,
+};
 pub use notification::{Deleted, DeletedFinalStateUnknown, Notification};
-pub use lister_watcher::{ListParams, ListResourceVersion, ListerWatcher, ObjectList, StreamId, WatchEvent, WatchParams};
 pub use rate_limiter::{ControllerRateLimiter, RateLimiter};
 pub use reflector::{Reflector, ReflectorPhase, ReflectorStats, WatcherEvent};
 pub use resource::{ObjectKey, Resource};

@@ -27,7 +27,11 @@ pub struct ItemExponentialFailureRateLimiter<T> {
 
 impl<T: Ord + Clone> ItemExponentialFailureRateLimiter<T> {
     pub fn new(base_ms: u64, max_ms: u64) -> Self {
-        ItemExponentialFailureRateLimiter { base_ms, max_ms, failures: BTreeMap::new() }
+        ItemExponentialFailureRateLimiter {
+            base_ms,
+            max_ms,
+            failures: BTreeMap::new(),
+        }
     }
 }
 
@@ -69,7 +73,12 @@ impl BucketRateLimiter {
     /// A full bucket (`rate.NewLimiter(rate.Limit(qps), burst)` starts full).
     pub fn new(qps: u64, burst: u64) -> Self {
         let milli_tokens = i64::try_from(burst.saturating_mul(1000)).unwrap_or(i64::MAX);
-        BucketRateLimiter { qps, burst, milli_tokens, last: None }
+        BucketRateLimiter {
+            qps,
+            burst,
+            milli_tokens,
+            last: None,
+        }
     }
 }
 
@@ -161,8 +170,14 @@ mod tests {
         assert_eq!(RateLimiter::<&str>::when(&mut b, &"x", t), 100);
         assert_eq!(RateLimiter::<&str>::when(&mut b, &"x", t), 200);
         // 300 ms later three tokens have refilled; two were already borrowed.
-        assert_eq!(RateLimiter::<&str>::when(&mut b, &"x", t.plus_millis(300)), 0);
-        assert_eq!(RateLimiter::<&str>::when(&mut b, &"x", t.plus_millis(300)), 100);
+        assert_eq!(
+            RateLimiter::<&str>::when(&mut b, &"x", t.plus_millis(300)),
+            0
+        );
+        assert_eq!(
+            RateLimiter::<&str>::when(&mut b, &"x", t.plus_millis(300)),
+            100
+        );
     }
 
     #[test]
@@ -177,7 +192,11 @@ mod tests {
         for i in 0..100 {
             assert_eq!(r2.when(&i, t), 5);
         }
-        assert_eq!(r2.when(&1000, t), 100, "bucket empty: 100 ms beats the item's 5 ms");
+        assert_eq!(
+            r2.when(&1000, t),
+            100,
+            "bucket empty: 100 ms beats the item's 5 ms"
+        );
         assert_eq!(r2.num_requeues(&1000), 1);
     }
 }

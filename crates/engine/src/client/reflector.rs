@@ -13,7 +13,9 @@ use std::marker::PhantomData;
 
 use super::backoff::BackoffManager;
 use super::error::ClientError;
-use super::lister_watcher::{ListParams, ListResourceVersion, ListerWatcher, StreamId, WatchEvent, WatchParams};
+use super::lister_watcher::{
+    ListParams, ListResourceVersion, ListerWatcher, StreamId, WatchEvent, WatchParams,
+};
 use super::resource::Resource;
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
@@ -75,9 +77,17 @@ pub struct ReflectorStats {
 
 #[derive(Debug, Clone, Copy)]
 enum State {
-    List { at: Timestamp },
-    Watch { at: Timestamp },
-    Watching { stream: StreamId, since: Timestamp, events: u64 },
+    List {
+        at: Timestamp,
+    },
+    Watch {
+        at: Timestamp,
+    },
+    Watching {
+        stream: StreamId,
+        since: Timestamp,
+        events: u64,
+    },
     Stopped,
 }
 
@@ -112,7 +122,9 @@ impl<K: Resource> Reflector<K> {
     /// timeouts.
     pub fn new(rng: SimRng) -> Self {
         Reflector {
-            state: State::List { at: Timestamp::ZERO },
+            state: State::List {
+                at: Timestamp::ZERO,
+            },
             last_rv: None,
             rv_unavailable: false,
             backoff: BackoffManager::reflector_default(),
@@ -126,7 +138,11 @@ impl<K: Resource> Reflector<K> {
 
     /// Restricts the list and watch to matching objects (a filtered informer, e.g. a kubelet's
     /// `spec.nodeName=node-a`).
-    pub fn with_selectors(mut self, label_selector: Option<String>, field_selector: Option<String>) -> Self {
+    pub fn with_selectors(
+        mut self,
+        label_selector: Option<String>,
+        field_selector: Option<String>,
+    ) -> Self {
         self.label_selector = label_selector;
         self.field_selector = field_selector;
         self
@@ -170,7 +186,11 @@ impl<K: Resource> Reflector<K> {
             let progressed = match self.state {
                 State::List { at } if now >= at => self.list(now, lw, &mut out),
                 State::Watch { at } if now >= at => self.open_watch(now, lw),
-                State::Watching { stream, since, events } => self.pump(now, lw, stream, since, events, &mut out),
+                State::Watching {
+                    stream,
+                    since,
+                    events,
+                } => self.pump(now, lw, stream, since, events, &mut out),
                 _ => false,
             };
             if !progressed {
@@ -197,7 +217,12 @@ impl<K: Resource> Reflector<K> {
         }
     }
 
-    fn list(&mut self, now: Timestamp, lw: &mut impl ListerWatcher<K>, out: &mut Vec<WatcherEvent<K>>) -> bool {
+    fn list(
+        &mut self,
+        now: Timestamp,
+        lw: &mut impl ListerWatcher<K>,
+        out: &mut Vec<WatcherEvent<K>>,
+    ) -> bool {
         let mut result = lw.list(&self.list_params(self.relist_resource_version()));
         if let Err(e) = &result {
             if e.is_expired() || is_too_large_resource_version(e) {
@@ -220,7 +245,9 @@ impl<K: Resource> Reflector<K> {
                 self.stats.synced = true;
                 out.push(WatcherEvent::Init);
                 out.extend(list.items.into_iter().map(WatcherEvent::InitApply));
-                out.push(WatcherEvent::InitDone { resource_version: list.resource_version });
+                out.push(WatcherEvent::InitDone {
+                    resource_version: list.resource_version,
+                });
                 self.state = State::Watch { at: now };
                 true
             }
@@ -246,7 +273,11 @@ impl<K: Resource> Reflector<K> {
         match lw.watch(&params) {
             Ok(stream) => {
                 self.stats.watches += 1;
-                self.state = State::Watching { stream, since: now, events: 0 };
+                self.state = State::Watching {
+                    stream,
+                    since: now,
+                    events: 0,
+                };
                 true
             }
             Err(e) => {
@@ -254,8 +285,11 @@ impl<K: Resource> Reflector<K> {
                 let at = self.back_off(now);
                 // `isWatchErrorRetriable`: only 429 (or a refused connection) rewatches;
                 // anything else ends ListAndWatch, and the next cycle relists.
-                self.state =
-                    if e.is_too_many_requests() { State::Watch { at } } else { State::List { at } };
+                self.state = if e.is_too_many_requests() {
+                    State::Watch { at }
+                } else {
+                    State::List { at }
+                };
                 false
             }
         }
@@ -286,6 +320,7 @@ impl<K: Resource> Reflector<K> {
             self.state = State::Watch { at: now };
             return true;
         };
+        let received = !batch.is_empty();
         for event in batch {
             let rv = match event {
                 WatchEvent::Added(o) | WatchEvent::Modified(o) => {
@@ -307,8 +342,11 @@ impl<K: Resource> Reflector<K> {
                     self.count_error(&e);
                     let at = self.back_off(now);
                     // 429 keeps watching after the backoff; 410 and the rest relist.
-                    self.state =
-                        if e.is_too_many_requests() { State::Watch { at } } else { State::List { at } };
+                    self.state = if e.is_too_many_requests() {
+                        State::Watch { at }
+                    } else {
+                        State::List { at }
+                    };
                     return false;
                 }
             };
@@ -317,8 +355,14 @@ impl<K: Resource> Reflector<K> {
             self.last_rv = Some(rv);
             self.stats.last_sync_resource_version = rv;
         }
-        self.state = State::Watching { stream, since, events };
-        false
+        self.state = State::Watching {
+            stream,
+            since,
+            events,
+        };
+        // Poll again while events keep coming, so a stream that ended right after its last
+        // events is noticed (and reopened) in the same step.
+        received
     }
 
     fn back_off(&mut self, now: Timestamp) -> Timestamp {

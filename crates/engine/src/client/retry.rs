@@ -64,7 +64,12 @@ pub fn on_error<T, E>(
             Err(e) => !retriable(e) || backoff.steps <= 1,
         };
         if give_up {
-            return RetryOutcome { result, attempts: number, waits_ms, finished_at: at };
+            return RetryOutcome {
+                result,
+                attempts: number,
+                waits_ms,
+                finished_at: at,
+            };
         }
         let wait = backoff.step(rng);
         waits_ms.push(wait);
@@ -117,7 +122,11 @@ mod tests {
         assert_eq!(out.result, Ok(9));
         assert_eq!(out.attempts, 2);
         assert_eq!(reads, [7, 8], "attempt 2 re-read the latest version");
-        assert_eq!(stored, (9, 6), "the change was re-applied on top of the other write");
+        assert_eq!(
+            stored,
+            (9, 6),
+            "the change was re-applied on top of the other write"
+        );
         assert_eq!(out.waits_ms.len(), 1);
         assert!((10..=11).contains(&out.waits_ms[0]));
         assert_eq!(out.finished_at, Timestamp(1000 + out.waits_ms[0]));
@@ -135,7 +144,11 @@ mod tests {
         assert_eq!(out.result, Err(conflict()));
         assert_eq!(out.attempts, 5);
         assert_eq!(out.waits_ms.len(), 4);
-        assert!(out.waits_ms.iter().all(|w| (10..=11).contains(w)), "{:?}", out.waits_ms);
+        assert!(
+            out.waits_ms.iter().all(|w| (10..=11).contains(w)),
+            "{:?}",
+            out.waits_ms
+        );
         assert!(starts.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -154,8 +167,13 @@ mod tests {
     #[test]
     fn default_backoff_waits_grow_fivefold() {
         let mut rng = SimRng::seed_from_u64(4);
-        let out: RetryOutcome<(), ClientError> =
-            on_error(Backoff::default_backoff(), &mut rng, Timestamp::ZERO, |_| true, |_| Err(conflict()));
+        let out: RetryOutcome<(), ClientError> = on_error(
+            Backoff::default_backoff(),
+            &mut rng,
+            Timestamp::ZERO,
+            |_| true,
+            |_| Err(conflict()),
+        );
         assert_eq!(out.attempts, 4);
         let bases = [10u64, 50, 250];
         for (w, base) in out.waits_ms.iter().zip(bases) {

@@ -67,7 +67,9 @@ pub struct Store<K> {
 
 impl<K> Clone for Store<K> {
     fn clone(&self) -> Self {
-        Store { cache: Rc::clone(&self.cache) }
+        Store {
+            cache: Rc::clone(&self.cache),
+        }
     }
 }
 
@@ -102,19 +104,28 @@ impl<K: Resource> Store<K> {
     pub fn by_index(&self, index: &str, value: &str) -> Result<Vec<K>, StoreError> {
         let cache = self.cache.borrow();
         let keys = Self::index_entry(&cache, index, value)?;
-        Ok(keys.iter().filter_map(|k| cache.items.get(k).cloned()).collect())
+        Ok(keys
+            .iter()
+            .filter_map(|k| cache.items.get(k).cloned())
+            .collect())
     }
 
     /// The keys filed under `value` in `index` (`Indexer.IndexKeys`).
     pub fn index_keys(&self, index: &str, value: &str) -> Result<Vec<ObjectKey>, StoreError> {
         let cache = self.cache.borrow();
-        Ok(Self::index_entry(&cache, index, value)?.into_iter().cloned().collect())
+        Ok(Self::index_entry(&cache, index, value)?
+            .into_iter()
+            .cloned()
+            .collect())
     }
 
     /// Every value with at least one object in `index` (`Indexer.ListIndexFuncValues`).
     pub fn index_values(&self, index: &str) -> Result<Vec<String>, StoreError> {
         let cache = self.cache.borrow();
-        let idx = cache.indices.get(index).ok_or_else(|| StoreError::IndexNotFound(index.to_string()))?;
+        let idx = cache
+            .indices
+            .get(index)
+            .ok_or_else(|| StoreError::IndexNotFound(index.to_string()))?;
         Ok(idx.keys().cloned().collect())
     }
 
@@ -130,9 +141,19 @@ impl<K: Resource> Store<K> {
         self.cache.borrow().synced
     }
 
-    fn index_entry<'a>(cache: &'a Cache<K>, index: &str, value: &str) -> Result<Vec<&'a ObjectKey>, StoreError> {
-        let idx = cache.indices.get(index).ok_or_else(|| StoreError::IndexNotFound(index.to_string()))?;
-        Ok(idx.get(value).map(|keys| keys.iter().collect()).unwrap_or_default())
+    fn index_entry<'a>(
+        cache: &'a Cache<K>,
+        index: &str,
+        value: &str,
+    ) -> Result<Vec<&'a ObjectKey>, StoreError> {
+        let idx = cache
+            .indices
+            .get(index)
+            .ok_or_else(|| StoreError::IndexNotFound(index.to_string()))?;
+        Ok(idx
+            .get(value)
+            .map(|keys| keys.iter().collect())
+            .unwrap_or_default())
     }
 }
 
@@ -147,14 +168,28 @@ pub struct Writer<K> {
 impl<K: Resource> Writer<K> {
     /// An empty cache with the given named indexes.
     pub fn new(indexers: Vec<(String, IndexFunc<K>)>) -> Self {
-        let indices = indexers.iter().map(|(name, _)| (name.clone(), BTreeMap::new())).collect();
-        let cache = Cache { items: BTreeMap::new(), indices, resource_version: 0, synced: false };
-        Writer { cache: Rc::new(RefCell::new(cache)), indexers, relist: None }
+        let indices = indexers
+            .iter()
+            .map(|(name, _)| (name.clone(), BTreeMap::new()))
+            .collect();
+        let cache = Cache {
+            items: BTreeMap::new(),
+            indices,
+            resource_version: 0,
+            synced: false,
+        };
+        Writer {
+            cache: Rc::new(RefCell::new(cache)),
+            indexers,
+            relist: None,
+        }
     }
 
     /// A read-only handle on the same cache.
     pub fn store(&self) -> Store<K> {
-        Store { cache: Rc::clone(&self.cache) }
+        Store {
+            cache: Rc::clone(&self.cache),
+        }
     }
 
     /// Applies one reflector event, returning the handler notifications it causes.
@@ -193,18 +228,32 @@ impl<K: Resource> Writer<K> {
     /// Re-delivers every cached object as an update with `old == new` (a resync).
     pub fn resync(&self) -> Vec<Notification<K>> {
         let cache = self.cache.borrow();
-        cache.items.values().map(|o| Notification::Update { old: o.clone(), new: o.clone() }).collect()
+        cache
+            .items
+            .values()
+            .map(|o| Notification::Update {
+                old: o.clone(),
+                new: o.clone(),
+            })
+            .collect()
     }
 
     fn index_values(&self, obj: &K) -> Vec<(String, Vec<String>)> {
-        self.indexers.iter().map(|(name, f)| (name.clone(), f(obj))).collect()
+        self.indexers
+            .iter()
+            .map(|(name, f)| (name.clone(), f(obj)))
+            .collect()
     }
 
     fn upsert(&mut self, obj: K) -> Notification<K> {
         let key = ObjectKey::of(&obj);
         let new_values = self.index_values(&obj);
         let rv = obj.resource_version();
-        let old = self.cache.borrow_mut().items.insert(key.clone(), obj.clone());
+        let old = self
+            .cache
+            .borrow_mut()
+            .items
+            .insert(key.clone(), obj.clone());
         let old_values = old.as_ref().map(|o| self.index_values(o));
         let mut cache = self.cache.borrow_mut();
         if let Some(values) = old_values {
@@ -232,8 +281,16 @@ impl<K: Resource> Writer<K> {
     /// Swaps in a complete list (client-go `Replace`): new objects are adds, changed ones
     /// updates (unchanged ones, same resourceVersion, notify nobody), and cached objects absent
     /// from the list are deletes with a `DeletedFinalStateUnknown` tombstone.
-    fn replace(&mut self, fresh: BTreeMap<ObjectKey, K>, resource_version: u64) -> Vec<Notification<K>> {
-        let mut indices: Indices = self.indexers.iter().map(|(n, _)| (n.clone(), BTreeMap::new())).collect();
+    fn replace(
+        &mut self,
+        fresh: BTreeMap<ObjectKey, K>,
+        resource_version: u64,
+    ) -> Vec<Notification<K>> {
+        let mut indices: Indices = self
+            .indexers
+            .iter()
+            .map(|(n, _)| (n.clone(), BTreeMap::new()))
+            .collect();
         for (key, obj) in &fresh {
             index(&mut indices, key, self.index_values(obj));
         }
@@ -246,7 +303,10 @@ impl<K: Resource> Writer<K> {
         for (key, new) in &cache.items {
             match old_items.get(key) {
                 Some(old) if old.resource_version() == new.resource_version() => {}
-                Some(old) => notes.push(Notification::Update { old: old.clone(), new: new.clone() }),
+                Some(old) => notes.push(Notification::Update {
+                    old: old.clone(),
+                    new: new.clone(),
+                }),
                 None => notes.push(Notification::Add(new.clone())),
             }
         }
@@ -297,7 +357,8 @@ mod tests {
     }
 
     fn writer() -> Writer<FakeObject> {
-        let by_node: IndexFunc<FakeObject> = Rc::new(|p: &FakeObject| p.node_name.iter().cloned().collect());
+        let by_node: IndexFunc<FakeObject> =
+            Rc::new(|p: &FakeObject| p.node_name.iter().cloned().collect());
         Writer::new(vec![namespace_index(), ("nodeName".to_string(), by_node)])
     }
 
@@ -309,21 +370,39 @@ mod tests {
     fn apply_and_delete_keep_indexes_current() {
         let mut w = writer();
         let s = w.store();
-        assert_eq!(w.apply(WatcherEvent::Apply(pod("a", Some("node-a"), 2))), vec![Notification::Add(pod("a", Some("node-a"), 2))]);
+        assert_eq!(
+            w.apply(WatcherEvent::Apply(pod("a", Some("node-a"), 2))),
+            vec![Notification::Add(pod("a", Some("node-a"), 2))]
+        );
         w.apply(WatcherEvent::Apply(pod("b", Some("node-a"), 3)));
         assert_eq!(names(s.by_index("nodeName", "node-a").unwrap()), ["a", "b"]);
         // Moving a pod to another node re-files it.
         let notes = w.apply(WatcherEvent::Apply(pod("a", Some("node-b"), 4)));
-        assert!(matches!(&notes[..], [Notification::Update { old, new }] if old.resource_version == 2 && new.resource_version == 4));
+        assert!(
+            matches!(&notes[..], [Notification::Update { old, new }] if old.resource_version == 2 && new.resource_version == 4)
+        );
         assert_eq!(names(s.by_index("nodeName", "node-a").unwrap()), ["b"]);
         assert_eq!(names(s.by_index("nodeName", "node-b").unwrap()), ["a"]);
         w.apply(WatcherEvent::Delete(pod("b", Some("node-a"), 5)));
         assert_eq!(s.index_values("nodeName").unwrap(), ["node-b"]);
-        assert_eq!(names(s.by_index(NAMESPACE_INDEX, "default").unwrap()), ["a"]);
+        assert_eq!(
+            names(s.by_index(NAMESPACE_INDEX, "default").unwrap()),
+            ["a"]
+        );
         assert_eq!(s.resource_version(), 5);
-        assert_eq!(s.get_by_name(Some("default"), "a").map(|p| p.resource_version), Some(4));
-        assert_eq!(s.by_index("owner", "x"), Err(StoreError::IndexNotFound("owner".into())));
-        assert_eq!(StoreError::IndexNotFound("owner".into()).to_string(), "Index with name owner does not exist");
+        assert_eq!(
+            s.get_by_name(Some("default"), "a")
+                .map(|p| p.resource_version),
+            Some(4)
+        );
+        assert_eq!(
+            s.by_index("owner", "x"),
+            Err(StoreError::IndexNotFound("owner".into()))
+        );
+        assert_eq!(
+            StoreError::IndexNotFound("owner".into()).to_string(),
+            "Index with name owner does not exist"
+        );
     }
 
     #[test]
@@ -340,11 +419,16 @@ mod tests {
         w.apply(WatcherEvent::InitApply(pod("new", None, 10)));
         assert_eq!(s.len(), 3, "nothing visible before InitDone");
         assert!(s.get_by_name(Some("default"), "gone").is_some());
-        let notes = w.apply(WatcherEvent::InitDone { resource_version: 12 });
+        let notes = w.apply(WatcherEvent::InitDone {
+            resource_version: 12,
+        });
         assert_eq!(
             notes,
             vec![
-                Notification::Update { old: pod("changed", None, 3), new: pod("changed", None, 9) },
+                Notification::Update {
+                    old: pod("changed", None, 3),
+                    new: pod("changed", None, 9)
+                },
                 Notification::Add(pod("new", None, 10)),
                 Notification::Delete(Deleted::FinalStateUnknown(DeletedFinalStateUnknown {
                     key: ObjectKey::new(Some("default"), "gone"),
@@ -362,6 +446,12 @@ mod tests {
     fn resync_redelivers_everything_as_updates() {
         let mut w = writer();
         w.apply(WatcherEvent::Apply(pod("a", None, 2)));
-        assert_eq!(w.resync(), vec![Notification::Update { old: pod("a", None, 2), new: pod("a", None, 2) }]);
+        assert_eq!(
+            w.resync(),
+            vec![Notification::Update {
+                old: pod("a", None, 2),
+                new: pod("a", None, 2)
+            }]
+        );
     }
 }
