@@ -50,6 +50,9 @@ pub struct FieldSelector {
     requirements: Vec<FieldRequirement>,
 }
 
+/// A scheme's field-label conversion: `(label, value)` → the label and value to match on.
+pub type FieldLabelConversion<'a> = dyn Fn(&str, &str) -> Result<(String, String), String> + 'a;
+
 /// The term operators, tried in this order at each position (`termOperators`).
 const TERM_OPERATORS: [(&str, FieldOp); 3] = [
     ("!=", FieldOp::NotEquals),
@@ -118,6 +121,25 @@ impl FieldSelector {
             .map(|r| r.value.as_str())
     }
 
+    /// `Selector.Transform`: rewrites every term with `convert(field, value)` (the scheme's
+    /// field-label conversion), failing on its first error. A term converted to an empty
+    /// field and value is dropped.
+    pub fn transform(&self, convert: &FieldLabelConversion<'_>) -> Result<FieldSelector, String> {
+        let mut requirements = Vec::with_capacity(self.requirements.len());
+        for r in &self.requirements {
+            let (field, value) = convert(&r.field, &r.value)?;
+            if field.is_empty() && value.is_empty() {
+                continue;
+            }
+            requirements.push(FieldRequirement {
+                field,
+                op: r.op.clone(),
+                value,
+            });
+        }
+        Ok(FieldSelector { requirements })
+    }
+
     /// The field names the selector mentions (the API server rejects unsupported ones).
     pub fn fields(&self) -> impl Iterator<Item = &str> {
         self.requirements.iter().map(|r| r.field.as_str())
@@ -134,6 +156,36 @@ impl fmt::Display for FieldSelector {
             write!(f, "{r}")?;
         }
         Ok(())
+    }
+}
+
+/// `runtime.DefaultMetaV1FieldSelectorConversion`: what a kind without its own field-label
+/// conversion supports (`metadata.name`, `metadata.namespace`), with the real error text.
+pub fn default_field_label_conversion(
+    label: &str,
+    value: &str,
+) -> Result<(String, String), String> {
+    match label {
+        "metadata.name" | "metadata.namespace" => Ok((label.to_string(), value.to_string())),
+        _ => Err(format!(
+            "{} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
+            crate::quote::quote(label)
+        )),
+    }
+}
+
+/// A kind's field-label conversion over a list of supported labels (as Pods register
+/// `spec.nodeName`, `status.phase`...): unknown labels fail with
+/// `field label not supported: <label>`.
+pub fn supported_field_label_conversion(
+    supported: &[&str],
+    label: &str,
+    value: &str,
+) -> Result<(String, String), String> {
+    if supported.contains(&label) {
+        Ok((label.to_string(), value.to_string()))
+    } else {
+        Err(format!("field label not supported: {label}"))
     }
 }
 
@@ -324,6 +376,33 @@ mod tests {
             FieldSelector::one_term_equal("spec.nodeName", "node-a").to_string(),
             "spec.nodeName=node-a"
         );
+    }
+
+    #[test]
+    fn transform_converts_or_rejects_field_labels() {
+        let s = FieldSelector::parse("metadata.name=web,spec.nodeName=node-a").unwrap();
+        assert_eq!(
+            s.transform(&default_field_label_conversion),
+            Err("\"spec.nodeName\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"".to_string())
+        );
+        let pods = ["metadata.name", "spec.nodeName"];
+        let ok = s
+            .transform(&|l, v| supported_field_label_conversion(&pods, l, v))
+            .unwrap();
+        assert_eq!(ok, s);
+        let bad = FieldSelector::parse("spec.foo=x").unwrap();
+        assert_eq!(
+            bad.transform(&|l, v| supported_field_label_conversion(&pods, l, v)),
+            Err("field label not supported: spec.foo".to_string())
+        );
+        let legacy = FieldSelector::parse("spec.host=node-a,x=1")
+            .unwrap()
+            .transform(&|l, v| match l {
+                "spec.host" => Ok(("spec.nodeName".to_string(), v.to_string())),
+                _ => Ok((String::new(), String::new())),
+            })
+            .unwrap();
+        assert_eq!(legacy.to_string(), "spec.nodeName=node-a");
     }
 
     proptest! {
