@@ -1,15 +1,146 @@
-//! The simulated cluster as one value the UI, tests and benchmarks drive the same way.
+//! The simulated cluster as one value that a test, a benchmark and the UI drive the same way:
+//! `cluster.apply(action)`, `cluster.advance_to(t)` / `cluster.step()`, and read-only views.
 //!
-//! (Foundation version: three nodes and pods placed round-robin. It grows into the API server,
-//! informers and controllers; the UI only ever sees this façade.)
+//! It owns the API server (and through it the ledger), the etcd membership, and the
+//! controllers, and it owns virtual time: advancing runs every timer that is due, in time order,
+//! so idle time costs nothing. It adds no semantics: an action is API requests made by a named
+//! client, exactly as a person at a terminal would make them.
 
-use crate::rng::SimRng;
+use std::collections::BTreeSet;
+
+use serde_json::{json, Value};
+use watchlab_apimachinery::client::{ApiClient, WatchId};
+use watchlab_apimachinery::request::percent_encode_query_value;
+use watchlab_apimachinery::status::Status;
+
+use crate::api::{Kind, Object};
+use crate::apiserver::{ApiServer, UserSession};
+use crate::clock::Timestamp;
+use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
+
+/// The user agent of the playground's buttons.
+pub const PLAYGROUND_USER: &str = "watchlab-ui";
+
+/// Which timings the controllers run with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProfileName {
+    /// Shorter timings so the seed's node-failure story takes about two virtual minutes.
+    #[default]
+    Training,
+    /// Kubernetes' real defaults.
+    Kubernetes,
+}
+
+/// How a cluster starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterConfig {
+    pub seed: u64,
+    pub nodes: Vec<String>,
+    /// 1, 3 or 5 etcd members.
+    pub etcd_members: usize,
+    pub profile: ProfileName,
+    /// Create the seed texts' starting point: namespace `production` with the Deployment
+    /// `orders-api` (3 replicas of `orders-api:1.0`).
+    pub seed_objects: bool,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            seed: 7,
+            nodes: ["node-a", "node-b", "node-c"].map(String::from).to_vec(),
+            etcd_members: 3,
+            profile: ProfileName::Training,
+            seed_objects: true,
+        }
+    }
+}
+
+/// Something a learner does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    CreatePod {
+        namespace: String,
+        name: String,
+        image: String,
+        labels: Vec<(String, String)>,
+    },
+    CreateDeployment {
+        namespace: String,
+        name: String,
+        image: String,
+        replicas: u32,
+        labels: Vec<(String, String)>,
+    },
+    /// `kubectl scale deployment <name> --replicas=N`.
+    Scale {
+        namespace: String,
+        name: String,
+        replicas: u32,
+    },
+    /// `kubectl label <kind> <name> key=value [--overwrite]`.
+    Label {
+        kind: Kind,
+        namespace: String,
+        name: String,
+        key: String,
+        value: String,
+        overwrite: bool,
+    },
+    Delete {
+        kind: Kind,
+        namespace: String,
+        name: String,
+    },
+    /// The node's machine dies: its kubelet stops doing anything at all.
+    KillNode(String),
+    RestoreNode(String),
+    KillEtcdMember(String),
+    RestoreEtcdMember(String),
+    /// Compact the ledger to the current revision.
+    CompactNow,
+    /// Ends a watch stream from the server side, as a timeout would.
+    DropWatch(WatchId),
+    /// Two editors read the same Deployment at the same revision and both write it back.
+    ConflictingWrite {
+        namespace: String,
+        name: String,
+    },
+}
+
+/// What an action did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The ledger's revision after the action.
+    Done {
+        revision: u64,
+    },
+    Conflict(ConflictReport),
+}
+
+/// The optimistic-concurrency story, step by step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConflictReport {
+    /// The resourceVersion both editors read.
+    pub read_revision: u64,
+    /// The revision of the write that won.
+    pub winner_revision: u64,
+    /// The loser's 409 message, verbatim from the API server.
+    pub loser_message: String,
+    /// The revision the loser's retry (re-read, re-apply, write) landed at.
+    pub retry_revision: u64,
+}
 
 /// A node as the cluster view shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeView {
     pub name: String,
-    pub ready: bool,
+    /// The Ready condition as `kubectl get nodes` prints it: `Ready`, `NotReady` (False or
+    /// Unknown), or `Unknown` before the kubelet has posted one.
+    pub status: String,
+    pub killed: bool,
+    pub schedulable: bool,
+    pub resource_version: u64,
 }
 
 /// A pod as the cluster view shows it.
@@ -17,78 +148,665 @@ pub struct NodeView {
 pub struct PodView {
     pub namespace: String,
     pub name: String,
-    pub node_name: Option<String>,
-    pub phase: String,
+    pub node: Option<String>,
+    /// kubectl's STATUS column: `Pending`, `ContainerCreating`, `Running`, `Terminating`...
+    pub status: String,
+    /// kubectl's READY column (`1/1`).
+    pub ready: String,
+    pub resource_version: u64,
+    pub deleting: bool,
+}
+
+/// One informer's cache against the ledger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InformerView {
+    pub component: String,
+    pub resource: String,
+    pub cache_revision: u64,
+    pub latest_revision: u64,
+    pub relists: u64,
+    pub expired: u64,
 }
 
 /// The whole simulated cluster.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Cluster {
-    nodes: Vec<NodeView>,
-    pods: Vec<PodView>,
-    rng: SimRng,
+    config: ClusterConfig,
+    api: ApiServer,
+    etcd: EtcdCluster,
+    killed_nodes: BTreeSet<String>,
+    membership_log: Vec<(Timestamp, MembershipEvent)>,
 }
 
 impl Cluster {
-    /// A cluster of three Ready nodes (`node-a`, `node-b`, `node-c`, as in the seed texts).
-    pub fn new(seed: u64) -> Self {
-        let nodes = ["node-a", "node-b", "node-c"]
+    pub fn new(config: ClusterConfig) -> Cluster {
+        let etcd = EtcdCluster::new_or_three(config.etcd_members, config.seed);
+        let mut cluster = Cluster {
+            api: ApiServer::new(config.seed),
+            etcd,
+            killed_nodes: BTreeSet::new(),
+            membership_log: Vec::new(),
+            config,
+        };
+        cluster.register_nodes();
+        if cluster.config.seed_objects {
+            cluster.create_seed_objects();
+        }
+        cluster
+    }
+
+    pub fn with_seed(seed: u64) -> Cluster {
+        Cluster::new(ClusterConfig {
+            seed,
+            ..ClusterConfig::default()
+        })
+    }
+
+    pub fn config(&self) -> &ClusterConfig {
+        &self.config
+    }
+
+    pub fn now(&self) -> Timestamp {
+        self.api.now()
+    }
+
+    pub fn api(&self) -> &ApiServer {
+        &self.api
+    }
+
+    /// An API client that writes as `user` (the console uses `kubectl`).
+    pub fn session(&mut self, user: &str) -> UserSession<'_> {
+        self.api.as_user(user)
+    }
+
+    pub fn etcd(&self) -> &EtcdCluster {
+        &self.etcd
+    }
+
+    /// Membership changes with the virtual time they happened at.
+    pub fn membership_log(&self) -> &[(Timestamp, MembershipEvent)] {
+        &self.membership_log
+    }
+
+    pub fn is_node_killed(&self, name: &str) -> bool {
+        self.killed_nodes.contains(name)
+    }
+
+    pub fn apply(&mut self, action: Action) -> Result<Outcome, Status> {
+        let now = self.now();
+        match action {
+            Action::CreatePod {
+                namespace,
+                name,
+                image,
+                labels,
+            } => {
+                let body = pod_manifest(&namespace, &name, &image, &labels);
+                self.post(&format!("/api/v1/namespaces/{namespace}/pods"), &body)?;
+            }
+            Action::CreateDeployment {
+                namespace,
+                name,
+                image,
+                replicas,
+                labels,
+            } => {
+                let body = deployment_manifest(&namespace, &name, &image, replicas, &labels);
+                self.post(
+                    &format!("/apis/apps/v1/namespaces/{namespace}/deployments"),
+                    &body,
+                )?;
+            }
+            Action::Scale {
+                namespace,
+                name,
+                replicas,
+            } => {
+                let patch = json!({"spec": {"replicas": replicas}});
+                self.patch(&object_path(Kind::Deployment, &namespace, &name), &patch)?;
+            }
+            Action::Label {
+                kind,
+                namespace,
+                name,
+                key,
+                value,
+                overwrite,
+            } => {
+                let path = object_path(kind, &namespace, &name);
+                let current = self.get_json(&path)?;
+                let existing = current["metadata"]["labels"][&key].as_str();
+                if let (Some(old), false) = (existing, overwrite) {
+                    if old != value {
+                        return Err(Status::bad_request(&format!(
+                            "'{key}' already has a value ({old}), and --overwrite is false"
+                        )));
+                    }
+                }
+                let patch = json!({"metadata": {"labels": {key: value}}});
+                self.patch(&path, &patch)?;
+            }
+            Action::Delete {
+                kind,
+                namespace,
+                name,
+            } => {
+                let path = object_path(kind, &namespace, &name);
+                let r = self
+                    .session(PLAYGROUND_USER)
+                    .request("DELETE", &path, None, None);
+                check(r.code, &r.body)?;
+            }
+            Action::KillNode(name) => {
+                self.known_node(&name)?;
+                self.killed_nodes.insert(name);
+            }
+            Action::RestoreNode(name) => {
+                self.known_node(&name)?;
+                self.killed_nodes.remove(&name);
+            }
+            Action::KillEtcdMember(name) => {
+                let events = self
+                    .etcd
+                    .kill(&name, now)
+                    .map_err(|e| Status::bad_request(&e.to_string()))?;
+                self.record_membership(now, events);
+            }
+            Action::RestoreEtcdMember(name) => {
+                let events = self
+                    .etcd
+                    .restore(&name, now)
+                    .map_err(|e| Status::bad_request(&e.to_string()))?;
+                self.record_membership(now, events);
+            }
+            Action::CompactNow => {
+                self.api.compact_now()?;
+            }
+            Action::DropWatch(id) => self.api.stop_watch(id),
+            Action::ConflictingWrite { namespace, name } => {
+                return self
+                    .conflicting_write(&namespace, &name)
+                    .map(Outcome::Conflict);
+            }
+        }
+        Ok(Outcome::Done {
+            revision: self.api.revision(),
+        })
+    }
+
+    /// The earliest moment anything is scheduled.
+    pub fn next_timer(&self) -> Option<Timestamp> {
+        [self.api.next_timer(), self.etcd.next_timer()]
+            .into_iter()
+            .flatten()
+            .filter(|t| *t > self.now())
+            .min()
+    }
+
+    /// Runs every timer due by `t`, in time order, and leaves the clock at `t`.
+    pub fn advance_to(&mut self, t: Timestamp) {
+        while let Some(next) = self.next_timer().filter(|n| *n <= t) {
+            self.run_until(next);
+        }
+        self.run_until(t.max(self.now()));
+    }
+
+    /// Jumps to the next timer and runs it; `None` when nothing is scheduled.
+    pub fn step(&mut self) -> Option<Timestamp> {
+        let next = self.next_timer()?;
+        self.run_until(next);
+        Some(next)
+    }
+
+    fn run_until(&mut self, t: Timestamp) {
+        let events = self.etcd.advance_to(t);
+        self.record_membership(t, events);
+        self.api.set_store_writable(self.etcd.can_commit());
+        self.api.advance_to(t);
+    }
+
+    fn record_membership(&mut self, at: Timestamp, events: Vec<MembershipEvent>) {
+        self.membership_log
+            .extend(events.into_iter().map(|e| (at, e)));
+        self.api.set_store_writable(self.etcd.can_commit());
+    }
+
+    pub fn nodes(&self) -> Vec<NodeView> {
+        let Ok(list) = self.api.list(Kind::Node, None, &Default::default()) else {
+            return Vec::new();
+        };
+        list.items
             .iter()
-            .map(|n| NodeView {
-                name: (*n).to_string(),
-                ready: true,
+            .filter_map(|o| o.as_node())
+            .map(|n| {
+                let ready = n.status.conditions.iter().find(|c| c.type_ == "Ready");
+                let status = match ready.map(|c| c.status.to_string()) {
+                    Some(s) if s == "True" => "Ready",
+                    Some(_) => "NotReady",
+                    None => "Unknown",
+                };
+                NodeView {
+                    name: n.metadata.name.clone(),
+                    status: status.to_string(),
+                    killed: self.killed_nodes.contains(&n.metadata.name),
+                    schedulable: !n.spec.unschedulable,
+                    resource_version: n.metadata.resource_version.parse().unwrap_or(0),
+                }
             })
-            .collect();
-        Cluster {
-            nodes,
-            pods: Vec::new(),
-            rng: SimRng::child(seed, "cluster"),
+            .collect()
+    }
+
+    pub fn pods(&self) -> Vec<PodView> {
+        let Ok(list) = self.api.list(Kind::Pod, None, &Default::default()) else {
+            return Vec::new();
+        };
+        list.items
+            .iter()
+            .filter_map(|o| o.as_pod())
+            .map(|p| {
+                let total = p.spec.containers.len();
+                let ready = p
+                    .status
+                    .container_statuses
+                    .iter()
+                    .filter(|c| c.ready)
+                    .count();
+                let waiting = p
+                    .status
+                    .container_statuses
+                    .iter()
+                    .find_map(|c| c.state.waiting.as_ref().map(|w| w.reason.clone()))
+                    .filter(|r| !r.is_empty());
+                let deleting = p.metadata.deletion_timestamp.is_some();
+                let status = if deleting {
+                    "Terminating".to_string()
+                } else if let Some(reason) = waiting {
+                    reason
+                } else if p.status.phase.is_empty() {
+                    "Pending".to_string()
+                } else {
+                    p.status.phase.clone()
+                };
+                PodView {
+                    namespace: p.metadata.namespace.clone(),
+                    name: p.metadata.name.clone(),
+                    node: Some(p.spec.node_name.clone()).filter(|n| !n.is_empty()),
+                    status,
+                    ready: format!("{ready}/{total}"),
+                    resource_version: p.metadata.resource_version.parse().unwrap_or(0),
+                    deleting,
+                }
+            })
+            .collect()
+    }
+
+    /// The informers' caches against the ledger (filled once controllers run).
+    pub fn informers(&self) -> Vec<InformerView> {
+        Vec::new()
+    }
+
+    fn known_node(&self, name: &str) -> Result<(), Status> {
+        self.api.get(Kind::Node, None, name).map(|_| ())
+    }
+
+    /// Until the kubelets register their own Nodes, the cluster registers them.
+    fn register_nodes(&mut self) {
+        for name in self.config.nodes.clone() {
+            let body = json!({
+                "apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            });
+            let r = self.api.handle(
+                &format!("kubelet/{name}"),
+                "POST",
+                "/api/v1/nodes",
+                None,
+                Some(&body.to_string()),
+            );
+            debug_assert!(r.is_success(), "{}", r.body);
         }
     }
 
-    pub fn nodes(&self) -> &[NodeView] {
-        &self.nodes
+    fn create_seed_objects(&mut self) {
+        let ns =
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "production"}});
+        let _ = self.post("/api/v1/namespaces", &ns);
+        let labels = [("app".to_string(), "orders-api".to_string())];
+        let d = deployment_manifest("production", "orders-api", "orders-api:1.0", 3, &labels);
+        let _ = self.post("/apis/apps/v1/namespaces/production/deployments", &d);
     }
 
-    pub fn pods(&self) -> &[PodView] {
-        &self.pods
+    fn post(&mut self, path: &str, body: &Value) -> Result<Value, Status> {
+        let r = self
+            .session(PLAYGROUND_USER)
+            .request("POST", path, None, Some(&body.to_string()));
+        check(r.code, &r.body)
     }
 
-    /// Creates a pod named `<prefix><5 random chars>` (like `generateName`) and returns its name.
-    pub fn create_pod(&mut self, generate_name: &str) -> String {
-        let name = format!("{generate_name}{}", self.rng.name_suffix(5));
-        let node = &self.nodes[self.pods.len() % self.nodes.len()];
-        self.pods.push(PodView {
-            namespace: "default".into(),
-            name: name.clone(),
-            node_name: Some(node.name.clone()),
-            phase: "Pending".into(),
-        });
-        name
+    fn patch(&mut self, path: &str, patch: &Value) -> Result<Value, Status> {
+        let r = self.session(PLAYGROUND_USER).request(
+            "PATCH",
+            path,
+            Some("application/merge-patch+json"),
+            Some(&patch.to_string()),
+        );
+        check(r.code, &r.body)
     }
+
+    fn get_json(&mut self, path: &str) -> Result<Value, Status> {
+        let r = self
+            .session(PLAYGROUND_USER)
+            .request("GET", path, None, None);
+        check(r.code, &r.body)
+    }
+
+    /// Two read-modify-write cycles racing on one resourceVersion, then the loser's retry.
+    fn conflicting_write(&mut self, namespace: &str, name: &str) -> Result<ConflictReport, Status> {
+        let path = object_path(Kind::Deployment, namespace, name);
+        let mut first = self.session("editor-1").request("GET", &path, None, None);
+        let mut a: Value = check(first.code, &first.body)?;
+        let second = self.session("editor-2").request("GET", &path, None, None);
+        let mut b: Value = check(second.code, &second.body)?;
+        let read_revision = rv_of(&a);
+
+        a["metadata"]["annotations"]["watchlab.dev/edited-by"] = json!("editor-1");
+        first = self
+            .session("editor-1")
+            .request("PUT", &path, None, Some(&a.to_string()));
+        let winner_revision = rv_of(&check(first.code, &first.body)?);
+
+        b["metadata"]["annotations"]["watchlab.dev/reviewed-by"] = json!("editor-2");
+        let lost = self
+            .session("editor-2")
+            .request("PUT", &path, None, Some(&b.to_string()));
+        let loser_message = match check(lost.code, &lost.body) {
+            Err(s) => s.message().to_string(),
+            Ok(_) => String::new(),
+        };
+
+        // retry.RetryOnConflict: re-read the latest version, re-apply the change, write again.
+        let reread = self.session("editor-2").request("GET", &path, None, None);
+        let mut c = check(reread.code, &reread.body)?;
+        c["metadata"]["annotations"]["watchlab.dev/reviewed-by"] = json!("editor-2");
+        let retried = self
+            .session("editor-2")
+            .request("PUT", &path, None, Some(&c.to_string()));
+        let retry_revision = rv_of(&check(retried.code, &retried.body)?);
+        Ok(ConflictReport {
+            read_revision,
+            winner_revision,
+            loser_message,
+            retry_revision,
+        })
+    }
+}
+
+fn rv_of(v: &Value) -> u64 {
+    v["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Turns an HTTP-shaped answer into the JSON body or the `Status` it carries.
+fn check(code: u16, body: &str) -> Result<Value, Status> {
+    if (200..300).contains(&code) {
+        return serde_json::from_str(body).map_err(|e| Status::internal_error(&e.to_string()));
+    }
+    Err(serde_json::from_str::<Status>(body).unwrap_or_else(|_| Status::internal_error(body)))
+}
+
+/// The REST path of one object.
+pub fn object_path(kind: Kind, namespace: &str, name: &str) -> String {
+    let r = kind.resource();
+    let base = if r.group.is_empty() {
+        format!("/api/{}", r.version)
+    } else {
+        format!("/apis/{}/{}", r.group, r.version)
+    };
+    let name = percent_encode_query_value(name);
+    if r.namespaced {
+        format!(
+            "{base}/namespaces/{}/{}/{name}",
+            percent_encode_query_value(namespace),
+            r.plural
+        )
+    } else {
+        format!("{base}/{}/{name}", r.plural)
+    }
+}
+
+fn labels_json(labels: &[(String, String)]) -> Value {
+    Value::Object(labels.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
+}
+
+/// What `kubectl run <name> --image=<image>` sends.
+pub fn pod_manifest(
+    namespace: &str,
+    name: &str,
+    image: &str,
+    labels: &[(String, String)],
+) -> Value {
+    let mut labels = labels.to_vec();
+    if labels.is_empty() {
+        labels.push(("run".into(), name.into()));
+    }
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels_json(&labels)},
+        "spec": {"containers": [{"name": name, "image": image}]},
+    })
+}
+
+/// What `kubectl create deployment <name> --image=<image> --replicas=N` sends.
+pub fn deployment_manifest(
+    namespace: &str,
+    name: &str,
+    image: &str,
+    replicas: u32,
+    labels: &[(String, String)],
+) -> Value {
+    let mut labels = labels.to_vec();
+    if labels.is_empty() {
+        labels.push(("app".into(), name.into()));
+    }
+    let container = image
+        .rsplit('/')
+        .next()
+        .unwrap_or(image)
+        .split(':')
+        .next()
+        .unwrap_or(name);
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels_json(&labels)},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels_json(&labels)},
+            "template": {
+                "metadata": {"labels": labels_json(&labels)},
+                "spec": {"containers": [{"name": container, "image": image}]},
+            },
+        },
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn starts_with_three_ready_nodes_and_no_pods() {
-        let c = Cluster::new(1);
-        let names: Vec<_> = c.nodes().iter().map(|n| n.name.as_str()).collect();
-        assert_eq!(names, ["node-a", "node-b", "node-c"]);
-        assert!(c.nodes().iter().all(|n| n.ready));
-        assert!(c.pods().is_empty());
+    fn bare() -> Cluster {
+        Cluster::new(ClusterConfig {
+            seed_objects: false,
+            ..ClusterConfig::default()
+        })
     }
 
     #[test]
-    fn created_pods_get_generated_names_and_a_node() {
-        let mut c = Cluster::new(1);
-        let a = c.create_pod("web-");
-        let b = c.create_pod("web-");
-        assert_ne!(a, b);
-        assert!(a.starts_with("web-") && a.len() == 9, "{a}");
-        assert_eq!(c.pods().len(), 2);
-        assert!(c.pods().iter().all(|p| p.node_name.is_some()));
+    fn starts_with_three_nodes_and_the_seed_deployment() {
+        let c = Cluster::with_seed(1);
+        let names: Vec<_> = c.nodes().into_iter().map(|n| n.name).collect();
+        assert_eq!(names, ["node-a", "node-b", "node-c"]);
+        let d = c
+            .api()
+            .get(Kind::Deployment, Some("production"), "orders-api")
+            .unwrap();
+        assert_eq!(d.as_deployment().unwrap().spec.replicas, Some(3));
+    }
+
+    #[test]
+    fn create_pod_lands_in_the_ledger_as_the_playground() {
+        let mut c = bare();
+        let before = c.api().revision();
+        let out = c
+            .apply(Action::CreatePod {
+                namespace: "default".into(),
+                name: "web".into(),
+                image: "nginx:1.27".into(),
+                labels: vec![],
+            })
+            .unwrap();
+        assert_eq!(
+            out,
+            Outcome::Done {
+                revision: before + 1
+            }
+        );
+        let last = c.api().ledger().iter().next_back().unwrap();
+        assert_eq!(
+            (last.verb, last.name.as_str(), &*last.user),
+            ("create", "web", PLAYGROUND_USER)
+        );
+        let pods = c.pods();
+        assert_eq!(pods.len(), 1);
+        assert_eq!(
+            (pods[0].status.as_str(), pods[0].ready.as_str()),
+            ("Pending", "0/1")
+        );
+    }
+
+    #[test]
+    fn a_bad_action_changes_nothing() {
+        let mut c = bare();
+        let before = c.api().revision();
+        let err = c
+            .apply(Action::CreatePod {
+                namespace: "nowhere".into(),
+                name: "web".into(),
+                image: "nginx".into(),
+                labels: vec![],
+            })
+            .unwrap_err();
+        assert_eq!(err.code(), 404);
+        assert_eq!(err.message(), "namespaces \"nowhere\" not found");
+        assert_eq!(c.api().revision(), before);
+    }
+
+    #[test]
+    fn label_without_overwrite_keeps_the_value() {
+        let mut c = Cluster::with_seed(1);
+        let label = |value: &str, overwrite| Action::Label {
+            kind: Kind::Deployment,
+            namespace: "production".into(),
+            name: "orders-api".into(),
+            key: "team".into(),
+            value: value.into(),
+            overwrite,
+        };
+        let Outcome::Done { revision: r1 } = c.apply(label("orders", false)).unwrap() else {
+            panic!()
+        };
+        let err = c.apply(label("payments", false)).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "'team' already has a value (orders), and --overwrite is false"
+        );
+        let Outcome::Done { revision: r2 } = c.apply(label("payments", true)).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            r2,
+            r1 + 1,
+            "the label change is one more page in the ledger"
+        );
+    }
+
+    #[test]
+    fn conflicting_write_has_one_winner_and_a_409_then_a_successful_retry() {
+        let mut c = Cluster::with_seed(1);
+        let Outcome::Conflict(r) = c
+            .apply(Action::ConflictingWrite {
+                namespace: "production".into(),
+                name: "orders-api".into(),
+            })
+            .unwrap()
+        else {
+            panic!("expected a conflict report")
+        };
+        assert!(r.winner_revision > r.read_revision);
+        assert_eq!(
+            r.loser_message,
+            "Operation cannot be fulfilled on deployments.apps \"orders-api\": the object has been modified; please apply your changes to the latest version and try again"
+        );
+        assert_eq!(r.retry_revision, r.winner_revision + 1);
+        let d = c
+            .api()
+            .get(Kind::Deployment, Some("production"), "orders-api")
+            .unwrap();
+        let ann = &d.meta().annotations;
+        assert_eq!(
+            ann.get("watchlab.dev/edited-by").map(String::as_str),
+            Some("editor-1")
+        );
+        assert_eq!(
+            ann.get("watchlab.dev/reviewed-by").map(String::as_str),
+            Some("editor-2"),
+            "no write lost"
+        );
+    }
+
+    #[test]
+    fn losing_the_etcd_majority_stops_writes_until_a_member_returns() {
+        let mut c = bare();
+        c.apply(Action::KillEtcdMember("etcd-1".into())).unwrap();
+        c.apply(Action::KillEtcdMember("etcd-2".into())).unwrap();
+        let before = c.api().revision();
+        let pod = || Action::CreatePod {
+            namespace: "default".into(),
+            name: "web".into(),
+            image: "nginx".into(),
+            labels: vec![],
+        };
+        assert!(c.apply(pod()).is_err());
+        assert_eq!(c.api().revision(), before);
+        assert_eq!(c.nodes().len(), 3, "reads keep working");
+        c.apply(Action::RestoreEtcdMember("etcd-2".into())).unwrap();
+        let t = c.now().plus_secs(10);
+        c.advance_to(t);
+        assert!(c.etcd().can_commit());
+        assert!(c.apply(pod()).is_ok());
+    }
+
+    #[test]
+    fn killing_an_unknown_node_is_404() {
+        let mut c = bare();
+        let err = c.apply(Action::KillNode("node-z".into())).unwrap_err();
+        assert_eq!(err.message(), "nodes \"node-z\" not found");
+    }
+
+    #[test]
+    fn object_paths_follow_the_real_api() {
+        assert_eq!(
+            object_path(Kind::Pod, "default", "web"),
+            "/api/v1/namespaces/default/pods/web"
+        );
+        assert_eq!(
+            object_path(Kind::Deployment, "production", "orders-api"),
+            "/apis/apps/v1/namespaces/production/deployments/orders-api"
+        );
+        assert_eq!(
+            object_path(Kind::Node, "", "node-a"),
+            "/api/v1/nodes/node-a"
+        );
     }
 }

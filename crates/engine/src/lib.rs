@@ -6,7 +6,10 @@
 //! stream, informers update their caches, and controllers answer with API requests of their own.
 //! Nothing here reads a wall clock, keeps global state or draws hidden randomness: time is a
 //! [`clock::Timestamp`] the driver advances, and randomness comes from a seeded [`rng::SimRng`].
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod api;
 pub mod apiserver;
@@ -14,5 +17,6 @@ pub mod client;
 pub mod clock;
 pub mod cluster;
 pub mod controllers;
+pub mod etcd_cluster;
 pub mod rng;
 pub mod store;
