@@ -40,9 +40,15 @@ fn create_get_and_the_server_filled_fields() {
     let (code, created) = call(&mut s, "POST", PODS, Some(pod("web")));
     assert_eq!(code, 201, "{created}");
     assert_eq!(created["metadata"]["namespace"], "default");
-    assert_eq!(created["metadata"]["creationTimestamp"], "2026-01-01T00:00:05Z");
+    assert_eq!(
+        created["metadata"]["creationTimestamp"],
+        "2026-01-01T00:00:05Z"
+    );
     assert_eq!(created["metadata"]["uid"].as_str().map(str::len), Some(36));
-    assert_eq!(created["metadata"]["resourceVersion"], s.revision().to_string());
+    assert_eq!(
+        created["metadata"]["resourceVersion"],
+        s.revision().to_string()
+    );
     assert_eq!(created["status"]["phase"], "Pending");
     assert_eq!(created["status"]["qosClass"], "BestEffort");
     assert_eq!(created["spec"]["restartPolicy"], "Always");
@@ -67,22 +73,44 @@ fn create_get_and_the_server_filled_fields() {
 #[test]
 fn missing_namespace_unknown_resource_and_bad_bodies() {
     let mut s = ApiServer::new(1);
-    let (code, err) = call(&mut s, "POST", "/api/v1/namespaces/nope/pods", Some(pod("web")));
+    let (code, err) = call(
+        &mut s,
+        "POST",
+        "/api/v1/namespaces/nope/pods",
+        Some(pod("web")),
+    );
     assert_eq!((code, msg(&err)), (404, "namespaces \"nope\" not found"));
     let (code, err) = call(&mut s, "GET", "/api/v1/namespaces/default/widgets", None);
-    assert_eq!((code, msg(&err)), (404, "the server could not find the requested resource"));
-    let (code, err) = call(&mut s, "GET", "/api/v1/namespaces/default/pods?fieldSelector=spec.color%3Dred", None);
-    assert_eq!((code, msg(&err)), (400, "field label not supported: spec.color"));
+    assert_eq!(
+        (code, msg(&err)),
+        (404, "the server could not find the requested resource")
+    );
+    let (code, err) = call(
+        &mut s,
+        "GET",
+        "/api/v1/namespaces/default/pods?fieldSelector=spec.color%3Dred",
+        None,
+    );
+    assert_eq!(
+        (code, msg(&err)),
+        (400, "field label not supported: spec.color")
+    );
     let mut wrong = pod("x");
     wrong["apiVersion"] = json!("apps/v1");
     let (code, err) = call(&mut s, "POST", PODS, Some(wrong));
     assert_eq!(code, 400);
-    assert_eq!(msg(&err), "the API version in the data (apps/v1) does not match the expected API version (v1)");
+    assert_eq!(
+        msg(&err),
+        "the API version in the data (apps/v1) does not match the expected API version (v1)"
+    );
     let mut other_ns = pod("x");
     other_ns["metadata"]["namespace"] = json!("kube-system");
     let (code, err) = call(&mut s, "POST", PODS, Some(other_ns));
     assert_eq!(code, 400);
-    assert_eq!(msg(&err), "the namespace of the provided object does not match the namespace sent on the request");
+    assert_eq!(
+        msg(&err),
+        "the namespace of the provided object does not match the namespace sent on the request"
+    );
     let (code, ns) = call(&mut s, "GET", "/api/v1/namespaces/kube-node-lease", None);
     assert_eq!((code, &ns["status"]["phase"]), (200, &json!("Active")));
 }
@@ -117,7 +145,10 @@ fn generate_name_gets_a_five_character_suffix() {
     let (code, a) = call(&mut s, "POST", PODS, Some(p.clone()));
     let (_, b) = call(&mut s, "POST", PODS, Some(p));
     assert_eq!(code, 201);
-    let (a, b) = (a["metadata"]["name"].as_str().unwrap_or(""), b["metadata"]["name"].as_str().unwrap_or(""));
+    let (a, b) = (
+        a["metadata"]["name"].as_str().unwrap_or(""),
+        b["metadata"]["name"].as_str().unwrap_or(""),
+    );
     assert!(a.starts_with("web-") && a.len() == 9, "{a}");
     assert_ne!(a, b);
 }
@@ -147,7 +178,9 @@ fn optimistic_concurrency_on_update() {
     assert_eq!(s.revision(), rev);
     // Without a resourceVersion the update is unconditional.
     let mut blind = updated.clone();
-    blind["metadata"].as_object_mut().map(|m| m.remove("resourceVersion"));
+    blind["metadata"]
+        .as_object_mut()
+        .map(|m| m.remove("resourceVersion"));
     blind["spec"]["replicas"] = json!(4);
     let (code, blind) = call(&mut s, "PUT", &path, Some(blind));
     assert_eq!((code, &blind["spec"]["replicas"]), (200, &json!(4)));
@@ -171,7 +204,10 @@ fn optimistic_concurrency_on_update() {
     let rev = s.revision();
     let (code, same) = call(&mut s, "PUT", &path, Some(with_status.clone()));
     assert_eq!((code, s.revision()), (200, rev));
-    assert_eq!(same["metadata"]["resourceVersion"], with_status["metadata"]["resourceVersion"]);
+    assert_eq!(
+        same["metadata"]["resourceVersion"],
+        with_status["metadata"]["resourceVersion"]
+    );
     // The selector is immutable.
     let mut sel = with_status;
     sel["spec"]["selector"] = json!({"matchLabels":{"app":"x"}});
@@ -186,25 +222,48 @@ fn pod_conflict_text_and_merge_patch() {
     let mut s = ApiServer::new(1);
     let (_, created) = call(&mut s, "POST", PODS, Some(pod("web")));
     let path = format!("{PODS}/web");
-    let (code, patched) = call(&mut s, "PATCH", &path, Some(json!({"metadata":{"labels":{"tier":"front","app":null}}})));
+    let (code, patched) = call(
+        &mut s,
+        "PATCH",
+        &path,
+        Some(json!({"metadata":{"labels":{"tier":"front","app":null}}})),
+    );
     assert_eq!(code, 200, "{patched}");
     assert_eq!(patched["metadata"]["labels"], json!({"tier":"front"}));
     let stale_rv = created["metadata"]["resourceVersion"].clone();
-    let (code, err) = call(&mut s, "PATCH", &path, Some(json!({"metadata":{"resourceVersion":stale_rv,"labels":{"x":"y"}}})));
+    let (code, err) = call(
+        &mut s,
+        "PATCH",
+        &path,
+        Some(json!({"metadata":{"resourceVersion":stale_rv,"labels":{"x":"y"}}})),
+    );
     assert_eq!(code, 409);
     assert_eq!(
         msg(&err),
         "Operation cannot be fulfilled on pods \"web\": the object has been modified; please apply your changes to the latest version and try again"
     );
-    let r = s.request("PATCH", &path, Some("application/json-patch+json"), Some("[]"));
+    let r = s.request(
+        "PATCH",
+        &path,
+        Some("application/json-patch+json"),
+        Some("[]"),
+    );
     assert_eq!(r.code, 415);
-    let (code, st) = call(&mut s, "PATCH", &format!("{path}/status"), Some(json!({"status":{"phase":"Running"}})));
+    let (code, st) = call(
+        &mut s,
+        "PATCH",
+        &format!("{path}/status"),
+        Some(json!({"status":{"phase":"Running"}})),
+    );
     assert_eq!((code, &st["status"]["phase"]), (200, &json!("Running")));
     let mut image = st.clone();
     image["spec"]["containers"][0]["name"] = json!("renamed");
     let (code, err) = call(&mut s, "PUT", &path, Some(image));
     assert_eq!(code, 422);
-    assert!(msg(&err).contains("pod updates may not change fields other than"), "{err}");
+    assert!(
+        msg(&err).contains("pod updates may not change fields other than"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -212,20 +271,33 @@ fn binding_sets_node_and_condition_once() {
     let mut s = ApiServer::new(1);
     call(&mut s, "POST", PODS, Some(pod("web")));
     let binding = json!({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"node-a"}});
-    let (code, ok) = call(&mut s, "POST", &format!("{PODS}/web/binding"), Some(binding.clone()));
+    let (code, ok) = call(
+        &mut s,
+        "POST",
+        &format!("{PODS}/web/binding"),
+        Some(binding.clone()),
+    );
     assert_eq!(code, 201, "{ok}");
     assert_eq!(ok["status"], "Success");
     let (_, p) = call(&mut s, "GET", &format!("{PODS}/web"), None);
     assert_eq!(p["spec"]["nodeName"], "node-a");
     assert_eq!(p["status"]["conditions"][0]["type"], "PodScheduled");
     assert_eq!(p["status"]["conditions"][0]["status"], "True");
-    let (code, err) = call(&mut s, "POST", &format!("{PODS}/web/binding"), Some(binding));
+    let (code, err) = call(
+        &mut s,
+        "POST",
+        &format!("{PODS}/web/binding"),
+        Some(binding),
+    );
     assert_eq!(code, 409);
     assert_eq!(
         msg(&err),
         "Operation cannot be fulfilled on pods/binding \"web\": pod web is already assigned to node \"node-a\""
     );
-    assert_eq!(s.ledger().iter().last().map(|e| e.resource.as_str()), Some("pods/binding"));
+    assert_eq!(
+        s.ledger().iter().last().map(|e| e.resource.as_str()),
+        Some("pods/binding")
+    );
 }
 
 #[test]
@@ -235,7 +307,11 @@ fn graceful_pod_deletion_and_finalizers() {
     let (code, gone) = call(&mut s, "DELETE", &format!("{PODS}/unbound"), None);
     assert_eq!(code, 200);
     assert_eq!(gone["metadata"]["name"], "unbound");
-    assert_eq!(call(&mut s, "GET", &format!("{PODS}/unbound"), None).0, 404, "unbound pods go at once");
+    assert_eq!(
+        call(&mut s, "GET", &format!("{PODS}/unbound"), None).0,
+        404,
+        "unbound pods go at once"
+    );
 
     call(&mut s, "POST", PODS, Some(pod("web")));
     let b = json!({"kind":"Binding","apiVersion":"v1","metadata":{"name":"web"},"target":{"name":"node-a"}});
@@ -243,11 +319,19 @@ fn graceful_pod_deletion_and_finalizers() {
     s.set_now(Timestamp::from_secs(100));
     let (code, terminating) = call(&mut s, "DELETE", &format!("{PODS}/web"), None);
     assert_eq!(code, 200);
-    assert_eq!(terminating["metadata"]["deletionTimestamp"], "2026-01-01T00:02:10Z");
+    assert_eq!(
+        terminating["metadata"]["deletionTimestamp"],
+        "2026-01-01T00:02:10Z"
+    );
     assert_eq!(terminating["metadata"]["deletionGracePeriodSeconds"], 30);
     assert_eq!(call(&mut s, "GET", &format!("{PODS}/web"), None).0, 200);
     // The kubelet confirms with grace 0.
-    let (code, _) = call(&mut s, "DELETE", &format!("{PODS}/web?gracePeriodSeconds=0"), None);
+    let (code, _) = call(
+        &mut s,
+        "DELETE",
+        &format!("{PODS}/web?gracePeriodSeconds=0"),
+        None,
+    );
     assert_eq!(code, 200);
     assert_eq!(call(&mut s, "GET", &format!("{PODS}/web"), None).0, 404);
 
@@ -258,16 +342,27 @@ fn graceful_pod_deletion_and_finalizers() {
     let path = format!("{DEPLOYS}/held");
     let (code, pending) = call(&mut s, "DELETE", &path, None);
     assert_eq!(code, 200);
-    assert!(pending["metadata"]["deletionTimestamp"].is_string(), "{pending}");
+    assert!(
+        pending["metadata"]["deletionTimestamp"].is_string(),
+        "{pending}"
+    );
     let (_, cur) = call(&mut s, "GET", &path, None);
-    let (code, _) = call(&mut s, "PATCH", &path, Some(json!({"metadata":{"finalizers":null}})));
+    let (code, _) = call(
+        &mut s,
+        "PATCH",
+        &path,
+        Some(json!({"metadata":{"finalizers":null}})),
+    );
     assert_eq!(code, 200);
     assert_eq!(call(&mut s, "GET", &path, None).0, 404, "{cur}");
 
     // Deleting a deployment answers with a Status.
     call(&mut s, "POST", DEPLOYS, Some(deployment("plain")));
     let (code, st) = call(&mut s, "DELETE", &format!("{DEPLOYS}/plain"), None);
-    assert_eq!((code, &st["status"], &st["details"]["kind"]), (200, &json!("Success"), &json!("deployments")));
+    assert_eq!(
+        (code, &st["status"], &st["details"]["kind"]),
+        (200, &json!("Success"), &json!("deployments"))
+    );
     // Preconditions.
     call(&mut s, "POST", PODS, Some(pod("pre")));
     let opts = json!({"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"nope"}});
@@ -275,11 +370,24 @@ fn graceful_pod_deletion_and_finalizers() {
     assert_eq!(code, 409);
     assert!(msg(&err).starts_with("Operation cannot be fulfilled on pods \"pre\": Precondition failed: UID in precondition: nope, UID in object meta: "), "{err}");
     let (code, err) = call(&mut s, "DELETE", "/api/v1/namespaces/default", None);
-    assert_eq!((code, msg(&err)), (403, "namespaces \"default\" is forbidden: this namespace may not be deleted"));
+    assert_eq!(
+        (code, msg(&err)),
+        (
+            403,
+            "namespaces \"default\" is forbidden: this namespace may not be deleted"
+        )
+    );
 }
 
 fn names(list: &Value) -> Vec<String> {
-    list["items"].as_array().map(|a| a.iter().map(|i| i["metadata"]["name"].as_str().unwrap_or("").to_string()).collect()).unwrap_or_default()
+    list["items"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|i| i["metadata"]["name"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[test]
@@ -302,10 +410,18 @@ fn paging_covers_every_object_exactly_once() {
         assert_eq!(page["metadata"]["resourceVersion"], list_rv.to_string());
         seen.extend(names(&page));
         // Writes between pages do not show up: the pages read the first page's revision.
-        call(&mut s, "POST", PODS, Some(pod(&format!("late{}", seen.len()))));
+        call(
+            &mut s,
+            "POST",
+            PODS,
+            Some(pod(&format!("late{}", seen.len()))),
+        );
         match page["metadata"]["continue"].as_str() {
             Some(t) => {
-                assert_eq!(page["metadata"]["remainingItemCount"], 25 - seen.len() as u64);
+                assert_eq!(
+                    page["metadata"]["remainingItemCount"],
+                    25 - seen.len() as u64
+                );
                 token = Some(t.to_string());
             }
             None => break,
@@ -315,20 +431,36 @@ fn paging_covers_every_object_exactly_once() {
     assert_eq!(seen, want);
 
     // A selector filters server side and still pages.
-    let (_, filtered) = call(&mut s, "GET", &format!("{PODS}?labelSelector=app%3Dweb&limit=100"), None);
+    let (_, filtered) = call(
+        &mut s,
+        "GET",
+        &format!("{PODS}?labelSelector=app%3Dweb&limit=100"),
+        None,
+    );
     assert_eq!(names(&filtered).len(), 28);
-    let (_, none) = call(&mut s, "GET", &format!("{PODS}?labelSelector=app%3Ddb"), None);
+    let (_, none) = call(
+        &mut s,
+        "GET",
+        &format!("{PODS}?labelSelector=app%3Ddb"),
+        None,
+    );
     assert_eq!(names(&none).len(), 0);
 
     // A continue token whose revision was compacted is 410.
     let (_, first) = call(&mut s, "GET", &format!("{PODS}?limit=5"), None);
-    let t = first["metadata"]["continue"].as_str().unwrap_or_default().to_string();
+    let t = first["metadata"]["continue"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     call(&mut s, "POST", PODS, Some(pod("after")));
     s.compact_now().ok();
     let (code, err) = call(&mut s, "GET", &format!("{PODS}?limit=5&continue={t}"), None);
     assert_eq!(code, 410);
     assert_eq!(err["reason"], "Expired");
-    assert!(msg(&err).starts_with("The provided continue parameter is too old"), "{err}");
+    assert!(
+        msg(&err).starts_with("The provided continue parameter is too old"),
+        "{err}"
+    );
     let (code, _) = call(&mut s, "GET", &format!("{PODS}?continue=garbage!"), None);
     assert_eq!(code, 400);
 }
@@ -341,21 +473,64 @@ fn list_resource_version_semantics() {
     call(&mut s, "POST", PODS, Some(pod("b")));
     let (_, now) = call(&mut s, "GET", PODS, None);
     assert_eq!(names(&now), vec!["a", "b"]);
-    let (_, exact) = call(&mut s, "GET", &format!("{PODS}?resourceVersion={at_a}&resourceVersionMatch=Exact"), None);
+    let (_, exact) = call(
+        &mut s,
+        "GET",
+        &format!("{PODS}?resourceVersion={at_a}&resourceVersionMatch=Exact"),
+        None,
+    );
     assert_eq!(names(&exact), vec!["a"]);
     assert_eq!(exact["metadata"]["resourceVersion"], at_a.to_string());
-    let (_, any) = call(&mut s, "GET", &format!("{PODS}?resourceVersion=0&limit=1"), None);
-    assert_eq!(names(&any).len(), 2, "limit is ignored for resourceVersion=0");
-    let (_, not_older) = call(&mut s, "GET", &format!("{PODS}?resourceVersion={at_a}&resourceVersionMatch=NotOlderThan"), None);
+    let (_, any) = call(
+        &mut s,
+        "GET",
+        &format!("{PODS}?resourceVersion=0&limit=1"),
+        None,
+    );
+    assert_eq!(
+        names(&any).len(),
+        2,
+        "limit is ignored for resourceVersion=0"
+    );
+    let (_, not_older) = call(
+        &mut s,
+        "GET",
+        &format!("{PODS}?resourceVersion={at_a}&resourceVersionMatch=NotOlderThan"),
+        None,
+    );
     assert_eq!(names(&not_older), vec!["a", "b"]);
     let future = s.revision() + 10;
-    let (code, err) = call(&mut s, "GET", &format!("{PODS}?resourceVersion={future}&resourceVersionMatch=NotOlderThan"), None);
+    let (code, err) = call(
+        &mut s,
+        "GET",
+        &format!("{PODS}?resourceVersion={future}&resourceVersionMatch=NotOlderThan"),
+        None,
+    );
     assert_eq!(code, 504);
-    assert_eq!(msg(&err), format!("Timeout: Too large resource version: {future}, current: {}", s.revision()));
+    assert_eq!(
+        msg(&err),
+        format!(
+            "Timeout: Too large resource version: {future}, current: {}",
+            s.revision()
+        )
+    );
     s.compact_now().ok();
-    let (code, err) = call(&mut s, "GET", &format!("{PODS}?resourceVersion={at_a}&resourceVersionMatch=Exact"), None);
-    assert_eq!((code, msg(&err)), (410, "The resourceVersion for the provided list is too old."));
-    let (code, _) = call(&mut s, "GET", &format!("{PODS}?resourceVersionMatch=Exact"), None);
+    let (code, err) = call(
+        &mut s,
+        "GET",
+        &format!("{PODS}?resourceVersion={at_a}&resourceVersionMatch=Exact"),
+        None,
+    );
+    assert_eq!(
+        (code, msg(&err)),
+        (410, "The resourceVersion for the provided list is too old.")
+    );
+    let (code, _) = call(
+        &mut s,
+        "GET",
+        &format!("{PODS}?resourceVersionMatch=Exact"),
+        None,
+    );
     assert_eq!(code, 422);
 }
 
@@ -378,10 +553,15 @@ fn writes_fail_without_etcd_quorum_but_reads_work() {
 fn users_are_recorded_in_the_ledger() {
     let mut s = ApiServer::new(1);
     let body = pod("a").to_string();
-    let r = s.as_user("kube-scheduler").request("POST", PODS, None, Some(&body));
+    let r = s
+        .as_user("kube-scheduler")
+        .request("POST", PODS, None, Some(&body));
     assert_eq!(r.code, 201);
     let e = s.ledger().iter().last().cloned();
     let e = e.as_ref();
-    assert_eq!(e.map(|e| (&*e.user, e.verb, e.resource.as_str(), e.name.as_str())), Some(("kube-scheduler", "create", "pods", "a")));
+    assert_eq!(
+        e.map(|e| (&*e.user, e.verb, e.resource.as_str(), e.name.as_str())),
+        Some(("kube-scheduler", "create", "pods", "a"))
+    );
     assert_eq!(e.map(|e| e.revision), Some(s.revision()));
 }
