@@ -69,6 +69,9 @@ fn writes(c: &mut Criterion) {
     group.bench_function("range_one_namespace_limit_500", |b| {
         b.iter(|| black_box(store.range_prefix("/registry/pods/ns-42/", None, None, Some(500))))
     });
+    group.bench_function("range_all_pods_limit_500_counting_150k", |b| {
+        b.iter(|| black_box(store.range_prefix("/registry/pods/", None, None, Some(500))))
+    });
     let past = store.revision() - 1_000;
     group.bench_function("range_one_namespace_limit_500_past_revision", |b| {
         b.iter(|| {

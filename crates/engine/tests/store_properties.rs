@@ -230,6 +230,11 @@ fn check(store: &Store<u32>, model: &Model) -> Result<(), TestCaseError> {
         );
     }
     prop_assert_eq!(&store_state(store, None)?, model.current());
+    for at in [oldest, model.revision()] {
+        for prefix in PREFIXES {
+            check_pages(store, &with_prefix(model.at(at), prefix), prefix, at)?;
+        }
+    }
     for key in KEYS {
         let got = store.get(key).map(|kv| kv.value);
         prop_assert_eq!(got, model.current().get(key).map(|kv| kv.value));
@@ -300,6 +305,42 @@ fn check(store: &Store<u32>, model: &Model) -> Result<(), TestCaseError> {
             .collect();
         prop_assert!(!at.is_empty(), "every revision wrote something");
         prop_assert_eq!(at, expected);
+    }
+    Ok(())
+}
+
+/// Paging through `prefix` at `at` with small limits yields exactly `expected`, and every page's
+/// `count` and `more` describe what remains after its start.
+fn check_pages(
+    store: &Store<u32>,
+    expected: &Snapshot,
+    prefix: &str,
+    at: Revision,
+) -> Result<(), TestCaseError> {
+    let all: Vec<&String> = expected.keys().collect();
+    for limit in 1..=3 {
+        let mut seen = Vec::new();
+        let mut start_after: Option<String> = None;
+        loop {
+            let page = store.range_prefix(prefix, start_after.as_deref(), Some(at), Some(limit))?;
+            let remaining = all.len() - seen.len();
+            prop_assert_eq!(
+                page.count,
+                remaining,
+                "count at {} after {:?}",
+                at,
+                start_after
+            );
+            prop_assert_eq!(page.more, remaining > limit);
+            prop_assert!(page.kvs.len() == remaining.min(limit));
+            seen.extend(page.kvs.iter().map(|kv| kv.key.to_string()));
+            match page.kvs.last() {
+                Some(last) if page.more => start_after = Some(last.key.to_string()),
+                _ => break,
+            }
+        }
+        let seen: Vec<&String> = seen.iter().collect();
+        prop_assert_eq!(&seen, &all);
     }
     Ok(())
 }

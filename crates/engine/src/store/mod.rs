@@ -16,6 +16,7 @@
 //! any retained revision is a key-index lookup, then an O(1) step into the event log (a binary
 //! search for values older than the last compaction); only compaction walks the history.
 
+mod cursor;
 mod error;
 mod history;
 mod key_index;
@@ -35,6 +36,7 @@ pub use txn::{
 use std::sync::Arc;
 
 use crate::clock::Timestamp;
+use cursor::PageCursor;
 use history::History;
 use key_index::{Index, KeyIndex};
 use lease::Lessor;
@@ -62,6 +64,8 @@ pub struct Store<V> {
     revision: Revision,
     compact_revision: Revision,
     live: usize,
+    /// Where the last truncated range stopped, so the next page need not recount.
+    cursor: PageCursor,
 }
 
 impl<V: Clone> Default for Store<V> {
@@ -86,6 +90,7 @@ impl<V: Clone> Store<V> {
             revision: INITIAL_REVISION,
             compact_revision: 0,
             live: 0,
+            cursor: PageCursor::default(),
         }
     }
 
@@ -121,9 +126,13 @@ impl<V: Clone> Store<V> {
     ) -> Result<RangeResponse<V>, StoreError> {
         let at = self.read_revision(at)?;
         let limit = limit.filter(|l| *l > 0).unwrap_or(usize::MAX);
+        let known = self.cursor.remaining(prefix, at, start_after);
         let mut kvs = Vec::new();
         let mut count = 0;
         for (_, index) in self.index.prefix(prefix, start_after) {
+            if known.is_some() && kvs.len() >= limit {
+                break;
+            }
             // Counting needs only the key index; values are fetched for the returned page.
             let Some(write) = index.at(at).filter(|w| !w.tombstone) else {
                 continue;
@@ -133,8 +142,14 @@ impl<V: Clone> Store<V> {
                 kvs.extend(self.history.kv(write.rev).cloned());
             }
         }
+        let count = known.unwrap_or(count);
+        let more = count > kvs.len();
+        if let Some(last) = kvs.last().filter(|_| more) {
+            self.cursor
+                .remember(prefix, at, &last.key, count - kvs.len());
+        }
         Ok(RangeResponse {
-            more: count > kvs.len(),
+            more,
             kvs,
             count,
             revision: self.revision,
@@ -354,6 +369,7 @@ impl<V: Clone> Store<V> {
                 current: self.revision,
             });
         }
+        self.cursor.clear();
         let keep = self.index.compact(revision);
         self.history.compact(revision, &keep);
         self.compact_revision = revision;

@@ -553,3 +553,52 @@ fn the_put_and_delete_shortcuts_match_one_op_txns() {
     assert_eq!(by_sugar.get("/a"), by_txn.get("/a"));
     assert_eq!(by_sugar.history_len(), by_txn.history_len());
 }
+
+#[test]
+fn paging_stays_exact_when_the_next_page_reuses_the_count() {
+    let mut s = store();
+    for i in 0..10 {
+        s.put(&format!("/p/{i}"), "v", None).ok();
+    }
+    let first = s.range_prefix("/p/", None, None, Some(4));
+    let first = first.as_ref().ok();
+    assert_eq!(
+        first.map(|p| (p.count, p.more, p.kvs.len())),
+        Some((10, true, 4))
+    );
+    let at = first.map(|p| p.revision);
+    // A write between pages does not show in a page read at the list's revision.
+    s.delete("/p/7");
+    s.put("/p/8", "changed", None).ok();
+    let second = s.range_prefix("/p/", Some("/p/3"), at, Some(4));
+    let second = second.as_ref().ok();
+    assert_eq!(second.map(|p| (p.count, p.more)), Some((6, true)));
+    assert_eq!(
+        second.map(keys),
+        Some(vec![
+            "/p/4".into(),
+            "/p/5".into(),
+            "/p/6".into(),
+            "/p/7".into()
+        ])
+    );
+    let third = s.range_prefix("/p/", Some("/p/7"), at, Some(4));
+    let third = third.as_ref().ok();
+    assert_eq!(
+        third.map(|p| (p.count, p.more, p.kvs.len())),
+        Some((2, false, 2))
+    );
+    assert_eq!(
+        third.and_then(|p| p.kvs.last().map(|kv| kv.value)),
+        Some("v")
+    );
+    // The same continuation at the current revision recounts: /p/7 is gone now.
+    let now = s.range_prefix("/p/", Some("/p/3"), None, Some(4));
+    assert_eq!(
+        now.map(|p| (p.count, keys(&p))),
+        Ok((
+            5,
+            vec!["/p/4".into(), "/p/5".into(), "/p/6".into(), "/p/8".into()]
+        ))
+    );
+}
