@@ -72,6 +72,26 @@ fn writes(c: &mut Criterion) {
     group.bench_function("range_all_pods_limit_500_counting_150k", |b| {
         b.iter(|| black_box(store.range_prefix("/registry/pods/", None, None, Some(500))))
     });
+    group.throughput(Throughput::Elements(PODS as u64));
+    group.bench_function("list_all_150k_pods_in_pages_of_500", |b| {
+        b.iter(|| {
+            let at = Some(store.revision());
+            let mut start_after: Option<Arc<str>> = None;
+            let mut listed = 0;
+            loop {
+                let page =
+                    store.range_prefix("/registry/pods/", start_after.as_deref(), at, Some(500));
+                let Ok(page) = page else { break };
+                listed += page.kvs.len();
+                match page.kvs.last() {
+                    Some(last) if page.more => start_after = Some(Arc::clone(&last.key)),
+                    _ => break,
+                }
+            }
+            black_box(listed)
+        })
+    });
+    group.throughput(Throughput::Elements(500));
     let past = store.revision() - 1_000;
     group.bench_function("range_one_namespace_limit_500_past_revision", |b| {
         b.iter(|| {
