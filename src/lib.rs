@@ -1,68 +1,175 @@
 //! watchlab's browser app: a yew UI that drives the engine (`watchlab_engine`) from outside.
-//! The engine holds every semantic; the app only turns clicks into engine actions and renders
-//! what the engine reports.
+//! The engine holds every semantic; the app only turns clicks and console lines into engine
+//! actions and API requests, and renders what the engine reports.
+//!
+//! The pure parts (state, console, clock driver, i18n, scenarios, inspection) are plain Rust
+//! tested natively; `components` are the yew views over them.
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod clock;
 pub mod components;
+pub mod console;
+pub mod fanout;
+pub mod i18n;
+pub mod inspect;
+pub mod scenario;
+pub mod seeds;
+pub mod state;
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use watchlab_engine::cluster::Cluster;
+use components::actions_panel::ActionsPanel;
+use components::broadcast_view::BroadcastView;
+use components::cluster_view::ClusterView;
+use components::console_panel::ConsolePanel;
+use components::editor_panel::EditorPanel;
+use components::events_view::EventsView;
+use components::header::Header;
+use components::informers_view::InformersView;
+use components::ledger_view::LedgerView;
+use components::scenario_panel::ScenarioPanel;
+use components::tabs::Tabs;
+use components::{tr, Ctx};
+use gloo_timers::callback::Interval;
+use i18n::{Lang, T};
+use scenario::View;
+use state::{Action, State, Tool};
 use yew::prelude::*;
-
-use components::node_column::NodeColumn;
 
 /// The seed every fresh playground starts from (a run is reproducible from it).
 pub const DEFAULT_SEED: u64 = 7;
+/// Browser ticks per second driving the virtual clock.
+pub const TICK_MS: u32 = 100;
+
+fn stored_lang() -> Lang {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(i18n::STORAGE_KEY).ok().flatten())
+        .and_then(|c| Lang::from_code(&c))
+        .unwrap_or_default()
+}
+
+fn remember_lang(lang: Lang) {
+    let window = web_sys::window();
+    if let Some(s) = window.as_ref().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = s.set_item(i18n::STORAGE_KEY, lang.code());
+    }
+    if let Some(html) = window
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = html.set_attribute("lang", lang.code());
+    }
+}
+
+fn performance_now() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
 
 /// The root component.
 #[component]
 pub fn App() -> Html {
-    // The cluster lives outside yew's state so that an action does not clone it; a counter
-    // tells yew to render again after each action.
-    let cluster = use_mut_ref(|| Cluster::new(DEFAULT_SEED));
-    let version = use_state(|| 0u64);
-
-    let on_create_pod = {
-        let cluster = Rc::clone(&cluster);
-        let version = version.clone();
-        Callback::from(move |_: MouseEvent| {
-            cluster.borrow_mut().create_pod("web-");
-            version.set(*version + 1);
-        })
-    };
-
-    let view = cluster_view(&cluster);
+    let state = use_reducer(|| State::new(DEFAULT_SEED, stored_lang()));
+    {
+        // The engine runs on the browser's event loop: each tick advances virtual time by the
+        // real time elapsed × speed (capped per frame), and never blocks.
+        let state = state.clone();
+        use_effect_with((), move |_| {
+            let interval = Interval::new(TICK_MS, move || state.dispatch(Action::Tick(performance_now())));
+            move || drop(interval)
+        });
+    }
+    use_effect_with(state.lang, |lang| remember_lang(*lang));
     html! {
-        <>
-            <header>
-                <h1>{ "watchlab" }</h1>
-                <button id="create-pod" onclick={on_create_pod}>{ "Create pod" }</button>
-                <span id="pod-count" class="count">{ format!("{} pods", view.1) }</span>
-            </header>
+        <ContextProvider<Ctx> context={state.clone()}>
+            <Header />
             <main>
-                <section class="nodes" aria-label="nodes">{ view.0 }</section>
+                <ViewsPane />
+                <ToolsPane />
             </main>
-        </>
+        </ContextProvider<Ctx>>
     }
 }
 
-fn cluster_view(cluster: &Rc<RefCell<Cluster>>) -> (Html, usize) {
-    let c = cluster.borrow();
-    let columns = c
-        .nodes()
-        .iter()
-        .map(|node| {
-            let pods = c
-                .pods()
-                .iter()
-                .filter(|p| p.node_name.as_deref() == Some(node.name.as_str()))
-                .cloned()
-                .collect::<Vec<_>>();
-            html! { <NodeColumn key={node.name.clone()} node={node.clone()} pods={pods} /> }
+fn view_label(v: View) -> T {
+    match v {
+        View::Cluster => T::TabCluster,
+        View::Ledger => T::TabLedger,
+        View::Broadcast => T::TabBroadcast,
+        View::Informers => T::TabInformers,
+        View::Events => T::TabEvents,
+        View::Timeline => T::TabTimeline,
+    }
+}
+
+fn tool_label(t: Tool) -> T {
+    match t {
+        Tool::Console => T::TabConsole,
+        Tool::Actions => T::TabActions,
+        Tool::Scenarios => T::TabScenarios,
+        Tool::Editor => T::TabEditor,
+    }
+}
+
+#[component]
+fn ViewsPane() -> Html {
+    let ctx = components::use_ctx();
+    let tabs: Vec<_> = View::ALL.iter().map(|v| (v.id(), tr(&ctx, view_label(*v)))).collect();
+    let on_select = {
+        let ctx = ctx.clone();
+        Callback::from(move |id: &'static str| {
+            if let Some(v) = View::ALL.iter().find(|v| v.id() == id) {
+                ctx.dispatch(Action::Show(*v));
+            }
         })
-        .collect::<Html>();
-    (columns, c.pods().len())
+    };
+    let body = match ctx.view {
+        View::Cluster => html! { <ClusterView /> },
+        View::Ledger => html! { <LedgerView /> },
+        View::Broadcast => html! { <BroadcastView /> },
+        View::Informers => html! { <InformersView /> },
+        View::Events => html! { <EventsView /> },
+        View::Timeline => html! { <components::timeline_view::TimelineView /> },
+    };
+    html! {
+        <section class="views">
+            <Tabs {tabs} selected={ctx.view.id()} label={tr(&ctx, T::Views)} {on_select} />
+            <div class="view" role="tabpanel" id={format!("view-{}", ctx.view.id())}>{ body }</div>
+        </section>
+    }
+}
+
+#[component]
+fn ToolsPane() -> Html {
+    let ctx = components::use_ctx();
+    let tabs: Vec<_> = Tool::ALL.iter().map(|t| (t.id(), tr(&ctx, tool_label(*t)))).collect();
+    let on_select = {
+        let ctx = ctx.clone();
+        Callback::from(move |id: &'static str| {
+            if let Some(t) = Tool::ALL.iter().find(|t| t.id() == id) {
+                ctx.dispatch(Action::ShowTool(*t));
+            }
+        })
+    };
+    // The console stays mounted (hidden) so its input keeps what was typed.
+    html! {
+        <section class="tools">
+            if ctx.progress.is_some() && ctx.tool != Tool::Scenarios { <ScenarioPanel /> }
+            <Tabs {tabs} selected={ctx.tool.id()} label={tr(&ctx, T::Tools)} {on_select} />
+            <div class="tool" role="tabpanel" id={format!("tool-{}", ctx.tool.id())}>
+                <div hidden={ctx.tool != Tool::Console}><ConsolePanel /></div>
+                {
+                    match ctx.tool {
+                        Tool::Console => html! {},
+                        Tool::Actions => html! { <ActionsPanel /> },
+                        Tool::Scenarios => html! { <ScenarioPanel /> },
+                        Tool::Editor => html! { <EditorPanel /> },
+                    }
+                }
+            </div>
+        </section>
+    }
 }
 
 /// Mounts the app on the page's body.

@@ -1,3 +1,49 @@
-//! One small component per file.
+//! One component per file. Every component reads the shared [`Ctx`] (the page state) and
+//! dispatches [`crate::state::Action`]s; none keeps semantics of its own.
 
+pub mod actions_panel;
+pub mod broadcast_view;
+pub mod cluster_view;
+pub mod console_panel;
+pub mod editor_panel;
+pub mod etcd_panel;
+pub mod events_view;
+pub mod header;
+pub mod informers_view;
+pub mod ledger_view;
 pub mod node_column;
+pub mod scenario_panel;
+pub mod tabs;
+pub mod timeline_view;
+
+use crate::i18n::T;
+use crate::state::State;
+use yew::prelude::*;
+
+/// The page state as every component receives it.
+pub type Ctx = UseReducerHandle<State>;
+
+/// The state from context (the App always provides it).
+#[hook]
+pub fn use_ctx() -> Ctx {
+    match use_context::<Ctx>() {
+        Some(c) => c,
+        None => unreachable_ctx(),
+    }
+}
+
+#[cold]
+fn unreachable_ctx() -> ! {
+    // Components are only ever mounted under App's ContextProvider.
+    std::process::abort()
+}
+
+/// A text in the page's language.
+pub fn tr(ctx: &Ctx, key: T) -> &'static str {
+    key.tr(ctx.lang)
+}
+
+/// A text with placeholders filled.
+pub fn fill(ctx: &Ctx, key: T, args: &[&str]) -> String {
+    key.fill(ctx.lang, args)
+}

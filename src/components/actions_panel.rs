@@ -1,0 +1,213 @@
+//! The buttons: create / scale / label / delete objects, kill and restore nodes and etcd
+//! members, compact the ledger, and the conflicting write with its retry shown step by step.
+//! Each button is one engine action; the result line shows the revision it reached or the
+//! server's error text.
+
+use super::{fill, tr, use_ctx};
+use crate::i18n::T;
+use crate::state::{Action, Notice, SEED_DEPLOYMENT, SEED_NAMESPACE};
+use watchlab_engine::api::Kind;
+use watchlab_engine::cluster::Action as ClusterAction;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+/// `a=b,c=d` → pairs (a piece without `=` is a key with an empty value).
+pub fn parse_labels(text: &str) -> Vec<(String, String)> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+            None => (p.to_string(), String::new()),
+        })
+        .collect()
+}
+
+/// The kind select's value.
+pub fn parse_kind(value: &str) -> Kind {
+    match value {
+        "deployment" => Kind::Deployment,
+        "node" => Kind::Node,
+        _ => Kind::Pod,
+    }
+}
+
+/// The form's field refs.
+#[derive(Clone, Default, PartialEq)]
+struct Fields {
+    kind: NodeRef,
+    namespace: NodeRef,
+    name: NodeRef,
+    image: NodeRef,
+    replicas: NodeRef,
+    labels: NodeRef,
+    key: NodeRef,
+    value: NodeRef,
+    overwrite: NodeRef,
+}
+
+impl Fields {
+    fn text(r: &NodeRef) -> String {
+        r.cast::<HtmlInputElement>().map(|i| i.value().trim().to_string()).unwrap_or_default()
+    }
+
+    /// The action a button stands for, from the form's current values.
+    fn action(&self, button: &str) -> ClusterAction {
+        let namespace = Self::text(&self.namespace);
+        let name = Self::text(&self.name);
+        let image = Self::text(&self.image);
+        // kubectl create deployment defaults --replicas to 1.
+        let replicas = Self::text(&self.replicas).parse().unwrap_or(1);
+        let labels = parse_labels(&Self::text(&self.labels));
+        let kind = parse_kind(&self.kind.cast::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default());
+        match button {
+            "create-pod" => ClusterAction::CreatePod { namespace, name, image, labels },
+            "create-deployment" => ClusterAction::CreateDeployment { namespace, name, image, replicas, labels },
+            "scale" => ClusterAction::Scale { namespace, name, replicas },
+            "label" => ClusterAction::Label {
+                kind,
+                namespace,
+                name,
+                key: Self::text(&self.key),
+                value: Self::text(&self.value),
+                overwrite: self.overwrite.cast::<HtmlInputElement>().is_some_and(|c| c.checked()),
+            },
+            _ => ClusterAction::Delete { kind, namespace, name },
+        }
+    }
+}
+
+#[component]
+pub fn ActionsPanel() -> Html {
+    let ctx = use_ctx();
+    let f = use_memo((), |_| Fields::default());
+    let button = |id: &'static str, label: T| {
+        let text = tr(&ctx, label);
+        let (ctx, f) = (ctx.clone(), f.clone());
+        let onclick = Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(f.action(id))));
+        html! { <button id={id} {onclick}>{ text }</button> }
+    };
+    let act = |a: ClusterAction| {
+        let ctx = ctx.clone();
+        Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(a.clone())))
+    };
+    let (nodes, members) = {
+        let e = ctx.engine.borrow();
+        (e.cluster.nodes(), e.cluster.etcd().members().to_vec())
+    };
+    let field = |id: &'static str, label: T, r: &NodeRef, value: &'static str| html! {
+        <label class="field">{ tr(&ctx, label) }<input id={id} ref={r.clone()} type="text" value={value} spellcheck="false" /></label>
+    };
+    html! {
+        <section class="actions" aria-label={tr(&ctx, T::TabActions)}>
+            <Result />
+            <fieldset>
+                <div class="grid">
+                    <label class="field">{ tr(&ctx, T::Kind) }
+                        <select id="f-kind" ref={f.kind.clone()}>
+                            <option value="pod">{"pod"}</option>
+                            <option value="deployment" selected=true>{"deployment"}</option>
+                            <option value="node">{"node"}</option>
+                        </select></label>
+                    { field("f-namespace", T::Namespace, &f.namespace, SEED_NAMESPACE) }
+                    { field("f-name", T::Name, &f.name, SEED_DEPLOYMENT) }
+                    { field("f-image", T::Image, &f.image, "nginx:1.27") }
+                    { field("f-replicas", T::Replicas, &f.replicas, "3") }
+                    { field("f-labels", T::Labels, &f.labels, "app=nginx") }
+                    { field("f-key", T::Key, &f.key, "team") }
+                    { field("f-value", T::Value, &f.value, "orders") }
+                    <label class="field check"><input id="f-overwrite" ref={f.overwrite.clone()} type="checkbox" checked=true />{ tr(&ctx, T::Overwrite) }</label>
+                </div>
+                <div class="row">
+                    { button("create-pod", T::CreatePod) }
+                    { button("create-deployment", T::CreateDeployment) }
+                    { button("scale", T::Scale) }
+                    { button("label", T::Label) }
+                    { button("delete", T::Delete) }
+                </div>
+            </fieldset>
+            <fieldset>
+                <legend>{ tr(&ctx, T::NodeFailures) }</legend>
+                { for nodes.iter().map(|n| html! {
+                    <div class="row" data-node-controls={n.name.clone()}>
+                        <span class="name">{ &n.name }</span>
+                        <button id={format!("kill-{}", n.name)} disabled={n.killed} onclick={act(ClusterAction::KillNode(n.name.clone()))}>{ tr(&ctx, T::Kill) }</button>
+                        <button id={format!("restore-{}", n.name)} disabled={!n.killed} onclick={act(ClusterAction::RestoreNode(n.name.clone()))}>{ tr(&ctx, T::Restore) }</button>
+                    </div>
+                }) }
+            </fieldset>
+            <fieldset>
+                <legend>{ tr(&ctx, T::EtcdFailures) }</legend>
+                { for members.iter().map(|m| html! {
+                    <div class="row">
+                        <span class="name">{ &m.name }</span>
+                        <button id={format!("kill-{}", m.name)} disabled={!m.is_alive()} onclick={act(ClusterAction::KillEtcdMember(m.name.clone()))}>{ tr(&ctx, T::Kill) }</button>
+                        <button id={format!("restore-{}", m.name)} disabled={m.is_alive()} onclick={act(ClusterAction::RestoreEtcdMember(m.name.clone()))}>{ tr(&ctx, T::Restore) }</button>
+                    </div>
+                }) }
+            </fieldset>
+            <fieldset>
+                <legend>{ tr(&ctx, T::Ledger) }</legend>
+                <button id="compact" title={tr(&ctx, T::CompactHint)} onclick={act(ClusterAction::CompactNow)}>{ tr(&ctx, T::CompactNow) }</button>
+                <p class="hint">{ tr(&ctx, T::CompactHint) }</p>
+            </fieldset>
+            <fieldset>
+                <legend>{ tr(&ctx, T::Conflict) }</legend>
+                <p class="hint">{ tr(&ctx, T::ConflictHint) }</p>
+                <button id="conflict" onclick={act(ClusterAction::ConflictingWrite { namespace: SEED_NAMESPACE.into(), name: SEED_DEPLOYMENT.into() })}>
+                    { format!("{} ({SEED_NAMESPACE}/{SEED_DEPLOYMENT})", tr(&ctx, T::RunConflict)) }</button>
+                <ConflictReportView />
+            </fieldset>
+        </section>
+    }
+}
+
+/// The last action's result.
+#[component]
+fn Result() -> Html {
+    let ctx = use_ctx();
+    let (class, text) = match &ctx.notice {
+        None => return html! { <p id="result" class="result"></p> },
+        Some(Notice::Done { revision }) => ("ok", fill(&ctx, T::ActionDone, &[&revision.to_string()])),
+        Some(Notice::Failed { code, message }) => ("err", format!("Error from server ({code}): {message}")),
+        Some(Notice::NothingScheduled) => ("muted", tr(&ctx, T::NoTimer).to_string()),
+    };
+    html! { <p id="result" class={classes!("result", class)} aria-live="polite">{ text }</p> }
+}
+
+/// The conflict, step by step.
+#[component]
+fn ConflictReportView() -> Html {
+    let ctx = use_ctx();
+    let Some(c) = ctx.conflict.clone() else {
+        return html! {};
+    };
+    html! {
+        <ol id="conflict-report" class="steps">
+            <li>{ fill(&ctx, T::ConflictStep1, &[&c.read_revision.to_string()]) }</li>
+            <li>{ fill(&ctx, T::ConflictStep2, &[&c.winner_revision.to_string()]) }</li>
+            <li>{ tr(&ctx, T::ConflictStep3) }<pre class="error" id="conflict-409">{ format!("Error from server (Conflict): {}", c.loser_message) }</pre></li>
+            <li>{ fill(&ctx, T::ConflictStep4, &[&c.winner_revision.to_string(), &c.retry_revision.to_string()]) }</li>
+        </ol>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_parse_from_the_form_syntax() {
+        assert_eq!(
+            parse_labels(" app=nginx, tier = front ,,solo"),
+            vec![
+                ("app".to_string(), "nginx".to_string()),
+                ("tier".to_string(), "front".to_string()),
+                ("solo".to_string(), String::new())
+            ]
+        );
+        assert!(parse_labels("").is_empty());
+        assert_eq!(parse_kind("node"), Kind::Node);
+        assert_eq!(parse_kind("??"), Kind::Pod);
+    }
+}

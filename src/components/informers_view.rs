@@ -1,0 +1,40 @@
+//! Each component's informer cache against the ledger: the revision it has seen, the ledger's,
+//! the lag between them, and how often it had to relist (410 Gone after a compaction).
+
+use super::{tr, use_ctx};
+use crate::i18n::T;
+use yew::prelude::*;
+
+#[component]
+pub fn InformersView() -> Html {
+    let ctx = use_ctx();
+    let informers = ctx.engine.borrow().cluster.informers();
+    html! {
+        <div class="informers-view">
+            <h3>{ tr(&ctx, T::InformersTitle) }</h3>
+            if informers.is_empty() { <p class="muted" id="no-informers">{ tr(&ctx, T::NoInformers) }</p> } else {
+            <table class="informers">
+                <thead><tr>
+                    <th>{ tr(&ctx, T::ColComponent) }</th><th>{ tr(&ctx, T::ColResource) }</th>
+                    <th>{ tr(&ctx, T::ColCache) }</th><th>{ tr(&ctx, T::ColLatest) }</th><th>{ tr(&ctx, T::ColLag) }</th>
+                    <th>{ tr(&ctx, T::ColRelists) }</th><th>{ tr(&ctx, T::Col410) }</th>
+                </tr></thead>
+                <tbody>
+                { for informers.iter().map(|i| {
+                    let lag = i.latest_revision.saturating_sub(i.cache_revision);
+                    let width = format!("width:{}%", (lag.min(50) * 2));
+                    html! {
+                        <tr data-informer={format!("{}/{}", i.component, i.resource)}>
+                            <td class="writer">{ &i.component }</td><td>{ &i.resource }</td>
+                            <td class="num">{ i.cache_revision }</td><td class="num">{ i.latest_revision }</td>
+                            <td class="num lag"><span class="bar" style={width}></span>{ lag }</td>
+                            <td class="num">{ i.relists }</td><td class="num">{ i.expired }</td>
+                        </tr>
+                    }
+                }) }
+                </tbody>
+            </table>
+            }
+        </div>
+    }
+}

@@ -1,0 +1,256 @@
+//! The kubectl console's model: a scrollback of what was typed and printed, the ↑/↓ history
+//! cursor, and the `-w` stream being followed. Pure (no browser): it runs lines through
+//! [`Kubectl`] over any [`ApiClient`], so it is tested natively against a real API server.
+//!
+//! Like two terminals side by side (the texts run `get -w` in one and `kubectl run` in the
+//! other), a followed stream keeps printing while further commands run; starting another
+//! follow or Ctrl-C ends the current one.
+
+use std::collections::VecDeque;
+use watchlab_apimachinery::client::ApiClient;
+use watchlab_kubectl::{Follow, Kubectl};
+
+use crate::seeds;
+
+/// Scrollback lines kept (older ones drop first).
+pub const MAX_LINES: usize = 3000;
+
+/// What a scrollback line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// The prompt and the command typed.
+    Input,
+    Stdout,
+    Stderr,
+    /// `^C` and other console notes.
+    Note,
+}
+
+/// One scrollback line; `id` is unique and increasing (a stable key for rendering).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub id: u64,
+    pub kind: LineKind,
+    pub text: String,
+}
+
+/// The console.
+#[derive(Debug)]
+pub struct Console {
+    kubectl: Kubectl,
+    lines: VecDeque<Line>,
+    next_id: u64,
+    follow: Option<Follow>,
+    /// Index into the history while browsing with ↑/↓ (None = at the fresh line).
+    cursor: Option<usize>,
+}
+
+impl Default for Console {
+    fn default() -> Self {
+        Console::new()
+    }
+}
+
+impl Console {
+    /// A console whose kubectl already holds the texts' `orders-deploy.yaml`.
+    pub fn new() -> Self {
+        let mut kubectl = Kubectl::new();
+        kubectl.set_file(seeds::ORDERS_DEPLOY_FILE, seeds::ORDERS_DEPLOY_YAML);
+        Console {
+            kubectl,
+            lines: VecDeque::new(),
+            next_id: 0,
+            follow: None,
+            cursor: None,
+        }
+    }
+
+    /// The scrollback, oldest first.
+    pub fn lines(&self) -> &VecDeque<Line> {
+        &self.lines
+    }
+
+    /// Whether a `-w` stream is being followed.
+    pub fn following(&self) -> bool {
+        self.follow.is_some()
+    }
+
+    /// The server's id of the followed stream.
+    pub fn follow_id(&self) -> Option<u64> {
+        self.follow.as_ref().map(Follow::watch_id)
+    }
+
+    /// Registers a file for `apply -f NAME`.
+    pub fn set_file(&mut self, name: &str, content: &str) {
+        self.kubectl.set_file(name, content);
+    }
+
+    pub fn file(&self, name: &str) -> Option<&str> {
+        self.kubectl.file(name)
+    }
+
+    /// Runs one line as typed at the prompt.
+    pub fn run(&mut self, line: &str, client: &mut dyn ApiClient) {
+        self.cursor = None;
+        self.push(LineKind::Input, format!("$ {line}"));
+        let out = self.kubectl.exec(line, client);
+        self.push_text(LineKind::Stdout, &out.stdout);
+        self.push_text(LineKind::Stderr, &out.stderr);
+        if let Some(follow) = out.follow {
+            if let Some(old) = self.follow.replace(follow) {
+                old.stop(client);
+            }
+        }
+    }
+
+    /// Appends what the followed stream delivered since the last poll (call on every tick).
+    pub fn poll(&mut self, client: &mut dyn ApiClient) {
+        let Some(follow) = self.follow.as_mut() else {
+            return;
+        };
+        let out = follow.poll(client);
+        self.push_text(LineKind::Stdout, &out.stdout);
+        self.push_text(LineKind::Stderr, &out.stderr);
+        if out.ended {
+            self.follow = None;
+        }
+    }
+
+    /// Ctrl-C: ends the followed stream.
+    pub fn interrupt(&mut self, client: &mut dyn ApiClient) {
+        if let Some(f) = self.follow.take() {
+            f.stop(client);
+        }
+        self.push(LineKind::Note, "^C".to_string());
+    }
+
+    /// Empties the scrollback (the stream, if any, keeps being followed).
+    pub fn clear(&mut self) {
+        self.lines.clear();
+    }
+
+    /// ↑: the previous history line, if any.
+    pub fn history_prev(&mut self) -> Option<String> {
+        let history = self.kubectl.history();
+        let at = match self.cursor {
+            None => history.len().checked_sub(1)?,
+            Some(i) => i.saturating_sub(1),
+        };
+        self.cursor = Some(at);
+        history.get(at).cloned()
+    }
+
+    /// ↓: the next history line, or the empty fresh line past the newest.
+    pub fn history_next(&mut self) -> String {
+        let history = self.kubectl.history();
+        match self.cursor {
+            Some(i) if i + 1 < history.len() => {
+                self.cursor = Some(i + 1);
+                history.get(i + 1).cloned().unwrap_or_default()
+            }
+            _ => {
+                self.cursor = None;
+                String::new()
+            }
+        }
+    }
+
+    fn push_text(&mut self, kind: LineKind, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        for line in text.strip_suffix('\n').unwrap_or(text).split('\n') {
+            self.push(kind, line.to_string());
+        }
+    }
+
+    fn push(&mut self, kind: LineKind, text: String) {
+        if self.lines.len() == MAX_LINES {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(Line {
+            id: self.next_id,
+            kind,
+            text,
+        });
+        self.next_id += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use watchlab_engine::apiserver::ApiServer;
+
+    fn texts(c: &Console) -> Vec<String> {
+        c.lines().iter().map(|l| l.text.clone()).collect()
+    }
+
+    #[test]
+    fn a_command_prints_its_prompt_and_output() {
+        let mut server = ApiServer::new(7);
+        let mut c = Console::new();
+        c.run("kubectl get pods", &mut server.as_user("kubectl"));
+        let t = texts(&c);
+        assert_eq!(t[0], "$ kubectl get pods");
+        assert_eq!(t[1], "No resources found in default namespace.");
+        assert_eq!(c.lines()[1].kind, LineKind::Stderr);
+    }
+
+    #[test]
+    fn a_followed_watch_prints_as_the_cluster_changes_and_stops_on_ctrl_c() {
+        let mut server = ApiServer::new(7);
+        let mut c = Console::new();
+        c.run("kubectl get pods -w", &mut server.as_user("kubectl"));
+        assert!(c.following());
+        c.run(
+            "kubectl run web --image=nginx",
+            &mut server.as_user("kubectl"),
+        );
+        assert!(texts(&c).contains(&"pod/web created".to_string()), "{:?}", texts(&c));
+        c.poll(&mut server.as_user("kubectl"));
+        let last = texts(&c).last().cloned().unwrap_or_default();
+        assert!(last.starts_with("web") && last.contains("Pending"), "{last}");
+        let id = c.follow_id();
+        c.interrupt(&mut server.as_user("kubectl"));
+        assert!(!c.following());
+        assert_eq!(texts(&c).last().map(String::as_str), Some("^C"));
+        assert!(id.is_some_and(|id| server.stream(id).is_none()));
+    }
+
+    #[test]
+    fn history_moves_up_and_down() {
+        let mut server = ApiServer::new(7);
+        let mut c = Console::new();
+        assert_eq!(c.history_prev(), None);
+        for l in ["kubectl get pods", "kubectl get nodes"] {
+            c.run(l, &mut server.as_user("kubectl"));
+        }
+        assert_eq!(c.history_prev().as_deref(), Some("kubectl get nodes"));
+        assert_eq!(c.history_prev().as_deref(), Some("kubectl get pods"));
+        assert_eq!(c.history_prev().as_deref(), Some("kubectl get pods"));
+        assert_eq!(c.history_next(), "kubectl get nodes");
+        assert_eq!(c.history_next(), "");
+    }
+
+    #[test]
+    fn scrollback_is_bounded_with_unique_ids() {
+        let mut server = ApiServer::new(7);
+        let mut c = Console::new();
+        for _ in 0..(MAX_LINES / 2 + 10) {
+            c.run("kubectl get pods", &mut server.as_user("kubectl"));
+        }
+        assert_eq!(c.lines().len(), MAX_LINES);
+        let ids: Vec<_> = c.lines().iter().map(|l| l.id).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn the_seed_manifest_is_registered() {
+        let c = Console::new();
+        assert_eq!(
+            c.file(seeds::ORDERS_DEPLOY_FILE),
+            Some(seeds::ORDERS_DEPLOY_YAML)
+        );
+    }
+}

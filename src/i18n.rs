@@ -1,0 +1,285 @@
+//! Every text the page shows, in English and Chinese (the learners read Chinese; a trainer may
+//! present in either). Components never hard-code a sentence: they ask for a [`T`] key in the
+//! current [`Lang`]. kubectl's own output is not here: it stays English, as the real kubectl.
+
+/// A UI language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lang {
+    En,
+    #[default]
+    Zh,
+}
+
+impl Lang {
+    /// The BCP 47 code (`<html lang>`, localStorage value).
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh-CN",
+        }
+    }
+
+    /// Reads a stored code; anything unknown is `None`.
+    pub fn from_code(code: &str) -> Option<Lang> {
+        match code {
+            "en" => Some(Lang::En),
+            "zh-CN" | "zh" => Some(Lang::Zh),
+            _ => None,
+        }
+    }
+
+    pub fn other(self) -> Lang {
+        match self {
+            Lang::En => Lang::Zh,
+            Lang::Zh => Lang::En,
+        }
+    }
+}
+
+/// The localStorage key the language choice is remembered under.
+pub const STORAGE_KEY: &str = "watchlab.lang";
+
+macro_rules! texts {
+    ($($key:ident => $en:literal, $zh:literal;)*) => {
+        /// A UI text key.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum T { $($key,)* }
+
+        impl T {
+            /// Every key (for completeness tests).
+            pub const ALL: &'static [T] = &[$(T::$key,)*];
+
+            /// The (English, Chinese) pair.
+            pub fn pair(self) -> (&'static str, &'static str) {
+                match self { $(T::$key => ($en, $zh),)* }
+            }
+        }
+    };
+}
+
+impl T {
+    /// The text in `lang`.
+    pub fn tr(self, lang: Lang) -> &'static str {
+        let (en, zh) = self.pair();
+        match lang {
+            Lang::En => en,
+            Lang::Zh => zh,
+        }
+    }
+
+    /// The text in `lang` with `{}` placeholders filled in order.
+    pub fn fill(self, lang: Lang, args: &[&str]) -> String {
+        let mut out = String::new();
+        let mut rest = self.tr(lang);
+        let mut args = args.iter();
+        while let Some(at) = rest.find("{}") {
+            out.push_str(&rest[..at]);
+            out.push_str(args.next().copied().unwrap_or(""));
+            rest = &rest[at + 2..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+texts! {
+    Tagline => "the ledger and the broadcast, live", "账本与广播站，现场演示";
+    Language => "中文", "English";
+    LanguageHint => "Switch language", "切换语言";
+    Revision => "Revision", "当前页码";
+    VirtualTime => "Virtual time", "虚拟时间";
+    Pause => "Pause", "暂停";
+    Resume => "Run", "运行";
+    Step => "Step", "单步";
+    StepHint => "Jump to the next timer and run it", "跳到下一个定时事件并执行";
+    Speed => "Speed", "速度";
+    Seed => "Seed", "种子";
+    Restart => "Restart", "重新开始";
+    NoTimer => "nothing scheduled", "没有待执行的定时事件";
+    // Tabs
+    TabCluster => "Cluster", "集群";
+    TabLedger => "Ledger", "账本";
+    TabBroadcast => "Broadcast", "广播";
+    TabInformers => "Informers", "Informer";
+    TabEvents => "Events", "事件";
+    TabTimeline => "Timeline", "时间线";
+    TabConsole => "Console", "终端";
+    TabActions => "Actions", "操作";
+    TabScenarios => "Scenarios", "场景";
+    TabEditor => "Editor", "编辑器";
+    Views => "Views", "视图";
+    Tools => "Tools", "工具";
+    // Cluster view
+    Nodes => "Nodes", "节点";
+    Pods => "Pods", "Pod";
+    PodsCount => "{} pods", "{} 个 Pod";
+    Unscheduled => "Unscheduled", "未调度";
+    Killed => "killed", "已宕机";
+    Cordoned => "SchedulingDisabled", "禁止调度";
+    EtcdMembers => "etcd members", "etcd 成员";
+    Leader => "leader", "领导者";
+    Follower => "follower", "跟随者";
+    Down => "down", "宕机";
+    Term => "term", "任期";
+    Quorum => "quorum", "法定人数";
+    QuorumOk => "majority: writes commit", "多数派在线：写入可提交";
+    QuorumLost => "no majority: writes fail, reads still served", "失去多数派：写入失败，读仍可用";
+    Alive => "alive", "存活";
+    MorePods => "+{} more", "还有 {} 个";
+    // Ledger
+    LedgerTitle => "The ledger: one line per revision", "账本：每个页码一行";
+    ColRevision => "RV", "页码";
+    ColVerb => "Verb", "动作";
+    ColObject => "Object", "对象";
+    ColWriter => "Writer", "写入者";
+    ColTime => "Time", "时间";
+    ShowingLast => "showing the last {} of {}", "显示最近 {} 条，共 {} 条";
+    ClickToInspect => "Click a line to see the object as it was at that revision.", "点击一行，查看该对象在那一页时的样子。";
+    ObjectAt => "{} at revision {}", "{}，第 {} 页";
+    Close => "Close", "关闭";
+    CompactedAt => "compacted up to revision {}", "已压缩到第 {} 页";
+    Deleted => "(deleted at this revision)", "（在这一页被删除）";
+    // Broadcast
+    Streams => "Open watch streams", "打开的 watch 流";
+    ColStream => "Stream", "流";
+    ColFilter => "Filter", "过滤条件";
+    ColLastRv => "Last RV", "最后页码";
+    ColDelivered => "Delivered", "已送达";
+    ColFiltered => "Filtered out", "被过滤";
+    ColPending => "Queued", "排队中";
+    ColState => "State", "状态";
+    StreamOpen => "open", "打开";
+    StreamTimeout => "ended: timeout", "已结束：超时";
+    StreamOverflow => "ended: too slow", "已结束：消费太慢";
+    StreamExpired => "ended: 410 Gone", "已结束：410 Gone";
+    Drop => "Drop", "断开";
+    DropHint => "Close this stream as a timeout would; its client resumes from its last RV", "像超时那样关闭这条流，客户端从最后页码续订";
+    Raw => "Raw", "原始";
+    RawTitle => "Stream {} exactly as the HTTP body", "流 {}：HTTP 响应体原文";
+    Recent => "Recent events", "最近事件";
+    FanOut => "Fan-out of revision {}", "第 {} 页的扇出";
+    FanOutPick => "Pick a revision in the ledger to see which streams received it.", "在账本中选一页，查看哪些流收到了它。";
+    Received => "received", "已收到";
+    NotReceived => "filtered out", "被过滤";
+    NotYet => "not yet delivered", "尚未送达";
+    Outside => "not in its recent log", "不在其最近记录中";
+    NoStreams => "No open streams.", "没有打开的流。";
+    Offered => "offered", "投递尝试";
+    // Informers
+    InformersTitle => "Informer caches against the ledger", "各 Informer 缓存与账本的差距";
+    ColComponent => "Component", "组件";
+    ColResource => "Resource", "资源";
+    ColCache => "Cache RV", "缓存页码";
+    ColLatest => "Ledger RV", "账本页码";
+    ColLag => "Lag", "滞后";
+    ColRelists => "Relists", "重新 list";
+    Col410 => "410s", "410 次数";
+    NoInformers => "No informers yet (controllers start them).", "还没有 Informer（由控制器启动）。";
+    // Events
+    EventsTitle => "Events (kubectl get events --sort-by=.lastTimestamp)", "事件（kubectl get events --sort-by=.lastTimestamp）";
+    AllNamespaces => "all namespaces", "所有命名空间";
+    NoEvents => "No events.", "没有事件。";
+    // Timeline
+    TimelineTitle => "Writes over virtual time, one lane per writer", "按虚拟时间排列的写入，每个写入者一条泳道";
+    NoWrites => "No writes yet.", "还没有写入。";
+    // Console
+    ConsoleTitle => "kubectl console", "kubectl 终端";
+    ConsoleHint => "Type a kubectl command and press Enter. ↑/↓ history, Ctrl-C stops a -w stream.", "输入 kubectl 命令后回车。↑/↓ 翻历史，Ctrl-C 结束 -w 流。";
+    ConsoleInput => "Command line", "命令行";
+    Run => "Run", "执行";
+    Stop => "Stop", "停止";
+    Following => "following a watch stream", "正在跟随 watch 流";
+    Clear => "Clear", "清屏";
+    Examples => "Commands from the texts", "文中的命令";
+    EditorTitle => "Files for kubectl apply -f", "kubectl apply -f 使用的文件";
+    FileName => "File name", "文件名";
+    Save => "Save", "保存";
+    Saved => "saved", "已保存";
+    ApplyFile => "kubectl apply -f", "kubectl apply -f";
+    // Actions
+    CreatePod => "Create pod", "创建 Pod";
+    CreateDeployment => "Create deployment", "创建 Deployment";
+    Scale => "Scale", "扩缩容";
+    Label => "Label", "打标签";
+    Delete => "Delete", "删除";
+    Name => "Name", "名称";
+    Image => "Image", "镜像";
+    Namespace => "Namespace", "命名空间";
+    Labels => "Labels (k=v,k=v)", "标签（k=v,k=v）";
+    Replicas => "Replicas", "副本数";
+    Kind => "Kind", "类型";
+    Key => "Key", "键";
+    Value => "Value", "值";
+    Overwrite => "--overwrite", "--overwrite";
+    NodeFailures => "Nodes", "节点故障";
+    Kill => "Kill", "宕机";
+    Restore => "Restore", "恢复";
+    EtcdFailures => "etcd members", "etcd 成员故障";
+    Ledger => "Ledger", "账本";
+    CompactNow => "Compact the ledger now", "立即压缩账本";
+    CompactHint => "A watcher behind the compacted revision gets 410 Gone and relists", "落后于压缩点的 watcher 会收到 410 Gone 并重新 list";
+    Conflict => "Conflicting write", "冲突写入";
+    ConflictHint => "Two editors read the same object at the same RV and both submit", "两个编辑者在同一页码读取同一对象，并先后提交";
+    ConflictTarget => "Deployment", "Deployment";
+    RunConflict => "Run the conflict", "制造冲突";
+    ConflictStep1 => "1. Both editors read the object at revision {}", "1. 两个编辑者都在第 {} 页读取了对象";
+    ConflictStep2 => "2. Editor A submits first: accepted, the object moves to revision {}", "2. 编辑者 A 先提交：被接受，对象前进到第 {} 页";
+    ConflictStep3 => "3. Editor B submits with the stale revision: rejected with 409", "3. 编辑者 B 带着过期页码提交：被 409 拒绝";
+    ConflictStep4 => "4. Retry: B re-reads (revision {}), re-applies its change, accepted at revision {}", "4. 重试：B 重新读取（第 {} 页），重新应用修改，在第 {} 页被接受";
+    Result => "Result", "结果";
+    ActionDone => "done: revision {}", "完成：第 {} 页";
+    Error => "Error", "错误";
+    // Scenarios
+    ScenariosTitle => "Guided scenarios", "引导场景";
+    Start => "Start", "开始";
+    Next => "Next", "下一步";
+    Finish => "Finish", "结束";
+    StepOf => "Step {} of {}", "第 {} 步，共 {} 步";
+    ScenarioDone => "Scenario complete.", "场景完成。";
+    Narration => "Narration", "讲解";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_text_has_both_languages_and_matching_placeholders() {
+        for t in T::ALL {
+            let (en, zh) = t.pair();
+            assert!(!en.trim().is_empty() && !zh.trim().is_empty(), "{t:?}");
+            assert_eq!(en.matches("{}").count(), zh.matches("{}").count(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn chinese_texts_are_translated() {
+        // Keys whose text is a command, a flag or a proper noun may stay the same.
+        let same_ok: HashSet<_> = [T::Overwrite, T::ApplyFile, T::ConflictTarget, T::TabInformers, T::EventsTitle]
+            .into_iter()
+            .collect();
+        for t in T::ALL {
+            let (en, zh) = t.pair();
+            if !same_ok.contains(t) {
+                assert_ne!(en, zh, "{t:?} is not translated");
+            }
+        }
+    }
+
+    #[test]
+    fn fill_replaces_placeholders_in_order() {
+        assert_eq!(T::ObjectAt.fill(Lang::En, &["pods/web", "12"]), "pods/web at revision 12");
+        assert_eq!(T::ObjectAt.fill(Lang::Zh, &["pods/web", "12"]), "pods/web，第 12 页");
+        assert_eq!(T::PodsCount.fill(Lang::En, &[]), " pods");
+    }
+
+    #[test]
+    fn language_codes_round_trip() {
+        for l in [Lang::En, Lang::Zh] {
+            assert_eq!(Lang::from_code(l.code()), Some(l));
+            assert_eq!(l.other().other(), l);
+        }
+        assert_eq!(Lang::from_code("fr"), None);
+    }
+}

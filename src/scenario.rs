@@ -1,0 +1,227 @@
+//! The guided scenarios: the seed texts' four stories as steps a learner advances with Next.
+//! A step narrates (zh + en) and then does things the learner could do by hand — a console
+//! command verbatim from the texts, a cluster action, a clock setting, a view to look at.
+
+use crate::clock::Speed;
+use crate::seeds::SEED_COMMANDS;
+
+/// Which view a step asks the learner to look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    #[default]
+    Cluster,
+    Ledger,
+    Broadcast,
+    Informers,
+    Events,
+    Timeline,
+}
+
+impl View {
+    pub const ALL: [View; 6] = [
+        View::Cluster,
+        View::Ledger,
+        View::Broadcast,
+        View::Informers,
+        View::Events,
+        View::Timeline,
+    ];
+
+    /// The id used in the DOM (`tab-ledger`).
+    pub fn id(self) -> &'static str {
+        match self {
+            View::Cluster => "cluster",
+            View::Ledger => "ledger",
+            View::Broadcast => "broadcast",
+            View::Informers => "informers",
+            View::Events => "events",
+            View::Timeline => "timeline",
+        }
+    }
+}
+
+/// Something a step does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Runs a console line verbatim.
+    Command(&'static str),
+    KillNode(&'static str),
+    RestoreNode(&'static str),
+    /// Kills the first live etcd member that is not the leader (or the leader if it is the last).
+    KillEtcdMember,
+    /// Restores every etcd member that is down.
+    RestoreEtcd,
+    ConflictingWrite,
+    SetSpeed(Speed),
+    Pause(bool),
+    /// Advances virtual time by this many milliseconds at once.
+    Advance(u64),
+    Show(View),
+}
+
+/// One step: what to read, then what happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    pub en: &'static str,
+    pub zh: &'static str,
+    pub effects: &'static [Effect],
+}
+
+/// A guided story.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scenario {
+    /// DOM id (`scenario-watch`).
+    pub id: &'static str,
+    pub title_en: &'static str,
+    pub title_zh: &'static str,
+    pub steps: &'static [Step],
+}
+
+use Effect::*;
+
+/// A write that changes the object (the texts' `team=orders` is a no-op once applied).
+pub const RELABEL: &str = "kubectl label deployment orders-api -n production team=payments --overwrite";
+
+/// The four stories, in the order the texts tell them.
+pub const SCENARIOS: [Scenario; 4] = [
+    Scenario {
+        id: "watch",
+        title_en: "A pod watched with -w",
+        title_zh: "用 -w 观察一个 Pod",
+        steps: &[
+            Step {
+                en: "Terminal one subscribes to the pods of namespace production. kubectl lists once, then keeps the watch open from that list's resourceVersion.",
+                zh: "终端一订阅 production 空间的 Pod 变更流：kubectl 先 list 一次，再从这次 list 的 resourceVersion 开始保持 watch。",
+                effects: &[Pause(true), Command(SEED_COMMANDS[0]), Show(View::Broadcast)],
+            },
+            Step {
+                en: "Terminal two creates a debugging pod. The API server writes it to the ledger at the next revision and broadcasts it to every matching stream.",
+                zh: "终端二创建一个排查用的临时 Pod。API Server 把它写进账本的下一页，并推送给所有匹配的订阅流。",
+                effects: &[Command(SEED_COMMANDS[1]), Show(View::Ledger)],
+            },
+            Step {
+                en: "Let time run: the scheduler binds the pod (Pending), the kubelet reports ContainerCreating, then Running. Three writes, three lines in terminal one.",
+                zh: "让时间走起来：调度器绑定节点（Pending），kubelet 汇报 ContainerCreating，再汇报 Running。三次落账，终端一滚出三行。",
+                effects: &[SetSpeed(Speed::X10), Pause(false), Show(View::Cluster)],
+            },
+            Step {
+                en: "Each line was one component writing one page of the ledger. The Broadcast view shows who else received each revision and who filtered it out.",
+                zh: "每一行都是某个组件往账本上写了一笔。广播视图显示每一页还推送给了谁、谁把它过滤掉了。",
+                effects: &[Show(View::Broadcast)],
+            },
+        ],
+    },
+    Scenario {
+        id: "node-failure",
+        title_en: "The node-c failure post-mortem",
+        title_zh: "node-c 宕机复盘",
+        steps: &[
+            Step {
+                en: "node-c runs one replica of orders-api. Its machine dies: the kubelet stops posting heartbeats. Nobody is told; the ledger simply stops hearing from it.",
+                zh: "node-c 上跑着 orders-api 的一个副本。整机失联：kubelet 停止心跳上报。没有人被通知，账本上只是再也没有它的消息。",
+                effects: &[KillNode("node-c"), Show(View::Cluster)],
+            },
+            Step {
+                en: "Speed up to 60×. The node controller marks node-c NotReady, then its pods Terminating; the Deployment's ReplicaSet sees 2 < 3 and creates a new pod, which the scheduler places elsewhere (about two virtual minutes).",
+                zh: "加速到 60×。节点控制器把 node-c 标记为 NotReady，再把其上的 Pod 标记为 Terminating；ReplicaSet 发现副本 2 小于期望 3，创建新 Pod，调度器把它放到别的节点（约两分钟虚拟时间）。",
+                effects: &[SetSpeed(Speed::X60), Pause(false), Show(View::Timeline)],
+            },
+            Step {
+                en: "The post-mortem, read from the ledger's side: the Events sorted by lastTimestamp.",
+                zh: "从账本视角复盘：按 lastTimestamp 排序的事件。",
+                effects: &[Command(SEED_COMMANDS[4]), Show(View::Events)],
+            },
+            Step {
+                en: "Bring node-c back. Its kubelet posts Ready again; nothing moves back by itself.",
+                zh: "恢复 node-c。它的 kubelet 重新上报 Ready；已经迁走的副本不会自己搬回来。",
+                effects: &[RestoreNode("node-c"), Show(View::Cluster)],
+            },
+        ],
+    },
+    Scenario {
+        id: "conflict",
+        title_en: "The conflicting kubectl apply",
+        title_zh: "冲突的 kubectl apply",
+        steps: &[
+            Step {
+                en: "Read the page number of orders-api: every write sends the object with the resourceVersion it read.",
+                zh: "读一下 orders-api 当前的页码：每次写回都带着自己读到的 resourceVersion。",
+                effects: &[Pause(true), Command(SEED_COMMANDS[2])],
+            },
+            Step {
+                en: "Two editors read orders-api at the same revision and both write it back. The first wins; the second is refused with 409 Conflict; it re-reads and re-applies.",
+                zh: "两个编辑者在同一页码读取 orders-api 并先后写回。先提交者成功；后提交者被 409 Conflict 拒绝，重读后再次应用。",
+                effects: &[ConflictingWrite, Show(View::Ledger)],
+            },
+            Step {
+                en: "kubectl apply does the same read-modify-write with a patch and retries on conflict by itself.",
+                zh: "kubectl apply 用补丁做同样的读改写，遇到冲突会自己重试。",
+                effects: &[Command(SEED_COMMANDS[7]), Command(SEED_COMMANDS[2])],
+            },
+        ],
+    },
+    Scenario {
+        id: "etcd-quorum",
+        title_en: "etcd loses its majority",
+        title_zh: "etcd 失去多数派",
+        steps: &[
+            Step {
+                en: "Three etcd members: a write commits once two of them (the quorum) have it. Kill one member: two remain, writes still commit.",
+                zh: "三个 etcd 成员：写入被其中两个（法定人数）确认即提交。停掉一个成员：还剩两个，写入照常提交。",
+                effects: &[Pause(true), KillEtcdMember, Command(SEED_COMMANDS[3]), Show(View::Cluster)],
+            },
+            Step {
+                en: "Kill a second member: one of three is no majority. There is no leader, and every write fails; reads are still served.",
+                zh: "再停掉一个：三剩一不再是多数派。没有领导者，所有写入失败；读请求仍然可用。",
+                effects: &[KillEtcdMember, Advance(5_000), Command(RELABEL), Command(SEED_COMMANDS[2])],
+            },
+            Step {
+                en: "Restore the members: a leader is elected in a new term and writes commit again. This is why production etcd has at least three members.",
+                zh: "恢复成员：新任期选出领导者，写入恢复。这就是生产环境 etcd 至少三个成员的原因。",
+                effects: &[RestoreEtcd, Advance(5_000), Command(RELABEL)],
+            },
+        ],
+    },
+];
+
+/// The scenario with this id.
+pub fn find(id: &str) -> Option<&'static Scenario> {
+    SCENARIOS.iter().find(|s| s.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn scenarios_have_unique_ids_and_bilingual_steps() {
+        let ids: HashSet<_> = SCENARIOS.iter().map(|s| s.id).collect();
+        assert_eq!(ids.len(), SCENARIOS.len());
+        for s in &SCENARIOS {
+            assert!(!s.steps.is_empty(), "{}", s.id);
+            assert_eq!(find(s.id), Some(s));
+            for step in s.steps {
+                assert!(!step.en.is_empty() && !step.zh.is_empty());
+                assert_ne!(step.en, step.zh);
+            }
+        }
+        assert_eq!(find("nope"), None);
+    }
+
+    #[test]
+    fn every_seed_command_appears_in_a_scenario_or_is_a_console_example() {
+        let used: HashSet<_> = SCENARIOS
+            .iter()
+            .flat_map(|s| s.steps.iter())
+            .flat_map(|st| st.effects.iter())
+            .filter_map(|e| match e {
+                Command(c) => Some(*c),
+                _ => None,
+            })
+            .collect();
+        for c in [SEED_COMMANDS[0], SEED_COMMANDS[1], SEED_COMMANDS[2], SEED_COMMANDS[3], SEED_COMMANDS[4], SEED_COMMANDS[7]] {
+            assert!(used.contains(c), "{c}");
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! What the two seed texts bring to the page verbatim: the kubectl command lines they show and
+//! the manifest their conflicting `kubectl apply -f orders-deploy.yaml` applies.
+
+/// The file name the texts apply.
+pub const ORDERS_DEPLOY_FILE: &str = "orders-deploy.yaml";
+
+/// The Deployment the texts call `orders-api` in namespace `production` (3 replicas, as in the
+/// node-c case study). Prefills the console's editor.
+pub const ORDERS_DEPLOY_YAML: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: orders-api
+  namespace: production
+  labels:
+    app: orders-api
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: orders-api
+  template:
+    metadata:
+      labels:
+        app: orders-api
+    spec:
+      containers:
+      - name: orders-api
+        image: orders-api:2.4.1
+        ports:
+        - containerPort: 8080
+";
+
+/// Every console command the texts show, in reading order.
+pub const SEED_COMMANDS: [&str; 8] = [
+    "kubectl get pods -n production -w",
+    "kubectl run debug-tools --image=debug-tools:1.0 -n production",
+    "kubectl get deployment orders-api -n production -o jsonpath='{.metadata.resourceVersion}'",
+    "kubectl label deployment orders-api -n production team=orders --overwrite",
+    "kubectl get events -n production --sort-by=.lastTimestamp",
+    "kubectl get pods -l app=nginx",
+    "kubectl get --raw '/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx'",
+    "kubectl apply -f orders-deploy.yaml",
+];

@@ -1,0 +1,208 @@
+//! The reducer driven natively, as the page drives it.
+
+use super::*;
+use crate::console::LineKind;
+
+fn fresh() -> State {
+    State::new(7, Lang::En)
+}
+
+fn run(s: State, a: Action) -> State {
+    s.apply(a).unwrap_or_else(|| panic!("no change"))
+}
+
+fn console_text(s: &State) -> String {
+    let e = s.engine.borrow();
+    e.console
+        .lines()
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_seed_objects_are_there_for_the_texts_commands() {
+    let s = run(
+        fresh(),
+        Action::Command(crate::seeds::SEED_COMMANDS[2].to_string()),
+    );
+    let text = console_text(&s);
+    let rv = text.lines().nth(1).unwrap_or_default();
+    assert!(rv.parse::<u64>().is_ok(), "{text}");
+}
+
+#[test]
+fn label_overwrite_moves_the_resource_version() {
+    let get = crate::seeds::SEED_COMMANDS[2].to_string();
+    let s = run(fresh(), Action::Command(get.clone()));
+    let s = run(s, Action::Command(crate::seeds::SEED_COMMANDS[3].to_string()));
+    let s = run(s, Action::Command(get));
+    let text = console_text(&s);
+    let rvs: Vec<u64> = text.lines().filter_map(|l| l.parse().ok()).collect();
+    assert_eq!(rvs.len(), 2, "{text}");
+    assert!(rvs[1] > rvs[0], "{text}");
+    assert!(text.contains("deployment.apps/orders-api labeled"), "{text}");
+}
+
+#[test]
+fn ticks_advance_virtual_time_by_speed_and_pause_stops_them() {
+    let s = fresh();
+    let s = s.apply(Action::Tick(0.0)).unwrap_or(s);
+    let s = run(s, Action::SetSpeed(Speed::X10));
+    let s = run(s, Action::Tick(100.0));
+    assert_eq!(s.now().as_millis(), 1000);
+    let s = run(s, Action::SetPaused(true));
+    assert!(s.apply(Action::Tick(200.0)).is_none(), "paused: nothing changes");
+    assert_eq!(s.now().as_millis(), 1000);
+}
+
+#[test]
+fn step_reports_when_nothing_is_scheduled_or_jumps_to_the_next_timer() {
+    let s = run(fresh(), Action::Step);
+    let next = s.engine.borrow().cluster.next_timer();
+    match (&s.notice, next) {
+        (Some(Notice::NothingScheduled), None) => {}
+        (None, _) => assert!(s.now().as_millis() > 0),
+        other => panic!("{other:?}"),
+    }
+    assert!(s.engine.borrow().clock.paused());
+}
+
+#[test]
+fn a_watch_in_the_console_prints_as_the_cluster_changes() {
+    let s = run(fresh(), Action::Command(crate::seeds::SEED_COMMANDS[0].into()));
+    assert!(s.engine.borrow().console.following());
+    let s = run(s, Action::Command(crate::seeds::SEED_COMMANDS[1].into()));
+    let text = console_text(&s);
+    assert!(text.contains("pod/debug-tools created"), "{text}");
+    let s = s.apply(Action::Tick(0.0)).unwrap_or(s);
+    let s = run(s, Action::Tick(50.0));
+    let text = console_text(&s);
+    assert!(
+        text.lines().any(|l| l.starts_with("debug-tools") && l.contains("Pending")),
+        "{text}"
+    );
+    let s = run(s, Action::Interrupt);
+    assert!(!s.engine.borrow().console.following());
+}
+
+#[test]
+fn cluster_actions_report_the_revision_or_the_servers_error() {
+    let s = run(
+        fresh(),
+        Action::Cluster(ClusterAction::CreatePod {
+            namespace: "default".into(),
+            name: "web".into(),
+            image: "nginx".into(),
+            labels: vec![("app".into(), "nginx".into())],
+        }),
+    );
+    let rev = s.engine.borrow().cluster.api().revision();
+    assert_eq!(s.notice, Some(Notice::Done { revision: rev }));
+    let s = run(
+        s,
+        Action::Cluster(ClusterAction::CreatePod {
+            namespace: "default".into(),
+            name: "web".into(),
+            image: "nginx".into(),
+            labels: vec![],
+        }),
+    );
+    assert_eq!(
+        s.notice,
+        Some(Notice::Failed {
+            code: 409,
+            message: "pods \"web\" already exists".into()
+        })
+    );
+}
+
+#[test]
+fn the_conflict_is_reported_step_by_step() {
+    let s = run(
+        fresh(),
+        Action::Cluster(ClusterAction::ConflictingWrite {
+            namespace: SEED_NAMESPACE.into(),
+            name: SEED_DEPLOYMENT.into(),
+        }),
+    );
+    let c = s.conflict.clone().unwrap_or_else(|| panic!("{:?}", s.notice));
+    assert!(c.read_revision < c.winner_revision && c.winner_revision < c.retry_revision);
+    assert_eq!(
+        c.loser_message,
+        "Operation cannot be fulfilled on deployments.apps \"orders-api\": the object has been modified; please apply your changes to the latest version and try again"
+    );
+}
+
+#[test]
+fn inspecting_a_ledger_line_reads_the_object_at_that_revision() {
+    let s = fresh();
+    let rev = s
+        .engine
+        .borrow()
+        .cluster
+        .api()
+        .ledger()
+        .iter()
+        .find(|e| e.name == SEED_DEPLOYMENT)
+        .map(|e| e.revision)
+        .unwrap_or_else(|| panic!("orders-api not in the ledger"));
+    let s = run(s, Action::Inspect(rev));
+    let i = s.inspection.clone().unwrap_or_else(|| panic!());
+    assert_eq!(i.title, "deployments/production/orders-api");
+    assert!(matches!(i.outcome, crate::inspect::Inspected::Object(ref j) if j.contains("orders-api")));
+    let s = run(s, Action::Command(crate::seeds::SEED_COMMANDS[3].into()));
+    let s = run(s, Action::Cluster(ClusterAction::CompactNow));
+    let s = run(s, Action::Inspect(rev));
+    assert!(matches!(
+        s.inspection.map(|i| i.outcome),
+        Some(crate::inspect::Inspected::Refused { code: 410, .. })
+    ));
+}
+
+#[test]
+fn a_scenario_runs_its_steps_in_order_then_finishes() {
+    let s = run(fresh(), Action::StartScenario("watch"));
+    assert_eq!(s.tool, Tool::Scenarios);
+    let mut s = s;
+    let steps = s.progress.map(|p| p.scenario.steps.len()).unwrap_or(0);
+    for _ in 0..steps {
+        s = run(s, Action::NextStep);
+    }
+    assert!(s.progress.is_some_and(|p| p.finished()));
+    let text = console_text(&s);
+    assert!(text.contains("$ kubectl get pods -n production -w"), "{text}");
+    assert!(text.contains("pod/debug-tools created"), "{text}");
+    assert!(s.engine.borrow().console.lines().iter().all(|l| l.kind != LineKind::Stderr), "{text}");
+}
+
+#[test]
+fn the_etcd_scenario_loses_and_regains_the_majority() {
+    let mut s = run(fresh(), Action::StartScenario("etcd-quorum"));
+    s = run(s, Action::NextStep);
+    assert!(s.engine.borrow().cluster.etcd().can_commit());
+    s = run(s, Action::NextStep);
+    assert!(!s.engine.borrow().cluster.etcd().has_majority());
+    let text = console_text(&s);
+    assert!(text.contains("Error from server"), "{text}");
+    s = run(s, Action::NextStep);
+    assert!(s.engine.borrow().cluster.etcd().has_majority());
+}
+
+#[test]
+fn restart_gives_a_fresh_cluster_from_the_seed() {
+    let s = run(fresh(), Action::Command("kubectl run a --image=x".into()));
+    let before = s.engine.borrow().cluster.api().revision();
+    let s = run(s, Action::Restart(42));
+    assert_eq!(s.seed, 42);
+    assert!(s.engine.borrow().cluster.api().revision() < before);
+    assert!(s.engine.borrow().console.lines().is_empty());
+}
+
+#[test]
+fn time_is_formatted_for_the_header() {
+    assert_eq!(format_time(Timestamp(0)), "00:00.0");
+    assert_eq!(format_time(Timestamp(125_400)), "02:05.4");
+    assert_eq!(format_time(Timestamp(3_723_000)), "1:02:03");
+}
