@@ -1,1 +1,50 @@
-//! (placeholder: filled by its owner)
+//! The controllers: every component of the control plane as a loop that reads the ledger,
+//! computes the difference and writes the ledger — never talking to another component directly.
+//! The scheduler, one kubelet per node, the node lifecycle controller (with taint-based
+//! eviction), the ReplicaSet and the Deployment controllers each own their informers and work
+//! queue and act only through API requests; the watch broadcast passes the baton between them.
+//!
+//! A driver (the [`harness::Harness`] here, the cluster façade elsewhere) owns the
+//! [`crate::apiserver::ApiServer`] and calls every [`Controller::step`] in a fixed order whenever
+//! virtual time advances, jumping to the earliest wake-up any of them asked for.
+
+pub mod adapter;
+pub mod deployment;
+pub mod events;
+pub mod harness;
+pub mod kubelet;
+pub mod node_lifecycle;
+pub mod podutil;
+pub mod profile;
+pub mod replicaset;
+pub mod scheduler;
+
+pub use adapter::{ApiInformer, ApiListerWatcher};
+pub use deployment::DeploymentController;
+pub use events::EventRecorder;
+pub use harness::Harness;
+pub use kubelet::Kubelet;
+pub use node_lifecycle::NodeLifecycleController;
+pub use profile::Profile;
+pub use replicaset::ReplicaSetController;
+pub use scheduler::Scheduler;
+
+use crate::apiserver::ApiServer;
+use crate::clock::Timestamp;
+
+/// One control loop of the cluster.
+pub trait Controller {
+    /// The user agent its requests carry (`kube-scheduler`, `kubelet/node-a`, ...).
+    fn name(&self) -> &str;
+
+    /// Pumps its informers, processes its work queue and issues its requests at `now`; returns
+    /// when it next needs a step on its own (a delivery, a delayed key, a periodic timer). It
+    /// also needs a step whenever the server has committed new writes (its watches must be
+    /// polled), which the driver detects from the store revision.
+    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp>;
+}
+
+/// The earliest of several optional wake-ups.
+pub(crate) fn earliest(times: impl IntoIterator<Item = Option<Timestamp>>) -> Option<Timestamp> {
+    times.into_iter().flatten().min()
+}

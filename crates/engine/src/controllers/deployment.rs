@@ -1,0 +1,418 @@
+//! The Deployment controller (user agent `deployment-controller`): owns one ReplicaSet per pod
+//! template, named `<deployment>-<pod-template-hash>`, and moves replicas between them. A
+//! template change creates a new ReplicaSet and rolls over with maxSurge/maxUnavailable (25% by
+//! default; surge rounds up, unavailable down): the new one grows while the total stays within
+//! replicas + maxSurge, old ones shrink while availability stays at least replicas −
+//! maxUnavailable. It records `ScalingReplicaSet` events, the revision annotation, and status
+//! with the Available and Progressing conditions.
+
+use std::sync::Arc;
+
+use super::adapter::{controller_uid_index, ApiInformer, CONTROLLER_UID_INDEX};
+use super::events::{EventRecorder, EventType};
+use super::profile::Profile;
+use super::replicaset::controller_ref;
+use super::{earliest, Controller};
+use crate::api::apps::{Deployment, IntOrString, ReplicaSet, ReplicaSetSpec, PodTemplateSpec, WorkloadCondition};
+use crate::api::meta::LabelSelector;
+use crate::api::{Kind, Object, ObjectMeta};
+use crate::apiserver::ApiServer;
+use crate::client::{Notification, ObjectKey, WorkQueue};
+use crate::clock::Timestamp;
+use crate::rng::SimRng;
+use watchlab_apimachinery::status::StatusReason;
+
+pub const USER_AGENT: &str = "deployment-controller";
+pub const POD_TEMPLATE_HASH_LABEL: &str = "pod-template-hash";
+pub const REVISION_ANNOTATION: &str = "deployment.kubernetes.io/revision";
+pub const DESIRED_REPLICAS_ANNOTATION: &str = "deployment.kubernetes.io/desired-replicas";
+pub const MAX_REPLICAS_ANNOTATION: &str = "deployment.kubernetes.io/max-replicas";
+
+/// `rand.SafeEncodeString`'s alphabet (no vowels, no look-alikes).
+const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// The pod-template-hash: FNV-32a over the template's canonical JSON (the real controller
+/// hashes the Go struct with `DeepHashObject` + collisionCount), its decimal digits rendered
+/// with `SafeEncodeString` — so it looks like the real `6d9f7c8b5`.
+pub fn pod_template_hash(template: &PodTemplateSpec) -> String {
+    let json = serde_json::to_string(template).unwrap_or_default();
+    let mut h: u32 = 0x811c_9dc5;
+    for b in json.bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h.to_string()
+        .bytes()
+        .map(|c| SAFE_ALPHABET[usize::from(c) % SAFE_ALPHABET.len()] as char)
+        .collect()
+}
+
+/// The Deployment controller.
+pub struct DeploymentController {
+    deployments: ApiInformer,
+    replicasets: ApiInformer,
+    queue: WorkQueue<ObjectKey>,
+    recorder: EventRecorder,
+}
+
+fn replicas(rs: &ReplicaSet) -> i32 {
+    rs.spec.replicas.unwrap_or(0)
+}
+
+fn revision(rs: &ReplicaSet) -> i64 {
+    rs.metadata
+        .annotations
+        .get(REVISION_ANNOTATION)
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(0)
+}
+
+/// maxSurge and maxUnavailable as numbers (`ResolveFenceposts`): both zero → unavailable 1.
+pub fn fenceposts(d: &Deployment) -> (i32, i32) {
+    let desired = d.spec.replicas.unwrap_or(1);
+    let ru = d.spec.strategy.as_ref().and_then(|s| s.rolling_update.as_ref());
+    let pct = |v: Option<&IntOrString>, up: bool| {
+        v.cloned()
+            .unwrap_or(IntOrString::String("25%".into()))
+            .scaled_value(desired, up)
+            .unwrap_or(0)
+    };
+    let surge = pct(ru.and_then(|r| r.max_surge.as_ref()), true);
+    let unavailable = pct(ru.and_then(|r| r.max_unavailable.as_ref()), false);
+    if surge == 0 && unavailable == 0 {
+        (0, 1)
+    } else {
+        (surge, unavailable)
+    }
+}
+
+impl DeploymentController {
+    pub fn new(seed: u64, profile: &Profile) -> Self {
+        DeploymentController {
+            deployments: ApiInformer::new(
+                Kind::Deployment,
+                None,
+                profile.informer_config(),
+                Vec::new(),
+                SimRng::child(seed, "deployment-controller/deployments"),
+            ),
+            replicasets: ApiInformer::new(
+                Kind::ReplicaSet,
+                None,
+                profile.informer_config(),
+                vec![controller_uid_index()],
+                SimRng::child(seed, "deployment-controller/replicasets"),
+            ),
+            queue: WorkQueue::default(),
+            recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
+        }
+    }
+
+    fn on_replica_set(&mut self, note: Notification<Arc<Object>>) {
+        let obj = match &note {
+            Notification::Add(o) | Notification::Update { new: o, .. } => o.clone(),
+            Notification::Delete(d) => d.object().clone(),
+        };
+        if let Some(r) = obj.meta().controller_ref().filter(|r| r.kind == "Deployment") {
+            self.queue.add(ObjectKey::new(Some(obj.namespace()), &r.name));
+        }
+    }
+
+    /// Scales `rs` to `to` (with the desired/max annotations) and records the event.
+    fn scale(&mut self, now: Timestamp, api: &mut ApiServer, d_obj: &Object, d: &Deployment, rs: &ReplicaSet, to: i32) -> Result<(), ()> {
+        let from = replicas(rs);
+        let desired = d.spec.replicas.unwrap_or(1);
+        let (surge, _) = fenceposts(d);
+        let mut updated = rs.clone();
+        updated.spec.replicas = Some(to);
+        let a = &mut updated.metadata.annotations;
+        a.insert(DESIRED_REPLICAS_ANNOTATION.into(), desired.to_string());
+        a.insert(MAX_REPLICAS_ANNOTATION.into(), (desired + surge).to_string());
+        if updated == *rs {
+            return Ok(());
+        }
+        api.update(USER_AGENT, Object::ReplicaSet(updated)).map_err(|_| ())?;
+        if from != to {
+            let dir = if to > from { "up" } else { "down" };
+            let msg = format!("Scaled {dir} replica set {} from {from} to {to}", rs.metadata.name);
+            self.recorder.record(api, now, d_obj, EventType::Normal, "ScalingReplicaSet", &msg);
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
+        let Some(d_obj) = self.deployments.store().get(key) else { return Ok(()) };
+        let Some(d) = d_obj.as_deployment() else { return Ok(()) };
+        if d.metadata.deletion_timestamp.is_some() {
+            return Ok(());
+        }
+        let owned: Vec<ReplicaSet> = self
+            .replicasets
+            .store()
+            .by_index(CONTROLLER_UID_INDEX, &d.metadata.uid)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|o| o.as_replica_set().cloned())
+            .collect();
+        let hash = pod_template_hash(&d.spec.template);
+        let (new_rs, mut old): (Vec<ReplicaSet>, Vec<ReplicaSet>) = owned
+            .into_iter()
+            .partition(|rs| rs.metadata.labels.get(POD_TEMPLATE_HASH_LABEL) == Some(&hash));
+        old.sort_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()));
+        let desired = d.spec.replicas.unwrap_or(1);
+        let (surge, max_unavailable) = fenceposts(d);
+        let max_old_revision = old.iter().map(revision).max().unwrap_or(0);
+        let mut created = false;
+        let new_rs = match new_rs.into_iter().next() {
+            Some(rs) => rs,
+            None => {
+                let current: i32 = old.iter().map(replicas).sum();
+                let start = if current == 0 {
+                    desired
+                } else {
+                    (desired + surge - current).min(desired).max(0)
+                };
+                let rs = self.new_replica_set(d, &hash, start, max_old_revision + 1, surge);
+                match api.create(USER_AGENT, Object::ReplicaSet(rs)) {
+                    Ok(o) => {
+                        created = true;
+                        if start > 0 {
+                            let msg = format!("Scaled up replica set {} from 0 to {start}", o.name());
+                            self.recorder.record(api, now, &d_obj, EventType::Normal, "ScalingReplicaSet", &msg);
+                        }
+                        match o.as_replica_set() {
+                            Some(rs) => rs.clone(),
+                            None => return Ok(()),
+                        }
+                    }
+                    // The cache has not shown it yet: wait for the watch.
+                    Err(s) if s.reason() == StatusReason::AlreadyExists => return Err(()),
+                    Err(_) => return Err(()),
+                }
+            }
+        };
+        if !created {
+            // Keep the new ReplicaSet's revision the newest.
+            if revision(&new_rs) <= max_old_revision {
+                let mut r = new_rs.clone();
+                r.metadata.annotations.insert(REVISION_ANNOTATION.into(), (max_old_revision + 1).to_string());
+                api.update(USER_AGENT, Object::ReplicaSet(r)).map_err(|_| ())?;
+                return Ok(());
+            }
+            // reconcileNewReplicaSet
+            let current: i32 = old.iter().map(replicas).sum::<i32>() + replicas(&new_rs);
+            let target = if replicas(&new_rs) > desired {
+                desired
+            } else {
+                let room = desired + surge - current;
+                replicas(&new_rs) + room.max(0).min(desired - replicas(&new_rs))
+            };
+            if target != replicas(&new_rs) {
+                self.scale(now, api, &d_obj, d, &new_rs, target)?;
+                return Ok(());
+            }
+            // reconcileOldReplicaSets
+            self.scale_down_old(now, api, &d_obj, d, &new_rs, &old, desired, max_unavailable)?;
+        }
+        let rev = revision(&new_rs).max(max_old_revision + 1).to_string();
+        if d.metadata.annotations.get(REVISION_ANNOTATION) != Some(&rev) {
+            let mut u = d.clone();
+            u.metadata.annotations.insert(REVISION_ANNOTATION.into(), rev);
+            api.update(USER_AGENT, Object::Deployment(u)).map_err(|_| ())?;
+            return Ok(());
+        }
+        self.update_status(now, api, d, &new_rs, &old, created, max_unavailable)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn scale_down_old(&mut self, now: Timestamp, api: &mut ApiServer, d_obj: &Object, d: &Deployment, new_rs: &ReplicaSet, old: &[ReplicaSet], desired: i32, max_unavailable: i32) -> Result<(), ()> {
+        let old_count: i32 = old.iter().map(replicas).sum();
+        if old_count == 0 {
+            return Ok(());
+        }
+        let all: i32 = old_count + replicas(new_rs);
+        let min_available = desired - max_unavailable;
+        let new_unavailable = replicas(new_rs) - new_rs.status.available_replicas;
+        let mut budget = all - min_available - new_unavailable;
+        if budget <= 0 {
+            return Ok(());
+        }
+        // Unhealthy old replicas first (cleanupUnhealthyReplicas).
+        let mut plan: Vec<(usize, i32)> = old.iter().map(|rs| (0, replicas(rs))).enumerate().map(|(i, (_, r))| (i, r)).collect();
+        for (i, rs) in old.iter().enumerate() {
+            let unhealthy = (replicas(rs) - rs.status.available_replicas).max(0);
+            let cut = unhealthy.min(budget);
+            if let Some(p) = plan.get_mut(i) {
+                p.1 -= cut;
+            }
+            budget -= cut;
+        }
+        // Then available old replicas while availability stays above the floor.
+        let available: i32 = old.iter().map(|rs| rs.status.available_replicas).sum::<i32>() + new_rs.status.available_replicas;
+        let mut more = (available - min_available).min(budget).max(0);
+        for p in &mut plan {
+            if more == 0 {
+                break;
+            }
+            let cut = p.1.min(more);
+            p.1 -= cut;
+            more -= cut;
+        }
+        for (i, to) in plan {
+            if let Some(rs) = old.get(i) {
+                if to != replicas(rs) {
+                    self.scale(now, api, d_obj, d, rs, to)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn new_replica_set(&self, d: &Deployment, hash: &str, replicas: i32, revision: i64, surge: i32) -> ReplicaSet {
+        let mut template = d.spec.template.clone();
+        template.metadata.labels.insert(POD_TEMPLATE_HASH_LABEL.into(), hash.into());
+        let mut selector = d.spec.selector.clone().unwrap_or_else(LabelSelector::default);
+        selector.match_labels.insert(POD_TEMPLATE_HASH_LABEL.into(), hash.into());
+        let desired = d.spec.replicas.unwrap_or(1);
+        let mut meta = ObjectMeta::named(&d.metadata.namespace, &format!("{}-{hash}", d.metadata.name));
+        meta.labels = template.metadata.labels.clone();
+        meta.owner_references = vec![controller_ref("Deployment", &d.metadata)];
+        for (k, v) in [
+            (DESIRED_REPLICAS_ANNOTATION, desired.to_string()),
+            (MAX_REPLICAS_ANNOTATION, (desired + surge).to_string()),
+            (REVISION_ANNOTATION, revision.to_string()),
+        ] {
+            meta.annotations.insert(k.into(), v);
+        }
+        ReplicaSet {
+            metadata: meta,
+            spec: ReplicaSetSpec {
+                replicas: Some(replicas),
+                min_ready_seconds: d.spec.min_ready_seconds,
+                selector: Some(selector),
+                template,
+            },
+            status: Default::default(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn update_status(&mut self, now: Timestamp, api: &mut ApiServer, d: &Deployment, new_rs: &ReplicaSet, old: &[ReplicaSet], created: bool, max_unavailable: i32) -> Result<(), ()> {
+        let all: Vec<&ReplicaSet> = old.iter().chain(std::iter::once(new_rs)).collect();
+        let desired = d.spec.replicas.unwrap_or(1);
+        let mut s = d.status.clone();
+        s.observed_generation = d.metadata.generation.unwrap_or(0);
+        s.replicas = all.iter().map(|r| r.status.replicas).sum();
+        s.updated_replicas = new_rs.status.replicas;
+        s.ready_replicas = all.iter().map(|r| r.status.ready_replicas).sum();
+        s.available_replicas = all.iter().map(|r| r.status.available_replicas).sum();
+        s.unavailable_replicas = (desired - s.available_replicas).max(0);
+        let (status, reason, message) = if s.available_replicas >= desired - max_unavailable {
+            ("True", "MinimumReplicasAvailable", "Deployment has minimum availability.".to_string())
+        } else {
+            ("False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.".to_string())
+        };
+        set_condition(&mut s.conditions, "Available", status, reason, &message, now);
+        let name = &new_rs.metadata.name;
+        let complete = s.updated_replicas == desired && s.available_replicas == desired && s.replicas == desired;
+        let (reason, message) = if created {
+            ("NewReplicaSetCreated", format!("Created new replica set {name:?}"))
+        } else if complete {
+            ("NewReplicaSetAvailable", format!("ReplicaSet {name:?} has successfully progressed."))
+        } else {
+            ("ReplicaSetUpdated", format!("ReplicaSet {name:?} is progressing."))
+        };
+        set_condition(&mut s.conditions, "Progressing", "True", reason, &message, now);
+        if s == d.status {
+            return Ok(());
+        }
+        let mut u = d.clone();
+        u.status = s;
+        api.update_status(USER_AGENT, Object::Deployment(u)).map(|_| ()).map_err(|_| ())
+    }
+}
+
+/// Sets a workload condition; lastTransitionTime moves only when the status changes,
+/// lastUpdateTime whenever anything changes.
+fn set_condition(conditions: &mut Vec<WorkloadCondition>, type_: &str, status: &str, reason: &str, message: &str, now: Timestamp) {
+    match conditions.iter_mut().find(|c| c.type_ == type_) {
+        Some(c) => {
+            if c.status != status {
+                c.last_transition_time = Some(now);
+            }
+            if c.status != status || c.reason != reason || c.message != message {
+                c.last_update_time = Some(now);
+            }
+            c.status = status.into();
+            c.reason = reason.into();
+            c.message = message.into();
+        }
+        None => conditions.push(WorkloadCondition {
+            type_: type_.into(),
+            status: status.into(),
+            last_update_time: Some(now),
+            last_transition_time: Some(now),
+            reason: reason.into(),
+            message: message.into(),
+        }),
+    }
+}
+
+impl Controller for DeploymentController {
+    fn name(&self) -> &str {
+        USER_AGENT
+    }
+
+    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+        self.recorder.flush(api, now);
+        for note in self.deployments.step(now, api, USER_AGENT) {
+            self.queue.add(note.key());
+        }
+        for note in self.replicasets.step(now, api, USER_AGENT) {
+            self.on_replica_set(note);
+        }
+        if self.deployments.has_synced() && self.replicasets.has_synced() {
+            while let Some(key) = self.queue.get(now) {
+                match self.sync(now, api, &key) {
+                    Ok(()) => self.queue.forget(&key),
+                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                }
+                self.queue.done(&key);
+            }
+        }
+        let pending = (self.recorder.pending() > 0).then(|| now.plus_secs(1));
+        earliest([
+            self.deployments.next_wakeup(),
+            self.replicasets.next_wakeup(),
+            self.queue.next_ready_at(),
+            pending,
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_hash_is_stable_and_uses_the_safe_alphabet() {
+        let t = PodTemplateSpec::default();
+        let h = pod_template_hash(&t);
+        assert_eq!(h, pod_template_hash(&t.clone()));
+        assert!(h.bytes().all(|c| b"456789bcdf".contains(&c)), "{h}");
+        let mut other = t;
+        other.metadata.labels.insert("app".into(), "x".into());
+        assert_ne!(pod_template_hash(&other), h);
+    }
+
+    #[test]
+    fn fenceposts_round_surge_up_and_unavailable_down() {
+        let mut d = Deployment::default();
+        d.spec.replicas = Some(3);
+        assert_eq!(fenceposts(&d), (1, 0));
+        d.spec.replicas = Some(10);
+        assert_eq!(fenceposts(&d), (3, 2));
+        d.spec.replicas = Some(1);
+        assert_eq!(fenceposts(&d), (1, 0));
+    }
+}

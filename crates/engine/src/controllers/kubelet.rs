@@ -1,0 +1,646 @@
+//! The kubelet of one node (user agent `kubelet/<node>`): registers its Node, renews its Lease
+//! in `kube-node-lease`, posts node status, and runs the pods bound to it (informer with
+//! `spec.nodeName=<node>`). A new pod goes through separate status writes — each its own
+//! revision, as `kubectl get pods -w` shows them — Pending/ContainerCreating, then Running after
+//! a virtual image pull and start, with `Pulling`/`Pulled`/`Created`/`Started` events. A pod
+//! being deleted has its containers stopped (`Killing`) and is then deleted for good with
+//! `gracePeriodSeconds=0`. A stopped kubelet (the node is down) does nothing at all; restarted, it
+//! re-lists and syncs: pods it still runs are reported Running again.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use super::adapter::ApiInformer;
+use super::events::{EventRecorder, EventType};
+use super::podutil::is_pod_ready;
+use super::profile::Profile;
+use super::{earliest, Controller};
+use crate::api::lease::{Lease, LeaseSpec};
+use crate::api::meta::OwnerReference;
+use crate::api::node::{Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus, NodeSystemInfo};
+use crate::api::pod::{
+    ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus, Pod,
+};
+use crate::api::{Kind, Object, ObjectMeta};
+use crate::apiserver::{ApiServer, DeleteOptions, Preconditions};
+use crate::client::{InformerConfig, ObjectKey, WorkQueue};
+use crate::clock::Timestamp;
+use crate::rng::SimRng;
+use watchlab_apimachinery::quantity::Quantity;
+use watchlab_apimachinery::status::StatusReason;
+
+/// The namespace of node heartbeats.
+pub const NODE_LEASE_NAMESPACE: &str = "kube-node-lease";
+/// What every simulated node offers (a modest VM; documented choice): 4 cpu, 16 GiB, 110 pods
+/// (the kubelet's `maxPods` default).
+pub const NODE_CPU: &str = "4";
+pub const NODE_MEMORY: &str = "16Gi";
+pub const NODE_PODS: &str = "110";
+/// The kubelet's default hard eviction threshold `memory.available<100Mi`, withheld from
+/// allocatable.
+pub const EVICTION_HARD_MEMORY: &str = "100Mi";
+pub const KUBELET_VERSION: &str = "v1.32.0";
+
+/// What the kubelet's runtime is doing with one pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum PodState {
+    /// Pulling and starting; Running at `ready_at`. `announced`: Pulled/Created/Started sent.
+    Creating {
+        ready_at: Timestamp,
+        pulled: bool,
+        announced: bool,
+    },
+    Running { started_at: Timestamp },
+    /// Containers stopping; the final delete at `done_at`.
+    Stopping { done_at: Timestamp },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PodRuntime {
+    uid: String,
+    ip: String,
+    state: PodState,
+}
+
+/// One node's kubelet.
+pub struct Kubelet {
+    node: String,
+    user: String,
+    ordinal: u32,
+    running: bool,
+    seed: u64,
+    starts: u32,
+    pods: Option<ApiInformer>,
+    queue: WorkQueue<ObjectKey>,
+    runtime: BTreeMap<ObjectKey, PodRuntime>,
+    images: BTreeSet<String>,
+    next_ip: u32,
+    registered: bool,
+    lease: Option<Arc<Object>>,
+    next_lease: Timestamp,
+    next_status: Timestamp,
+    last_report: Option<Timestamp>,
+    recorder: EventRecorder,
+    rng: SimRng,
+    profile: Profile,
+}
+
+impl Kubelet {
+    /// The kubelet of `node`, the `ordinal`-th node (its addresses derive from it).
+    pub fn new(node: &str, ordinal: u32, seed: u64, profile: &Profile) -> Self {
+        let user = format!("kubelet/{node}");
+        Kubelet {
+            node: node.to_string(),
+            recorder: EventRecorder::new(&user, "kubelet", node),
+            user,
+            ordinal,
+            running: true,
+            seed,
+            starts: 0,
+            pods: None,
+            queue: WorkQueue::default(),
+            runtime: BTreeMap::new(),
+            images: BTreeSet::new(),
+            next_ip: 2,
+            registered: false,
+            lease: None,
+            next_lease: Timestamp::ZERO,
+            next_status: Timestamp::ZERO,
+            last_report: None,
+            rng: SimRng::child(seed, &format!("kubelet/{node}")),
+            profile: profile.clone(),
+        }
+    }
+
+    pub fn node_name(&self) -> &str {
+        &self.node
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.running
+    }
+
+    /// Kills (`false`) or restores (`true`) the node. A killed kubelet's streams are closed on
+    /// its next step; a restored one re-lists and posts its status at once.
+    pub fn set_running(&mut self, running: bool) {
+        if running && !self.running {
+            self.next_lease = Timestamp::ZERO;
+            self.next_status = Timestamp::ZERO;
+            self.lease = None;
+        }
+        self.running = running;
+    }
+
+    /// Pods the runtime currently holds.
+    pub fn running_pods(&self) -> usize {
+        self.runtime.len()
+    }
+
+    fn informer(&mut self) -> &mut ApiInformer {
+        if self.pods.is_none() {
+            self.starts += 1;
+            let config = InformerConfig {
+                field_selector: Some(format!("spec.nodeName={}", self.node)),
+                ..self.profile.informer_config()
+            };
+            let rng = SimRng::child(self.seed, &format!("{}/pods/{}", self.user, self.starts));
+            self.pods = Some(ApiInformer::new(Kind::Pod, None, config, Vec::new(), rng));
+        }
+        // Just set above when missing.
+        match self.pods.as_mut() {
+            Some(i) => i,
+            None => unreachable_informer(),
+        }
+    }
+
+    fn internal_ip(&self) -> String {
+        format!("10.0.0.{}", self.ordinal + 2)
+    }
+
+    fn conditions(&self, now: Timestamp, old: Option<&Node>) -> Vec<NodeCondition> {
+        let specs = [
+            ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+            ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+            ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+            ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+        ];
+        specs
+            .iter()
+            .map(|(t, status, reason, message)| {
+                let previous = old.and_then(|n| n.condition(t));
+                let transition = match previous {
+                    Some(p) if p.status == *status => p.last_transition_time,
+                    _ => Some(now),
+                };
+                NodeCondition {
+                    type_: t.to_string(),
+                    status: status.to_string(),
+                    last_heartbeat_time: Some(now),
+                    last_transition_time: transition,
+                    reason: reason.to_string(),
+                    message: message.to_string(),
+                }
+            })
+            .collect()
+    }
+
+    fn node_object(&self, now: Timestamp) -> Node {
+        let q = |s: &str| Quantity::parse(s).unwrap_or_else(|_| Quantity::from_value(0));
+        let capacity: BTreeMap<String, Quantity> = [("cpu", NODE_CPU), ("memory", NODE_MEMORY), ("pods", NODE_PODS)]
+            .iter()
+            .map(|(k, v)| (k.to_string(), q(v)))
+            .collect();
+        let mut allocatable = capacity.clone();
+        allocatable.insert("memory".into(), q(NODE_MEMORY).sub(&q(EVICTION_HARD_MEMORY)));
+        let mut meta = ObjectMeta::named("", &self.node);
+        for (k, v) in [
+            ("beta.kubernetes.io/arch", "amd64"),
+            ("beta.kubernetes.io/os", "linux"),
+            ("kubernetes.io/arch", "amd64"),
+            ("kubernetes.io/hostname", self.node.as_str()),
+            ("kubernetes.io/os", "linux"),
+        ] {
+            meta.labels.insert(k.to_string(), v.to_string());
+        }
+        Node {
+            metadata: meta,
+            spec: NodeSpec {
+                pod_cidr: format!("10.244.{}.0/24", self.ordinal),
+                ..Default::default()
+            },
+            status: NodeStatus {
+                capacity,
+                allocatable,
+                conditions: self.conditions(now, None),
+                addresses: vec![
+                    NodeAddress {
+                        type_: "InternalIP".into(),
+                        address: self.internal_ip(),
+                    },
+                    NodeAddress {
+                        type_: "Hostname".into(),
+                        address: self.node.clone(),
+                    },
+                ],
+                node_info: NodeSystemInfo {
+                    kubelet_version: KUBELET_VERSION.into(),
+                    container_runtime_version: "containerd://1.7.24".into(),
+                    os_image: "Ubuntu 24.04.1 LTS".into(),
+                    operating_system: "linux".into(),
+                    architecture: "amd64".into(),
+                },
+            },
+        }
+    }
+
+    /// Registers the Node (`registerWithAPIServer`); an existing one is taken over.
+    fn register(&mut self, now: Timestamp, api: &mut ApiServer) {
+        match api.create(&self.user, Object::Node(self.node_object(now))) {
+            Ok(_) => {
+                self.registered = true;
+                self.last_report = Some(now);
+                self.next_status = now.plus_millis(self.profile.node_status_update_frequency_ms);
+            }
+            Err(s) if s.reason() == StatusReason::AlreadyExists => {
+                self.registered = true;
+                self.next_status = now;
+            }
+            Err(_) => {}
+        }
+    }
+
+    /// Renews (or creates) the node Lease.
+    fn renew_lease(&mut self, now: Timestamp, api: &mut ApiServer) -> bool {
+        if self.lease.is_none() {
+            match api.get(Kind::Lease, Some(NODE_LEASE_NAMESPACE), &self.node) {
+                Ok(l) => self.lease = Some(l),
+                Err(s) if s.reason() == StatusReason::NotFound => {}
+                Err(_) => return false,
+            }
+        }
+        let node_uid = api
+            .get(Kind::Node, None, &self.node)
+            .map(|n| n.meta().uid.clone())
+            .unwrap_or_default();
+        let mut lease = match self.lease.as_deref() {
+            Some(Object::Lease(l)) => l.clone(),
+            _ => Lease {
+                metadata: ObjectMeta {
+                    owner_references: vec![OwnerReference {
+                        api_version: "v1".into(),
+                        kind: "Node".into(),
+                        name: self.node.clone(),
+                        uid: node_uid,
+                        ..Default::default()
+                    }],
+                    ..ObjectMeta::named(NODE_LEASE_NAMESPACE, &self.node)
+                },
+                spec: LeaseSpec::default(),
+            },
+        };
+        lease.spec.holder_identity = Some(self.node.clone());
+        lease.spec.lease_duration_seconds = Some(self.profile.lease_duration_seconds);
+        lease.spec.renew_time = Some(now);
+        let result = if self.lease.is_some() {
+            api.update(&self.user, Object::Lease(lease))
+        } else {
+            api.create(&self.user, Object::Lease(lease))
+        };
+        match result {
+            Ok(l) => {
+                self.lease = Some(l);
+                true
+            }
+            Err(_) => {
+                // Conflict or gone: re-read next time.
+                self.lease = None;
+                false
+            }
+        }
+    }
+
+    /// `syncNodeStatus`: posts status when it changed or the report interval has passed.
+    fn sync_node_status(&mut self, now: Timestamp, api: &mut ApiServer) -> bool {
+        let Ok(current) = api.get(Kind::Node, None, &self.node) else {
+            self.registered = false;
+            return false;
+        };
+        let Some(node) = current.as_node() else {
+            return false;
+        };
+        let ready = node.condition("Ready").is_some_and(|c| c.status == "True");
+        let due = self
+            .last_report
+            .is_none_or(|t| now.millis_since(t) >= self.profile.node_status_report_frequency_ms);
+        if ready && !due {
+            return true;
+        }
+        let mut updated = node.clone();
+        updated.status.conditions = self.conditions(now, Some(node));
+        match api.update_status(&self.user, Object::Node(updated)) {
+            Ok(_) => {
+                self.last_report = Some(now);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn container_names(pod: &Pod) -> Vec<String> {
+        pod.spec.containers.iter().map(|c| c.name.clone()).collect()
+    }
+
+    /// Status write 2: Pending, containers waiting in ContainerCreating.
+    fn creating_status(&self, pod: &Pod, now: Timestamp) -> Pod {
+        let mut p = pod.clone();
+        let names = Self::container_names(pod);
+        let unready = format!("containers with unready status: [{}]", names.join(" "));
+        p.status.phase = "Pending".into();
+        p.set_condition("PodReadyToStartContainers", "False", now);
+        p.set_condition("Initialized", "True", now);
+        p.set_condition("Ready", "False", now);
+        p.set_condition("ContainersReady", "False", now);
+        p.set_condition("PodScheduled", "True", now);
+        for c in &mut p.status.conditions {
+            if c.type_ == "Ready" || c.type_ == "ContainersReady" {
+                c.reason = "ContainersNotReady".into();
+                c.message = unready.clone();
+            }
+        }
+        p.status.host_ip = self.internal_ip();
+        p.status.start_time.get_or_insert(now);
+        p.status.container_statuses = pod
+            .spec
+            .containers
+            .iter()
+            .map(|c| ContainerStatus {
+                name: c.name.clone(),
+                image: c.image.clone(),
+                ready: false,
+                started: Some(false),
+                state: ContainerState {
+                    waiting: Some(ContainerStateWaiting {
+                        reason: "ContainerCreating".into(),
+                        message: String::new(),
+                    }),
+                    ..Default::default()
+                },
+                ..Default::default()
+            })
+            .collect();
+        p
+    }
+
+    /// Status write 3: Running, containers running and ready.
+    fn running_status(&self, pod: &Pod, ip: &str, started_at: Timestamp, now: Timestamp) -> Pod {
+        let mut p = pod.clone();
+        p.status.phase = "Running".into();
+        for t in ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"] {
+            p.set_condition(t, "True", now);
+        }
+        for c in &mut p.status.conditions {
+            c.reason.clear();
+            c.message.clear();
+        }
+        p.status.host_ip = self.internal_ip();
+        p.status.pod_ip = ip.to_string();
+        p.status.start_time.get_or_insert(started_at);
+        p.status.container_statuses = pod
+            .spec
+            .containers
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ContainerStatus {
+                name: c.name.clone(),
+                image: c.image.clone(),
+                ready: true,
+                started: Some(true),
+                container_id: format!("containerd://{:016x}{i:02}", fnv(&pod.metadata.uid)),
+                state: ContainerState {
+                    running: Some(ContainerStateRunning {
+                        started_at: Some(started_at),
+                    }),
+                    ..Default::default()
+                },
+                ..Default::default()
+            })
+            .collect();
+        p
+    }
+
+    fn event(&mut self, api: &mut ApiServer, now: Timestamp, obj: &Object, t: EventType, reason: &str, msg: &str) {
+        self.recorder.record(api, now, obj, t, reason, msg);
+    }
+
+    /// Brings one pod's runtime and status in line with its spec; `Err` = retry rate-limited.
+    fn sync_pod(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
+        let Some(obj) = self.pods.as_ref().and_then(|i| i.store().get(key)) else {
+            self.runtime.remove(key);
+            return Ok(());
+        };
+        let Some(pod) = obj.as_pod() else { return Ok(()) };
+        if self.runtime.get(key).is_some_and(|r| r.uid != pod.metadata.uid) {
+            self.runtime.remove(key);
+        }
+        if pod.metadata.deletion_timestamp.is_some() {
+            return self.sync_terminating(now, api, key, &obj, pod);
+        }
+        if super::podutil::is_terminal(pod) {
+            return Ok(());
+        }
+        let Some(rt) = self.runtime.get(key).cloned() else {
+            return self.start_pod(now, api, key, &obj, pod);
+        };
+        match rt.state {
+            PodState::Creating { ready_at, pulled, announced } => {
+                if now < ready_at {
+                    self.queue.add_after(key.clone(), ready_at.millis_since(now), now);
+                    return Ok(());
+                }
+                if !announced {
+                    for c in &pod.spec.containers {
+                        if pulled {
+                            let secs = ready_at.millis_since(now.min(ready_at)) as f64 / 1000.0;
+                            let _ = secs;
+                            self.event(api, now, &obj, EventType::Normal, "Pulled", &format!("Successfully pulled image {:?}", c.image));
+                        }
+                        self.event(api, now, &obj, EventType::Normal, "Created", &format!("Created container: {}", c.name));
+                        self.event(api, now, &obj, EventType::Normal, "Started", &format!("Started container {}", c.name));
+                    }
+                    if let Some(r) = self.runtime.get_mut(key) {
+                        r.state = PodState::Creating { ready_at, pulled, announced: true };
+                    }
+                }
+                let status = self.running_status(pod, &rt.ip, now, now);
+                api.update_status(&self.user, Object::Pod(status)).map_err(|_| ())?;
+                if let Some(r) = self.runtime.get_mut(key) {
+                    r.state = PodState::Running { started_at: now };
+                }
+                Ok(())
+            }
+            PodState::Running { started_at } => {
+                // Someone (the node lifecycle controller) marked it not ready: report it again.
+                if !is_pod_ready(pod) || pod.status.phase != "Running" {
+                    let status = self.running_status(pod, &rt.ip, started_at, now);
+                    api.update_status(&self.user, Object::Pod(status)).map_err(|_| ())?;
+                }
+                Ok(())
+            }
+            PodState::Stopping { .. } => Ok(()),
+        }
+    }
+
+    fn start_pod(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey, obj: &Object, pod: &Pod) -> Result<(), ()> {
+        // A pod already running (this kubelet restarted, its containers kept running).
+        let running_since = pod.status.container_statuses.first().and_then(|c| c.state.running.as_ref()).and_then(|r| r.started_at);
+        if pod.status.phase == "Running" && !pod.status.pod_ip.is_empty() {
+            self.runtime.insert(key.clone(), PodRuntime {
+                uid: pod.metadata.uid.clone(),
+                ip: pod.status.pod_ip.clone(),
+                state: PodState::Running { started_at: running_since.unwrap_or(now) },
+            });
+            return self.sync_pod(now, api, key);
+        }
+        let status = self.creating_status(pod, now);
+        api.update_status(&self.user, Object::Pod(status)).map_err(|_| ())?;
+        let missing: Vec<&str> = pod
+            .spec
+            .containers
+            .iter()
+            .filter(|c| c.image_pull_policy.as_deref() == Some("Always") || !self.images.contains(&c.image))
+            .map(|c| c.image.as_str())
+            .collect();
+        let pulled = !missing.is_empty();
+        for c in &pod.spec.containers {
+            if missing.contains(&c.image.as_str()) {
+                self.event(api, now, obj, EventType::Normal, "Pulling", &format!("Pulling image {:?}", c.image));
+            } else {
+                let msg = format!("Container image {:?} already present on machine", c.image);
+                self.event(api, now, obj, EventType::Normal, "Pulled", &msg);
+            }
+            self.images.insert(c.image.clone());
+        }
+        let delay = if pulled {
+            let (lo, hi) = (self.profile.pod_start_delay_min_ms, self.profile.pod_start_delay_max_ms);
+            lo + self.rng.below(hi.saturating_sub(lo) + 1)
+        } else {
+            self.profile.container_start_delay_ms
+        };
+        let ip = format!("10.244.{}.{}", self.ordinal, self.next_ip);
+        self.next_ip += 1;
+        self.runtime.insert(key.clone(), PodRuntime {
+            uid: pod.metadata.uid.clone(),
+            ip,
+            state: PodState::Creating { ready_at: now.plus_millis(delay), pulled, announced: false },
+        });
+        self.queue.add_after(key.clone(), delay, now);
+        Ok(())
+    }
+
+    fn sync_terminating(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey, obj: &Object, pod: &Pod) -> Result<(), ()> {
+        let state = self.runtime.get(key).map(|r| r.state.clone());
+        match state {
+            Some(PodState::Stopping { done_at }) if now >= done_at => {
+                let opts = DeleteOptions {
+                    grace_period_seconds: Some(0),
+                    preconditions: Some(Preconditions {
+                        uid: Some(pod.metadata.uid.clone()),
+                        resource_version: None,
+                    }),
+                    propagation_policy: None,
+                };
+                match api.delete(&self.user, Kind::Pod, Some(&pod.metadata.namespace), &pod.metadata.name, &opts) {
+                    Ok(_) => {
+                        self.runtime.remove(key);
+                        Ok(())
+                    }
+                    Err(s) if matches!(s.reason(), StatusReason::NotFound | StatusReason::Conflict) => {
+                        self.runtime.remove(key);
+                        Ok(())
+                    }
+                    Err(_) => Err(()),
+                }
+            }
+            Some(PodState::Stopping { done_at }) => {
+                self.queue.add_after(key.clone(), done_at.millis_since(now), now);
+                Ok(())
+            }
+            _ => {
+                for c in &pod.spec.containers {
+                    self.event(api, now, obj, EventType::Normal, "Killing", &format!("Stopping container {}", c.name));
+                }
+                let grace_ms = pod.metadata.deletion_grace_period_seconds.unwrap_or(30).max(0) as u64 * 1000;
+                let wait = grace_ms.min(self.profile.container_stop_delay_ms);
+                let ip = self.runtime.get(key).map(|r| r.ip.clone()).unwrap_or_default();
+                self.runtime.insert(key.clone(), PodRuntime {
+                    uid: pod.metadata.uid.clone(),
+                    ip,
+                    state: PodState::Stopping { done_at: now.plus_millis(wait) },
+                });
+                self.queue.add_after(key.clone(), wait, now);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A stable 64-bit FNV-1a, for container ids.
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+#[cold]
+fn unreachable_informer() -> ! {
+    // `informer()` creates the informer right before reading it.
+    unreachable!("kubelet informer was just created")
+}
+
+impl Controller for Kubelet {
+    fn name(&self) -> &str {
+        &self.user
+    }
+
+    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+        if !self.running {
+            if let Some(mut informer) = self.pods.take() {
+                informer.stop(api, &self.user);
+            }
+            return None;
+        }
+        self.recorder.flush(api, now);
+        if !self.registered {
+            self.register(now, api);
+            if !self.registered {
+                return Some(now.plus_secs(1));
+            }
+        }
+        if now >= self.next_lease {
+            let ok = self.renew_lease(now, api);
+            self.next_lease = if ok {
+                now.plus_millis(self.profile.lease_renew_interval_ms)
+            } else {
+                now.plus_secs(1)
+            };
+        }
+        if now >= self.next_status {
+            let ok = self.sync_node_status(now, api);
+            self.next_status = if ok {
+                now.plus_millis(self.profile.node_status_update_frequency_ms)
+            } else {
+                now.plus_secs(1)
+            };
+        }
+        let user = self.user.clone();
+        let notes = self.informer().step(now, api, &user);
+        for note in notes {
+            self.queue.add(note.key());
+        }
+        if self.pods.as_ref().is_some_and(|i| i.has_synced()) {
+            // Runtime pods the fresh list no longer shows were deleted meanwhile.
+            let gone: Vec<ObjectKey> = self
+                .runtime
+                .keys()
+                .filter(|k| self.pods.as_ref().is_some_and(|i| i.store().get(k).is_none()))
+                .cloned()
+                .collect();
+            for k in gone {
+                self.runtime.remove(&k);
+            }
+            while let Some(key) = self.queue.get(now) {
+                match self.sync_pod(now, api, &key) {
+                    Ok(()) => self.queue.forget(&key),
+                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                }
+                self.queue.done(&key);
+            }
+        }
+        let retry_events = (self.recorder.pending() > 0).then(|| now.plus_secs(1));
+        earliest([
+            Some(self.next_lease),
+            Some(self.next_status),
+            self.pods.as_ref().and_then(|i| i.next_wakeup()),
+            self.queue.next_ready_at(),
+            retry_events,
+        ])
+    }
+}

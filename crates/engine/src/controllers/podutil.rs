@@ -1,0 +1,193 @@
+//! Small facts about pods and nodes that several controllers need, named as in Kubernetes'
+//! `podutil`, `controller` and `v1helper` packages: readiness and availability, requests,
+//! toleration matching, and the DefaultTolerationSeconds admission defaults.
+
+use crate::api::node::{Node, Taint};
+use crate::api::pod::{Pod, PodSpec, Toleration};
+use crate::clock::Timestamp;
+
+/// `node.kubernetes.io/not-ready`: the node's Ready condition is False.
+pub const TAINT_NOT_READY: &str = "node.kubernetes.io/not-ready";
+/// `node.kubernetes.io/unreachable`: the node's Ready condition is Unknown.
+pub const TAINT_UNREACHABLE: &str = "node.kubernetes.io/unreachable";
+/// `node.kubernetes.io/unschedulable`, tolerated by the NodeUnschedulable filter.
+pub const TAINT_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
+pub const NO_SCHEDULE: &str = "NoSchedule";
+pub const NO_EXECUTE: &str = "NoExecute";
+
+/// The scheduler's default requests for containers that request nothing, used for scoring
+/// only (`schedutil.DefaultMilliCPURequest` = 100m, `DefaultMemoryRequest` = 200 MiB).
+pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
+pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
+
+/// `podutil.IsPodReady`: the Ready condition is True.
+pub fn is_pod_ready(pod: &Pod) -> bool {
+    pod.condition("Ready").is_some_and(|c| c.status == "True")
+}
+
+/// `podutil.IsPodAvailable`: ready for at least `min_ready_seconds`.
+pub fn is_pod_available(pod: &Pod, min_ready_seconds: i32, now: Timestamp) -> bool {
+    let Some(c) = pod.condition("Ready").filter(|c| c.status == "True") else {
+        return false;
+    };
+    if min_ready_seconds <= 0 {
+        return true;
+    }
+    c.last_transition_time
+        .is_some_and(|t| t.plus_secs(min_ready_seconds as u64) <= now)
+}
+
+/// Succeeded or Failed: the pod will not run again.
+pub fn is_terminal(pod: &Pod) -> bool {
+    matches!(pod.status.phase.as_str(), "Succeeded" | "Failed")
+}
+
+/// `controller.IsPodActive`: not terminal and not being deleted.
+pub fn is_active(pod: &Pod) -> bool {
+    !is_terminal(pod) && pod.metadata.deletion_timestamp.is_none()
+}
+
+/// The pod's summed requests as (milli-cpu, memory bytes).
+pub fn requests(spec: &PodSpec) -> (i64, i64) {
+    spec.containers.iter().fold((0, 0), |(cpu, mem), c| {
+        let r = &c.resources.requests;
+        (
+            cpu + r.get("cpu").map_or(0, |q| q.milli_value()),
+            mem + r.get("memory").map_or(0, |q| q.value()),
+        )
+    })
+}
+
+/// Requests with the scheduler's non-zero defaults per container (scoring only).
+pub fn non_zero_requests(spec: &PodSpec) -> (i64, i64) {
+    spec.containers.iter().fold((0, 0), |(cpu, mem), c| {
+        let r = &c.resources.requests;
+        (
+            cpu + r
+                .get("cpu")
+                .map_or(DEFAULT_MILLI_CPU_REQUEST, |q| q.milli_value()),
+            mem + r
+                .get("memory")
+                .map_or(DEFAULT_MEMORY_REQUEST, |q| q.value()),
+        )
+    })
+}
+
+/// A node's allocatable (milli-cpu, memory bytes, pods).
+pub fn allocatable(node: &Node) -> (i64, i64, i64) {
+    let a = &node.status.allocatable;
+    (
+        a.get("cpu").map_or(0, |q| q.milli_value()),
+        a.get("memory").map_or(0, |q| q.value()),
+        a.get("pods").map_or(0, |q| q.value()),
+    )
+}
+
+/// `Toleration.ToleratesTaint`.
+pub fn tolerates(t: &Toleration, taint: &Taint) -> bool {
+    if !t.effect.is_empty() && t.effect != taint.effect {
+        return false;
+    }
+    if !t.key.is_empty() && t.key != taint.key {
+        return false;
+    }
+    match t.operator.as_str() {
+        "Exists" => true,
+        "" | "Equal" => t.key == taint.key && t.value == taint.value,
+        _ => false,
+    }
+}
+
+/// The first taint with one of `effects` that no toleration tolerates
+/// (`v1helper.FindMatchingUntoleratedTaint`).
+pub fn untolerated_taint<'a>(
+    taints: &'a [Taint],
+    tolerations: &[Toleration],
+    effects: &[&str],
+) -> Option<&'a Taint> {
+    taints
+        .iter()
+        .filter(|t| effects.contains(&t.effect.as_str()))
+        .find(|taint| !tolerations.iter().any(|t| tolerates(t, taint)))
+}
+
+/// The DefaultTolerationSeconds admission plugin: a pod with no toleration for the not-ready
+/// or unreachable NoExecute taints gets `Exists` tolerations for both, for `seconds`.
+pub fn add_default_tolerations(spec: &mut PodSpec, seconds: i64) {
+    for key in [TAINT_NOT_READY, TAINT_UNREACHABLE] {
+        let probe = Taint {
+            key: key.to_string(),
+            effect: NO_EXECUTE.to_string(),
+            ..Default::default()
+        };
+        if spec.tolerations.iter().any(|t| tolerates(t, &probe)) {
+            continue;
+        }
+        spec.tolerations.push(Toleration {
+            key: key.to_string(),
+            operator: "Exists".to_string(),
+            value: String::new(),
+            effect: NO_EXECUTE.to_string(),
+            toleration_seconds: Some(seconds),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn taint(key: &str, value: &str, effect: &str) -> Taint {
+        Taint {
+            key: key.into(),
+            value: value.into(),
+            effect: effect.into(),
+            time_added: None,
+        }
+    }
+
+    #[test]
+    fn toleration_matching_follows_tolerates_taint() {
+        let t = taint("dedicated", "gpu", NO_SCHEDULE);
+        let equal = Toleration {
+            key: "dedicated".into(),
+            value: "gpu".into(),
+            ..Default::default()
+        };
+        assert!(tolerates(&equal, &t));
+        let wrong_value = Toleration {
+            value: "cpu".into(),
+            ..equal.clone()
+        };
+        assert!(!tolerates(&wrong_value, &t));
+        let exists_all = Toleration {
+            operator: "Exists".into(),
+            ..Default::default()
+        };
+        assert!(tolerates(&exists_all, &t));
+        let other_effect = Toleration {
+            effect: NO_EXECUTE.into(),
+            ..equal
+        };
+        assert!(!tolerates(&other_effect, &t));
+        let taints = [taint("a", "", "PreferNoSchedule"), t.clone()];
+        assert_eq!(
+            untolerated_taint(&taints, &[], &[NO_SCHEDULE, NO_EXECUTE]),
+            Some(&t)
+        );
+    }
+
+    #[test]
+    fn default_tolerations_are_added_once() {
+        let mut spec = PodSpec::default();
+        add_default_tolerations(&mut spec, 300);
+        add_default_tolerations(&mut spec, 300);
+        assert_eq!(spec.tolerations.len(), 2);
+        assert!(spec
+            .tolerations
+            .iter()
+            .all(|t| t.toleration_seconds == Some(300) && t.effect == NO_EXECUTE));
+        let unreachable = taint(TAINT_UNREACHABLE, "", NO_EXECUTE);
+        assert!(untolerated_taint(&[unreachable], &spec.tolerations, &[NO_EXECUTE]).is_none());
+    }
+}

@@ -1,0 +1,384 @@
+//! The ReplicaSet controller (user agent `replicaset-controller`): keeps `spec.replicas` active
+//! pods matching the selector. It adopts matching orphans (ownerReference controller=true,
+//! blockOwnerDeletion=true), creates missing pods as `<rs>-<5 chars>` in slow-start batches
+//! (1, 2, 4, ...), deletes surplus pods preferring unscheduled, pending, not-ready and newest
+//! ones, and writes status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas,
+//! observedGeneration). Like client-go's `ControllerExpectations`, after issuing creates or
+//! deletes it waits until the watch has shown them all before deciding again, so a lagging
+//! cache never makes it create twice. Pods being deleted do not count.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::adapter::{controller_uid_index, ApiInformer};
+use super::events::{EventRecorder, EventType};
+use super::podutil::{self, is_pod_ready};
+use super::profile::Profile;
+use super::{earliest, Controller};
+use crate::api::apps::ReplicaSet;
+use crate::api::meta::OwnerReference;
+use crate::api::pod::Pod;
+use crate::api::{Kind, Object, ObjectMeta};
+use crate::apiserver::{ApiServer, DeleteOptions};
+use crate::client::store::NAMESPACE_INDEX;
+use crate::client::{Notification, ObjectKey, WorkQueue};
+use crate::clock::Timestamp;
+use crate::rng::SimRng;
+use watchlab_apimachinery::labels::LabelSelector;
+
+pub const USER_AGENT: &str = "replicaset-controller";
+/// client-go `ExpectationsTimeout`: expectations older than this are considered satisfied.
+pub const EXPECTATIONS_TIMEOUT_MS: u64 = 5 * 60_000;
+/// `BurstReplicas`: at most this many creates/deletes per sync.
+pub const BURST_REPLICAS: i32 = 500;
+/// `SlowStartInitialBatchSize`.
+pub const SLOW_START_INITIAL_BATCH_SIZE: i32 = 1;
+
+/// Creates and deletes still to be observed for one owner (`ControlleeExpectations`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expectations {
+    pub add: i64,
+    pub del: i64,
+    pub set_at: Timestamp,
+}
+
+impl Expectations {
+    pub fn fulfilled(&self) -> bool {
+        self.add <= 0 && self.del <= 0
+    }
+}
+
+/// The ReplicaSet controller.
+pub struct ReplicaSetController {
+    replicasets: ApiInformer,
+    pods: ApiInformer,
+    queue: WorkQueue<ObjectKey>,
+    expectations: BTreeMap<ObjectKey, Expectations>,
+    recorder: EventRecorder,
+    profile: Profile,
+}
+
+fn selector_of(rs: &ReplicaSet) -> Option<LabelSelector> {
+    rs.spec.selector.as_ref()?.to_selector().ok()
+}
+
+/// `metav1.NewControllerRef` for an owner of `kind` in `apps/v1`.
+pub fn controller_ref(kind: &str, meta: &ObjectMeta) -> OwnerReference {
+    OwnerReference {
+        api_version: "apps/v1".into(),
+        kind: kind.into(),
+        name: meta.name.clone(),
+        uid: meta.uid.clone(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
+}
+
+impl ReplicaSetController {
+    pub fn new(seed: u64, profile: &Profile) -> Self {
+        let ns_index = crate::client::store::namespace_index();
+        ReplicaSetController {
+            replicasets: ApiInformer::new(
+                Kind::ReplicaSet,
+                None,
+                profile.informer_config(),
+                vec![crate::client::store::namespace_index()],
+                SimRng::child(seed, "replicaset-controller/replicasets"),
+            ),
+            pods: ApiInformer::new(
+                Kind::Pod,
+                None,
+                profile.informer_config(),
+                vec![ns_index, controller_uid_index()],
+                SimRng::child(seed, "replicaset-controller/pods"),
+            ),
+            queue: WorkQueue::default(),
+            expectations: BTreeMap::new(),
+            recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
+            profile: profile.clone(),
+        }
+    }
+
+    /// The expectations recorded for a ReplicaSet (for the UI and tests).
+    pub fn expectations(&self, namespace: &str, name: &str) -> Option<Expectations> {
+        self.expectations.get(&ObjectKey::new(Some(namespace), name)).copied()
+    }
+
+    /// The ReplicaSet owning `pod`, or every one whose selector matches an orphan.
+    fn owners_of(&self, pod: &Pod) -> Vec<ObjectKey> {
+        let ns = pod.metadata.namespace.as_str();
+        if let Some(r) = pod.metadata.controller_ref() {
+            if r.kind != "ReplicaSet" {
+                return Vec::new();
+            }
+            return vec![ObjectKey::new(Some(ns), &r.name)];
+        }
+        self.replicasets
+            .store()
+            .by_index(NAMESPACE_INDEX, ns)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|o| o.as_replica_set())
+            .filter(|rs| selector_of(rs).is_some_and(|s| s.matches(&pod.metadata.labels)))
+            .map(|rs| ObjectKey::new(Some(ns), &rs.metadata.name))
+            .collect()
+    }
+
+    fn observe(&mut self, key: &ObjectKey, add: i64, del: i64) {
+        if let Some(e) = self.expectations.get_mut(key) {
+            e.add -= add;
+            e.del -= del;
+        }
+    }
+
+    fn on_pod(&mut self, note: Notification<Arc<Object>>) {
+        let (pod, created, deleted) = match &note {
+            Notification::Add(o) => (o.as_pod().cloned(), true, false),
+            Notification::Update { new, old } => {
+                // A pod entering deletion counts as an observed delete.
+                let entering = old.meta().deletion_timestamp.is_none()
+                    && new.meta().deletion_timestamp.is_some();
+                (new.as_pod().cloned(), false, entering)
+            }
+            Notification::Delete(d) => {
+                let p = d.object().as_pod().cloned();
+                let already = p.as_ref().is_some_and(|p| p.metadata.deletion_timestamp.is_some());
+                (p, false, !already)
+            }
+        };
+        let Some(pod) = pod else { return };
+        for owner in self.owners_of(&pod) {
+            if pod.metadata.controller_ref().is_some() {
+                if created {
+                    self.observe(&owner, 1, 0);
+                }
+                if deleted {
+                    self.observe(&owner, 0, 1);
+                }
+            }
+            self.queue.add(owner);
+        }
+    }
+
+    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<Option<u64>, ()> {
+        let Some(obj) = self.replicasets.store().get(key) else {
+            self.expectations.remove(key);
+            return Ok(None);
+        };
+        let Some(rs) = obj.as_replica_set() else { return Ok(None) };
+        let Some(selector) = selector_of(rs) else { return Ok(None) };
+        let ns = rs.metadata.namespace.clone();
+        let uid = rs.metadata.uid.clone();
+        let mut owned: Vec<Pod> = Vec::new();
+        let mut failed = false;
+        for o in self.pods.store().by_index(NAMESPACE_INDEX, &ns).unwrap_or_default() {
+            let Some(p) = o.as_pod() else { continue };
+            match p.metadata.controller_ref() {
+                Some(r) if r.uid == uid => owned.push(p.clone()),
+                None if selector.matches(&p.metadata.labels)
+                    && rs.metadata.deletion_timestamp.is_none()
+                    && podutil::is_active(p) =>
+                {
+                    // Adopt the orphan.
+                    let mut refs = p.metadata.owner_references.clone();
+                    refs.push(controller_ref("ReplicaSet", &rs.metadata));
+                    let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
+                    match api.merge_patch(USER_AGENT, Kind::Pod, Some(&ns), &p.metadata.name, &patch, false) {
+                        Ok(adopted) => {
+                            if let Some(a) = adopted.as_pod() {
+                                owned.push(a.clone());
+                            }
+                        }
+                        Err(_) => failed = true,
+                    }
+                }
+                _ => {}
+            }
+        }
+        let active: Vec<&Pod> = owned.iter().filter(|p| podutil::is_active(p)).collect();
+        let satisfied = self.expectations.get(key).is_none_or(|e| {
+            e.fulfilled() || now.millis_since(e.set_at) > EXPECTATIONS_TIMEOUT_MS
+        });
+        if satisfied && rs.metadata.deletion_timestamp.is_none() {
+            let desired = rs.spec.replicas.unwrap_or(1);
+            let diff = active.len() as i32 - desired;
+            if diff < 0 {
+                failed |= self.create_pods(now, api, key, &obj, rs, (-diff).min(BURST_REPLICAS));
+            } else if diff > 0 {
+                failed |= self.delete_pods(now, api, key, &obj, &active, diff.min(BURST_REPLICAS));
+            }
+        }
+        failed |= self.update_status(now, api, rs, &owned).is_err();
+        if failed {
+            return Err(());
+        }
+        // Ready pods become available after minReadySeconds: look again then.
+        let min_ready = rs.spec.min_ready_seconds.unwrap_or(0);
+        let waiting = min_ready > 0
+            && active.iter().any(|p| is_pod_ready(p) && !podutil::is_pod_available(p, min_ready, now));
+        Ok(waiting.then_some(min_ready as u64 * 1000))
+    }
+
+    /// Creates `count` pods in slow-start batches; true if a create failed.
+    fn create_pods(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey, obj: &Object, rs: &ReplicaSet, count: i32) -> bool {
+        self.expectations.insert(key.clone(), Expectations { add: i64::from(count), del: 0, set_at: now });
+        let mut remaining = count;
+        let mut batch = SLOW_START_INITIAL_BATCH_SIZE.min(remaining);
+        while batch > 0 {
+            let mut errors = 0;
+            for _ in 0..batch {
+                let pod = self.pod_from_template(rs);
+                match api.create(USER_AGENT, Object::Pod(pod)) {
+                    Ok(created) => {
+                        let msg = format!("Created pod: {}", created.name());
+                        self.recorder.record(api, now, obj, EventType::Normal, "SuccessfulCreate", &msg);
+                    }
+                    Err(s) => {
+                        errors += 1;
+                        let msg = format!("Error creating: {}", s.message());
+                        self.recorder.record(api, now, obj, EventType::Warning, "FailedCreate", &msg);
+                    }
+                }
+            }
+            remaining -= batch;
+            if errors > 0 {
+                // The failed and the skipped creates will never be observed.
+                self.observe(key, i64::from(errors + remaining), 0);
+                return true;
+            }
+            batch = (2 * batch).min(remaining);
+        }
+        false
+    }
+
+    fn pod_from_template(&self, rs: &ReplicaSet) -> Pod {
+        let t = &rs.spec.template;
+        let mut spec = t.spec.clone();
+        podutil::add_default_tolerations(&mut spec, self.profile.default_toleration_seconds);
+        Pod {
+            metadata: ObjectMeta {
+                generate_name: format!("{}-", rs.metadata.name),
+                namespace: rs.metadata.namespace.clone(),
+                labels: t.metadata.labels.clone(),
+                annotations: t.metadata.annotations.clone(),
+                owner_references: vec![controller_ref("ReplicaSet", &rs.metadata)],
+                ..Default::default()
+            },
+            spec,
+            status: Default::default(),
+        }
+    }
+
+    /// Deletes the `count` pods that matter least; true if a delete failed.
+    fn delete_pods(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey, obj: &Object, active: &[&Pod], count: i32) -> bool {
+        let mut ranked: Vec<&Pod> = active.to_vec();
+        ranked.sort_by_key(|p| deletion_rank(p));
+        let victims: Vec<&Pod> = ranked.into_iter().take(count.max(0) as usize).collect();
+        self.expectations.insert(key.clone(), Expectations { add: 0, del: victims.len() as i64, set_at: now });
+        let mut failed = false;
+        for p in victims {
+            let ns = p.metadata.namespace.as_str();
+            match api.delete(USER_AGENT, Kind::Pod, Some(ns), &p.metadata.name, &DeleteOptions::default()) {
+                Ok(_) => {
+                    let msg = format!("Deleted pod: {}", p.metadata.name);
+                    self.recorder.record(api, now, obj, EventType::Normal, "SuccessfulDelete", &msg);
+                }
+                Err(s) => {
+                    self.observe(key, 0, 1);
+                    if s.code() != 404 {
+                        failed = true;
+                        let msg = format!("Error deleting: {}", s.message());
+                        self.recorder.record(api, now, obj, EventType::Warning, "FailedDelete", &msg);
+                    }
+                }
+            }
+        }
+        failed
+    }
+
+    fn update_status(&mut self, now: Timestamp, api: &mut ApiServer, rs: &ReplicaSet, owned: &[Pod]) -> Result<(), ()> {
+        let template_labels = &rs.spec.template.metadata.labels;
+        let min_ready = rs.spec.min_ready_seconds.unwrap_or(0);
+        let active: Vec<&Pod> = owned.iter().filter(|p| podutil::is_active(p)).collect();
+        let mut status = rs.status.clone();
+        status.replicas = active.len() as i32;
+        status.fully_labeled_replicas = active
+            .iter()
+            .filter(|p| template_labels.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v)))
+            .count() as i32;
+        status.ready_replicas = active.iter().filter(|p| is_pod_ready(p)).count() as i32;
+        status.available_replicas = active.iter().filter(|p| podutil::is_pod_available(p, min_ready, now)).count() as i32;
+        status.observed_generation = rs.metadata.generation.unwrap_or(0);
+        if status == rs.status {
+            return Ok(());
+        }
+        let mut updated = rs.clone();
+        updated.status = status;
+        api.update_status(USER_AGENT, Object::ReplicaSet(updated)).map(|_| ()).map_err(|_| ())
+    }
+}
+
+/// `controller.ActivePods` order for deletion (lowest first): unscheduled before scheduled,
+/// Pending before Unknown before Running, not ready before ready, ready for less time before
+/// longer, newer before older.
+fn deletion_rank(p: &Pod) -> (u8, u8, u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, String) {
+    let scheduled = u8::from(!p.spec.node_name.is_empty());
+    let phase = match p.status.phase.as_str() {
+        "Pending" => 0,
+        "Unknown" => 1,
+        "Running" => 2,
+        _ => 0,
+    };
+    let ready = u8::from(is_pod_ready(p));
+    let ready_since = p
+        .condition("Ready")
+        .filter(|c| c.status == "True")
+        .and_then(|c| c.last_transition_time)
+        .map_or(0, |t| t.as_millis());
+    let created = p.metadata.creation_timestamp.map_or(0, |t| t.as_millis());
+    (
+        scheduled,
+        phase,
+        ready,
+        std::cmp::Reverse(ready_since),
+        std::cmp::Reverse(created),
+        p.metadata.name.clone(),
+    )
+}
+
+impl Controller for ReplicaSetController {
+    fn name(&self) -> &str {
+        USER_AGENT
+    }
+
+    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+        self.recorder.flush(api, now);
+        for note in self.replicasets.step(now, api, USER_AGENT) {
+            self.queue.add(note.key());
+        }
+        for note in self.pods.step(now, api, USER_AGENT) {
+            self.on_pod(note);
+        }
+        if self.replicasets.has_synced() && self.pods.has_synced() {
+            while let Some(key) = self.queue.get(now) {
+                match self.sync(now, api, &key) {
+                    Ok(again) => {
+                        self.queue.forget(&key);
+                        if let Some(ms) = again {
+                            self.queue.add_after(key.clone(), ms, now);
+                        }
+                    }
+                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                }
+                self.queue.done(&key);
+            }
+        }
+        let pending = (self.recorder.pending() > 0).then(|| now.plus_secs(1));
+        earliest([
+            self.replicasets.next_wakeup(),
+            self.pods.next_wakeup(),
+            self.queue.next_ready_at(),
+            pending,
+        ])
+    }
+}

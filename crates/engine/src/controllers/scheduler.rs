@@ -1,0 +1,518 @@
+//! kube-scheduler ("default-scheduler"): watches pods that are not finished and nodes, takes
+//! unscheduled pods one at a time from its queue, filters the nodes (NodeUnschedulable,
+//! TaintToleration, NodeAffinity's nodeSelector, NodeResourcesFit), scores the feasible ones with
+//! LeastAllocated, and binds the pod through `pods/binding`. At bind time it *assumes* the pod on
+//! its node, so the next decision counts it before the watch confirms the binding. A pod that
+//! fits nowhere gets a `FailedScheduling` Warning event with the real message shape, a
+//! `PodScheduled=False` condition, and is retried with exponential backoff (1 s doubling to
+//! 10 s).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use super::adapter::{node_name_index, ApiInformer, NODE_NAME_INDEX};
+use super::events::{EventRecorder, EventType};
+use super::podutil::{
+    self, TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE, NO_EXECUTE, NO_SCHEDULE,
+};
+use super::profile::Profile;
+use super::{earliest, Controller};
+use crate::api::binding::Binding;
+use crate::api::node::{Node, Taint};
+use crate::api::pod::Pod;
+use crate::api::{Kind, Object};
+use crate::apiserver::ApiServer;
+use crate::client::{InformerConfig, Notification, ObjectKey, WorkQueue};
+use crate::clock::Timestamp;
+use crate::rng::SimRng;
+use watchlab_apimachinery::status::StatusReason;
+
+/// The scheduler's name, matched against `spec.schedulerName`, and its event source.
+pub const SCHEDULER_NAME: &str = "default-scheduler";
+/// Its user agent.
+pub const USER_AGENT: &str = "kube-scheduler";
+/// The real scheduler's pod informer: every pod that is not finished.
+pub const POD_FIELD_SELECTOR: &str = "status.phase!=Succeeded,status.phase!=Failed";
+
+const PREEMPTION_NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
+const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
+
+/// A pod bound by this scheduler that its cache has not yet seen bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Assumed {
+    node: String,
+    uid: String,
+    requests: (i64, i64),
+    non_zero: (i64, i64),
+}
+
+/// Why a node was filtered out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct NodeFailure {
+    reasons: Vec<String>,
+    /// Preemption could not help (taints, selector, unschedulable) vs resources.
+    unresolvable: bool,
+}
+
+/// What a node already carries.
+#[derive(Debug, Clone, Copy, Default)]
+struct Usage {
+    requests: (i64, i64),
+    non_zero: (i64, i64),
+    pods: i64,
+}
+
+/// The scheduler.
+pub struct Scheduler {
+    pods: ApiInformer,
+    nodes: ApiInformer,
+    queue: WorkQueue<ObjectKey>,
+    /// Failed attempts per pod (for the backoff).
+    attempts: BTreeMap<ObjectKey, u32>,
+    /// Pods that fit nowhere at their last attempt (retried when the cluster changes).
+    unschedulable: BTreeSet<ObjectKey>,
+    assumed: BTreeMap<ObjectKey, Assumed>,
+    recorder: EventRecorder,
+    rng: SimRng,
+    profile: Profile,
+}
+
+impl Scheduler {
+    pub fn new(seed: u64, profile: &Profile) -> Self {
+        let pod_config = InformerConfig {
+            field_selector: Some(POD_FIELD_SELECTOR.to_string()),
+            ..profile.informer_config()
+        };
+        Scheduler {
+            pods: ApiInformer::new(
+                Kind::Pod,
+                None,
+                pod_config,
+                vec![node_name_index()],
+                SimRng::child(seed, "kube-scheduler/pods"),
+            ),
+            nodes: ApiInformer::new(
+                Kind::Node,
+                None,
+                profile.informer_config(),
+                Vec::new(),
+                SimRng::child(seed, "kube-scheduler/nodes"),
+            ),
+            queue: WorkQueue::default(),
+            attempts: BTreeMap::new(),
+            unschedulable: BTreeSet::new(),
+            assumed: BTreeMap::new(),
+            recorder: EventRecorder::new(USER_AGENT, SCHEDULER_NAME, ""),
+            rng: SimRng::child(seed, "kube-scheduler"),
+            profile: profile.clone(),
+        }
+    }
+
+    /// Pods assumed on a node and not yet seen bound.
+    pub fn assumed(&self) -> usize {
+        self.assumed.len()
+    }
+
+    /// Pods waiting in the queue (ready or backing off).
+    pub fn queued(&self) -> usize {
+        self.queue.len() + self.queue.waiting()
+    }
+
+    fn ours(pod: &Pod) -> bool {
+        pod.spec.node_name.is_empty()
+            && pod.metadata.deletion_timestamp.is_none()
+            && pod.spec.scheduler_name.as_deref().unwrap_or(SCHEDULER_NAME) == SCHEDULER_NAME
+    }
+
+    fn on_pod(&mut self, note: Notification<Arc<Object>>) {
+        let key = note.key();
+        match &note {
+            Notification::Add(o) => {
+                if let Some(p) = o.as_pod() {
+                    self.confirm(&key, p);
+                    if Self::ours(p) {
+                        self.queue.add(key);
+                    }
+                }
+            }
+            Notification::Update { old, new } => {
+                let (Some(old), Some(new)) = (old.as_pod(), new.as_pod()) else {
+                    return;
+                };
+                self.confirm(&key, new);
+                // Status-only changes (ours included) do not make a pod schedulable again.
+                let relevant =
+                    old.spec != new.spec || old.metadata.labels != new.metadata.labels;
+                if Self::ours(new) && relevant {
+                    self.queue.add(key);
+                }
+            }
+            Notification::Delete(d) => {
+                self.assumed.remove(&key);
+                self.attempts.remove(&key);
+                self.unschedulable.remove(&key);
+                // A bound pod leaving frees room on its node.
+                if d.object().as_pod().is_some_and(|p| !p.spec.node_name.is_empty()) {
+                    self.retry_unschedulable();
+                }
+            }
+        }
+    }
+
+    /// The cache now shows the pod bound (or gone): forget the assumption.
+    fn confirm(&mut self, key: &ObjectKey, pod: &Pod) {
+        if !pod.spec.node_name.is_empty() {
+            self.assumed.remove(key);
+            self.unschedulable.remove(key);
+        }
+    }
+
+    fn on_node(&mut self, note: Notification<Arc<Object>>) {
+        let changed = match &note {
+            Notification::Add(_) => true,
+            Notification::Update { old, new } => match (old.as_node(), new.as_node()) {
+                (Some(o), Some(n)) => {
+                    o.spec != n.spec
+                        || o.status.allocatable != n.status.allocatable
+                        || o.condition("Ready").map(|c| &c.status)
+                            != n.condition("Ready").map(|c| &c.status)
+                        || o.metadata.labels != n.metadata.labels
+                }
+                _ => false,
+            },
+            Notification::Delete(_) => false,
+        };
+        if changed {
+            self.retry_unschedulable();
+        }
+    }
+
+    /// A cluster event may have made room: move unschedulable pods back to the queue.
+    fn retry_unschedulable(&mut self) {
+        for key in std::mem::take(&mut self.unschedulable) {
+            self.queue.add(key);
+        }
+    }
+
+    /// What each node carries: bound pods from the cache plus assumed ones.
+    fn usage(&self, node: &str) -> Usage {
+        let mut u = Usage::default();
+        let pods = self
+            .pods
+            .store()
+            .by_index(NODE_NAME_INDEX, node)
+            .unwrap_or_default();
+        for o in &pods {
+            if let Some(p) = o.as_pod().filter(|p| !podutil::is_terminal(p)) {
+                u.add(podutil::requests(&p.spec), podutil::non_zero_requests(&p.spec));
+            }
+        }
+        for a in self.assumed.values().filter(|a| a.node == node) {
+            u.add(a.requests, a.non_zero);
+        }
+        u
+    }
+
+    fn schedule_one(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) {
+        let Some(obj) = self.pods.store().get(key) else {
+            return;
+        };
+        let Some(pod) = obj.as_pod() else { return };
+        if !Self::ours(pod) || self.assumed.contains_key(key) {
+            return;
+        }
+        let nodes: Vec<Arc<Object>> = self.nodes.store().list();
+        let mut feasible: Vec<(String, i64)> = Vec::new();
+        let mut failures: Vec<NodeFailure> = Vec::new();
+        let req = podutil::requests(&pod.spec);
+        let nz = podutil::non_zero_requests(&pod.spec);
+        for n in nodes.iter().filter_map(|o| o.as_node()) {
+            let usage = self.usage(&n.metadata.name);
+            match filter(pod, n, &usage, req) {
+                Ok(()) => feasible.push((n.metadata.name.clone(), score(n, &usage, nz))),
+                Err(f) => failures.push(f),
+            }
+        }
+        let best = feasible.iter().map(|(_, s)| *s).max();
+        let Some(best) = best else {
+            let message = fit_error(nodes.len(), &failures);
+            self.unschedulable.insert(key.clone());
+            self.fail(now, api, key, &obj, &message);
+            return;
+        };
+        // Ties broken uniformly at random (the real selectHost samples among the best).
+        let top: Vec<&String> = feasible
+            .iter()
+            .filter(|(_, s)| *s == best)
+            .map(|(n, _)| n)
+            .collect();
+        let pick = self.rng.below(top.len() as u64) as usize;
+        let Some(node) = top.get(pick).map(|n| (*n).clone()) else {
+            return;
+        };
+        let binding = Binding::new(&pod.metadata.namespace, &pod.metadata.name, &node);
+        match api.bind(USER_AGENT, &binding) {
+            Ok(_) => {
+                self.assumed.insert(
+                    key.clone(),
+                    Assumed {
+                        node: node.clone(),
+                        uid: pod.metadata.uid.clone(),
+                        requests: req,
+                        non_zero: nz,
+                    },
+                );
+                self.attempts.remove(key);
+                self.unschedulable.remove(key);
+                self.queue.forget(key);
+                let msg = format!(
+                    "Successfully assigned {}/{} to {node}",
+                    pod.metadata.namespace, pod.metadata.name
+                );
+                self.recorder
+                    .record(api, now, &obj, EventType::Normal, "Scheduled", &msg);
+            }
+            // Already bound, being deleted or gone: the watch will tell; nothing to retry.
+            Err(s) if matches!(s.reason(), StatusReason::Conflict | StatusReason::NotFound) => {}
+            Err(s) => {
+                let msg = format!("Binding rejected: {}", s.message());
+                self.fail(now, api, key, &obj, &msg);
+            }
+        }
+    }
+
+    /// Records the failure (event + PodScheduled=False) and requeues with backoff.
+    fn fail(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        obj: &Arc<Object>,
+        message: &str,
+    ) {
+        self.recorder
+            .record(api, now, obj, EventType::Warning, "FailedScheduling", message);
+        if let Some(pod) = obj.as_pod() {
+            let current = pod.condition("PodScheduled");
+            let same = current.is_some_and(|c| {
+                c.status == "False" && c.reason == "Unschedulable" && c.message == message
+            });
+            if !same {
+                let mut p = pod.clone();
+                p.set_condition("PodScheduled", "False", now);
+                if let Some(c) = p
+                    .status
+                    .conditions
+                    .iter_mut()
+                    .find(|c| c.type_ == "PodScheduled")
+                {
+                    c.reason = "Unschedulable".into();
+                    c.message = message.to_string();
+                }
+                // A conflict or outage here is harmless: the next attempt writes it again.
+                let _ = api.update_status(USER_AGENT, Object::Pod(p));
+            }
+        }
+        let n = self.attempts.entry(key.clone()).or_insert(0);
+        *n += 1;
+        let shift = (*n - 1).min(20);
+        let delay = (self.profile.pod_initial_backoff_ms << shift).min(self.profile.pod_max_backoff_ms);
+        self.queue.add_after(key.clone(), delay, now);
+    }
+}
+
+impl Usage {
+    fn add(&mut self, requests: (i64, i64), non_zero: (i64, i64)) {
+        self.requests.0 += requests.0;
+        self.requests.1 += requests.1;
+        self.non_zero.0 += non_zero.0;
+        self.non_zero.1 += non_zero.1;
+        self.pods += 1;
+    }
+}
+
+/// The taints the filter sees: the node's own, plus the NoSchedule taint the node lifecycle
+/// controller puts on a node that is not Ready (so a just-failed node is avoided even before
+/// the taint lands).
+fn effective_taints(node: &Node) -> Vec<Taint> {
+    let mut taints = node.spec.taints.clone();
+    let key = match node.condition("Ready").map(|c| c.status.as_str()) {
+        Some("True") => None,
+        Some("False") => Some(TAINT_NOT_READY),
+        _ => Some(TAINT_UNREACHABLE),
+    };
+    if let Some(key) = key {
+        if !taints.iter().any(|t| t.key == key) {
+            taints.push(Taint {
+                key: key.to_string(),
+                effect: NO_SCHEDULE.to_string(),
+                ..Default::default()
+            });
+        }
+    }
+    taints
+}
+
+/// The filter plugins in the real order; the first failing plugin decides the node's reasons.
+fn filter(pod: &Pod, node: &Node, usage: &Usage, req: (i64, i64)) -> Result<(), NodeFailure> {
+    let unresolvable = |reason: String| NodeFailure {
+        reasons: vec![reason],
+        unresolvable: true,
+    };
+    if node.spec.unschedulable {
+        let probe = Taint {
+            key: TAINT_UNSCHEDULABLE.into(),
+            effect: NO_SCHEDULE.into(),
+            ..Default::default()
+        };
+        if !pod.spec.tolerations.iter().any(|t| podutil::tolerates(t, &probe)) {
+            return Err(unresolvable("node(s) were unschedulable".into()));
+        }
+    }
+    let taints = effective_taints(node);
+    if let Some(t) =
+        podutil::untolerated_taint(&taints, &pod.spec.tolerations, &[NO_SCHEDULE, NO_EXECUTE])
+    {
+        return Err(unresolvable(format!(
+            "node(s) had untolerated taint {{{}: {}}}",
+            t.key, t.value
+        )));
+    }
+    let labels = &node.metadata.labels;
+    if !pod
+        .spec
+        .node_selector
+        .iter()
+        .all(|(k, v)| labels.get(k) == Some(v))
+    {
+        return Err(unresolvable(
+            "node(s) didn't match Pod's node affinity/selector".into(),
+        ));
+    }
+    let (cpu, mem, max_pods) = podutil::allocatable(node);
+    let mut reasons = Vec::new();
+    if usage.pods + 1 > max_pods {
+        reasons.push("Too many pods".to_string());
+    }
+    if req.0 > 0 && req.0 > cpu - usage.requests.0 {
+        reasons.push("Insufficient cpu".to_string());
+    }
+    if req.1 > 0 && req.1 > mem - usage.requests.1 {
+        reasons.push("Insufficient memory".to_string());
+    }
+    if reasons.is_empty() {
+        Ok(())
+    } else {
+        Err(NodeFailure {
+            reasons,
+            unresolvable: false,
+        })
+    }
+}
+
+/// NodeResourcesFit's default LeastAllocated score (0–100): the free share of cpu and memory
+/// after placing the pod, averaged with equal weights, on non-zero requests.
+fn score(node: &Node, usage: &Usage, pod_non_zero: (i64, i64)) -> i64 {
+    let (cpu, mem, _) = podutil::allocatable(node);
+    let least = |requested: i64, capacity: i64| {
+        if capacity <= 0 || requested > capacity {
+            0
+        } else {
+            (capacity - requested) * 100 / capacity
+        }
+    };
+    let c = least(usage.non_zero.0 + pod_non_zero.0, cpu);
+    let m = least(usage.non_zero.1 + pod_non_zero.1, mem);
+    (c + m) / 2
+}
+
+/// `FitError.Error()`: `0/3 nodes are available: <sorted reason histogram>. preemption: ...`.
+fn fit_error(total: usize, failures: &[NodeFailure]) -> String {
+    if total == 0 {
+        return "no nodes available to schedule pods".to_string();
+    }
+    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut preemption: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in failures {
+        for r in &f.reasons {
+            *reasons.entry(r.as_str()).or_default() += 1;
+        }
+        let p = if f.unresolvable {
+            PREEMPTION_NOT_HELPFUL
+        } else {
+            NO_VICTIMS
+        };
+        *preemption.entry(p).or_default() += 1;
+    }
+    let histogram = |m: &BTreeMap<&str, usize>| {
+        let mut items: Vec<String> = m.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        items.sort();
+        items.join(", ")
+    };
+    format!(
+        "0/{total} nodes are available: {}. preemption: 0/{total} nodes are available: {}.",
+        histogram(&reasons),
+        histogram(&preemption)
+    )
+}
+
+impl Controller for Scheduler {
+    fn name(&self) -> &str {
+        USER_AGENT
+    }
+
+    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+        self.recorder.flush(api, now);
+        for note in self.nodes.step(now, api, USER_AGENT) {
+            self.on_node(note);
+        }
+        for note in self.pods.step(now, api, USER_AGENT) {
+            self.on_pod(note);
+        }
+        if self.pods.has_synced() && self.nodes.has_synced() {
+            while let Some(key) = self.queue.get(now) {
+                self.schedule_one(now, api, &key);
+                self.queue.done(&key);
+            }
+        }
+        let retry_events = (self.recorder.pending() > 0).then(|| now.plus_secs(1));
+        earliest([
+            self.pods.next_wakeup(),
+            self.nodes.next_wakeup(),
+            self.queue.next_ready_at(),
+            retry_events,
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(reason: &str, unresolvable: bool) -> NodeFailure {
+        NodeFailure {
+            reasons: vec![reason.to_string()],
+            unresolvable,
+        }
+    }
+
+    #[test]
+    fn fit_error_has_the_real_shape() {
+        let msg = fit_error(
+            3,
+            &[
+                failure("Insufficient cpu", false),
+                failure("node(s) had untolerated taint {node.kubernetes.io/unreachable: }", true),
+                failure("Insufficient cpu", false),
+            ],
+        );
+        assert_eq!(
+            msg,
+            "0/3 nodes are available: 1 node(s) had untolerated taint \
+             {node.kubernetes.io/unreachable: }, 2 Insufficient cpu. preemption: 0/3 nodes are \
+             available: 1 Preemption is not helpful for scheduling, 2 No preemption victims \
+             found for incoming pod."
+        );
+        assert_eq!(fit_error(0, &[]), "no nodes available to schedule pods");
+    }
+}
