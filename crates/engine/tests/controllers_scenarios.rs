@@ -173,3 +173,88 @@ fn kubectl_run_shows_pending_container_creating_running_as_separate_writes() {
     assert_eq!(started.source.component, "kubelet");
     assert_eq!(&started.source.host, node);
 }
+
+fn deployment_status(api: &ApiServer, name: &str) -> (i32, i32, i32) {
+    api.get(Kind::Deployment, Some("production"), name)
+        .ok()
+        .and_then(|o| o.as_deployment().map(|d| (d.status.replicas, d.status.ready_replicas, d.status.available_replicas)))
+        .unwrap_or_default()
+}
+
+fn live_pods_by_node(api: &ApiServer) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = pods(api, "production")
+        .into_iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .map(|p| (p.spec.node_name.clone(), p.metadata.name.clone()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn node_c_lost_its_pod_is_replaced_on_another_node_within_two_minutes() {
+    let mut h = cluster(11);
+    h.api.create("kubectl", deployment("orders-api", 3, "orders-api:1.0")).expect("deploy");
+    let deadline = h.now().plus_secs(60);
+    assert!(h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api") == (3, 3, 3)));
+    let placed = live_pods_by_node(&h.api);
+    let nodes: std::collections::BTreeSet<&str> = placed.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(nodes.len(), 3, "LeastAllocated spreads the replicas: {placed:?}");
+    let victim = placed.iter().find(|(n, _)| n == "node-c").map(|(_, p)| p.clone()).expect("pod on node-c");
+
+    let killed_at = h.now();
+    h.kubelet_mut("node-c").expect("kubelet").set_running(false);
+    // NotReady after the grace period (20 s in training, + up to one 5 s monitor period).
+    let deadline = killed_at.plus_secs(40);
+    assert!(h.run_until_true(deadline, |h| h.api.get(Kind::Node, None, "node-c").ok().and_then(|n| n.as_node().and_then(|n| n.condition("Ready").map(|c| c.status == "Unknown"))).unwrap_or(false)));
+    let not_ready_at = h.now();
+    assert!(not_ready_at.millis_since(killed_at) >= 20_000, "not before the grace period");
+    let node = h.api.get(Kind::Node, None, "node-c").expect("node");
+    let node = node.as_node().expect("node");
+    let ready = node.condition("Ready").expect("Ready");
+    assert_eq!(ready.reason, "NodeStatusUnknown");
+    assert_eq!(ready.message, "Kubelet stopped posting node status.");
+    // Terminating after the 60 s toleration; replaced; 3 ready again.
+    let deadline = killed_at.plus_secs(150);
+    assert!(h.run_until_true(deadline, |h| {
+        let live = live_pods_by_node(&h.api);
+        deployment_status(&h.api, "orders-api").1 == 3
+            && live.len() == 3
+            && live.iter().all(|(n, _)| n != "node-c")
+    }), "recovered: {:?}", live_pods_by_node(&h.api));
+    let recovered = h.now().millis_since(killed_at);
+    assert!(recovered <= 120_000, "about two minutes, took {recovered} ms");
+    let old = h.api.get(Kind::Pod, Some("production"), &victim).expect("still there: node-c cannot confirm");
+    assert!(old.meta().deletion_timestamp.is_some(), "Terminating");
+    let node = h.api.get(Kind::Node, None, "node-c").expect("node");
+    let taints: Vec<String> = node.as_node().expect("node").spec.taints.iter().map(|t| format!("{}:{}", t.key, t.effect)).collect();
+    assert_eq!(taints, ["node.kubernetes.io/unreachable:NoSchedule", "node.kubernetes.io/unreachable:NoExecute"]);
+
+    // The events, by lastTimestamp, tell the story.
+    let story: Vec<String> = events(&h.api)
+        .iter()
+        .filter(|e| e.last_timestamp.is_some_and(|t| t >= killed_at))
+        .map(|e| format!("{} {}", e.reason, e.message))
+        .collect();
+    let pos = |needle: &str| story.iter().position(|s| s.starts_with(needle)).unwrap_or_else(|| panic!("{needle} missing in {story:#?}"));
+    eprintln!("recovered after {recovered} ms; story:\n{}", story.join("\n"));
+    let order = [
+        pos("NodeNotReady Node node-c status is now: NodeNotReady"),
+        pos(&format!("TaintManagerEviction Marking for deletion Pod production/{victim}")),
+        pos("SuccessfulCreate Created pod: orders-api-"),
+        pos("Scheduled Successfully assigned production/orders-api-"),
+        pos("Started"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{story:#?}");
+
+    // node-c comes back: Ready again, taints gone, the Terminating pod finally removed.
+    h.kubelet_mut("node-c").expect("kubelet").set_running(true);
+    let deadline = h.now().plus_secs(60);
+    assert!(h.run_until_true(deadline, |h| {
+        let n = h.api.get(Kind::Node, None, "node-c").ok();
+        let n = n.as_ref().and_then(|n| n.as_node());
+        n.is_some_and(|n| n.spec.taints.is_empty() && n.condition("Ready").is_some_and(|c| c.status == "True"))
+            && h.api.get(Kind::Pod, Some("production"), &victim).is_err()
+    }));
+    assert_eq!(deployment_status(&h.api, "orders-api"), (3, 3, 3));
+}
