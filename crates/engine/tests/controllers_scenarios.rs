@@ -258,3 +258,174 @@ fn node_c_lost_its_pod_is_replaced_on_another_node_within_two_minutes() {
     }));
     assert_eq!(deployment_status(&h.api, "orders-api"), (3, 3, 3));
 }
+
+fn get_deployment(api: &ApiServer, name: &str) -> Deployment {
+    api.get(Kind::Deployment, Some("production"), name)
+        .ok()
+        .and_then(|o| o.as_deployment().cloned())
+        .expect("deployment")
+}
+
+#[test]
+fn two_writers_one_conflict_and_retry_on_conflict_loses_nothing() {
+    use watchlab_engine::client::{retry_on_conflict, Backoff};
+    use watchlab_engine::controllers::adapter::client_error;
+    use watchlab_engine::rng::SimRng;
+
+    let mut h = cluster(3);
+    h.api.create("kubectl", deployment("orders-api", 3, "orders-api:1.0")).expect("deploy");
+    h.run_for(20_000);
+    // Both read the same version.
+    let read_a = get_deployment(&h.api, "orders-api");
+    let read_b = get_deployment(&h.api, "orders-api");
+    assert_eq!(read_a.metadata.resource_version, read_b.metadata.resource_version);
+    let mut a = read_a.clone();
+    a.spec.replicas = Some(4);
+    h.api.update("alice", Object::Deployment(a)).expect("first writer wins");
+    let mut b = read_b.clone();
+    b.metadata.labels.insert("team".into(), "payments".into());
+    let err = h.api.update("bob", Object::Deployment(b)).expect_err("second writer is stale");
+    assert_eq!(err.code(), 409);
+    assert_eq!(
+        err.message(),
+        "Operation cannot be fulfilled on deployments.apps \"orders-api\": the object has been \
+         modified; please apply your changes to the latest version and try again"
+    );
+    // Bob retries: attempt 1 is his stale copy, attempt 2 re-reads and re-applies.
+    let mut rng = SimRng::seed_from_u64(1);
+    let api = &mut h.api;
+    let mut reads = Vec::new();
+    let out = retry_on_conflict(Backoff::default_retry(), &mut rng, Timestamp::ZERO, |attempt| {
+        let mut d = if attempt.number == 1 {
+            read_b.clone()
+        } else {
+            get_deployment(api, "orders-api")
+        };
+        reads.push(d.metadata.resource_version.clone());
+        d.metadata.labels.insert("team".into(), "payments".into());
+        api.update("bob", Object::Deployment(d)).map_err(|s| client_error(&s))
+    });
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    assert_eq!(out.attempts, 2);
+    assert_ne!(reads[0], reads[1], "attempt 2 read the latest version");
+    let d = get_deployment(&h.api, "orders-api");
+    assert_eq!(d.spec.replicas, Some(4), "alice's change kept");
+    assert_eq!(d.metadata.labels.get("team").map(String::as_str), Some("payments"), "bob's change applied");
+    // The controllers converge on the merged object.
+    let deadline = h.now().plus_secs(60);
+    assert!(h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api") == (4, 4, 4)));
+}
+
+/// Every revision's key, type and value JSON, plus the events as kubectl shows them.
+fn transcript(h: &Harness) -> (Vec<String>, Vec<String>) {
+    let store = h.api.store();
+    let ledger = (1..=h.api.revision())
+        .flat_map(|rev| {
+            store.events_at(rev).iter().map(move |e| {
+                format!("{rev} {:?} {} {}", e.kind, e.kv.key, e.kv.value.to_json())
+            })
+        })
+        .collect();
+    let evs = events(&h.api)
+        .iter()
+        .map(|e| format!("{:?} {} {} {} {:?}", e.last_timestamp, e.reason, e.involved_object.name, e.message, e.count))
+        .collect();
+    (ledger, evs)
+}
+
+fn story(seed: u64) -> (Vec<String>, Vec<String>) {
+    let mut h = cluster(seed);
+    h.api.create("kubectl", deployment("orders-api", 3, "orders-api:1.0")).expect("deploy");
+    h.run_for(30_000);
+    h.kubelet_mut("node-b").expect("kubelet").set_running(false);
+    h.run_for(100_000);
+    transcript(&h)
+}
+
+#[test]
+fn the_same_seed_gives_the_same_history_byte_for_byte() {
+    let (ledger_1, events_1) = story(42);
+    let (ledger_2, events_2) = story(42);
+    assert!(ledger_1.len() > 100, "a real history: {}", ledger_1.len());
+    assert_eq!(ledger_1, ledger_2);
+    assert_eq!(events_1, events_2);
+    let (ledger_3, _) = story(43);
+    assert_ne!(ledger_1, ledger_3, "another seed, another history (uids, names, timings)");
+}
+
+fn available_pods(api: &ApiServer) -> usize {
+    pods(api, "production")
+        .iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .filter(|p| p.condition("Ready").is_some_and(|c| c.status == "True"))
+        .count()
+}
+
+fn scale(h: &mut Harness, replicas: i32) {
+    let mut d = get_deployment(&h.api, "orders-api");
+    d.spec.replicas = Some(replicas);
+    h.api.update("kubectl", Object::Deployment(d)).expect("scale");
+    let deadline = h.now().plus_secs(60);
+    let want = (replicas, replicas, replicas);
+    assert!(h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api") == want
+        && live_pods_by_node(&h.api).len() == replicas as usize), "scaled to {replicas}");
+}
+
+#[test]
+fn scaling_and_a_rolling_update_keep_availability_and_end_on_one_replica_set() {
+    let mut h = cluster(5);
+    h.api.create("kubectl", deployment("orders-api", 3, "orders-api:1.0")).expect("deploy");
+    let deadline = h.now().plus_secs(60);
+    assert!(h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api") == (3, 3, 3)));
+    scale(&mut h, 5);
+    scale(&mut h, 2);
+    scale(&mut h, 3);
+
+    let mut d = get_deployment(&h.api, "orders-api");
+    d.spec.template.spec.containers[0].image = "orders-api:2.0".into();
+    h.api.update("kubectl", Object::Deployment(d)).expect("set image");
+    // maxUnavailable = 25% of 3 rounded down = 0: never fewer than 3 available.
+    let mut lowest = usize::MAX;
+    let deadline = h.now().plus_secs(120);
+    let done = h.run_until_true(deadline, |h| {
+        lowest = lowest.min(available_pods(&h.api));
+        let d = get_deployment(&h.api, "orders-api");
+        d.status.observed_generation == d.metadata.generation.unwrap_or(0)
+            && d.status.updated_replicas == 3
+            && d.status.available_replicas == 3
+            && d.status.replicas == 3
+            && live_pods_by_node(&h.api).len() == 3
+    });
+    assert!(done, "rollout finished");
+    assert!(lowest >= 3, "availability dipped to {lowest}");
+    let rss: Vec<(String, i32, String)> = h
+        .api
+        .list(Kind::ReplicaSet, Some("production"), &ListOptions::default())
+        .expect("list")
+        .items
+        .iter()
+        .filter_map(|o| o.as_replica_set())
+        .map(|rs| {
+            let image = rs.spec.template.spec.containers[0].image.clone();
+            (image, rs.spec.replicas.unwrap_or(0), rs.metadata.annotations.get("deployment.kubernetes.io/revision").cloned().unwrap_or_default())
+        })
+        .collect();
+    let mut rss = rss;
+    rss.sort();
+    assert_eq!(
+        rss,
+        [("orders-api:1.0".to_string(), 0, "1".to_string()), ("orders-api:2.0".to_string(), 3, "2".to_string())]
+    );
+    let d = get_deployment(&h.api, "orders-api");
+    assert_eq!(d.metadata.annotations.get("deployment.kubernetes.io/revision").map(String::as_str), Some("2"));
+    let progressing = d.status.conditions.iter().find(|c| c.type_ == "Progressing").expect("Progressing");
+    assert_eq!(progressing.reason, "NewReplicaSetAvailable");
+    let scaled: Vec<String> = events(&h.api)
+        .iter()
+        .filter(|e| e.reason == "ScalingReplicaSet")
+        .map(|e| e.message.clone())
+        .collect();
+    assert!(scaled.first().is_some_and(|m| m.starts_with("Scaled up replica set orders-api-") && m.ends_with(" from 0 to 3")), "{scaled:?}");
+    assert!(scaled.iter().any(|m| m.ends_with("from 3 to 5")), "{scaled:?}");
+    assert!(scaled.iter().any(|m| m.starts_with("Scaled down") && m.ends_with("from 5 to 2")), "{scaled:?}");
+}
