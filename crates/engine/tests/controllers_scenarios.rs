@@ -77,7 +77,12 @@ fn events(api: &ApiServer) -> Vec<Event> {
                 .collect()
         })
         .unwrap_or_default();
-    evs.sort_by_key(|e| (e.last_timestamp, e.metadata.resource_version.parse::<u64>().unwrap_or(0)));
+    evs.sort_by_key(|e| {
+        (
+            e.last_timestamp,
+            e.metadata.resource_version.parse::<u64>().unwrap_or(0),
+        )
+    });
     evs
 }
 
@@ -106,7 +111,12 @@ fn kubectl_run_shows_pending_container_creating_running_as_separate_writes() {
     let mut h = cluster(7);
     let watch = h
         .api
-        .watch("kubectl", Kind::Pod, Some("production"), &ListOptions::default())
+        .watch(
+            "kubectl",
+            Kind::Pod,
+            Some("production"),
+            &ListOptions::default(),
+        )
         .expect("watch");
     let pod = Object::Pod(Pod {
         metadata: ObjectMeta {
@@ -129,7 +139,10 @@ fn kubectl_run_shows_pending_container_creating_running_as_separate_writes() {
         .poll(watch)
         .expect("stream open")
         .iter()
-        .filter_map(|e| e.object().map(|o| (e.event_type, e.resource_version, o.clone())))
+        .filter_map(|e| {
+            e.object()
+                .map(|o| (e.event_type, e.resource_version, o.clone()))
+        })
         .collect();
     let summary: Vec<(WatchEventType, String, String, String)> = seen
         .iter()
@@ -142,7 +155,12 @@ fn kubectl_run_shows_pending_container_creating_running_as_separate_writes() {
                 .and_then(|c| c.state.waiting.as_ref())
                 .map(|w| w.reason.clone())
                 .unwrap_or_default();
-            (*t, p.spec.node_name.clone(), p.status.phase.clone(), waiting)
+            (
+                *t,
+                p.spec.node_name.clone(),
+                p.status.phase.clone(),
+                waiting,
+            )
         })
         .collect();
     assert_eq!(summary.len(), 4, "{summary:?}");
@@ -157,7 +175,10 @@ fn kubectl_run_shows_pending_container_creating_running_as_separate_writes() {
     assert!(seen.windows(2).all(|w| w[0].1 < w[1].1), "increasing RVs");
     let evs = events(&h.api);
     let node = &summary[1].1;
-    let scheduled = evs.iter().find(|e| e.reason == "Scheduled").expect("Scheduled");
+    let scheduled = evs
+        .iter()
+        .find(|e| e.reason == "Scheduled")
+        .expect("Scheduled");
     assert_eq!(
         scheduled.message,
         format!("Successfully assigned production/debug-tools to {node}")
@@ -168,7 +189,10 @@ fn kubectl_run_shows_pending_container_creating_running_as_separate_writes() {
         .filter(|e| e.involved_object.name == "debug-tools")
         .map(|e| e.reason.as_str())
         .collect();
-    assert_eq!(reasons, ["Scheduled", "Pulling", "Pulled", "Created", "Started"]);
+    assert_eq!(
+        reasons,
+        ["Scheduled", "Pulling", "Pulled", "Created", "Started"]
+    );
     let started = evs.iter().find(|e| e.reason == "Started").expect("Started");
     assert_eq!(started.source.component, "kubelet");
     assert_eq!(&started.source.host, node);
@@ -177,7 +201,15 @@ fn kubectl_run_shows_pending_container_creating_running_as_separate_writes() {
 fn deployment_status(api: &ApiServer, name: &str) -> (i32, i32, i32) {
     api.get(Kind::Deployment, Some("production"), name)
         .ok()
-        .and_then(|o| o.as_deployment().map(|d| (d.status.replicas, d.status.ready_replicas, d.status.available_replicas)))
+        .and_then(|o| {
+            o.as_deployment().map(|d| {
+                (
+                    d.status.replicas,
+                    d.status.ready_replicas,
+                    d.status.available_replicas,
+                )
+            })
+        })
         .unwrap_or_default()
 }
 
@@ -194,21 +226,44 @@ fn live_pods_by_node(api: &ApiServer) -> Vec<(String, String)> {
 #[test]
 fn node_c_lost_its_pod_is_replaced_on_another_node_within_two_minutes() {
     let mut h = cluster(11);
-    h.api.create("kubectl", deployment("orders-api", 3, "orders-api:1.0")).expect("deploy");
+    h.api
+        .create("kubectl", deployment("orders-api", 3, "orders-api:1.0"))
+        .expect("deploy");
     let deadline = h.now().plus_secs(60);
-    assert!(h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api") == (3, 3, 3)));
+    assert!(
+        h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api")
+            == (3, 3, 3))
+    );
     let placed = live_pods_by_node(&h.api);
     let nodes: std::collections::BTreeSet<&str> = placed.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(nodes.len(), 3, "LeastAllocated spreads the replicas: {placed:?}");
-    let victim = placed.iter().find(|(n, _)| n == "node-c").map(|(_, p)| p.clone()).expect("pod on node-c");
+    assert_eq!(
+        nodes.len(),
+        3,
+        "LeastAllocated spreads the replicas: {placed:?}"
+    );
+    let victim = placed
+        .iter()
+        .find(|(n, _)| n == "node-c")
+        .map(|(_, p)| p.clone())
+        .expect("pod on node-c");
 
     let killed_at = h.now();
     h.kubelet_mut("node-c").expect("kubelet").set_running(false);
     // NotReady after the grace period (20 s in training, + up to one 5 s monitor period).
     let deadline = killed_at.plus_secs(40);
-    assert!(h.run_until_true(deadline, |h| h.api.get(Kind::Node, None, "node-c").ok().and_then(|n| n.as_node().and_then(|n| n.condition("Ready").map(|c| c.status == "Unknown"))).unwrap_or(false)));
+    assert!(h.run_until_true(deadline, |h| h
+        .api
+        .get(Kind::Node, None, "node-c")
+        .ok()
+        .and_then(|n| n
+            .as_node()
+            .and_then(|n| n.condition("Ready").map(|c| c.status == "Unknown")))
+        .unwrap_or(false)));
     let not_ready_at = h.now();
-    assert!(not_ready_at.millis_since(killed_at) >= 20_000, "not before the grace period");
+    assert!(
+        not_ready_at.millis_since(killed_at) >= 20_000,
+        "not before the grace period"
+    );
     let node = h.api.get(Kind::Node, None, "node-c").expect("node");
     let node = node.as_node().expect("node");
     let ready = node.condition("Ready").expect("Ready");
@@ -216,19 +271,42 @@ fn node_c_lost_its_pod_is_replaced_on_another_node_within_two_minutes() {
     assert_eq!(ready.message, "Kubelet stopped posting node status.");
     // Terminating after the 60 s toleration; replaced; 3 ready again.
     let deadline = killed_at.plus_secs(150);
-    assert!(h.run_until_true(deadline, |h| {
-        let live = live_pods_by_node(&h.api);
-        deployment_status(&h.api, "orders-api").1 == 3
-            && live.len() == 3
-            && live.iter().all(|(n, _)| n != "node-c")
-    }), "recovered: {:?}", live_pods_by_node(&h.api));
+    assert!(
+        h.run_until_true(deadline, |h| {
+            let live = live_pods_by_node(&h.api);
+            deployment_status(&h.api, "orders-api").1 == 3
+                && live.len() == 3
+                && live.iter().all(|(n, _)| n != "node-c")
+        }),
+        "recovered: {:?}",
+        live_pods_by_node(&h.api)
+    );
     let recovered = h.now().millis_since(killed_at);
-    assert!(recovered <= 120_000, "about two minutes, took {recovered} ms");
-    let old = h.api.get(Kind::Pod, Some("production"), &victim).expect("still there: node-c cannot confirm");
+    assert!(
+        recovered <= 120_000,
+        "about two minutes, took {recovered} ms"
+    );
+    let old = h
+        .api
+        .get(Kind::Pod, Some("production"), &victim)
+        .expect("still there: node-c cannot confirm");
     assert!(old.meta().deletion_timestamp.is_some(), "Terminating");
     let node = h.api.get(Kind::Node, None, "node-c").expect("node");
-    let taints: Vec<String> = node.as_node().expect("node").spec.taints.iter().map(|t| format!("{}:{}", t.key, t.effect)).collect();
-    assert_eq!(taints, ["node.kubernetes.io/unreachable:NoSchedule", "node.kubernetes.io/unreachable:NoExecute"]);
+    let taints: Vec<String> = node
+        .as_node()
+        .expect("node")
+        .spec
+        .taints
+        .iter()
+        .map(|t| format!("{}:{}", t.key, t.effect))
+        .collect();
+    assert_eq!(
+        taints,
+        [
+            "node.kubernetes.io/unreachable:NoSchedule",
+            "node.kubernetes.io/unreachable:NoExecute"
+        ]
+    );
 
     // The events, by lastTimestamp, tell the story.
     let story: Vec<String> = events(&h.api)
@@ -236,11 +314,21 @@ fn node_c_lost_its_pod_is_replaced_on_another_node_within_two_minutes() {
         .filter(|e| e.last_timestamp.is_some_and(|t| t >= killed_at))
         .map(|e| format!("{} {}", e.reason, e.message))
         .collect();
-    let pos = |needle: &str| story.iter().position(|s| s.starts_with(needle)).unwrap_or_else(|| panic!("{needle} missing in {story:#?}"));
-    eprintln!("recovered after {recovered} ms; story:\n{}", story.join("\n"));
+    let pos = |needle: &str| {
+        story
+            .iter()
+            .position(|s| s.starts_with(needle))
+            .unwrap_or_else(|| panic!("{needle} missing in {story:#?}"))
+    };
+    eprintln!(
+        "recovered after {recovered} ms; story:\n{}",
+        story.join("\n")
+    );
     let order = [
         pos("NodeNotReady Node node-c status is now: NodeNotReady"),
-        pos(&format!("TaintManagerEviction Marking for deletion Pod production/{victim}")),
+        pos(&format!(
+            "TaintManagerEviction Marking for deletion Pod production/{victim}"
+        )),
         pos("SuccessfulCreate Created pod: orders-api-"),
         pos("Scheduled Successfully assigned production/orders-api-"),
         pos("Started"),
@@ -253,8 +341,9 @@ fn node_c_lost_its_pod_is_replaced_on_another_node_within_two_minutes() {
     assert!(h.run_until_true(deadline, |h| {
         let n = h.api.get(Kind::Node, None, "node-c").ok();
         let n = n.as_ref().and_then(|n| n.as_node());
-        n.is_some_and(|n| n.spec.taints.is_empty() && n.condition("Ready").is_some_and(|c| c.status == "True"))
-            && h.api.get(Kind::Pod, Some("production"), &victim).is_err()
+        n.is_some_and(|n| {
+            n.spec.taints.is_empty() && n.condition("Ready").is_some_and(|c| c.status == "True")
+        }) && h.api.get(Kind::Pod, Some("production"), &victim).is_err()
     }));
     assert_eq!(deployment_status(&h.api, "orders-api"), (3, 3, 3));
 }
@@ -273,18 +362,28 @@ fn two_writers_one_conflict_and_retry_on_conflict_loses_nothing() {
     use watchlab_engine::rng::SimRng;
 
     let mut h = cluster(3);
-    h.api.create("kubectl", deployment("orders-api", 3, "orders-api:1.0")).expect("deploy");
+    h.api
+        .create("kubectl", deployment("orders-api", 3, "orders-api:1.0"))
+        .expect("deploy");
     h.run_for(20_000);
     // Both read the same version.
     let read_a = get_deployment(&h.api, "orders-api");
     let read_b = get_deployment(&h.api, "orders-api");
-    assert_eq!(read_a.metadata.resource_version, read_b.metadata.resource_version);
+    assert_eq!(
+        read_a.metadata.resource_version,
+        read_b.metadata.resource_version
+    );
     let mut a = read_a.clone();
     a.spec.replicas = Some(4);
-    h.api.update("alice", Object::Deployment(a)).expect("first writer wins");
+    h.api
+        .update("alice", Object::Deployment(a))
+        .expect("first writer wins");
     let mut b = read_b.clone();
     b.metadata.labels.insert("team".into(), "payments".into());
-    let err = h.api.update("bob", Object::Deployment(b)).expect_err("second writer is stale");
+    let err = h
+        .api
+        .update("bob", Object::Deployment(b))
+        .expect_err("second writer is stale");
     assert_eq!(err.code(), 409);
     assert_eq!(
         err.message(),
@@ -295,25 +394,38 @@ fn two_writers_one_conflict_and_retry_on_conflict_loses_nothing() {
     let mut rng = SimRng::seed_from_u64(1);
     let api = &mut h.api;
     let mut reads = Vec::new();
-    let out = retry_on_conflict(Backoff::default_retry(), &mut rng, Timestamp::ZERO, |attempt| {
-        let mut d = if attempt.number == 1 {
-            read_b.clone()
-        } else {
-            get_deployment(api, "orders-api")
-        };
-        reads.push(d.metadata.resource_version.clone());
-        d.metadata.labels.insert("team".into(), "payments".into());
-        api.update("bob", Object::Deployment(d)).map_err(|s| client_error(&s))
-    });
+    let out = retry_on_conflict(
+        Backoff::default_retry(),
+        &mut rng,
+        Timestamp::ZERO,
+        |attempt| {
+            let mut d = if attempt.number == 1 {
+                read_b.clone()
+            } else {
+                get_deployment(api, "orders-api")
+            };
+            reads.push(d.metadata.resource_version.clone());
+            d.metadata.labels.insert("team".into(), "payments".into());
+            api.update("bob", Object::Deployment(d))
+                .map_err(|s| client_error(&s))
+        },
+    );
     assert!(out.result.is_ok(), "{:?}", out.result);
     assert_eq!(out.attempts, 2);
     assert_ne!(reads[0], reads[1], "attempt 2 read the latest version");
     let d = get_deployment(&h.api, "orders-api");
     assert_eq!(d.spec.replicas, Some(4), "alice's change kept");
-    assert_eq!(d.metadata.labels.get("team").map(String::as_str), Some("payments"), "bob's change applied");
+    assert_eq!(
+        d.metadata.labels.get("team").map(String::as_str),
+        Some("payments"),
+        "bob's change applied"
+    );
     // The controllers converge on the merged object.
     let deadline = h.now().plus_secs(60);
-    assert!(h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api") == (4, 4, 4)));
+    assert!(
+        h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api")
+            == (4, 4, 4))
+    );
 }
 
 /// Every revision's key, type and value JSON, plus the events as kubectl shows them.
@@ -321,21 +433,29 @@ fn transcript(h: &Harness) -> (Vec<String>, Vec<String>) {
     let store = h.api.store();
     let ledger = (1..=h.api.revision())
         .flat_map(|rev| {
-            store.events_at(rev).iter().map(move |e| {
-                format!("{rev} {:?} {} {}", e.kind, e.kv.key, e.kv.value.to_json())
-            })
+            store
+                .events_at(rev)
+                .iter()
+                .map(move |e| format!("{rev} {:?} {} {}", e.kind, e.kv.key, e.kv.value.to_json()))
         })
         .collect();
     let evs = events(&h.api)
         .iter()
-        .map(|e| format!("{:?} {} {} {} {:?}", e.last_timestamp, e.reason, e.involved_object.name, e.message, e.count))
+        .map(|e| {
+            format!(
+                "{:?} {} {} {} {:?}",
+                e.last_timestamp, e.reason, e.involved_object.name, e.message, e.count
+            )
+        })
         .collect();
     (ledger, evs)
 }
 
 fn story(seed: u64) -> (Vec<String>, Vec<String>) {
     let mut h = cluster(seed);
-    h.api.create("kubectl", deployment("orders-api", 3, "orders-api:1.0")).expect("deploy");
+    h.api
+        .create("kubectl", deployment("orders-api", 3, "orders-api:1.0"))
+        .expect("deploy");
     h.run_for(30_000);
     h.kubelet_mut("node-b").expect("kubelet").set_running(false);
     h.run_for(100_000);
@@ -350,7 +470,10 @@ fn the_same_seed_gives_the_same_history_byte_for_byte() {
     assert_eq!(ledger_1, ledger_2);
     assert_eq!(events_1, events_2);
     let (ledger_3, _) = story(43);
-    assert_ne!(ledger_1, ledger_3, "another seed, another history (uids, names, timings)");
+    assert_ne!(
+        ledger_1, ledger_3,
+        "another seed, another history (uids, names, timings)"
+    );
 }
 
 fn available_pods(api: &ApiServer) -> usize {
@@ -364,26 +487,39 @@ fn available_pods(api: &ApiServer) -> usize {
 fn scale(h: &mut Harness, replicas: i32) {
     let mut d = get_deployment(&h.api, "orders-api");
     d.spec.replicas = Some(replicas);
-    h.api.update("kubectl", Object::Deployment(d)).expect("scale");
+    h.api
+        .update("kubectl", Object::Deployment(d))
+        .expect("scale");
     let deadline = h.now().plus_secs(60);
     let want = (replicas, replicas, replicas);
-    assert!(h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api") == want
-        && live_pods_by_node(&h.api).len() == replicas as usize), "scaled to {replicas}");
+    assert!(
+        h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api")
+            == want
+            && live_pods_by_node(&h.api).len() == replicas as usize),
+        "scaled to {replicas}"
+    );
 }
 
 #[test]
 fn scaling_and_a_rolling_update_keep_availability_and_end_on_one_replica_set() {
     let mut h = cluster(5);
-    h.api.create("kubectl", deployment("orders-api", 3, "orders-api:1.0")).expect("deploy");
+    h.api
+        .create("kubectl", deployment("orders-api", 3, "orders-api:1.0"))
+        .expect("deploy");
     let deadline = h.now().plus_secs(60);
-    assert!(h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api") == (3, 3, 3)));
+    assert!(
+        h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api")
+            == (3, 3, 3))
+    );
     scale(&mut h, 5);
     scale(&mut h, 2);
     scale(&mut h, 3);
 
     let mut d = get_deployment(&h.api, "orders-api");
     d.spec.template.spec.containers[0].image = "orders-api:2.0".into();
-    h.api.update("kubectl", Object::Deployment(d)).expect("set image");
+    h.api
+        .update("kubectl", Object::Deployment(d))
+        .expect("set image");
     // maxUnavailable = 25% of 3 rounded down = 0: never fewer than 3 available.
     let mut lowest = usize::MAX;
     let deadline = h.now().plus_secs(120);
@@ -400,32 +536,72 @@ fn scaling_and_a_rolling_update_keep_availability_and_end_on_one_replica_set() {
     assert!(lowest >= 3, "availability dipped to {lowest}");
     let rss: Vec<(String, i32, String)> = h
         .api
-        .list(Kind::ReplicaSet, Some("production"), &ListOptions::default())
+        .list(
+            Kind::ReplicaSet,
+            Some("production"),
+            &ListOptions::default(),
+        )
         .expect("list")
         .items
         .iter()
         .filter_map(|o| o.as_replica_set())
         .map(|rs| {
             let image = rs.spec.template.spec.containers[0].image.clone();
-            (image, rs.spec.replicas.unwrap_or(0), rs.metadata.annotations.get("deployment.kubernetes.io/revision").cloned().unwrap_or_default())
+            (
+                image,
+                rs.spec.replicas.unwrap_or(0),
+                rs.metadata
+                    .annotations
+                    .get("deployment.kubernetes.io/revision")
+                    .cloned()
+                    .unwrap_or_default(),
+            )
         })
         .collect();
     let mut rss = rss;
     rss.sort();
     assert_eq!(
         rss,
-        [("orders-api:1.0".to_string(), 0, "1".to_string()), ("orders-api:2.0".to_string(), 3, "2".to_string())]
+        [
+            ("orders-api:1.0".to_string(), 0, "1".to_string()),
+            ("orders-api:2.0".to_string(), 3, "2".to_string())
+        ]
     );
     let d = get_deployment(&h.api, "orders-api");
-    assert_eq!(d.metadata.annotations.get("deployment.kubernetes.io/revision").map(String::as_str), Some("2"));
-    let progressing = d.status.conditions.iter().find(|c| c.type_ == "Progressing").expect("Progressing");
+    assert_eq!(
+        d.metadata
+            .annotations
+            .get("deployment.kubernetes.io/revision")
+            .map(String::as_str),
+        Some("2")
+    );
+    let progressing = d
+        .status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Progressing")
+        .expect("Progressing");
     assert_eq!(progressing.reason, "NewReplicaSetAvailable");
     let scaled: Vec<String> = events(&h.api)
         .iter()
         .filter(|e| e.reason == "ScalingReplicaSet")
         .map(|e| e.message.clone())
         .collect();
-    assert!(scaled.first().is_some_and(|m| m.starts_with("Scaled up replica set orders-api-") && m.ends_with(" from 0 to 3")), "{scaled:?}");
-    assert!(scaled.iter().any(|m| m.ends_with("from 3 to 5")), "{scaled:?}");
-    assert!(scaled.iter().any(|m| m.starts_with("Scaled down") && m.ends_with("from 5 to 2")), "{scaled:?}");
+    assert!(
+        scaled
+            .first()
+            .is_some_and(|m| m.starts_with("Scaled up replica set orders-api-")
+                && m.ends_with(" from 0 to 3")),
+        "{scaled:?}"
+    );
+    assert!(
+        scaled.iter().any(|m| m.ends_with("from 3 to 5")),
+        "{scaled:?}"
+    );
+    assert!(
+        scaled
+            .iter()
+            .any(|m| m.starts_with("Scaled down") && m.ends_with("from 5 to 2")),
+        "{scaled:?}"
+    );
 }

@@ -114,9 +114,7 @@ impl ListerWatcher<Arc<Object>> for ApiListerWatcher<'_> {
                         },
                         (WatchEventType::Error, _) => {
                             let status = match &e.object {
-                                crate::apiserver::watch::WatchObject::Status(s) => {
-                                    client_error(s)
-                                }
+                                crate::apiserver::watch::WatchObject::Status(s) => client_error(s),
                                 crate::apiserver::watch::WatchObject::Object(_) => {
                                     ClientError::internal("watch error without a status")
                                 }

@@ -13,8 +13,9 @@ use super::events::{EventRecorder, EventType};
 use super::profile::Profile;
 use super::replicaset::controller_ref;
 use super::{earliest, Controller};
-use crate::api::apps::{Deployment, IntOrString, ReplicaSet, ReplicaSetSpec, PodTemplateSpec, WorkloadCondition};
-use crate::api::meta::LabelSelector;
+use crate::api::apps::{
+    Deployment, IntOrString, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, WorkloadCondition,
+};
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::ApiServer;
 use crate::client::{Notification, ObjectKey, WorkQueue};
@@ -70,7 +71,11 @@ fn revision(rs: &ReplicaSet) -> i64 {
 /// maxSurge and maxUnavailable as numbers (`ResolveFenceposts`): both zero → unavailable 1.
 pub fn fenceposts(d: &Deployment) -> (i32, i32) {
     let desired = d.spec.replicas.unwrap_or(1);
-    let ru = d.spec.strategy.as_ref().and_then(|s| s.rolling_update.as_ref());
+    let ru = d
+        .spec
+        .strategy
+        .as_ref()
+        .and_then(|s| s.rolling_update.as_ref());
     let pct = |v: Option<&IntOrString>, up: bool| {
         v.cloned()
             .unwrap_or(IntOrString::String("25%".into()))
@@ -113,13 +118,26 @@ impl DeploymentController {
             Notification::Add(o) | Notification::Update { new: o, .. } => o.clone(),
             Notification::Delete(d) => d.object().clone(),
         };
-        if let Some(r) = obj.meta().controller_ref().filter(|r| r.kind == "Deployment") {
-            self.queue.add(ObjectKey::new(Some(obj.namespace()), &r.name));
+        if let Some(r) = obj
+            .meta()
+            .controller_ref()
+            .filter(|r| r.kind == "Deployment")
+        {
+            self.queue
+                .add(ObjectKey::new(Some(obj.namespace()), &r.name));
         }
     }
 
     /// Scales `rs` to `to` (with the desired/max annotations) and records the event.
-    fn scale(&mut self, now: Timestamp, api: &mut ApiServer, d_obj: &Object, d: &Deployment, rs: &ReplicaSet, to: i32) -> Result<(), ()> {
+    fn scale(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        d_obj: &Object,
+        d: &Deployment,
+        rs: &ReplicaSet,
+        to: i32,
+    ) -> Result<(), ()> {
         let from = replicas(rs);
         let desired = d.spec.replicas.unwrap_or(1);
         let (surge, _) = fenceposts(d);
@@ -127,22 +145,40 @@ impl DeploymentController {
         updated.spec.replicas = Some(to);
         let a = &mut updated.metadata.annotations;
         a.insert(DESIRED_REPLICAS_ANNOTATION.into(), desired.to_string());
-        a.insert(MAX_REPLICAS_ANNOTATION.into(), (desired + surge).to_string());
+        a.insert(
+            MAX_REPLICAS_ANNOTATION.into(),
+            (desired + surge).to_string(),
+        );
         if updated == *rs {
             return Ok(());
         }
-        api.update(USER_AGENT, Object::ReplicaSet(updated)).map_err(|_| ())?;
+        api.update(USER_AGENT, Object::ReplicaSet(updated))
+            .map_err(|_| ())?;
         if from != to {
             let dir = if to > from { "up" } else { "down" };
-            let msg = format!("Scaled {dir} replica set {} from {from} to {to}", rs.metadata.name);
-            self.recorder.record(api, now, d_obj, EventType::Normal, "ScalingReplicaSet", &msg);
+            let msg = format!(
+                "Scaled {dir} replica set {} from {from} to {to}",
+                rs.metadata.name
+            );
+            self.recorder.record(
+                api,
+                now,
+                d_obj,
+                EventType::Normal,
+                "ScalingReplicaSet",
+                &msg,
+            );
         }
         Ok(())
     }
 
     fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
-        let Some(d_obj) = self.deployments.store().get(key) else { return Ok(()) };
-        let Some(d) = d_obj.as_deployment() else { return Ok(()) };
+        let Some(d_obj) = self.deployments.store().get(key) else {
+            return Ok(());
+        };
+        let Some(d) = d_obj.as_deployment() else {
+            return Ok(());
+        };
         if d.metadata.deletion_timestamp.is_some() {
             return Ok(());
         }
@@ -177,8 +213,16 @@ impl DeploymentController {
                     Ok(o) => {
                         created = true;
                         if start > 0 {
-                            let msg = format!("Scaled up replica set {} from 0 to {start}", o.name());
-                            self.recorder.record(api, now, &d_obj, EventType::Normal, "ScalingReplicaSet", &msg);
+                            let msg =
+                                format!("Scaled up replica set {} from 0 to {start}", o.name());
+                            self.recorder.record(
+                                api,
+                                now,
+                                &d_obj,
+                                EventType::Normal,
+                                "ScalingReplicaSet",
+                                &msg,
+                            );
                         }
                         match o.as_replica_set() {
                             Some(rs) => rs.clone(),
@@ -195,8 +239,12 @@ impl DeploymentController {
             // Keep the new ReplicaSet's revision the newest.
             if revision(&new_rs) <= max_old_revision {
                 let mut r = new_rs.clone();
-                r.metadata.annotations.insert(REVISION_ANNOTATION.into(), (max_old_revision + 1).to_string());
-                api.update(USER_AGENT, Object::ReplicaSet(r)).map_err(|_| ())?;
+                r.metadata.annotations.insert(
+                    REVISION_ANNOTATION.into(),
+                    (max_old_revision + 1).to_string(),
+                );
+                api.update(USER_AGENT, Object::ReplicaSet(r))
+                    .map_err(|_| ())?;
                 return Ok(());
             }
             // reconcileNewReplicaSet
@@ -217,15 +265,28 @@ impl DeploymentController {
         let rev = revision(&new_rs).max(max_old_revision + 1).to_string();
         if d.metadata.annotations.get(REVISION_ANNOTATION) != Some(&rev) {
             let mut u = d.clone();
-            u.metadata.annotations.insert(REVISION_ANNOTATION.into(), rev);
-            api.update(USER_AGENT, Object::Deployment(u)).map_err(|_| ())?;
+            u.metadata
+                .annotations
+                .insert(REVISION_ANNOTATION.into(), rev);
+            api.update(USER_AGENT, Object::Deployment(u))
+                .map_err(|_| ())?;
             return Ok(());
         }
         self.update_status(now, api, d, &new_rs, &old, created, max_unavailable)
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn scale_down_old(&mut self, now: Timestamp, api: &mut ApiServer, d_obj: &Object, d: &Deployment, new_rs: &ReplicaSet, old: &[ReplicaSet], desired: i32, max_unavailable: i32) -> Result<(), ()> {
+    fn scale_down_old(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        d_obj: &Object,
+        d: &Deployment,
+        new_rs: &ReplicaSet,
+        old: &[ReplicaSet],
+        desired: i32,
+        max_unavailable: i32,
+    ) -> Result<(), ()> {
         let old_count: i32 = old.iter().map(replicas).sum();
         if old_count == 0 {
             return Ok(());
@@ -238,7 +299,12 @@ impl DeploymentController {
             return Ok(());
         }
         // Unhealthy old replicas first (cleanupUnhealthyReplicas).
-        let mut plan: Vec<(usize, i32)> = old.iter().map(|rs| (0, replicas(rs))).enumerate().map(|(i, (_, r))| (i, r)).collect();
+        let mut plan: Vec<(usize, i32)> = old
+            .iter()
+            .map(|rs| (0, replicas(rs)))
+            .enumerate()
+            .map(|(i, (_, r))| (i, r))
+            .collect();
         for (i, rs) in old.iter().enumerate() {
             let unhealthy = (replicas(rs) - rs.status.available_replicas).max(0);
             let cut = unhealthy.min(budget);
@@ -248,7 +314,11 @@ impl DeploymentController {
             budget -= cut;
         }
         // Then available old replicas while availability stays above the floor.
-        let available: i32 = old.iter().map(|rs| rs.status.available_replicas).sum::<i32>() + new_rs.status.available_replicas;
+        let available: i32 = old
+            .iter()
+            .map(|rs| rs.status.available_replicas)
+            .sum::<i32>()
+            + new_rs.status.available_replicas;
         let mut more = (available - min_available).min(budget).max(0);
         for p in &mut plan {
             if more == 0 {
@@ -268,13 +338,28 @@ impl DeploymentController {
         Ok(())
     }
 
-    fn new_replica_set(&self, d: &Deployment, hash: &str, replicas: i32, revision: i64, surge: i32) -> ReplicaSet {
+    fn new_replica_set(
+        &self,
+        d: &Deployment,
+        hash: &str,
+        replicas: i32,
+        revision: i64,
+        surge: i32,
+    ) -> ReplicaSet {
         let mut template = d.spec.template.clone();
-        template.metadata.labels.insert(POD_TEMPLATE_HASH_LABEL.into(), hash.into());
-        let mut selector = d.spec.selector.clone().unwrap_or_else(LabelSelector::default);
-        selector.match_labels.insert(POD_TEMPLATE_HASH_LABEL.into(), hash.into());
+        template
+            .metadata
+            .labels
+            .insert(POD_TEMPLATE_HASH_LABEL.into(), hash.into());
+        let mut selector = d.spec.selector.clone().unwrap_or_default();
+        selector
+            .match_labels
+            .insert(POD_TEMPLATE_HASH_LABEL.into(), hash.into());
         let desired = d.spec.replicas.unwrap_or(1);
-        let mut meta = ObjectMeta::named(&d.metadata.namespace, &format!("{}-{hash}", d.metadata.name));
+        let mut meta = ObjectMeta::named(
+            &d.metadata.namespace,
+            &format!("{}-{hash}", d.metadata.name),
+        );
         meta.labels = template.metadata.labels.clone();
         meta.owner_references = vec![controller_ref("Deployment", &d.metadata)];
         for (k, v) in [
@@ -297,7 +382,16 @@ impl DeploymentController {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn update_status(&mut self, now: Timestamp, api: &mut ApiServer, d: &Deployment, new_rs: &ReplicaSet, old: &[ReplicaSet], created: bool, max_unavailable: i32) -> Result<(), ()> {
+    fn update_status(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        d: &Deployment,
+        new_rs: &ReplicaSet,
+        old: &[ReplicaSet],
+        created: bool,
+        max_unavailable: i32,
+    ) -> Result<(), ()> {
         let all: Vec<&ReplicaSet> = old.iter().chain(std::iter::once(new_rs)).collect();
         let desired = d.spec.replicas.unwrap_or(1);
         let mut s = d.status.clone();
@@ -308,33 +402,75 @@ impl DeploymentController {
         s.available_replicas = all.iter().map(|r| r.status.available_replicas).sum();
         s.unavailable_replicas = (desired - s.available_replicas).max(0);
         let (status, reason, message) = if s.available_replicas >= desired - max_unavailable {
-            ("True", "MinimumReplicasAvailable", "Deployment has minimum availability.".to_string())
+            (
+                "True",
+                "MinimumReplicasAvailable",
+                "Deployment has minimum availability.".to_string(),
+            )
         } else {
-            ("False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.".to_string())
+            (
+                "False",
+                "MinimumReplicasUnavailable",
+                "Deployment does not have minimum availability.".to_string(),
+            )
         };
-        set_condition(&mut s.conditions, "Available", status, reason, &message, now);
+        set_condition(
+            &mut s.conditions,
+            "Available",
+            status,
+            reason,
+            &message,
+            now,
+        );
         let name = &new_rs.metadata.name;
-        let complete = s.updated_replicas == desired && s.available_replicas == desired && s.replicas == desired;
+        let complete = s.updated_replicas == desired
+            && s.available_replicas == desired
+            && s.replicas == desired;
         let (reason, message) = if created {
-            ("NewReplicaSetCreated", format!("Created new replica set {name:?}"))
+            (
+                "NewReplicaSetCreated",
+                format!("Created new replica set {name:?}"),
+            )
         } else if complete {
-            ("NewReplicaSetAvailable", format!("ReplicaSet {name:?} has successfully progressed."))
+            (
+                "NewReplicaSetAvailable",
+                format!("ReplicaSet {name:?} has successfully progressed."),
+            )
         } else {
-            ("ReplicaSetUpdated", format!("ReplicaSet {name:?} is progressing."))
+            (
+                "ReplicaSetUpdated",
+                format!("ReplicaSet {name:?} is progressing."),
+            )
         };
-        set_condition(&mut s.conditions, "Progressing", "True", reason, &message, now);
+        set_condition(
+            &mut s.conditions,
+            "Progressing",
+            "True",
+            reason,
+            &message,
+            now,
+        );
         if s == d.status {
             return Ok(());
         }
         let mut u = d.clone();
         u.status = s;
-        api.update_status(USER_AGENT, Object::Deployment(u)).map(|_| ()).map_err(|_| ())
+        api.update_status(USER_AGENT, Object::Deployment(u))
+            .map(|_| ())
+            .map_err(|_| ())
     }
 }
 
 /// Sets a workload condition; lastTransitionTime moves only when the status changes,
 /// lastUpdateTime whenever anything changes.
-fn set_condition(conditions: &mut Vec<WorkloadCondition>, type_: &str, status: &str, reason: &str, message: &str, now: Timestamp) {
+fn set_condition(
+    conditions: &mut Vec<WorkloadCondition>,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+    now: Timestamp,
+) {
     match conditions.iter_mut().find(|c| c.type_ == type_) {
         Some(c) => {
             if c.status != status {

@@ -279,9 +279,30 @@ mod tests {
         let ns = api.get(Kind::Namespace, None, "default").unwrap();
         let mut rec = EventRecorder::new("kube-scheduler", "default-scheduler", "");
         let t0 = Timestamp::from_secs(10);
-        rec.record(&mut api, t0, &ns, EventType::Warning, "FailedScheduling", "m");
-        rec.record(&mut api, t0.plus_secs(5), &ns, EventType::Warning, "FailedScheduling", "m");
-        rec.record(&mut api, t0.plus_secs(6), &ns, EventType::Warning, "FailedScheduling", "other");
+        rec.record(
+            &mut api,
+            t0,
+            &ns,
+            EventType::Warning,
+            "FailedScheduling",
+            "m",
+        );
+        rec.record(
+            &mut api,
+            t0.plus_secs(5),
+            &ns,
+            EventType::Warning,
+            "FailedScheduling",
+            "m",
+        );
+        rec.record(
+            &mut api,
+            t0.plus_secs(6),
+            &ns,
+            EventType::Warning,
+            "FailedScheduling",
+            "other",
+        );
         let evs = events(&api);
         assert_eq!(evs.len(), 2);
         let first = evs.iter().find(|e| e.message == "m").unwrap();
@@ -292,7 +313,14 @@ mod tests {
         assert_eq!(first.source.component, "default-scheduler");
         assert_eq!(first.involved_object.kind, "Namespace");
         // After the window, a new event object.
-        rec.record(&mut api, t0.plus_secs(700), &ns, EventType::Warning, "FailedScheduling", "m");
+        rec.record(
+            &mut api,
+            t0.plus_secs(700),
+            &ns,
+            EventType::Warning,
+            "FailedScheduling",
+            "m",
+        );
         assert_eq!(events(&api).len(), 3);
     }
 
@@ -318,7 +346,14 @@ mod tests {
         });
         let mut rec = EventRecorder::new("node-controller", "node-controller", "");
         api.set_store_writable(false);
-        rec.record(&mut api, Timestamp(1), &ns, EventType::Normal, "NodeNotReady", "x");
+        rec.record(
+            &mut api,
+            Timestamp(1),
+            &ns,
+            EventType::Normal,
+            "NodeNotReady",
+            "x",
+        );
         assert_eq!(rec.pending(), 1);
         assert!(events(&api).is_empty());
         api.set_store_writable(true);

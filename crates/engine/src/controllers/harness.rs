@@ -116,7 +116,11 @@ impl Harness {
     }
 
     /// Runs until `done` holds (checked after every instant) or `deadline`; true if it held.
-    pub fn run_until_true(&mut self, deadline: Timestamp, mut done: impl FnMut(&Harness) -> bool) -> bool {
+    pub fn run_until_true(
+        &mut self,
+        deadline: Timestamp,
+        mut done: impl FnMut(&Harness) -> bool,
+    ) -> bool {
         let mut held = false;
         self.run_while(deadline, |h| {
             held = done(h);
@@ -145,6 +149,9 @@ impl Harness {
 
     /// A name for [`Harness::controllers`]' order, for the UI and tests.
     pub fn controller_names(&mut self) -> Vec<String> {
-        self.controllers().iter().map(|c| c.name().to_string()).collect()
+        self.controllers()
+            .iter()
+            .map(|c| c.name().to_string())
+            .collect()
     }
 }

@@ -44,15 +44,20 @@ pub const KUBELET_VERSION: &str = "v1.32.0";
 /// What the kubelet's runtime is doing with one pod.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum PodState {
-    /// Pulling and starting; Running at `ready_at`. `announced`: Pulled/Created/Started sent.
+    /// Pulling (for `pull_ms`, if the image was missing) and starting; Running at
+    /// `ready_at`. `announced`: Pulled/Created/Started sent.
     Creating {
         ready_at: Timestamp,
-        pulled: bool,
+        pull_ms: Option<u64>,
         announced: bool,
     },
-    Running { started_at: Timestamp },
+    Running {
+        started_at: Timestamp,
+    },
     /// Containers stopping; the final delete at `done_at`.
-    Stopping { done_at: Timestamp },
+    Stopping {
+        done_at: Timestamp,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,21 +141,19 @@ impl Kubelet {
         self.runtime.len()
     }
 
+    /// The pod informer, created on first use and after a restart (a fresh list).
     fn informer(&mut self) -> &mut ApiInformer {
-        if self.pods.is_none() {
-            self.starts += 1;
+        let (seed, user, node, profile) = (self.seed, &self.user, &self.node, &self.profile);
+        let starts = &mut self.starts;
+        self.pods.get_or_insert_with(|| {
+            *starts += 1;
             let config = InformerConfig {
-                field_selector: Some(format!("spec.nodeName={}", self.node)),
-                ..self.profile.informer_config()
+                field_selector: Some(format!("spec.nodeName={node}")),
+                ..profile.informer_config()
             };
-            let rng = SimRng::child(self.seed, &format!("{}/pods/{}", self.user, self.starts));
-            self.pods = Some(ApiInformer::new(Kind::Pod, None, config, Vec::new(), rng));
-        }
-        // Just set above when missing.
-        match self.pods.as_mut() {
-            Some(i) => i,
-            None => unreachable_informer(),
-        }
+            let rng = SimRng::child(seed, &format!("{user}/pods/{starts}"));
+            ApiInformer::new(Kind::Pod, None, config, Vec::new(), rng)
+        })
     }
 
     fn internal_ip(&self) -> String {
@@ -159,10 +162,30 @@ impl Kubelet {
 
     fn conditions(&self, now: Timestamp, old: Option<&Node>) -> Vec<NodeCondition> {
         let specs = [
-            ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-            ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-            ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-            ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+            (
+                "MemoryPressure",
+                "False",
+                "KubeletHasSufficientMemory",
+                "kubelet has sufficient memory available",
+            ),
+            (
+                "DiskPressure",
+                "False",
+                "KubeletHasNoDiskPressure",
+                "kubelet has no disk pressure",
+            ),
+            (
+                "PIDPressure",
+                "False",
+                "KubeletHasSufficientPID",
+                "kubelet has sufficient PID available",
+            ),
+            (
+                "Ready",
+                "True",
+                "KubeletReady",
+                "kubelet is posting ready status",
+            ),
         ];
         specs
             .iter()
@@ -186,12 +209,19 @@ impl Kubelet {
 
     fn node_object(&self, now: Timestamp) -> Node {
         let q = |s: &str| Quantity::parse(s).unwrap_or_else(|_| Quantity::from_value(0));
-        let capacity: BTreeMap<String, Quantity> = [("cpu", NODE_CPU), ("memory", NODE_MEMORY), ("pods", NODE_PODS)]
-            .iter()
-            .map(|(k, v)| (k.to_string(), q(v)))
-            .collect();
+        let capacity: BTreeMap<String, Quantity> = [
+            ("cpu", NODE_CPU),
+            ("memory", NODE_MEMORY),
+            ("pods", NODE_PODS),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), q(v)))
+        .collect();
         let mut allocatable = capacity.clone();
-        allocatable.insert("memory".into(), q(NODE_MEMORY).sub(&q(EVICTION_HARD_MEMORY)));
+        allocatable.insert(
+            "memory".into(),
+            q(NODE_MEMORY).sub(&q(EVICTION_HARD_MEMORY)),
+        );
         let mut meta = ObjectMeta::named("", &self.node);
         for (k, v) in [
             ("beta.kubernetes.io/arch", "amd64"),
@@ -375,7 +405,13 @@ impl Kubelet {
     fn running_status(&self, pod: &Pod, ip: &str, started_at: Timestamp, now: Timestamp) -> Pod {
         let mut p = pod.clone();
         p.status.phase = "Running".into();
-        for t in ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"] {
+        for t in [
+            "PodReadyToStartContainers",
+            "Initialized",
+            "Ready",
+            "ContainersReady",
+            "PodScheduled",
+        ] {
             p.set_condition(t, "True", now);
         }
         for c in &mut p.status.conditions {
@@ -408,7 +444,15 @@ impl Kubelet {
         p
     }
 
-    fn event(&mut self, api: &mut ApiServer, now: Timestamp, obj: &Object, t: EventType, reason: &str, msg: &str) {
+    fn event(
+        &mut self,
+        api: &mut ApiServer,
+        now: Timestamp,
+        obj: &Object,
+        t: EventType,
+        reason: &str,
+        msg: &str,
+    ) {
         self.recorder.record(api, now, obj, t, reason, msg);
     }
 
@@ -418,8 +462,14 @@ impl Kubelet {
             self.runtime.remove(key);
             return Ok(());
         };
-        let Some(pod) = obj.as_pod() else { return Ok(()) };
-        if self.runtime.get(key).is_some_and(|r| r.uid != pod.metadata.uid) {
+        let Some(pod) = obj.as_pod() else {
+            return Ok(());
+        };
+        if self
+            .runtime
+            .get(key)
+            .is_some_and(|r| r.uid != pod.metadata.uid)
+        {
             self.runtime.remove(key);
         }
         if pod.metadata.deletion_timestamp.is_some() {
@@ -432,27 +482,54 @@ impl Kubelet {
             return self.start_pod(now, api, key, &obj, pod);
         };
         match rt.state {
-            PodState::Creating { ready_at, pulled, announced } => {
+            PodState::Creating {
+                ready_at,
+                pull_ms,
+                announced,
+            } => {
                 if now < ready_at {
-                    self.queue.add_after(key.clone(), ready_at.millis_since(now), now);
+                    self.queue
+                        .add_after(key.clone(), ready_at.millis_since(now), now);
                     return Ok(());
                 }
                 if !announced {
                     for c in &pod.spec.containers {
-                        if pulled {
-                            let secs = ready_at.millis_since(now.min(ready_at)) as f64 / 1000.0;
-                            let _ = secs;
-                            self.event(api, now, &obj, EventType::Normal, "Pulled", &format!("Successfully pulled image {:?}", c.image));
+                        if let Some(ms) = pull_ms {
+                            let d = format_duration(ms);
+                            let msg = format!(
+                                "Successfully pulled image {:?} in {d} ({d} including waiting)",
+                                c.image
+                            );
+                            self.event(api, now, &obj, EventType::Normal, "Pulled", &msg);
                         }
-                        self.event(api, now, &obj, EventType::Normal, "Created", &format!("Created container: {}", c.name));
-                        self.event(api, now, &obj, EventType::Normal, "Started", &format!("Started container {}", c.name));
+                        self.event(
+                            api,
+                            now,
+                            &obj,
+                            EventType::Normal,
+                            "Created",
+                            &format!("Created container: {}", c.name),
+                        );
+                        self.event(
+                            api,
+                            now,
+                            &obj,
+                            EventType::Normal,
+                            "Started",
+                            &format!("Started container {}", c.name),
+                        );
                     }
                     if let Some(r) = self.runtime.get_mut(key) {
-                        r.state = PodState::Creating { ready_at, pulled, announced: true };
+                        r.state = PodState::Creating {
+                            ready_at,
+                            pull_ms,
+                            announced: true,
+                        };
                     }
                 }
                 let status = self.running_status(pod, &rt.ip, now, now);
-                api.update_status(&self.user, Object::Pod(status)).map_err(|_| ())?;
+                api.update_status(&self.user, Object::Pod(status))
+                    .map_err(|_| ())?;
                 if let Some(r) = self.runtime.get_mut(key) {
                     r.state = PodState::Running { started_at: now };
                 }
@@ -462,7 +539,8 @@ impl Kubelet {
                 // Someone (the node lifecycle controller) marked it not ready: report it again.
                 if !is_pod_ready(pod) || pod.status.phase != "Running" {
                     let status = self.running_status(pod, &rt.ip, started_at, now);
-                    api.update_status(&self.user, Object::Pod(status)).map_err(|_| ())?;
+                    api.update_status(&self.user, Object::Pod(status))
+                        .map_err(|_| ())?;
                 }
                 Ok(())
             }
@@ -470,30 +548,57 @@ impl Kubelet {
         }
     }
 
-    fn start_pod(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey, obj: &Object, pod: &Pod) -> Result<(), ()> {
+    fn start_pod(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        obj: &Object,
+        pod: &Pod,
+    ) -> Result<(), ()> {
         // A pod already running (this kubelet restarted, its containers kept running).
-        let running_since = pod.status.container_statuses.first().and_then(|c| c.state.running.as_ref()).and_then(|r| r.started_at);
+        let running_since = pod
+            .status
+            .container_statuses
+            .first()
+            .and_then(|c| c.state.running.as_ref())
+            .and_then(|r| r.started_at);
         if pod.status.phase == "Running" && !pod.status.pod_ip.is_empty() {
-            self.runtime.insert(key.clone(), PodRuntime {
-                uid: pod.metadata.uid.clone(),
-                ip: pod.status.pod_ip.clone(),
-                state: PodState::Running { started_at: running_since.unwrap_or(now) },
-            });
+            self.runtime.insert(
+                key.clone(),
+                PodRuntime {
+                    uid: pod.metadata.uid.clone(),
+                    ip: pod.status.pod_ip.clone(),
+                    state: PodState::Running {
+                        started_at: running_since.unwrap_or(now),
+                    },
+                },
+            );
             return self.sync_pod(now, api, key);
         }
         let status = self.creating_status(pod, now);
-        api.update_status(&self.user, Object::Pod(status)).map_err(|_| ())?;
+        api.update_status(&self.user, Object::Pod(status))
+            .map_err(|_| ())?;
         let missing: Vec<&str> = pod
             .spec
             .containers
             .iter()
-            .filter(|c| c.image_pull_policy.as_deref() == Some("Always") || !self.images.contains(&c.image))
+            .filter(|c| {
+                c.image_pull_policy.as_deref() == Some("Always") || !self.images.contains(&c.image)
+            })
             .map(|c| c.image.as_str())
             .collect();
         let pulled = !missing.is_empty();
         for c in &pod.spec.containers {
             if missing.contains(&c.image.as_str()) {
-                self.event(api, now, obj, EventType::Normal, "Pulling", &format!("Pulling image {:?}", c.image));
+                self.event(
+                    api,
+                    now,
+                    obj,
+                    EventType::Normal,
+                    "Pulling",
+                    &format!("Pulling image {:?}", c.image),
+                );
             } else {
                 let msg = format!("Container image {:?} already present on machine", c.image);
                 self.event(api, now, obj, EventType::Normal, "Pulled", &msg);
@@ -501,23 +606,40 @@ impl Kubelet {
             self.images.insert(c.image.clone());
         }
         let delay = if pulled {
-            let (lo, hi) = (self.profile.pod_start_delay_min_ms, self.profile.pod_start_delay_max_ms);
+            let (lo, hi) = (
+                self.profile.pod_start_delay_min_ms,
+                self.profile.pod_start_delay_max_ms,
+            );
             lo + self.rng.below(hi.saturating_sub(lo) + 1)
         } else {
             self.profile.container_start_delay_ms
         };
         let ip = format!("10.244.{}.{}", self.ordinal, self.next_ip);
         self.next_ip += 1;
-        self.runtime.insert(key.clone(), PodRuntime {
-            uid: pod.metadata.uid.clone(),
-            ip,
-            state: PodState::Creating { ready_at: now.plus_millis(delay), pulled, announced: false },
-        });
+        self.runtime.insert(
+            key.clone(),
+            PodRuntime {
+                uid: pod.metadata.uid.clone(),
+                ip,
+                state: PodState::Creating {
+                    ready_at: now.plus_millis(delay),
+                    pull_ms: pulled.then_some(delay),
+                    announced: false,
+                },
+            },
+        );
         self.queue.add_after(key.clone(), delay, now);
         Ok(())
     }
 
-    fn sync_terminating(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey, obj: &Object, pod: &Pod) -> Result<(), ()> {
+    fn sync_terminating(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        obj: &Object,
+        pod: &Pod,
+    ) -> Result<(), ()> {
         let state = self.runtime.get(key).map(|r| r.state.clone());
         match state {
             Some(PodState::Stopping { done_at }) if now >= done_at => {
@@ -529,12 +651,23 @@ impl Kubelet {
                     }),
                     propagation_policy: None,
                 };
-                match api.delete(&self.user, Kind::Pod, Some(&pod.metadata.namespace), &pod.metadata.name, &opts) {
+                match api.delete(
+                    &self.user,
+                    Kind::Pod,
+                    Some(&pod.metadata.namespace),
+                    &pod.metadata.name,
+                    &opts,
+                ) {
                     Ok(_) => {
                         self.runtime.remove(key);
                         Ok(())
                     }
-                    Err(s) if matches!(s.reason(), StatusReason::NotFound | StatusReason::Conflict) => {
+                    Err(s)
+                        if matches!(
+                            s.reason(),
+                            StatusReason::NotFound | StatusReason::Conflict
+                        ) =>
+                    {
                         self.runtime.remove(key);
                         Ok(())
                     }
@@ -542,21 +675,43 @@ impl Kubelet {
                 }
             }
             Some(PodState::Stopping { done_at }) => {
-                self.queue.add_after(key.clone(), done_at.millis_since(now), now);
+                self.queue
+                    .add_after(key.clone(), done_at.millis_since(now), now);
                 Ok(())
             }
             _ => {
                 for c in &pod.spec.containers {
-                    self.event(api, now, obj, EventType::Normal, "Killing", &format!("Stopping container {}", c.name));
+                    self.event(
+                        api,
+                        now,
+                        obj,
+                        EventType::Normal,
+                        "Killing",
+                        &format!("Stopping container {}", c.name),
+                    );
                 }
-                let grace_ms = pod.metadata.deletion_grace_period_seconds.unwrap_or(30).max(0) as u64 * 1000;
+                let grace_ms = pod
+                    .metadata
+                    .deletion_grace_period_seconds
+                    .unwrap_or(30)
+                    .max(0) as u64
+                    * 1000;
                 let wait = grace_ms.min(self.profile.container_stop_delay_ms);
-                let ip = self.runtime.get(key).map(|r| r.ip.clone()).unwrap_or_default();
-                self.runtime.insert(key.clone(), PodRuntime {
-                    uid: pod.metadata.uid.clone(),
-                    ip,
-                    state: PodState::Stopping { done_at: now.plus_millis(wait) },
-                });
+                let ip = self
+                    .runtime
+                    .get(key)
+                    .map(|r| r.ip.clone())
+                    .unwrap_or_default();
+                self.runtime.insert(
+                    key.clone(),
+                    PodRuntime {
+                        uid: pod.metadata.uid.clone(),
+                        ip,
+                        state: PodState::Stopping {
+                            done_at: now.plus_millis(wait),
+                        },
+                    },
+                );
                 self.queue.add_after(key.clone(), wait, now);
                 Ok(())
             }
@@ -564,15 +719,21 @@ impl Kubelet {
     }
 }
 
-/// A stable 64-bit FNV-1a, for container ids.
-fn fnv(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+/// A Go `time.Duration` string for whole milliseconds (`2.345s`, `800ms`).
+fn format_duration(ms: u64) -> String {
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let text = format!("{}.{:03}", ms / 1000, ms % 1000);
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}s")
 }
 
-#[cold]
-fn unreachable_informer() -> ! {
-    // `informer()` creates the informer right before reading it.
-    unreachable!("kubelet informer was just created")
+/// A stable 64-bit FNV-1a, for container ids.
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 impl Controller for Kubelet {
@@ -620,7 +781,11 @@ impl Controller for Kubelet {
             let gone: Vec<ObjectKey> = self
                 .runtime
                 .keys()
-                .filter(|k| self.pods.as_ref().is_some_and(|i| i.store().get(k).is_none()))
+                .filter(|k| {
+                    self.pods
+                        .as_ref()
+                        .is_some_and(|i| i.store().get(k).is_none())
+                })
                 .cloned()
                 .collect();
             for k in gone {

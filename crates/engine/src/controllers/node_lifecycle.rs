@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::adapter::{node_name_index, ApiInformer, NODE_NAME_INDEX};
 use super::events::{EventRecorder, EventType};
 use super::kubelet::NODE_LEASE_NAMESPACE;
-use super::podutil::{self, TAINT_NOT_READY, TAINT_UNREACHABLE, NO_EXECUTE, NO_SCHEDULE};
+use super::podutil::{self, NO_EXECUTE, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE};
 use super::profile::Profile;
 use super::{earliest, Controller};
 use crate::api::node::{Node, Taint};
@@ -58,7 +58,12 @@ impl NodeLifecycleController {
         };
         NodeLifecycleController {
             nodes: informer(Kind::Node, None, Vec::new(), "nodes"),
-            leases: informer(Kind::Lease, Some(NODE_LEASE_NAMESPACE), Vec::new(), "leases"),
+            leases: informer(
+                Kind::Lease,
+                Some(NODE_LEASE_NAMESPACE),
+                Vec::new(),
+                "leases",
+            ),
             pods: informer(Kind::Pod, None, vec![node_name_index()], "pods"),
             next_monitor: Timestamp::ZERO,
             evicted: BTreeMap::new(),
@@ -106,9 +111,13 @@ impl NodeLifecycleController {
                     Some(updated) => node = updated,
                     None => continue,
                 }
-            } else if !stale && ready.as_deref() == Some("True") && self.not_ready.remove(&node.metadata.name) {
+            } else if !stale
+                && ready.as_deref() == Some("True")
+                && self.not_ready.remove(&node.metadata.name)
+            {
                 let msg = format!("Node {} status is now: NodeReady", node.metadata.name);
-                self.recorder.record(api, now, &obj, EventType::Normal, "NodeReady", &msg);
+                self.recorder
+                    .record(api, now, &obj, EventType::Normal, "NodeReady", &msg);
             }
             self.reconcile_taints(now, api, &node);
         }
@@ -129,7 +138,8 @@ impl NodeLifecycleController {
         let name = node.metadata.name.clone();
         self.not_ready.insert(name.clone());
         let msg = format!("Node {name} status is now: NodeNotReady");
-        self.recorder.record(api, now, &updated, EventType::Normal, "NodeNotReady", &msg);
+        self.recorder
+            .record(api, now, &updated, EventType::Normal, "NodeNotReady", &msg);
         for pod_obj in self.pods_on(&name) {
             let Some(pod) = pod_obj.as_pod().filter(|p| podutil::is_pod_ready(p)) else {
                 continue;
@@ -137,7 +147,14 @@ impl NodeLifecycleController {
             let mut p: Pod = pod.clone();
             p.set_condition("Ready", "False", now);
             if api.update_status(USER_AGENT, Object::Pod(p)).is_ok() {
-                self.recorder.record(api, now, &pod_obj, EventType::Warning, "NodeNotReady", "Node is not ready");
+                self.recorder.record(
+                    api,
+                    now,
+                    &pod_obj,
+                    EventType::Warning,
+                    "NodeNotReady",
+                    "Node is not ready",
+                );
             }
         }
         updated.as_node().cloned()
@@ -151,10 +168,20 @@ impl NodeLifecycleController {
             _ => Some(TAINT_UNREACHABLE),
         };
         let managed = |t: &Taint| t.key == TAINT_NOT_READY || t.key == TAINT_UNREACHABLE;
-        let mut taints: Vec<Taint> = node.spec.taints.iter().filter(|t| !managed(t)).cloned().collect();
+        let mut taints: Vec<Taint> = node
+            .spec
+            .taints
+            .iter()
+            .filter(|t| !managed(t))
+            .cloned()
+            .collect();
         if let Some(key) = wanted_key {
             for effect in [NO_SCHEDULE, NO_EXECUTE] {
-                let existing = node.spec.taints.iter().find(|t| t.key == key && t.effect == effect);
+                let existing = node
+                    .spec
+                    .taints
+                    .iter()
+                    .find(|t| t.key == key && t.effect == effect);
                 taints.push(existing.cloned().unwrap_or_else(|| Taint {
                     key: key.into(),
                     value: String::new(),
@@ -176,8 +203,15 @@ impl NodeLifecycleController {
     fn evict(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
         let mut next: Option<Timestamp> = None;
         for node_obj in self.nodes.store().list() {
-            let Some(node) = node_obj.as_node() else { continue };
-            let taints: Vec<&Taint> = node.spec.taints.iter().filter(|t| t.effect == NO_EXECUTE).collect();
+            let Some(node) = node_obj.as_node() else {
+                continue;
+            };
+            let taints: Vec<&Taint> = node
+                .spec
+                .taints
+                .iter()
+                .filter(|t| t.effect == NO_EXECUTE)
+                .collect();
             if taints.is_empty() {
                 continue;
             }
@@ -196,10 +230,26 @@ impl NodeLifecycleController {
                     continue;
                 }
                 let ns = pod.metadata.namespace.clone();
-                if api.delete(USER_AGENT, Kind::Pod, Some(&ns), &pod.metadata.name, &DeleteOptions::default()).is_ok() {
+                if api
+                    .delete(
+                        USER_AGENT,
+                        Kind::Pod,
+                        Some(&ns),
+                        &pod.metadata.name,
+                        &DeleteOptions::default(),
+                    )
+                    .is_ok()
+                {
                     self.evicted.insert(key, pod.metadata.uid.clone());
                     let msg = format!("Marking for deletion Pod {ns}/{}", pod.metadata.name);
-                    self.eviction_recorder.record(api, now, &pod_obj, EventType::Normal, "TaintManagerEviction", &msg);
+                    self.eviction_recorder.record(
+                        api,
+                        now,
+                        &pod_obj,
+                        EventType::Normal,
+                        "TaintManagerEviction",
+                        &msg,
+                    );
                 } else {
                     next = earliest([next, Some(now.plus_secs(1))]);
                 }
@@ -217,7 +267,12 @@ impl NodeLifecycleController {
 fn eviction_time(pod: &Pod, taints: &[&Taint], now: Timestamp) -> Option<Timestamp> {
     let mut at: Option<Timestamp> = None;
     for taint in taints {
-        let matching: Vec<_> = pod.spec.tolerations.iter().filter(|t| podutil::tolerates(t, taint)).collect();
+        let matching: Vec<_> = pod
+            .spec
+            .tolerations
+            .iter()
+            .filter(|t| podutil::tolerates(t, taint))
+            .collect();
         if matching.is_empty() {
             return Some(now);
         }
@@ -250,7 +305,8 @@ impl Controller for NodeLifecycleController {
             }
             eviction = self.evict(now, api);
         }
-        let pending = (self.recorder.pending() + self.eviction_recorder.pending() > 0).then(|| now.plus_secs(1));
+        let pending = (self.recorder.pending() + self.eviction_recorder.pending() > 0)
+            .then(|| now.plus_secs(1));
         earliest([
             Some(self.next_monitor),
             eviction,

@@ -127,6 +127,9 @@ mod tests {
             );
             assert!(p.node_monitor_grace_period_ms > p.lease_duration_seconds as u64 * 1000);
         }
-        assert_eq!(Profile::named(ProfileName::Training).default_toleration_seconds, 60);
+        assert_eq!(
+            Profile::named(ProfileName::Training).default_toleration_seconds,
+            60
+        );
     }
 }

@@ -101,7 +101,9 @@ impl ReplicaSetController {
 
     /// The expectations recorded for a ReplicaSet (for the UI and tests).
     pub fn expectations(&self, namespace: &str, name: &str) -> Option<Expectations> {
-        self.expectations.get(&ObjectKey::new(Some(namespace), name)).copied()
+        self.expectations
+            .get(&ObjectKey::new(Some(namespace), name))
+            .copied()
     }
 
     /// The ReplicaSet owning `pod`, or every one whose selector matches an orphan.
@@ -142,7 +144,9 @@ impl ReplicaSetController {
             }
             Notification::Delete(d) => {
                 let p = d.object().as_pod().cloned();
-                let already = p.as_ref().is_some_and(|p| p.metadata.deletion_timestamp.is_some());
+                let already = p
+                    .as_ref()
+                    .is_some_and(|p| p.metadata.deletion_timestamp.is_some());
                 (p, false, !already)
             }
         };
@@ -160,18 +164,32 @@ impl ReplicaSetController {
         }
     }
 
-    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<Option<u64>, ()> {
+    fn sync(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+    ) -> Result<Option<u64>, ()> {
         let Some(obj) = self.replicasets.store().get(key) else {
             self.expectations.remove(key);
             return Ok(None);
         };
-        let Some(rs) = obj.as_replica_set() else { return Ok(None) };
-        let Some(selector) = selector_of(rs) else { return Ok(None) };
+        let Some(rs) = obj.as_replica_set() else {
+            return Ok(None);
+        };
+        let Some(selector) = selector_of(rs) else {
+            return Ok(None);
+        };
         let ns = rs.metadata.namespace.clone();
         let uid = rs.metadata.uid.clone();
         let mut owned: Vec<Pod> = Vec::new();
         let mut failed = false;
-        for o in self.pods.store().by_index(NAMESPACE_INDEX, &ns).unwrap_or_default() {
+        for o in self
+            .pods
+            .store()
+            .by_index(NAMESPACE_INDEX, &ns)
+            .unwrap_or_default()
+        {
             let Some(p) = o.as_pod() else { continue };
             match p.metadata.controller_ref() {
                 Some(r) if r.uid == uid => owned.push(p.clone()),
@@ -183,7 +201,14 @@ impl ReplicaSetController {
                     let mut refs = p.metadata.owner_references.clone();
                     refs.push(controller_ref("ReplicaSet", &rs.metadata));
                     let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
-                    match api.merge_patch(USER_AGENT, Kind::Pod, Some(&ns), &p.metadata.name, &patch, false) {
+                    match api.merge_patch(
+                        USER_AGENT,
+                        Kind::Pod,
+                        Some(&ns),
+                        &p.metadata.name,
+                        &patch,
+                        false,
+                    ) {
                         Ok(adopted) => {
                             if let Some(a) = adopted.as_pod() {
                                 owned.push(a.clone());
@@ -196,9 +221,10 @@ impl ReplicaSetController {
             }
         }
         let active: Vec<&Pod> = owned.iter().filter(|p| podutil::is_active(p)).collect();
-        let satisfied = self.expectations.get(key).is_none_or(|e| {
-            e.fulfilled() || now.millis_since(e.set_at) > EXPECTATIONS_TIMEOUT_MS
-        });
+        let satisfied = self
+            .expectations
+            .get(key)
+            .is_none_or(|e| e.fulfilled() || now.millis_since(e.set_at) > EXPECTATIONS_TIMEOUT_MS);
         if satisfied && rs.metadata.deletion_timestamp.is_none() {
             let desired = rs.spec.replicas.unwrap_or(1);
             let diff = active.len() as i32 - desired;
@@ -215,13 +241,30 @@ impl ReplicaSetController {
         // Ready pods become available after minReadySeconds: look again then.
         let min_ready = rs.spec.min_ready_seconds.unwrap_or(0);
         let waiting = min_ready > 0
-            && active.iter().any(|p| is_pod_ready(p) && !podutil::is_pod_available(p, min_ready, now));
+            && active
+                .iter()
+                .any(|p| is_pod_ready(p) && !podutil::is_pod_available(p, min_ready, now));
         Ok(waiting.then_some(min_ready as u64 * 1000))
     }
 
     /// Creates `count` pods in slow-start batches; true if a create failed.
-    fn create_pods(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey, obj: &Object, rs: &ReplicaSet, count: i32) -> bool {
-        self.expectations.insert(key.clone(), Expectations { add: i64::from(count), del: 0, set_at: now });
+    fn create_pods(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        obj: &Object,
+        rs: &ReplicaSet,
+        count: i32,
+    ) -> bool {
+        self.expectations.insert(
+            key.clone(),
+            Expectations {
+                add: i64::from(count),
+                del: 0,
+                set_at: now,
+            },
+        );
         let mut remaining = count;
         let mut batch = SLOW_START_INITIAL_BATCH_SIZE.min(remaining);
         while batch > 0 {
@@ -231,12 +274,26 @@ impl ReplicaSetController {
                 match api.create(USER_AGENT, Object::Pod(pod)) {
                     Ok(created) => {
                         let msg = format!("Created pod: {}", created.name());
-                        self.recorder.record(api, now, obj, EventType::Normal, "SuccessfulCreate", &msg);
+                        self.recorder.record(
+                            api,
+                            now,
+                            obj,
+                            EventType::Normal,
+                            "SuccessfulCreate",
+                            &msg,
+                        );
                     }
                     Err(s) => {
                         errors += 1;
                         let msg = format!("Error creating: {}", s.message());
-                        self.recorder.record(api, now, obj, EventType::Warning, "FailedCreate", &msg);
+                        self.recorder.record(
+                            api,
+                            now,
+                            obj,
+                            EventType::Warning,
+                            "FailedCreate",
+                            &msg,
+                        );
                     }
                 }
             }
@@ -270,25 +327,60 @@ impl ReplicaSetController {
     }
 
     /// Deletes the `count` pods that matter least; true if a delete failed.
-    fn delete_pods(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey, obj: &Object, active: &[&Pod], count: i32) -> bool {
+    fn delete_pods(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        obj: &Object,
+        active: &[&Pod],
+        count: i32,
+    ) -> bool {
         let mut ranked: Vec<&Pod> = active.to_vec();
         ranked.sort_by_key(|p| deletion_rank(p));
         let victims: Vec<&Pod> = ranked.into_iter().take(count.max(0) as usize).collect();
-        self.expectations.insert(key.clone(), Expectations { add: 0, del: victims.len() as i64, set_at: now });
+        self.expectations.insert(
+            key.clone(),
+            Expectations {
+                add: 0,
+                del: victims.len() as i64,
+                set_at: now,
+            },
+        );
         let mut failed = false;
         for p in victims {
             let ns = p.metadata.namespace.as_str();
-            match api.delete(USER_AGENT, Kind::Pod, Some(ns), &p.metadata.name, &DeleteOptions::default()) {
+            match api.delete(
+                USER_AGENT,
+                Kind::Pod,
+                Some(ns),
+                &p.metadata.name,
+                &DeleteOptions::default(),
+            ) {
                 Ok(_) => {
                     let msg = format!("Deleted pod: {}", p.metadata.name);
-                    self.recorder.record(api, now, obj, EventType::Normal, "SuccessfulDelete", &msg);
+                    self.recorder.record(
+                        api,
+                        now,
+                        obj,
+                        EventType::Normal,
+                        "SuccessfulDelete",
+                        &msg,
+                    );
                 }
                 Err(s) => {
                     self.observe(key, 0, 1);
                     if s.code() != 404 {
                         failed = true;
                         let msg = format!("Error deleting: {}", s.message());
-                        self.recorder.record(api, now, obj, EventType::Warning, "FailedDelete", &msg);
+                        self.recorder.record(
+                            api,
+                            now,
+                            obj,
+                            EventType::Warning,
+                            "FailedDelete",
+                            &msg,
+                        );
                     }
                 }
             }
@@ -296,7 +388,13 @@ impl ReplicaSetController {
         failed
     }
 
-    fn update_status(&mut self, now: Timestamp, api: &mut ApiServer, rs: &ReplicaSet, owned: &[Pod]) -> Result<(), ()> {
+    fn update_status(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        rs: &ReplicaSet,
+        owned: &[Pod],
+    ) -> Result<(), ()> {
         let template_labels = &rs.spec.template.metadata.labels;
         let min_ready = rs.spec.min_ready_seconds.unwrap_or(0);
         let active: Vec<&Pod> = owned.iter().filter(|p| podutil::is_active(p)).collect();
@@ -304,24 +402,42 @@ impl ReplicaSetController {
         status.replicas = active.len() as i32;
         status.fully_labeled_replicas = active
             .iter()
-            .filter(|p| template_labels.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v)))
+            .filter(|p| {
+                template_labels
+                    .iter()
+                    .all(|(k, v)| p.metadata.labels.get(k) == Some(v))
+            })
             .count() as i32;
         status.ready_replicas = active.iter().filter(|p| is_pod_ready(p)).count() as i32;
-        status.available_replicas = active.iter().filter(|p| podutil::is_pod_available(p, min_ready, now)).count() as i32;
+        status.available_replicas = active
+            .iter()
+            .filter(|p| podutil::is_pod_available(p, min_ready, now))
+            .count() as i32;
         status.observed_generation = rs.metadata.generation.unwrap_or(0);
         if status == rs.status {
             return Ok(());
         }
         let mut updated = rs.clone();
         updated.status = status;
-        api.update_status(USER_AGENT, Object::ReplicaSet(updated)).map(|_| ()).map_err(|_| ())
+        api.update_status(USER_AGENT, Object::ReplicaSet(updated))
+            .map(|_| ())
+            .map_err(|_| ())
     }
 }
 
 /// `controller.ActivePods` order for deletion (lowest first): unscheduled before scheduled,
 /// Pending before Unknown before Running, not ready before ready, ready for less time before
 /// longer, newer before older.
-fn deletion_rank(p: &Pod) -> (u8, u8, u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, String) {
+fn deletion_rank(
+    p: &Pod,
+) -> (
+    u8,
+    u8,
+    u8,
+    std::cmp::Reverse<u64>,
+    std::cmp::Reverse<u64>,
+    String,
+) {
     let scheduled = u8::from(!p.spec.node_name.is_empty());
     let phase = match p.status.phase.as_str() {
         "Pending" => 0,

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::adapter::{node_name_index, ApiInformer, NODE_NAME_INDEX};
 use super::events::{EventRecorder, EventType};
 use super::podutil::{
-    self, TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE, NO_EXECUTE, NO_SCHEDULE,
+    self, NO_EXECUTE, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE,
 };
 use super::profile::Profile;
 use super::{earliest, Controller};
@@ -141,8 +141,7 @@ impl Scheduler {
                 };
                 self.confirm(&key, new);
                 // Status-only changes (ours included) do not make a pod schedulable again.
-                let relevant =
-                    old.spec != new.spec || old.metadata.labels != new.metadata.labels;
+                let relevant = old.spec != new.spec || old.metadata.labels != new.metadata.labels;
                 if Self::ours(new) && relevant {
                     self.queue.add(key);
                 }
@@ -152,7 +151,10 @@ impl Scheduler {
                 self.attempts.remove(&key);
                 self.unschedulable.remove(&key);
                 // A bound pod leaving frees room on its node.
-                if d.object().as_pod().is_some_and(|p| !p.spec.node_name.is_empty()) {
+                if d.object()
+                    .as_pod()
+                    .is_some_and(|p| !p.spec.node_name.is_empty())
+                {
                     self.retry_unschedulable();
                 }
             }
@@ -204,7 +206,10 @@ impl Scheduler {
             .unwrap_or_default();
         for o in &pods {
             if let Some(p) = o.as_pod().filter(|p| !podutil::is_terminal(p)) {
-                u.add(podutil::requests(&p.spec), podutil::non_zero_requests(&p.spec));
+                u.add(
+                    podutil::requests(&p.spec),
+                    podutil::non_zero_requests(&p.spec),
+                );
             }
         }
         for a in self.assumed.values().filter(|a| a.node == node) {
@@ -290,8 +295,14 @@ impl Scheduler {
         obj: &Arc<Object>,
         message: &str,
     ) {
-        self.recorder
-            .record(api, now, obj, EventType::Warning, "FailedScheduling", message);
+        self.recorder.record(
+            api,
+            now,
+            obj,
+            EventType::Warning,
+            "FailedScheduling",
+            message,
+        );
         if let Some(pod) = obj.as_pod() {
             let current = pod.condition("PodScheduled");
             let same = current.is_some_and(|c| {
@@ -316,7 +327,8 @@ impl Scheduler {
         let n = self.attempts.entry(key.clone()).or_insert(0);
         *n += 1;
         let shift = (*n - 1).min(20);
-        let delay = (self.profile.pod_initial_backoff_ms << shift).min(self.profile.pod_max_backoff_ms);
+        let delay =
+            (self.profile.pod_initial_backoff_ms << shift).min(self.profile.pod_max_backoff_ms);
         self.queue.add_after(key.clone(), delay, now);
     }
 }
@@ -365,7 +377,12 @@ fn filter(pod: &Pod, node: &Node, usage: &Usage, req: (i64, i64)) -> Result<(), 
             effect: NO_SCHEDULE.into(),
             ..Default::default()
         };
-        if !pod.spec.tolerations.iter().any(|t| podutil::tolerates(t, &probe)) {
+        if !pod
+            .spec
+            .tolerations
+            .iter()
+            .any(|t| podutil::tolerates(t, &probe))
+        {
             return Err(unresolvable("node(s) were unschedulable".into()));
         }
     }
@@ -502,7 +519,10 @@ mod tests {
             3,
             &[
                 failure("Insufficient cpu", false),
-                failure("node(s) had untolerated taint {node.kubernetes.io/unreachable: }", true),
+                failure(
+                    "node(s) had untolerated taint {node.kubernetes.io/unreachable: }",
+                    true,
+                ),
                 failure("Insufficient cpu", false),
             ],
         );
