@@ -1,0 +1,379 @@
+//! One controller behaviour at a time, end to end through the harness: the scheduler's filters,
+//! FailedScheduling message and backoff, assumed pods; the ReplicaSet's expectations and
+//! adoption; the kubelet's graceful deletion; and convergence after an etcd outage.
+
+use watchlab_apimachinery::quantity::Quantity;
+use watchlab_apimachinery::request::ListOptions;
+use watchlab_engine::api::apps::{PodTemplateSpec, ReplicaSet, ReplicaSetSpec};
+use watchlab_engine::api::meta::LabelSelector;
+use watchlab_engine::api::node::Taint;
+use watchlab_engine::api::pod::{Container, Pod, PodSpec};
+use watchlab_engine::api::{Event, Kind, Namespace, Object, ObjectMeta};
+use watchlab_engine::apiserver::{ApiServer, DeleteOptions, WatchEventType};
+use watchlab_engine::clock::Timestamp;
+use watchlab_engine::controllers::{Harness, Profile};
+
+fn cluster(seed: u64) -> Harness {
+    let mut h = Harness::new(seed, &Profile::training(), &["node-a", "node-b", "node-c"]);
+    let ns = Object::Namespace(Namespace {
+        metadata: ObjectMeta::named("", "production"),
+        ..Default::default()
+    });
+    h.api.create("kubectl", ns).expect("namespace");
+    h.run_for(5_000);
+    h
+}
+
+fn pod(name: &str, labels: &[(&str, &str)], cpu: Option<&str>) -> Pod {
+    let mut c = Container {
+        name: "app".into(),
+        image: "app:1.0".into(),
+        ..Default::default()
+    };
+    if let Some(cpu) = cpu {
+        c.resources
+            .requests
+            .insert("cpu".into(), Quantity::parse(cpu).expect("quantity"));
+    }
+    Pod {
+        metadata: ObjectMeta {
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..ObjectMeta::named("production", name)
+        },
+        spec: PodSpec {
+            containers: vec![c],
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn get_pod(api: &ApiServer, name: &str) -> Option<Pod> {
+    api.get(Kind::Pod, Some("production"), name)
+        .ok()
+        .and_then(|o| o.as_pod().cloned())
+}
+
+fn events(api: &ApiServer, reason: &str) -> Vec<Event> {
+    api.list(Kind::Event, None, &ListOptions::default())
+        .map(|l| {
+            l.items
+                .iter()
+                .filter_map(|o| match &**o {
+                    Object::Event(e) if e.reason == reason => Some(e.clone()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn update_node(
+    api: &mut ApiServer,
+    name: &str,
+    change: impl FnOnce(&mut watchlab_engine::api::Node),
+) {
+    let mut n = api
+        .get(Kind::Node, None, name)
+        .ok()
+        .and_then(|o| o.as_node().cloned())
+        .expect("node");
+    change(&mut n);
+    api.update("kubectl", Object::Node(n)).expect("update node");
+}
+
+#[test]
+fn assumed_pods_prevent_double_booking_and_the_last_one_waits_with_backoff() {
+    let mut h = cluster(1);
+    // Four pods of 3 cpu on three 4-cpu nodes, created in the same instant.
+    for i in 0..4 {
+        let p = pod(&format!("big-{i}"), &[], Some("3"));
+        h.api.create("kubectl", Object::Pod(p)).expect("create");
+    }
+    h.run_for(20_000);
+    let placed: Vec<String> = (0..4)
+        .filter_map(|i| get_pod(&h.api, &format!("big-{i}")))
+        .map(|p| p.spec.node_name)
+        .collect();
+    let mut bound: Vec<&String> = placed.iter().filter(|n| !n.is_empty()).collect();
+    bound.sort();
+    bound.dedup();
+    assert_eq!(bound.len(), 3, "three distinct nodes: {placed:?}");
+    let waiting = (0..4)
+        .filter_map(|i| get_pod(&h.api, &format!("big-{i}")))
+        .find(|p| p.spec.node_name.is_empty())
+        .expect("one pod left");
+    let failed = events(&h.api, "FailedScheduling");
+    assert_eq!(failed.len(), 1, "one event, counted up");
+    let e = &failed[0];
+    assert_eq!(e.type_, "Warning");
+    assert_eq!(e.involved_object.name, waiting.metadata.name);
+    assert_eq!(
+        e.message,
+        "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: \
+         3 No preemption victims found for incoming pod."
+    );
+    // Backoff 1 s, 2 s, 4 s, 8 s, 10 s...: a handful of attempts in 20 s, not hundreds.
+    let count = e.count.unwrap_or(0);
+    assert!((3..=8).contains(&count), "attempts: {count}");
+    let cond = waiting.condition("PodScheduled").expect("condition");
+    assert_eq!(
+        (cond.status.as_str(), cond.reason.as_str()),
+        ("False", "Unschedulable")
+    );
+
+    // Freeing a node lets it in.
+    let victim = (0..4)
+        .filter_map(|i| get_pod(&h.api, &format!("big-{i}")))
+        .find(|p| !p.spec.node_name.is_empty())
+        .expect("a bound pod");
+    let opts = DeleteOptions {
+        grace_period_seconds: Some(0),
+        ..Default::default()
+    };
+    h.api
+        .delete(
+            "kubectl",
+            Kind::Pod,
+            Some("production"),
+            &victim.metadata.name,
+            &opts,
+        )
+        .expect("delete");
+    let name = waiting.metadata.name.clone();
+    let deadline = h.now().plus_secs(15);
+    assert!(h.run_until_true(deadline, |h| get_pod(&h.api, &name)
+        .is_some_and(|p| p.spec.node_name == victim.spec.node_name)));
+}
+
+#[test]
+fn filters_report_taints_selectors_and_unschedulable_nodes() {
+    let mut h = cluster(2);
+    update_node(&mut h.api, "node-a", |n| {
+        n.spec.taints.push(Taint {
+            key: "dedicated".into(),
+            value: "gpu".into(),
+            effect: "NoSchedule".into(),
+            time_added: None,
+        })
+    });
+    update_node(&mut h.api, "node-b", |n| n.spec.unschedulable = true);
+    update_node(&mut h.api, "node-c", |n| {
+        n.metadata.labels.insert("disk".into(), "hdd".into());
+    });
+    // Let the scheduler's node cache catch up (its informer lags by up to 200 ms).
+    h.run_for(1_000);
+    let mut p = pod("picky", &[], None);
+    p.spec.node_selector.insert("disk".into(), "ssd".into());
+    h.api.create("kubectl", Object::Pod(p)).expect("create");
+    h.run_for(3_000);
+    let failed = events(&h.api, "FailedScheduling");
+    assert_eq!(
+        failed.first().map(|e| e.message.as_str()),
+        Some(
+            "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, \
+             1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable. \
+             preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+        )
+    );
+    // Relabel node-c: the node update moves the pod back to the queue.
+    update_node(&mut h.api, "node-c", |n| {
+        n.metadata.labels.insert("disk".into(), "ssd".into());
+    });
+    let deadline = h.now().plus_secs(5);
+    assert!(h.run_until_true(deadline, |h| get_pod(&h.api, "picky")
+        .is_some_and(|p| p.spec.node_name == "node-c")));
+}
+
+fn replica_set(name: &str, replicas: i32) -> Object {
+    let labels: std::collections::BTreeMap<String, String> =
+        [("app".to_string(), name.to_string())].into();
+    Object::ReplicaSet(ReplicaSet {
+        metadata: ObjectMeta::named("production", name),
+        spec: ReplicaSetSpec {
+            replicas: Some(replicas),
+            min_ready_seconds: None,
+            selector: Some(LabelSelector {
+                match_labels: labels.clone(),
+                ..Default::default()
+            }),
+            template: PodTemplateSpec {
+                metadata: ObjectMeta {
+                    labels,
+                    ..Default::default()
+                },
+                spec: pod("x", &[], None).spec,
+            },
+        },
+        status: Default::default(),
+    })
+}
+
+fn pods_of(api: &ApiServer, app: &str) -> Vec<Pod> {
+    api.list(Kind::Pod, Some("production"), &ListOptions::default())
+        .map(|l| {
+            l.items
+                .iter()
+                .filter_map(|o| o.as_pod().cloned())
+                .filter(|p| p.metadata.labels.get("app").map(String::as_str) == Some(app))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn replica_set_adopts_orphans_and_never_overshoots_despite_lag() {
+    let mut h = cluster(3);
+    let orphan = pod("orphan", &[("app", "web")], None);
+    h.api
+        .create("kubectl", Object::Pod(orphan))
+        .expect("orphan");
+    h.run_for(1_000);
+    h.api.create("kubectl", replica_set("web", 5)).expect("rs");
+    h.run_for(30_000);
+    let pods = pods_of(&h.api, "web");
+    assert_eq!(pods.len(), 5, "4 created + the adopted orphan");
+    let rs = h
+        .api
+        .get(Kind::ReplicaSet, Some("production"), "web")
+        .expect("rs");
+    assert!(pods.iter().all(|p| p
+        .metadata
+        .controller_ref()
+        .is_some_and(|r| r.uid == rs.meta().uid && r.block_owner_deletion == Some(true))));
+    assert_eq!(
+        events(&h.api, "SuccessfulCreate").len(),
+        4,
+        "expectations: no double create"
+    );
+    let created = pods
+        .iter()
+        .find(|p| p.metadata.name != "orphan")
+        .expect("created");
+    assert!(created.metadata.name.starts_with("web-") && created.metadata.name.len() == 9);
+    assert_eq!(
+        created.spec.tolerations.len(),
+        2,
+        "DefaultTolerationSeconds"
+    );
+    let status = rs.as_replica_set().expect("rs").status.clone();
+    assert_eq!(
+        (
+            status.replicas,
+            status.ready_replicas,
+            status.available_replicas,
+            status.fully_labeled_replicas
+        ),
+        (5, 5, 5, 5)
+    );
+    assert_eq!(status.observed_generation, 1);
+
+    // Scale down to 2: three deletions, graceful, then gone once the kubelets confirm.
+    let mut r = rs.as_replica_set().cloned().expect("rs");
+    r.spec.replicas = Some(2);
+    h.api
+        .update("kubectl", Object::ReplicaSet(r))
+        .expect("scale");
+    h.run_for(20_000);
+    assert_eq!(pods_of(&h.api, "web").len(), 2);
+    assert_eq!(events(&h.api, "SuccessfulDelete").len(), 3);
+    assert!(events(&h.api, "Killing").len() >= 3);
+}
+
+#[test]
+fn kubelet_stops_a_deleted_pod_then_removes_it_with_grace_zero() {
+    let mut h = cluster(4);
+    h.api
+        .create("kubectl", Object::Pod(pod("job", &[], None)))
+        .expect("create");
+    let deadline = h.now().plus_secs(20);
+    assert!(h.run_until_true(deadline, |h| get_pod(&h.api, "job")
+        .is_some_and(|p| p.status.phase == "Running")));
+    let watch = h
+        .api
+        .watch(
+            "kubectl",
+            Kind::Pod,
+            Some("production"),
+            &ListOptions {
+                resource_version: Some(h.api.revision().to_string()),
+                ..Default::default()
+            },
+        )
+        .expect("watch");
+    h.api
+        .delete(
+            "kubectl",
+            Kind::Pod,
+            Some("production"),
+            "job",
+            &DeleteOptions::default(),
+        )
+        .expect("delete");
+    let terminating = get_pod(&h.api, "job").expect("still there");
+    assert!(terminating.metadata.deletion_timestamp.is_some());
+    h.run_for(10_000);
+    assert!(get_pod(&h.api, "job").is_none(), "removed by the kubelet");
+    let types: Vec<WatchEventType> = h
+        .api
+        .poll(watch)
+        .expect("open")
+        .iter()
+        .map(|e| e.event_type)
+        .collect();
+    assert_eq!(types, [WatchEventType::Modified, WatchEventType::Deleted]);
+    let killing = events(&h.api, "Killing");
+    assert_eq!(
+        killing.first().map(|e| e.message.as_str()),
+        Some("Stopping container app")
+    );
+}
+
+#[test]
+fn an_etcd_outage_fails_writes_without_busy_looping_and_the_cluster_converges_after() {
+    let mut h = cluster(5);
+    h.api.set_store_writable(false);
+    let before = h.api.revision();
+    h.api.set_store_writable(true);
+    h.api.create("kubectl", replica_set("api", 3)).expect("rs");
+    h.api.set_store_writable(false);
+    let rounds = h.rounds;
+    h.run_for(60_000);
+    assert_eq!(
+        h.api.revision(),
+        before + 1,
+        "nothing written during the outage"
+    );
+    let spent = h.rounds - rounds;
+    assert!(
+        spent < 20_000,
+        "backing off, not spinning: {spent} steps in a minute"
+    );
+    h.api.set_store_writable(true);
+    let deadline = h.now().plus_secs(90);
+    assert!(
+        h.run_until_true(deadline, |h| {
+            let ready = pods_of(&h.api, "api")
+                .iter()
+                .filter(|p| p.status.phase == "Running")
+                .count();
+            ready == 3
+        }),
+        "converged after the outage"
+    );
+    assert_eq!(pods_of(&h.api, "api").len(), 3);
+    let nodes_ready = h
+        .api
+        .list(Kind::Node, None, &ListOptions::default())
+        .expect("nodes")
+        .items
+        .iter()
+        .filter_map(|o| o.as_node())
+        .filter(|n| n.condition("Ready").is_some_and(|c| c.status == "True"))
+        .count();
+    let _ = Timestamp::ZERO;
+    assert_eq!(nodes_ready, 3, "kubelets kept or regained Ready");
+}
