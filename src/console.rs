@@ -177,7 +177,7 @@ impl Console {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
     use watchlab_engine::apiserver::ApiServer;

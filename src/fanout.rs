@@ -38,7 +38,7 @@ pub fn reach(stream: &WatchStream, entry: &LedgerEntry) -> Reach {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
     use watchlab_apimachinery::client::ApiClient;

@@ -239,7 +239,7 @@ texts! {
     Narration => "Narration", "讲解";
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
     use std::collections::HashSet;

@@ -96,7 +96,7 @@ fn read_at(
     Ok(item.map(|o| serde_json::to_string_pretty(o).unwrap_or_default()))
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
     use watchlab_engine::apiserver::ApiServer;

@@ -402,5 +402,5 @@ pub fn format_time(t: Timestamp) -> String {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;

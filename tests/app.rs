@@ -1,11 +1,12 @@
-//! The app mounted in a real (headless) Chromium page by wasm-bindgen-test.
+//! The app mounted in a real (headless) Chromium page by wasm-bindgen-test: the views render
+//! what the engine reports, the console runs kubectl, tabs and language switch.
 #![cfg(target_arch = "wasm32")]
 
 use std::time::Duration;
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_sys::HtmlElement;
+use web_sys::{Element, HtmlElement, HtmlInputElement, KeyboardEvent, KeyboardEventInit};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -13,41 +14,107 @@ fn document() -> web_sys::Document {
     web_sys::window().and_then(|w| w.document()).expect("a document")
 }
 
-async fn mount() -> web_sys::Element {
+async fn settle() {
+    gloo_timers::future::sleep(Duration::from_millis(60)).await;
+}
+
+async fn mount() -> Element {
     let root = document().create_element("div").expect("div");
     document().body().expect("body").append_child(&root).expect("append");
     yew::Renderer::<watchlab::App>::with_root(root.clone()).render();
-    gloo_timers::future::sleep(Duration::from_millis(50)).await;
+    settle().await;
     root
 }
 
-#[wasm_bindgen_test]
-async fn renders_three_nodes_from_the_engine() {
-    let root = mount().await;
-    let nodes = root.query_selector_all(".node").expect("query");
-    assert_eq!(nodes.length(), 3);
-    let text = root.text_content().unwrap_or_default();
-    for name in ["node-a", "node-b", "node-c"] {
-        assert!(text.contains(name), "{name} missing from {text}");
-    }
-    assert!(text.contains("0 pods"), "{text}");
+fn find(root: &Element, selector: &str) -> Element {
+    root.query_selector(selector)
+        .expect("query")
+        .unwrap_or_else(|| panic!("{selector} missing"))
+}
+
+fn text(root: &Element, selector: &str) -> String {
+    find(root, selector).text_content().unwrap_or_default()
+}
+
+async fn click(root: &Element, selector: &str) {
+    find(root, selector).dyn_into::<HtmlElement>().expect("html").click();
+    settle().await;
+}
+
+async fn type_line(root: &Element, line: &str) {
+    let input: HtmlInputElement = find(root, "#console-input").dyn_into().expect("input");
+    input.set_value(line);
+    let init = KeyboardEventInit::new();
+    init.set_key("Enter");
+    init.set_bubbles(true);
+    let ev = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).expect("event");
+    input.dispatch_event(&ev).expect("dispatch");
+    settle().await;
 }
 
 #[wasm_bindgen_test]
-async fn create_pod_button_adds_a_pod_card() {
+async fn renders_the_three_nodes_and_etcd_members_from_the_engine() {
     let root = mount().await;
-    let button: HtmlElement = root
-        .query_selector("#create-pod")
-        .expect("query")
-        .expect("button")
-        .dyn_into()
-        .expect("an element");
-    button.click();
-    gloo_timers::future::sleep(Duration::from_millis(50)).await;
-    let pods = root.query_selector_all(".pod").expect("query");
-    assert_eq!(pods.length(), 1);
-    let name = pods.get(0).and_then(|p| p.text_content()).unwrap_or_default();
-    assert!(name.starts_with("web-"), "{name}");
-    let count = root.query_selector("#pod-count").expect("q").expect("count");
-    assert_eq!(count.text_content().unwrap_or_default(), "1 pods");
+    assert_eq!(root.query_selector_all(".node").expect("q").length(), 3);
+    let nodes = text(&root, ".nodes");
+    for name in ["node-a", "node-b", "node-c"] {
+        assert!(nodes.contains(name), "{name} missing from {nodes}");
+    }
+    assert_eq!(root.query_selector_all(".member").expect("q").length(), 3);
+    assert_eq!(root.query_selector_all(".member.leader").expect("q").length(), 1);
+    assert!(text(&root, "#revision").parse::<u64>().is_ok());
+}
+
+#[wasm_bindgen_test]
+async fn the_console_runs_kubectl_and_the_revision_moves() {
+    let root = mount().await;
+    let before: u64 = text(&root, "#revision").parse().expect("rv");
+    type_line(&root, "kubectl run debug-tools --image=debug-tools:1.0 -n production").await;
+    let out = text(&root, "#console-output");
+    assert!(out.contains("pod/debug-tools created"), "{out}");
+    let after: u64 = text(&root, "#revision").parse().expect("rv");
+    assert!(after > before, "{before} -> {after}");
+    assert!(root.query_selector("[data-pod='debug-tools']").expect("q").is_some());
+    type_line(&root, "kubectl get pods -n production -w").await;
+    assert!(root.query_selector("#following").expect("q").is_some());
+    click(&root, "#console-stop").await;
+    assert!(root.query_selector("#following").expect("q").is_none());
+    assert!(text(&root, "#console-output").ends_with("^C"));
+}
+
+#[wasm_bindgen_test]
+async fn tabs_show_the_ledger_and_a_clicked_line_shows_the_object() {
+    let root = mount().await;
+    click(&root, "#tab-ledger").await;
+    assert!(root.query_selector("#view-ledger").expect("q").is_some());
+    click(&root, ".ledger tbody tr:first-child button").await;
+    let title = text(&root, "#inspection h3");
+    assert!(title.contains("orders-api"), "{title}");
+    assert!(text(&root, "#inspection pre").contains("\"kind\": \"Deployment\""));
+}
+
+#[wasm_bindgen_test]
+async fn the_language_switches_and_is_remembered() {
+    let root = mount().await;
+    let storage = web_sys::window().and_then(|w| w.local_storage().ok().flatten()).expect("storage");
+    let before = text(&root, "#tab-cluster");
+    click(&root, "#lang").await;
+    let after = text(&root, "#tab-cluster");
+    assert_ne!(before, after);
+    assert!(["Cluster", "集群"].contains(&after.as_str()), "{after}");
+    let stored = storage.get_item("watchlab.lang").ok().flatten().unwrap_or_default();
+    assert_eq!(stored, if after == "Cluster" { "en" } else { "zh-CN" });
+}
+
+#[wasm_bindgen_test]
+async fn pause_and_step_drive_the_virtual_clock() {
+    let root = mount().await;
+    click(&root, "#pause").await;
+    let t0 = text(&root, "#clock");
+    gloo_timers::future::sleep(Duration::from_millis(250)).await;
+    assert_eq!(text(&root, "#clock"), t0, "paused time must not move");
+    click(&root, "#step").await;
+    click(&root, "#tab-actions").await;
+    // Either the clock jumped to the next timer, or the result line says nothing is scheduled.
+    assert!(text(&root, "#clock") != t0 || !text(&root, "#result").is_empty());
 }

@@ -192,7 +192,7 @@ fn ConflictReportView() -> Html {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
 
