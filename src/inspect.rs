@@ -24,8 +24,12 @@ pub enum Inspected {
     Object(String),
     /// The write deleted the object; the JSON is its state one revision earlier.
     Deleted(String),
-    /// The server refused the read (410 Gone after compaction, ...): its message.
-    Refused { code: u16, message: String },
+    /// The server refused the read (410 Gone after compaction, ...): its Status.
+    Refused {
+        code: u16,
+        reason: String,
+        message: String,
+    },
 }
 
 /// Reads the object a ledger line wrote, at that line's revision.
@@ -39,6 +43,7 @@ pub fn inspect(entry: &LedgerEntry, client: &mut dyn ApiClient) -> Inspection {
     let outcome = match resource::resolve(plural) {
         None => Inspected::Refused {
             code: 404,
+            reason: "NotFound".into(),
             message: format!("the server doesn't have a resource type \"{plural}\""),
         },
         Some(info) => {
@@ -51,6 +56,7 @@ pub fn inspect(entry: &LedgerEntry, client: &mut dyn ApiClient) -> Inspection {
                     Ok(Some(obj)) => Inspected::Deleted(obj),
                     Ok(None) => Inspected::Refused {
                         code: 404,
+                        reason: "NotFound".into(),
                         message: format!("{plural} \"{}\" not found", entry.name),
                     },
                     Err(refused) => refused,
@@ -84,8 +90,14 @@ fn read_at(
             .and_then(Value::as_str)
             .map(str::to_string)
             .unwrap_or(r.body);
+        let reason = body
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         return Err(Inspected::Refused {
             code: r.code,
+            reason,
             message,
         });
     }
@@ -166,8 +178,8 @@ mod tests {
         server.compact_now().ok();
         let got = inspect(&created, &mut server.as_user("ui"));
         match got.outcome {
-            Inspected::Refused { code, message } => {
-                assert_eq!(code, 410);
+            Inspected::Refused { code, reason, message } => {
+                assert_eq!((code, reason.as_str()), (410, "Expired"));
                 assert_eq!(message, "The resourceVersion for the provided list is too old.");
             }
             other => panic!("{other:?}"),

@@ -57,8 +57,12 @@ impl Tool {
 pub enum Notice {
     /// The ledger's revision after the action.
     Done { revision: u64 },
-    /// The API server (or the engine) refused: the Status code and message, verbatim.
-    Failed { code: u16, message: String },
+    /// The API server (or the engine) refused: the Status code, reason and message, verbatim.
+    Failed {
+        code: u16,
+        reason: String,
+        message: String,
+    },
     /// Step found no timer.
     NothingScheduled,
 }
@@ -299,6 +303,7 @@ impl State {
             }
             Err(status) => Notice::Failed {
                 code: status.code(),
+                reason: status.reason().as_str().to_string(),
                 message: status.message().to_string(),
             },
         });

@@ -3,7 +3,7 @@
 //! Each button is one engine action; the result line shows the revision it reached or the
 //! server's error text.
 
-use super::{fill, tr, use_ctx};
+use super::{fill, tr, use_ctx, use_initial_value};
 use crate::i18n::T;
 use crate::state::{Action, Notice, SEED_DEPLOYMENT, SEED_NAMESPACE};
 use watchlab_engine::api::Kind;
@@ -95,8 +95,23 @@ pub fn ActionsPanel() -> Html {
         let e = ctx.engine.borrow();
         (e.cluster.nodes(), e.cluster.etcd().members().to_vec())
     };
-    let field = |id: &'static str, label: T, r: &NodeRef, value: &'static str| html! {
-        <label class="field">{ tr(&ctx, label) }<input id={id} ref={r.clone()} type="text" value={value} spellcheck="false" /></label>
+    use_initial_value(f.namespace.clone(), SEED_NAMESPACE.into());
+    use_initial_value(f.name.clone(), SEED_DEPLOYMENT.into());
+    use_initial_value(f.image.clone(), "nginx:1.27".into());
+    use_initial_value(f.replicas.clone(), "3".into());
+    use_initial_value(f.labels.clone(), "app=nginx".into());
+    use_initial_value(f.key.clone(), "team".into());
+    use_initial_value(f.value.clone(), "orders".into());
+    {
+        let overwrite = f.overwrite.clone();
+        use_effect_with((), move |_| {
+            if let Some(c) = overwrite.cast::<HtmlInputElement>() {
+                c.set_checked(true);
+            }
+        });
+    }
+    let field = |id: &'static str, label: T, r: &NodeRef| html! {
+        <label class="field">{ tr(&ctx, label) }<input id={id} ref={r.clone()} type="text" spellcheck="false" /></label>
     };
     html! {
         <section class="actions" aria-label={tr(&ctx, T::TabActions)}>
@@ -109,14 +124,14 @@ pub fn ActionsPanel() -> Html {
                             <option value="deployment" selected=true>{"deployment"}</option>
                             <option value="node">{"node"}</option>
                         </select></label>
-                    { field("f-namespace", T::Namespace, &f.namespace, SEED_NAMESPACE) }
-                    { field("f-name", T::Name, &f.name, SEED_DEPLOYMENT) }
-                    { field("f-image", T::Image, &f.image, "nginx:1.27") }
-                    { field("f-replicas", T::Replicas, &f.replicas, "3") }
-                    { field("f-labels", T::Labels, &f.labels, "app=nginx") }
-                    { field("f-key", T::Key, &f.key, "team") }
-                    { field("f-value", T::Value, &f.value, "orders") }
-                    <label class="field check"><input id="f-overwrite" ref={f.overwrite.clone()} type="checkbox" checked=true />{ tr(&ctx, T::Overwrite) }</label>
+                    { field("f-namespace", T::Namespace, &f.namespace) }
+                    { field("f-name", T::Name, &f.name) }
+                    { field("f-image", T::Image, &f.image) }
+                    { field("f-replicas", T::Replicas, &f.replicas) }
+                    { field("f-labels", T::Labels, &f.labels) }
+                    { field("f-key", T::Key, &f.key) }
+                    { field("f-value", T::Value, &f.value) }
+                    <label class="field check"><input id="f-overwrite" ref={f.overwrite.clone()} type="checkbox" />{ tr(&ctx, T::Overwrite) }</label>
                 </div>
                 <div class="row">
                     { button("create-pod", T::CreatePod) }
@@ -169,10 +184,19 @@ fn Result() -> Html {
     let (class, text) = match &ctx.notice {
         None => return html! { <p id="result" class="result"></p> },
         Some(Notice::Done { revision }) => ("ok", fill(&ctx, T::ActionDone, &[&revision.to_string()])),
-        Some(Notice::Failed { code, message }) => ("err", format!("Error from server ({code}): {message}")),
+        Some(Notice::Failed { reason, message, .. }) => ("err", server_error(reason, message)),
         Some(Notice::NothingScheduled) => ("muted", tr(&ctx, T::NoTimer).to_string()),
     };
     html! { <p id="result" class={classes!("result", class)} aria-live="polite">{ text }</p> }
+}
+
+/// kubectl's rendering of a server error (`Error from server (NotFound): ...`).
+pub fn server_error(reason: &str, message: &str) -> String {
+    if reason.is_empty() {
+        format!("Error from server: {message}")
+    } else {
+        format!("Error from server ({reason}): {message}")
+    }
 }
 
 /// The conflict, step by step.

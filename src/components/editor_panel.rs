@@ -1,7 +1,7 @@
 //! The inline editor for `kubectl apply -f <file>`: its content is registered with kubectl as
 //! a file of that name, prefilled with the texts' orders-deploy.yaml.
 
-use super::{tr, use_ctx};
+use super::{tr, use_ctx, use_initial_value};
 use crate::i18n::T;
 use crate::seeds::ORDERS_DEPLOY_FILE;
 use crate::state::Action;
@@ -14,6 +14,7 @@ pub fn EditorPanel() -> Html {
     let name = use_node_ref();
     let text = use_node_ref();
     let saved = use_state(|| false);
+    use_initial_value(name.clone(), ORDERS_DEPLOY_FILE.into());
     let initial = ctx
         .engine
         .borrow()
@@ -57,8 +58,8 @@ pub fn EditorPanel() -> Html {
         <section class="editor" aria-label={tr(&ctx, T::EditorTitle)}>
             <h3>{ tr(&ctx, T::EditorTitle) }</h3>
             <label>{ tr(&ctx, T::FileName) }
-                <input id="editor-name" ref={name} type="text" value={ORDERS_DEPLOY_FILE} spellcheck="false" /></label>
-            <textarea id="editor-text" ref={text} spellcheck="false" value={initial} oninput={on_input} />
+                <input id="editor-name" ref={name.clone()} type="text" spellcheck="false" /></label>
+            <textarea id="editor-text" ref={text} spellcheck="false" defaultvalue={initial} oninput={on_input} />
             <div class="row">
                 <button id="editor-save" onclick={on_save}>{ tr(&ctx, T::Save) }</button>
                 <button id="editor-apply" onclick={on_apply}>{ tr(&ctx, T::ApplyFile) }</button>

@@ -1,7 +1,7 @@
 //! The header: the ledger's revision and virtual time, the clock controls (pause, step, speed,
 //! seed + restart) and the language switch.
 
-use super::{tr, use_ctx};
+use super::{tr, use_ctx, use_initial_value};
 use crate::clock::Speed;
 use crate::i18n::T;
 use crate::state::{format_time, Action};
@@ -12,6 +12,7 @@ use yew::prelude::*;
 pub fn Header() -> Html {
     let ctx = use_ctx();
     let seed_input = use_node_ref();
+    use_initial_value(seed_input.clone(), ctx.seed.to_string());
     let (revision, now, paused, speed, next) = {
         let e = ctx.engine.borrow();
         (
@@ -65,7 +66,7 @@ pub fn Header() -> Html {
             </div>
             <div class="seed">
                 <label for="seed">{ tr(&ctx, T::Seed) }</label>
-                <input id="seed" ref={seed_input} type="number" min="0" value={ctx.seed.to_string()} />
+                <input id="seed" ref={seed_input} type="number" min="0" />
                 <button id="restart" onclick={on_restart}>{ tr(&ctx, T::Restart) }</button>
             </div>
             <button id="lang" class="lang" title={tr(&ctx, T::LanguageHint)} onclick={dispatch(Action::SetLang(ctx.lang.other()))}>

@@ -38,6 +38,17 @@ fn unreachable_ctx() -> ! {
     std::process::abort()
 }
 
+/// Fills an uncontrolled input once, when it mounts. (yew's `value=` on an `<input>` is
+/// controlled: every render would reset what the learner typed.)
+#[hook]
+pub fn use_initial_value(node: NodeRef, value: String) {
+    use_effect_with(node, move |node| {
+        if let Some(input) = node.cast::<web_sys::HtmlInputElement>() {
+            input.set_value(&value);
+        }
+    });
+}
+
 /// A text in the page's language.
 pub fn tr(ctx: &Ctx, key: T) -> &'static str {
     key.tr(ctx.lang)

@@ -113,6 +113,7 @@ fn cluster_actions_report_the_revision_or_the_servers_error() {
         s.notice,
         Some(Notice::Failed {
             code: 409,
+            reason: "AlreadyExists".into(),
             message: "pods \"web\" already exists".into()
         })
     );

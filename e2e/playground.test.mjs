@@ -1,0 +1,293 @@
+// The playground in a real Chromium: the release build in dist/ served from a sub-path of a
+// plain static server (as a trainer would host it), plus one check of `trunk serve`. Every
+// button and every console command of the seed texts, asserting what the page shows; the
+// virtual clock is driven with the pause / step / speed controls. Screenshots: artifacts/e2e/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, mkdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, start, stop, waitFor, launch, screenshot } from './helpers.mjs';
+
+const TRUNK_PORT = 8181;
+const STATIC_PORT = 8182;
+const SITE = `http://127.0.0.1:${STATIC_PORT}/sub/watchlab/`;
+let trunk, statics, browser;
+
+before(async () => {
+  assert.ok(existsSync(join(ROOT, 'dist', 'index.html')), 'dist/ must be built first (./x dist)');
+  const site = mkdtempSync(join(tmpdir(), 'watchlab-site-'));
+  mkdirSync(join(site, 'sub'), { recursive: true });
+  cpSync(join(ROOT, 'dist'), join(site, 'sub', 'watchlab'), { recursive: true });
+  statics = start('python3', ['-m', 'http.server', String(STATIC_PORT), '--bind', '127.0.0.1', '--directory', site]);
+  trunk = start('trunk', ['serve', '--address', '127.0.0.1', '--port', String(TRUNK_PORT), '--no-autoreload']);
+  browser = await launch();
+  await waitFor(SITE, 'watchlab', 20_000, statics);
+});
+
+after(async () => {
+  await browser?.close();
+  stop(trunk);
+  stop(statics);
+});
+
+/** A fresh page on the playground, in English, paused (the tests drive time themselves). */
+async function open(url = SITE, { lang = 'en', paused = true } = {}) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  await page.addInitScript((l) => { if (!localStorage.getItem('watchlab.lang')) localStorage.setItem('watchlab.lang', l); }, lang === 'en' ? 'en' : 'zh-CN');
+  await page.goto(url);
+  await page.waitForSelector('.node');
+  if (paused) await page.click('#pause');
+  return page;
+}
+
+async function done(page) {
+  assert.deepEqual(page.errors, []);
+  await page.close();
+}
+
+const output = (page) => page.innerText('#console-output');
+const revision = async (page) => Number(await page.textContent('#revision'));
+
+/** Types a console line, presses Enter, waits for its prompt line to show. */
+async function run(page, line) {
+  if (!(await page.isVisible('#console-input'))) await page.click('#tab-console');
+  await page.fill('#console-input', line);
+  await page.press('#console-input', 'Enter');
+  await page.waitForFunction((l) => document.querySelector('#console-output').textContent.includes(`$ ${l}`), line);
+}
+
+/** The console output printed after the last prompt of `line`. */
+async function after_(page, line) {
+  const text = await output(page);
+  return text.slice(text.lastIndexOf(`$ ${line}`) + line.length + 2);
+}
+
+async function actions(page) {
+  await page.click('#tab-actions');
+  await page.waitForSelector('#create-pod');
+}
+
+async function form(page, fields) {
+  for (const [id, v] of Object.entries(fields)) {
+    if (id === 'kind') await page.selectOption('#f-kind', v);
+    else await page.fill(`#f-${id}`, String(v));
+  }
+}
+
+test('the page served by trunk shows the three nodes', async () => {
+  // The first `trunk serve` compiles the app in debug mode: allow for a cold build.
+  await waitFor(`http://127.0.0.1:${TRUNK_PORT}/`, 'wasm', 900_000, trunk);
+  const page = await open(`http://127.0.0.1:${TRUNK_PORT}/`);
+  assert.equal(await page.locator('.node').count(), 3);
+  await screenshot(page, 'shell-trunk-serve');
+  await done(page);
+});
+
+test('the release build works from a sub-path and shows the cluster', async () => {
+  const page = await open();
+  assert.equal(await page.locator('.node').count(), 3);
+  for (const n of ['node-a', 'node-b', 'node-c']) assert.ok((await page.textContent('.nodes')).includes(n));
+  assert.equal(await page.locator('.member').count(), 3);
+  assert.equal(await page.locator('.member.leader').count(), 1);
+  assert.equal(await page.getAttribute('#quorum', 'data-ok'), 'true');
+  await screenshot(page, 'shell-dist-subpath');
+  await done(page);
+});
+
+test('the seed texts\' console commands, verbatim', async () => {
+  const page = await open();
+  const get = "kubectl get deployment orders-api -n production -o jsonpath='{.metadata.resourceVersion}'";
+
+  await run(page, 'kubectl get pods -n production -w');
+  await page.waitForSelector('#following');
+  await run(page, 'kubectl run debug-tools --image=debug-tools:1.0 -n production');
+  assert.match(await after_(page, 'kubectl run debug-tools --image=debug-tools:1.0 -n production'), /pod\/debug-tools created/);
+  await page.click('#step');
+  await page.waitForFunction(() => /\ndebug-tools\s+0\/1\s+Pending/.test(document.querySelector('#console-output').innerText));
+  await page.waitForSelector('[data-pod="debug-tools"]');
+  await screenshot(page, 'console-watch');
+  await page.press('#console-input', 'Control+c');
+  await page.waitForSelector('#following', { state: 'detached' });
+  assert.match(await output(page), /\^C$/);
+
+  await run(page, get);
+  const rv1 = Number((await after_(page, get)).trim());
+  assert.ok(rv1 > 0, `rv ${rv1}`);
+  await run(page, 'kubectl label deployment orders-api -n production team=orders --overwrite');
+  assert.match(await output(page), /deployment\.apps\/orders-api labeled/);
+  await run(page, get);
+  const rv2 = Number((await after_(page, get)).trim());
+  assert.ok(rv2 > rv1, `${rv1} -> ${rv2}`);
+
+  await run(page, 'kubectl get events -n production --sort-by=.lastTimestamp');
+  assert.match(await after_(page, 'kubectl get events -n production --sort-by=.lastTimestamp'), /LAST SEEN|No resources found in production namespace\./);
+
+  await run(page, 'kubectl get pods -l app=nginx');
+  assert.match(await after_(page, 'kubectl get pods -l app=nginx'), /No resources found in default namespace\./);
+  await actions(page);
+  await form(page, { namespace: 'default', name: 'web', image: 'nginx:1.27', labels: 'app=nginx' });
+  await page.click('#create-pod');
+  await page.waitForSelector('#result.ok');
+  await run(page, 'kubectl get pods -l app=nginx');
+  assert.match(await after_(page, 'kubectl get pods -l app=nginx'), /NAME\s+READY\s+STATUS[\s\S]*\nweb\s+/);
+
+  const raw = "kubectl get --raw '/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx'";
+  await run(page, raw);
+  await page.waitForFunction(() => document.querySelector('#console-output').textContent.includes('{"type":"ADDED","object":{"kind":"Pod"'));
+  await page.click('#console-stop');
+
+  // ↑ recalls the last line.
+  await page.press('#console-input', 'ArrowUp');
+  assert.equal(await page.inputValue('#console-input'), raw);
+  await page.fill('#console-input', '');
+
+  await run(page, 'kubectl apply -f orders-deploy.yaml');
+  assert.match(await after_(page, 'kubectl apply -f orders-deploy.yaml'), /deployment\.apps\/orders-api (configured|unchanged)/);
+  await screenshot(page, 'console-commands');
+  await done(page);
+});
+
+test('create, scale, label (RV moves), delete from the buttons', async () => {
+  const page = await open();
+  await actions(page);
+  await form(page, { namespace: 'production', name: 'payments', image: 'payments:1.0', replicas: 2, labels: 'app=payments' });
+  await page.click('#create-deployment');
+  await page.waitForSelector('#result.ok');
+  const r1 = await revision(page);
+  await form(page, { replicas: 5 });
+  await page.click('#scale');
+  await page.waitForFunction((r) => Number(document.querySelector('#revision').textContent) > r, r1);
+  await form(page, { kind: 'deployment', key: 'team', value: 'pay' });
+  const r2 = await revision(page);
+  await page.click('#label');
+  await page.waitForFunction((r) => Number(document.querySelector('#revision').textContent) > r, r2);
+  assert.match(await page.textContent('#result'), /\d+/);
+  await page.click('#tab-ledger');
+  await page.waitForSelector('.ledger tbody tr');
+  assert.match(await page.textContent('.ledger tbody tr:first-child'), /patch\s*deployments\/production\/payments/);
+  await page.click('.ledger tbody tr:first-child button');
+  assert.match(await page.textContent('#inspection pre'), /"team": "pay"/);
+  await screenshot(page, 'ledger-inspect');
+  await page.click('#delete');
+  await page.waitForSelector('#result.ok');
+  await form(page, { name: 'payments' });
+  await page.click('#delete');
+  await page.waitForSelector('#result.err');
+  assert.match(await page.textContent('#result'), /Error from server \(NotFound\): deployments.apps "payments" not found/);
+  await done(page);
+});
+
+test('kill and restore a node and etcd members (majority lost, writes fail)', async () => {
+  const page = await open();
+  await actions(page);
+  await page.click('#kill-node-c');
+  await page.click('#tab-cluster');
+  await page.waitForSelector('.node.is-killed[data-node="node-c"]');
+  await screenshot(page, 'node-killed');
+  await actions(page);
+  await page.click('#restore-node-c');
+  await page.click('#tab-cluster');
+  await page.waitForSelector('.node.is-killed', { state: 'detached' });
+
+  await actions(page);
+  await page.click('#kill-etcd-0');
+  await page.click('#kill-etcd-1');
+  await page.click('#tab-cluster');
+  await page.click('#step');
+  await page.waitForSelector('#quorum[data-ok="false"]');
+  assert.equal(await page.locator('.member.down').count(), 2);
+  await run(page, 'kubectl label deployment orders-api -n production team=payments --overwrite');
+  assert.match(await output(page), /Error from server/);
+  await screenshot(page, 'etcd-majority-lost');
+  await actions(page);
+  await page.click('#restore-etcd-0');
+  await page.click('#restore-etcd-1');
+  for (let i = 0; i < 20 && (await page.getAttribute('#quorum', 'data-ok')) !== 'true'; i++) await page.click('#step');
+  assert.equal(await page.getAttribute('#quorum', 'data-ok'), 'true');
+  await done(page);
+});
+
+test('conflicting write: 409 with the real text, then the retry', async () => {
+  const page = await open();
+  await actions(page);
+  await page.click('#conflict');
+  await page.waitForSelector('#conflict-report');
+  assert.equal(await page.textContent('#conflict-409'),
+    'Error from server (Conflict): Operation cannot be fulfilled on deployments.apps "orders-api": the object has been modified; please apply your changes to the latest version and try again');
+  assert.equal(await page.locator('#conflict-report li').count(), 4);
+  await screenshot(page, 'conflict');
+  await done(page);
+});
+
+test('compact the ledger (old pages answer 410) and drop a watch', async () => {
+  const page = await open();
+  await run(page, 'kubectl get pods -n production -w');
+  await page.click('#tab-broadcast');
+  await page.waitForSelector('tr[data-user="kubectl"]');
+  await page.click('tr[data-user="kubectl"] .raw');
+  await page.waitForSelector('#raw-stream');
+  await page.click('tr[data-user="kubectl"] .drop');
+  await page.waitForSelector('tr[data-user="kubectl"]', { state: 'detached' });
+  await page.click('#step');
+  await page.waitForSelector('#following', { state: 'detached' });
+
+  await actions(page);
+  await page.click('#compact');
+  await page.waitForSelector('#result.ok');
+  await page.click('#tab-ledger');
+  await page.click('.ledger tbody tr:last-child button');
+  await page.waitForSelector('#inspection pre.error');
+  assert.match(await page.textContent('#inspection pre.error'), /Error from server \(Expired\): The resourceVersion for the provided list is too old\./);
+  await screenshot(page, 'compacted');
+  await done(page);
+});
+
+test('the virtual clock: pause, speed, step', async () => {
+  const page = await open();
+  const t0 = await page.textContent('#clock');
+  await page.waitForTimeout(300);
+  assert.equal(await page.textContent('#clock'), t0, 'paused');
+  await page.click('#speed-60');
+  await page.click('#pause');
+  await page.waitForFunction((t) => document.querySelector('#clock').textContent !== t, t0);
+  await page.click('#pause');
+  const t1 = await page.textContent('#clock');
+  assert.notEqual(t1, t0);
+  assert.equal(await page.getAttribute('#speed-60', 'aria-pressed'), 'true');
+  await page.click('#step');
+  await done(page);
+});
+
+test('the guided scenarios run step by step', async () => {
+  const page = await open();
+  for (const id of ['watch', 'node-failure', 'conflict', 'etcd-quorum']) {
+    await page.click('#tab-scenarios');
+    await page.click(`#scenario-${id}`);
+    for (let i = 0; i < 10 && (await page.isVisible('#scenario-next')); i++) {
+      assert.ok((await page.textContent('#narration')).length > 20);
+      await page.click('#scenario-next');
+    }
+    await page.waitForSelector('#scenario-done');
+    await screenshot(page, `scenario-${id}`);
+    await page.click('#scenario-end');
+  }
+  assert.match(await output(page), /pod\/debug-tools created/);
+  await done(page);
+});
+
+test('the language switches to Chinese and is remembered', async () => {
+  const page = await open();
+  assert.equal(await page.textContent('#tab-cluster'), 'Cluster');
+  await page.click('#lang');
+  assert.equal(await page.textContent('#tab-cluster'), '集群');
+  await page.reload();
+  await page.waitForSelector('.node');
+  assert.equal(await page.textContent('#tab-cluster'), '集群');
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
+  await page.keyboard.press('Tab');
+  await screenshot(page, 'chinese');
+  await done(page);
+});
