@@ -207,10 +207,17 @@ mod tests {
             "kubectl run web --image=nginx",
             &mut server.as_user("kubectl"),
         );
-        assert!(texts(&c).contains(&"pod/web created".to_string()), "{:?}", texts(&c));
+        assert!(
+            texts(&c).contains(&"pod/web created".to_string()),
+            "{:?}",
+            texts(&c)
+        );
         c.poll(&mut server.as_user("kubectl"));
         let last = texts(&c).last().cloned().unwrap_or_default();
-        assert!(last.starts_with("web") && last.contains("Pending"), "{last}");
+        assert!(
+            last.starts_with("web") && last.contains("Pending"),
+            "{last}"
+        );
         let id = c.follow_id();
         c.interrupt(&mut server.as_user("kubectl"));
         assert!(!c.following());

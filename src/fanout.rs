@@ -48,7 +48,10 @@ mod tests {
     fn a_write_reaches_matching_streams_only() {
         let mut server = ApiServer::new(7);
         let nginx = server
-            .watch_path("test", "/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx")
+            .watch_path(
+                "test",
+                "/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx",
+            )
             .map_err(|r| r.body)
             .unwrap_or_else(|e| panic!("{e}"));
         let all = server
@@ -56,11 +59,19 @@ mod tests {
             .map_err(|r| r.body)
             .unwrap_or_else(|e| panic!("{e}"));
         let body = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"db","labels":{"app":"db"}},"spec":{"containers":[{"name":"c","image":"pg"}]}}"#;
-        let r = server
-            .as_user("kubectl")
-            .request("POST", "/api/v1/namespaces/default/pods", None, Some(body));
+        let r = server.as_user("kubectl").request(
+            "POST",
+            "/api/v1/namespaces/default/pods",
+            None,
+            Some(body),
+        );
         assert!(r.is_success(), "{}", r.body);
-        let entry = server.ledger().iter().last().cloned().unwrap_or_else(|| panic!());
+        let entry = server
+            .ledger()
+            .iter()
+            .last()
+            .cloned()
+            .unwrap_or_else(|| panic!());
         let reach_of = |id| server.stream(id).map(|s| reach(s, &entry));
         assert_eq!(reach_of(all), Some(Reach::Received("ADDED")));
         assert_eq!(reach_of(nginx), Some(Reach::Filtered));

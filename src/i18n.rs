@@ -256,9 +256,15 @@ mod tests {
     #[test]
     fn chinese_texts_are_translated() {
         // Keys whose text is a command, a flag or a proper noun may stay the same.
-        let same_ok: HashSet<_> = [T::Overwrite, T::ApplyFile, T::ConflictTarget, T::TabInformers, T::EventsTitle]
-            .into_iter()
-            .collect();
+        let same_ok: HashSet<_> = [
+            T::Overwrite,
+            T::ApplyFile,
+            T::ConflictTarget,
+            T::TabInformers,
+            T::EventsTitle,
+        ]
+        .into_iter()
+        .collect();
         for t in T::ALL {
             let (en, zh) = t.pair();
             if !same_ok.contains(t) {
@@ -269,8 +275,14 @@ mod tests {
 
     #[test]
     fn fill_replaces_placeholders_in_order() {
-        assert_eq!(T::ObjectAt.fill(Lang::En, &["pods/web", "12"]), "pods/web at revision 12");
-        assert_eq!(T::ObjectAt.fill(Lang::Zh, &["pods/web", "12"]), "pods/web，第 12 页");
+        assert_eq!(
+            T::ObjectAt.fill(Lang::En, &["pods/web", "12"]),
+            "pods/web at revision 12"
+        );
+        assert_eq!(
+            T::ObjectAt.fill(Lang::Zh, &["pods/web", "12"]),
+            "pods/web，第 12 页"
+        );
         assert_eq!(T::PodsCount.fill(Lang::En, &[]), " pods");
     }
 

@@ -127,9 +127,12 @@ mod tests {
         let body = format!(
             r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","labels":{{"app":"web"}}}},"spec":{{"containers":[{{"name":"c","image":"nginx"}}]}}}}"#
         );
-        let r = server
-            .as_user("kubectl")
-            .request("POST", "/api/v1/namespaces/default/pods", None, Some(&body));
+        let r = server.as_user("kubectl").request(
+            "POST",
+            "/api/v1/namespaces/default/pods",
+            None,
+            Some(&body),
+        );
         assert!(r.is_success(), "{}", r.body);
     }
 
@@ -174,13 +177,23 @@ mod tests {
         assert!(r.is_success(), "{}", r.body);
         let deleted = entry_for(&server, "web", "delete");
         let got = inspect(&deleted, &mut server.as_user("ui"));
-        assert!(matches!(got.outcome, Inspected::Deleted(ref j) if j.contains("\"web\"")), "{got:?}");
+        assert!(
+            matches!(got.outcome, Inspected::Deleted(ref j) if j.contains("\"web\"")),
+            "{got:?}"
+        );
         server.compact_now().ok();
         let got = inspect(&created, &mut server.as_user("ui"));
         match got.outcome {
-            Inspected::Refused { code, reason, message } => {
+            Inspected::Refused {
+                code,
+                reason,
+                message,
+            } => {
                 assert_eq!((code, reason.as_str()), (410, "Expired"));
-                assert_eq!(message, "The resourceVersion for the provided list is too old.");
+                assert_eq!(
+                    message,
+                    "The resourceVersion for the provided list is too old."
+                );
             }
             other => panic!("{other:?}"),
         }

@@ -4,7 +4,10 @@
 //!
 //! The pure parts (state, console, clock driver, i18n, scenarios, inspection) are plain Rust
 //! tested natively; `components` are the yew views over them.
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod clock;
 pub mod components;
@@ -49,7 +52,10 @@ fn stored_lang() -> Lang {
 
 fn remember_lang(lang: Lang) {
     let window = web_sys::window();
-    if let Some(s) = window.as_ref().and_then(|w| w.local_storage().ok().flatten()) {
+    if let Some(s) = window
+        .as_ref()
+        .and_then(|w| w.local_storage().ok().flatten())
+    {
         let _ = s.set_item(i18n::STORAGE_KEY, lang.code());
     }
     if let Some(html) = window
@@ -76,7 +82,9 @@ pub fn App() -> Html {
         // real time elapsed × speed (capped per frame), and never blocks.
         let state = state.clone();
         use_effect_with((), move |_| {
-            let interval = Interval::new(TICK_MS, move || state.dispatch(Action::Tick(performance_now())));
+            let interval = Interval::new(TICK_MS, move || {
+                state.dispatch(Action::Tick(performance_now()))
+            });
             move || drop(interval)
         });
     }
@@ -115,7 +123,10 @@ fn tool_label(t: Tool) -> T {
 #[component]
 fn ViewsPane() -> Html {
     let ctx = components::use_ctx();
-    let tabs: Vec<_> = View::ALL.iter().map(|v| (v.id(), tr(&ctx, view_label(*v)))).collect();
+    let tabs: Vec<_> = View::ALL
+        .iter()
+        .map(|v| (v.id(), tr(&ctx, view_label(*v))))
+        .collect();
     let on_select = {
         let ctx = ctx.clone();
         Callback::from(move |id: &'static str| {
@@ -143,7 +154,10 @@ fn ViewsPane() -> Html {
 #[component]
 fn ToolsPane() -> Html {
     let ctx = components::use_ctx();
-    let tabs: Vec<_> = Tool::ALL.iter().map(|t| (t.id(), tr(&ctx, tool_label(*t)))).collect();
+    let tabs: Vec<_> = Tool::ALL
+        .iter()
+        .map(|t| (t.id(), tr(&ctx, tool_label(*t))))
+        .collect();
     let on_select = {
         let ctx = ctx.clone();
         Callback::from(move |id: &'static str| {

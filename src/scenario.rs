@@ -80,7 +80,8 @@ pub struct Scenario {
 use Effect::*;
 
 /// A write that changes the object (the texts' `team=orders` is a no-op once applied).
-pub const RELABEL: &str = "kubectl label deployment orders-api -n production team=payments --overwrite";
+pub const RELABEL: &str =
+    "kubectl label deployment orders-api -n production team=payments --overwrite";
 
 /// The four stories, in the order the texts tell them.
 pub const SCENARIOS: [Scenario; 4] = [
@@ -220,7 +221,14 @@ mod tests {
                 _ => None,
             })
             .collect();
-        for c in [SEED_COMMANDS[0], SEED_COMMANDS[1], SEED_COMMANDS[2], SEED_COMMANDS[3], SEED_COMMANDS[4], SEED_COMMANDS[7]] {
+        for c in [
+            SEED_COMMANDS[0],
+            SEED_COMMANDS[1],
+            SEED_COMMANDS[2],
+            SEED_COMMANDS[3],
+            SEED_COMMANDS[4],
+            SEED_COMMANDS[7],
+        ] {
             assert!(used.contains(c), "{c}");
         }
     }

@@ -8,10 +8,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use watchlab_apimachinery::client::WatchId;
+use watchlab_engine::clock::Timestamp;
 use watchlab_engine::cluster::{
     Action as ClusterAction, Cluster, ClusterConfig, ConflictReport, Outcome,
 };
-use watchlab_engine::clock::Timestamp;
 use watchlab_engine::etcd_cluster::Role;
 use yew::Reducible;
 
@@ -163,7 +163,10 @@ pub enum Action {
     /// Ctrl-C.
     Interrupt,
     ClearConsole,
-    SetFile { name: String, content: String },
+    SetFile {
+        name: String,
+        content: String,
+    },
     Cluster(ClusterAction),
     /// Show the object a ledger revision wrote.
     Inspect(u64),

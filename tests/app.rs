@@ -11,7 +11,9 @@ use web_sys::{Element, HtmlElement, HtmlInputElement, KeyboardEvent, KeyboardEve
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn document() -> web_sys::Document {
-    web_sys::window().and_then(|w| w.document()).expect("a document")
+    web_sys::window()
+        .and_then(|w| w.document())
+        .expect("a document")
 }
 
 async fn settle() {
@@ -20,7 +22,11 @@ async fn settle() {
 
 async fn mount() -> Element {
     let root = document().create_element("div").expect("div");
-    document().body().expect("body").append_child(&root).expect("append");
+    document()
+        .body()
+        .expect("body")
+        .append_child(&root)
+        .expect("append");
     yew::Renderer::<watchlab::App>::with_root(root.clone()).render();
     settle().await;
     root
@@ -37,7 +43,10 @@ fn text(root: &Element, selector: &str) -> String {
 }
 
 async fn click(root: &Element, selector: &str) {
-    find(root, selector).dyn_into::<HtmlElement>().expect("html").click();
+    find(root, selector)
+        .dyn_into::<HtmlElement>()
+        .expect("html")
+        .click();
     settle().await;
 }
 
@@ -61,7 +70,12 @@ async fn renders_the_three_nodes_and_etcd_members_from_the_engine() {
         assert!(nodes.contains(name), "{name} missing from {nodes}");
     }
     assert_eq!(root.query_selector_all(".member").expect("q").length(), 3);
-    assert_eq!(root.query_selector_all(".member.leader").expect("q").length(), 1);
+    assert_eq!(
+        root.query_selector_all(".member.leader")
+            .expect("q")
+            .length(),
+        1
+    );
     assert!(text(&root, "#revision").parse::<u64>().is_ok());
 }
 
@@ -69,12 +83,19 @@ async fn renders_the_three_nodes_and_etcd_members_from_the_engine() {
 async fn the_console_runs_kubectl_and_the_revision_moves() {
     let root = mount().await;
     let before: u64 = text(&root, "#revision").parse().expect("rv");
-    type_line(&root, "kubectl run debug-tools --image=debug-tools:1.0 -n production").await;
+    type_line(
+        &root,
+        "kubectl run debug-tools --image=debug-tools:1.0 -n production",
+    )
+    .await;
     let out = text(&root, "#console-output");
     assert!(out.contains("pod/debug-tools created"), "{out}");
     let after: u64 = text(&root, "#revision").parse().expect("rv");
     assert!(after > before, "{before} -> {after}");
-    assert!(root.query_selector("[data-pod='debug-tools']").expect("q").is_some());
+    assert!(root
+        .query_selector("[data-pod='debug-tools']")
+        .expect("q")
+        .is_some());
     type_line(&root, "kubectl get pods -n production -w").await;
     assert!(root.query_selector("#following").expect("q").is_some());
     click(&root, "#console-stop").await;
@@ -96,13 +117,19 @@ async fn tabs_show_the_ledger_and_a_clicked_line_shows_the_object() {
 #[wasm_bindgen_test]
 async fn the_language_switches_and_is_remembered() {
     let root = mount().await;
-    let storage = web_sys::window().and_then(|w| w.local_storage().ok().flatten()).expect("storage");
+    let storage = web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .expect("storage");
     let before = text(&root, "#tab-cluster");
     click(&root, "#lang").await;
     let after = text(&root, "#tab-cluster");
     assert_ne!(before, after);
     assert!(["Cluster", "集群"].contains(&after.as_str()), "{after}");
-    let stored = storage.get_item("watchlab.lang").ok().flatten().unwrap_or_default();
+    let stored = storage
+        .get_item("watchlab.lang")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
     assert_eq!(stored, if after == "Cluster" { "en" } else { "zh-CN" });
 }
 
@@ -117,4 +144,17 @@ async fn pause_and_step_drive_the_virtual_clock() {
     click(&root, "#tab-actions").await;
     // Either the clock jumped to the next timer, or the result line says nothing is scheduled.
     assert!(text(&root, "#clock") != t0 || !text(&root, "#result").is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn typed_form_values_survive_re_renders() {
+    let root = mount().await;
+    click(&root, "#tab-actions").await;
+    let name: HtmlInputElement = find(&root, "#f-name").dyn_into().expect("input");
+    assert_eq!(name.value(), "orders-api", "prefilled once");
+    name.set_value("payments");
+    // Running clock: the page re-renders on every tick.
+    click(&root, "#speed-60").await;
+    gloo_timers::future::sleep(Duration::from_millis(300)).await;
+    assert_eq!(name.value(), "payments");
 }

@@ -48,7 +48,9 @@ struct Fields {
 
 impl Fields {
     fn text(r: &NodeRef) -> String {
-        r.cast::<HtmlInputElement>().map(|i| i.value().trim().to_string()).unwrap_or_default()
+        r.cast::<HtmlInputElement>()
+            .map(|i| i.value().trim().to_string())
+            .unwrap_or_default()
     }
 
     /// The action a button stands for, from the form's current values.
@@ -59,20 +61,48 @@ impl Fields {
         // kubectl create deployment defaults --replicas to 1.
         let replicas = Self::text(&self.replicas).parse().unwrap_or(1);
         let labels = parse_labels(&Self::text(&self.labels));
-        let kind = parse_kind(&self.kind.cast::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default());
+        let kind = parse_kind(
+            &self
+                .kind
+                .cast::<HtmlSelectElement>()
+                .map(|s| s.value())
+                .unwrap_or_default(),
+        );
         match button {
-            "create-pod" => ClusterAction::CreatePod { namespace, name, image, labels },
-            "create-deployment" => ClusterAction::CreateDeployment { namespace, name, image, replicas, labels },
-            "scale" => ClusterAction::Scale { namespace, name, replicas },
+            "create-pod" => ClusterAction::CreatePod {
+                namespace,
+                name,
+                image,
+                labels,
+            },
+            "create-deployment" => ClusterAction::CreateDeployment {
+                namespace,
+                name,
+                image,
+                replicas,
+                labels,
+            },
+            "scale" => ClusterAction::Scale {
+                namespace,
+                name,
+                replicas,
+            },
             "label" => ClusterAction::Label {
                 kind,
                 namespace,
                 name,
                 key: Self::text(&self.key),
                 value: Self::text(&self.value),
-                overwrite: self.overwrite.cast::<HtmlInputElement>().is_some_and(|c| c.checked()),
+                overwrite: self
+                    .overwrite
+                    .cast::<HtmlInputElement>()
+                    .is_some_and(|c| c.checked()),
             },
-            _ => ClusterAction::Delete { kind, namespace, name },
+            _ => ClusterAction::Delete {
+                kind,
+                namespace,
+                name,
+            },
         }
     }
 }
@@ -84,7 +114,8 @@ pub fn ActionsPanel() -> Html {
     let button = |id: &'static str, label: T| {
         let text = tr(&ctx, label);
         let (ctx, f) = (ctx.clone(), f.clone());
-        let onclick = Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(f.action(id))));
+        let onclick =
+            Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(f.action(id))));
         html! { <button id={id} {onclick}>{ text }</button> }
     };
     let act = |a: ClusterAction| {
@@ -110,8 +141,10 @@ pub fn ActionsPanel() -> Html {
             }
         });
     }
-    let field = |id: &'static str, label: T, r: &NodeRef| html! {
-        <label class="field">{ tr(&ctx, label) }<input id={id} ref={r.clone()} type="text" spellcheck="false" /></label>
+    let field = |id: &'static str, label: T, r: &NodeRef| {
+        html! {
+            <label class="field">{ tr(&ctx, label) }<input id={id} ref={r.clone()} type="text" spellcheck="false" /></label>
+        }
     };
     html! {
         <section class="actions" aria-label={tr(&ctx, T::TabActions)}>
@@ -183,8 +216,12 @@ fn Result() -> Html {
     let ctx = use_ctx();
     let (class, text) = match &ctx.notice {
         None => return html! { <p id="result" class="result"></p> },
-        Some(Notice::Done { revision }) => ("ok", fill(&ctx, T::ActionDone, &[&revision.to_string()])),
-        Some(Notice::Failed { reason, message, .. }) => ("err", server_error(reason, message)),
+        Some(Notice::Done { revision }) => {
+            ("ok", fill(&ctx, T::ActionDone, &[&revision.to_string()]))
+        }
+        Some(Notice::Failed {
+            reason, message, ..
+        }) => ("err", server_error(reason, message)),
         Some(Notice::NothingScheduled) => ("muted", tr(&ctx, T::NoTimer).to_string()),
     };
     html! { <p id="result" class={classes!("result", class)} aria-live="polite">{ text }</p> }
@@ -203,11 +240,22 @@ pub fn server_error(reason: &str, message: &str) -> String {
 #[component]
 fn ConflictReportView() -> Html {
     let ctx = use_ctx();
+    let report = use_node_ref();
+    {
+        // Bring the story into view when a new conflict was run.
+        let report = report.clone();
+        let key = ctx.conflict.as_ref().map(|c| c.retry_revision);
+        use_effect_with(key, move |_| {
+            if let Some(el) = report.cast::<web_sys::Element>() {
+                el.scroll_into_view();
+            }
+        });
+    }
     let Some(c) = ctx.conflict.clone() else {
         return html! {};
     };
     html! {
-        <ol id="conflict-report" class="steps">
+        <ol id="conflict-report" class="steps" ref={report}>
             <li>{ fill(&ctx, T::ConflictStep1, &[&c.read_revision.to_string()]) }</li>
             <li>{ fill(&ctx, T::ConflictStep2, &[&c.winner_revision.to_string()]) }</li>
             <li>{ tr(&ctx, T::ConflictStep3) }<pre class="error" id="conflict-409">{ format!("Error from server (Conflict): {}", c.loser_message) }</pre></li>

@@ -43,7 +43,12 @@ pub fn BroadcastView() -> Html {
         .as_ref()
         .map(|i| i.revision)
         .unwrap_or_else(|| api.revision());
-    let entry = api.ledger().iter().rev().find(|l| l.revision == fan_rev).cloned();
+    let entry = api
+        .ledger()
+        .iter()
+        .rev()
+        .find(|l| l.revision == fan_rev)
+        .cloned();
     let rows = streams.iter().take(MAX_STREAMS).map(|s| {
         let id = s.id();
         let state = match s.state() {
@@ -96,7 +101,13 @@ pub fn BroadcastView() -> Html {
         }
     });
     let fan_title = match &entry {
-        Some(en) => format!("{} — {} {}/{}", fill(&ctx, T::FanOut, &[&fan_rev.to_string()]), en.verb, en.resource, en.name),
+        Some(en) => format!(
+            "{} — {} {}/{}",
+            fill(&ctx, T::FanOut, &[&fan_rev.to_string()]),
+            en.verb,
+            en.resource,
+            en.name
+        ),
         None => tr(&ctx, T::FanOutPick).to_string(),
     };
     html! {

@@ -50,7 +50,9 @@ pub fn ConsolePanel() -> Html {
         let input = input.clone();
         let run = run.clone();
         Callback::from(move |e: KeyboardEvent| {
-            let Some(i) = input.cast::<HtmlInputElement>() else { return };
+            let Some(i) = input.cast::<HtmlInputElement>() else {
+                return;
+            };
             match e.key().as_str() {
                 "Enter" => {
                     e.prevent_default();
@@ -68,7 +70,8 @@ pub fn ConsolePanel() -> Html {
                 }
                 "c" | "C" if e.ctrl_key() => {
                     // With a selection, Ctrl-C copies as usual; otherwise it interrupts.
-                    let selected = i.selection_start().ok().flatten() != i.selection_end().ok().flatten();
+                    let selected =
+                        i.selection_start().ok().flatten() != i.selection_end().ok().flatten();
                     if !selected {
                         e.prevent_default();
                         ctx.dispatch(Action::Interrupt);

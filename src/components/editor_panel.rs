@@ -25,8 +25,14 @@ pub fn EditorPanel() -> Html {
     let read = {
         let (name, text) = (name.clone(), text.clone());
         move || {
-            let n = name.cast::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
-            let c = text.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default();
+            let n = name
+                .cast::<HtmlInputElement>()
+                .map(|i| i.value())
+                .unwrap_or_default();
+            let c = text
+                .cast::<HtmlTextAreaElement>()
+                .map(|t| t.value())
+                .unwrap_or_default();
             (n.trim().to_string(), c)
         }
     };
@@ -45,7 +51,10 @@ pub fn EditorPanel() -> Html {
         Callback::from(move |_: MouseEvent| {
             let (name, content) = read();
             if !name.is_empty() {
-                ctx.dispatch(Action::SetFile { name: name.clone(), content });
+                ctx.dispatch(Action::SetFile {
+                    name: name.clone(),
+                    content,
+                });
                 ctx.dispatch(Action::Command(format!("kubectl apply -f {name}")));
             }
         })

@@ -1,9 +1,9 @@
 //! The ledger: the current revision and the last writes — revision, verb, object, writer and
 //! virtual time — each clickable to show the object as it was at that revision.
 
+use super::actions_panel::server_error;
 use super::{fill, tr, use_ctx};
 use crate::i18n::T;
-use super::actions_panel::server_error;
 use crate::inspect::Inspected;
 use crate::state::{format_time, Action};
 use yew::prelude::*;
@@ -77,8 +77,14 @@ fn InspectionPane() -> Html {
     };
     let body = match &i.outcome {
         Inspected::Object(json) => html! { <pre class="json">{ json }</pre> },
-        Inspected::Deleted(json) => html! { <><p class="muted">{ tr(&ctx, T::Deleted) }</p><pre class="json">{ json }</pre></> },
-        Inspected::Refused { code, reason, message } => html! {
+        Inspected::Deleted(json) => {
+            html! { <><p class="muted">{ tr(&ctx, T::Deleted) }</p><pre class="json">{ json }</pre></> }
+        }
+        Inspected::Refused {
+            code,
+            reason,
+            message,
+        } => html! {
             <pre class="error" data-code={code.to_string()}>{ server_error(reason, message) }</pre>
         },
     };

@@ -36,13 +36,19 @@ fn the_seed_objects_are_there_for_the_texts_commands() {
 fn label_overwrite_moves_the_resource_version() {
     let get = crate::seeds::SEED_COMMANDS[2].to_string();
     let s = run(fresh(), Action::Command(get.clone()));
-    let s = run(s, Action::Command(crate::seeds::SEED_COMMANDS[3].to_string()));
+    let s = run(
+        s,
+        Action::Command(crate::seeds::SEED_COMMANDS[3].to_string()),
+    );
     let s = run(s, Action::Command(get));
     let text = console_text(&s);
     let rvs: Vec<u64> = text.lines().filter_map(|l| l.parse().ok()).collect();
     assert_eq!(rvs.len(), 2, "{text}");
     assert!(rvs[1] > rvs[0], "{text}");
-    assert!(text.contains("deployment.apps/orders-api labeled"), "{text}");
+    assert!(
+        text.contains("deployment.apps/orders-api labeled"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -53,7 +59,10 @@ fn ticks_advance_virtual_time_by_speed_and_pause_stops_them() {
     let s = run(s, Action::Tick(100.0));
     assert_eq!(s.now().as_millis(), 1000);
     let s = run(s, Action::SetPaused(true));
-    assert!(s.apply(Action::Tick(200.0)).is_none(), "paused: nothing changes");
+    assert!(
+        s.apply(Action::Tick(200.0)).is_none(),
+        "paused: nothing changes"
+    );
     assert_eq!(s.now().as_millis(), 1000);
 }
 
@@ -71,7 +80,10 @@ fn step_reports_when_nothing_is_scheduled_or_jumps_to_the_next_timer() {
 
 #[test]
 fn a_watch_in_the_console_prints_as_the_cluster_changes() {
-    let s = run(fresh(), Action::Command(crate::seeds::SEED_COMMANDS[0].into()));
+    let s = run(
+        fresh(),
+        Action::Command(crate::seeds::SEED_COMMANDS[0].into()),
+    );
     assert!(s.engine.borrow().console.following());
     let s = run(s, Action::Command(crate::seeds::SEED_COMMANDS[1].into()));
     let text = console_text(&s);
@@ -80,7 +92,8 @@ fn a_watch_in_the_console_prints_as_the_cluster_changes() {
     let s = run(s, Action::Tick(50.0));
     let text = console_text(&s);
     assert!(
-        text.lines().any(|l| l.starts_with("debug-tools") && l.contains("Pending")),
+        text.lines()
+            .any(|l| l.starts_with("debug-tools") && l.contains("Pending")),
         "{text}"
     );
     let s = run(s, Action::Interrupt);
@@ -128,7 +141,10 @@ fn the_conflict_is_reported_step_by_step() {
             name: SEED_DEPLOYMENT.into(),
         }),
     );
-    let c = s.conflict.clone().unwrap_or_else(|| panic!("{:?}", s.notice));
+    let c = s
+        .conflict
+        .clone()
+        .unwrap_or_else(|| panic!("{:?}", s.notice));
     assert!(c.read_revision < c.winner_revision && c.winner_revision < c.retry_revision);
     assert_eq!(
         c.loser_message,
@@ -152,7 +168,9 @@ fn inspecting_a_ledger_line_reads_the_object_at_that_revision() {
     let s = run(s, Action::Inspect(rev));
     let i = s.inspection.clone().unwrap_or_else(|| panic!());
     assert_eq!(i.title, "deployments/production/orders-api");
-    assert!(matches!(i.outcome, crate::inspect::Inspected::Object(ref j) if j.contains("orders-api")));
+    assert!(
+        matches!(i.outcome, crate::inspect::Inspected::Object(ref j) if j.contains("orders-api"))
+    );
     let s = run(s, Action::Command(crate::seeds::SEED_COMMANDS[3].into()));
     let s = run(s, Action::Cluster(ClusterAction::CompactNow));
     let s = run(s, Action::Inspect(rev));
@@ -173,9 +191,20 @@ fn a_scenario_runs_its_steps_in_order_then_finishes() {
     }
     assert!(s.progress.is_some_and(|p| p.finished()));
     let text = console_text(&s);
-    assert!(text.contains("$ kubectl get pods -n production -w"), "{text}");
+    assert!(
+        text.contains("$ kubectl get pods -n production -w"),
+        "{text}"
+    );
     assert!(text.contains("pod/debug-tools created"), "{text}");
-    assert!(s.engine.borrow().console.lines().iter().all(|l| l.kind != LineKind::Stderr), "{text}");
+    assert!(
+        s.engine
+            .borrow()
+            .console
+            .lines()
+            .iter()
+            .all(|l| l.kind != LineKind::Stderr),
+        "{text}"
+    );
 }
 
 #[test]
