@@ -119,6 +119,7 @@ texts! {
     EtcdMembers => "etcd members", "etcd 成员";
     Leader => "leader", "领导者";
     Follower => "follower", "跟随者";
+    Candidate => "candidate", "候选者";
     Down => "down", "宕机";
     Term => "term", "任期";
     Quorum => "quorum", "法定人数";

@@ -30,7 +30,7 @@ pub fn EtcdPanel() -> Html {
                 let (class, role) = match m.role {
                     Role::Leader => ("leader", tr(&ctx, T::Leader)),
                     Role::Down => ("down", tr(&ctx, T::Down)),
-                    Role::Candidate => ("candidate", "candidate"),
+                    Role::Candidate => ("candidate", tr(&ctx, T::Candidate)),
                     Role::Follower => ("follower", tr(&ctx, T::Follower)),
                 };
                 html! {

@@ -29,14 +29,15 @@ pub fn ScenarioPanel() -> Html {
             let narration = p
                 .scenario
                 .steps
-                .get(p.done.min(total.saturating_sub(1)))
+                .get(p.done.min(total).saturating_sub(usize::from(p.finished())))
                 .map(|s| if zh { s.zh } else { s.en })
                 .unwrap_or_default();
             html! {
                 <div class="scenario" data-scenario={p.scenario.id} data-step={p.done.to_string()}>
                     <h4>{ if zh { p.scenario.title_zh } else { p.scenario.title_en } }</h4>
                     if p.finished() {
-                        <p id="scenario-done" class="narration">{ tr(&ctx, T::ScenarioDone) }</p>
+                        <p class="narration">{ narration }</p>
+                        <p id="scenario-done" class="done">{ tr(&ctx, T::ScenarioDone) }</p>
                     } else {
                         <p class="muted">{ fill(&ctx, T::StepOf, &[&(p.done + 1).to_string(), &total.to_string()]) }</p>
                         <p id="narration" class="narration">{ narration }</p>
