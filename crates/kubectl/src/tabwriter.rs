@@ -48,6 +48,63 @@ impl TabWriter {
     }
 }
 
+/// Go's text/tabwriter on a whole text, without remembered widths: cells end at tabs, and a
+/// column is aligned only across consecutive lines that have it (kubectl describe uses
+/// min width 0, padding 2).
+pub fn align(text: &str, min_width: usize, padding: usize) -> String {
+    let lines: Vec<Vec<&str>> = text.split('\n').map(|l| l.split('\t').collect()).collect();
+    let mut widths: Vec<Vec<usize>> = lines.iter().map(|l| vec![0; l.len().saturating_sub(1)]).collect();
+    fill_widths(&lines, &mut widths, 0, lines.len(), 0, min_width, padding);
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        for (j, cell) in line.iter().enumerate() {
+            out.push_str(cell);
+            if let Some(w) = widths.get(i).and_then(|ws| ws.get(j)) {
+                let pad = w.saturating_sub(cell.chars().count());
+                out.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        if i + 1 < lines.len() {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Go tabwriter's `format`: a column block is a run of consecutive lines with a cell in
+/// `column`; its width is the widest cell plus padding; blocks recurse into the next column.
+fn fill_widths(
+    lines: &[Vec<&str>],
+    widths: &mut [Vec<usize>],
+    from: usize,
+    to: usize,
+    column: usize,
+    min_width: usize,
+    padding: usize,
+) {
+    let has = |i: usize| lines.get(i).is_some_and(|l| l.len().saturating_sub(1) > column);
+    let mut i = from;
+    while i < to {
+        if !has(i) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut width = min_width;
+        while i < to && has(i) {
+            let cell = lines.get(i).and_then(|l| l.get(column)).map_or(0, |c| c.chars().count());
+            width = width.max(cell + padding);
+            i += 1;
+        }
+        for ws in widths.iter_mut().take(i).skip(start) {
+            if let Some(w) = ws.get_mut(column) {
+                *w = width;
+            }
+        }
+        fill_widths(lines, widths, start, i, column + 1, min_width, padding);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +124,15 @@ mod tests {
             out,
             "NAME          READY   STATUS    RESTARTS   AGE\n\
              debug-tools   0/1     Pending   0          0s\n"
+        );
+    }
+
+    #[test]
+    fn align_blocks_like_go() {
+        let text = "Name:\tx\nService Account:\tdefault\nIPs:\n  IP:\t10.0.0.1\n";
+        assert_eq!(
+            align(text, 0, 2),
+            "Name:             x\nService Account:  default\nIPs:\n  IP:  10.0.0.1\n"
         );
     }
 

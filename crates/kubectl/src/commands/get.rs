@@ -1,0 +1,267 @@
+//! `kubectl get`: lists (chunked with `limit`/`continue`) or gets by name, prints in any `-o`
+//! format, sorts with `--sort-by`, and with `-w` prints the list then follows a watch opened
+//! at the list's resourceVersion. `--raw` passes a path straight through (streaming it when it
+//! is a watch).
+
+use super::{parse_flags, Ctx, Done};
+use crate::errors::CmdError;
+use crate::flags::{boolean, value, FlagSpec, Parsed};
+use crate::follow::Follow;
+use crate::output::{ObjectPrinter, OutputFormat, TableOptions, GET_FORMATS};
+use crate::query::with_query;
+use crate::sort::sort_items;
+use crate::targets::{self, parse_targets, single_object, ListQuery, Target};
+use serde_json::{json, Value};
+
+const FLAGS: &[FlagSpec] = &[
+    value("output", Some('o')),
+    boolean("watch", Some('w')),
+    boolean("watch-only", None),
+    boolean("output-watch-events", None),
+    boolean("all-namespaces", Some('A')),
+    value("selector", Some('l')),
+    value("field-selector", None),
+    value("sort-by", None),
+    boolean("show-labels", None),
+    boolean("show-kind", None),
+    boolean("no-headers", None),
+    boolean("ignore-not-found", None),
+    value("raw", None),
+    value("chunk-size", None),
+    boolean("allow-missing-template-keys", None),
+    value("label-columns", Some('L')),
+    value("filename", Some('f')),
+    value("subresource", None),
+];
+
+/// kubectl's default `--chunk-size`.
+const DEFAULT_CHUNK_SIZE: i64 = 500;
+
+const NO_TYPE: &str = "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples\n";
+
+pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
+    let p = parse_flags("get", args, FLAGS)?;
+    let chunk_size = p
+        .int("chunk-size", None)
+        .map_err(|e| CmdError::flag("get", &e))?
+        .unwrap_or(DEFAULT_CHUNK_SIZE);
+    if let Some(path) = p.last("raw") {
+        if !p.args.is_empty() {
+            return Err(CmdError::msg("arguments may not be passed when --raw is specified"));
+        }
+        return raw(ctx, path);
+    }
+    if p.args.is_empty() {
+        return Err(CmdError::raw(NO_TYPE));
+    }
+    let format = OutputFormat::parse(p.last("output"), GET_FORMATS)?;
+    let targets = parse_targets(&p.args, "get")?;
+    let all_ns = p.flag("all-namespaces");
+    let selector = p.last("selector").map(String::from);
+    let has_names = targets.iter().any(|t| !t.names.is_empty());
+    if has_names && selector.is_some() {
+        return Err(CmdError::msg("name cannot be provided when a selector is specified"));
+    }
+    if has_names && all_ns {
+        return Err(CmdError::msg(
+            "a resource cannot be retrieved by name across all namespaces",
+        ));
+    }
+    let watch = p.flag("watch") || p.flag("watch-only");
+    if watch && targets.len() > 1 {
+        return Err(CmdError::msg("you may only specify a single resource type"));
+    }
+    let ns = ctx.namespace(&p);
+    let query = ListQuery {
+        label_selector: selector,
+        field_selector: p.last("field-selector").map(String::from),
+        chunk_size,
+    };
+    let options = printer_options(&p, all_ns);
+    let allow_missing = p.last("allow-missing-template-keys") != Some("false");
+    let mut printer = ObjectPrinter::new(format.clone(), options, allow_missing);
+    if watch {
+        return watch_cmd(ctx, &p, targets.first(), &ns, query, printer);
+    }
+    let scope = (!all_ns).then_some(ns.as_str());
+    let mut done = Done::default();
+    let mut collected: Vec<(Target, Vec<Value>)> = Vec::new();
+    let mut errors = String::new();
+    for t in targets.iter() {
+        let mut items = Vec::new();
+        if t.names.is_empty() {
+            match targets::list(ctx.client, t.rt, scope, &query) {
+                Ok(listed) => items = listed.items,
+                Err(e) => errors.push_str(&e.stderr),
+            }
+        } else {
+            for name in &t.names {
+                match targets::get(ctx.client, t.rt, &ns, name) {
+                    Ok(obj) => items.push(obj),
+                    Err(e) if p.flag("ignore-not-found") && e.stderr.contains("(NotFound)") => {}
+                    Err(e) => errors.push_str(&e.stderr),
+                }
+            }
+        }
+        if let Some(expr) = p.last("sort-by") {
+            sort_items(&mut items, expr)?;
+        }
+        collected.push((t.clone(), items));
+    }
+    let now = ctx.now();
+    let total: usize = collected.iter().map(|(_, i)| i.len()).sum();
+    if format.is_table() {
+        let kinds_with_items = collected.iter().filter(|(_, i)| !i.is_empty()).count();
+        let mut printer = ObjectPrinter::new(
+            format.clone(),
+            TableOptions {
+                with_kind: p.flag("show-kind") || kinds_with_items > 1,
+                ..printer_options(&p, all_ns)
+            },
+            allow_missing,
+        );
+        for (t, items) in &collected {
+            if items.is_empty() {
+                continue;
+            }
+            done.stdout.push_str(&printer.next_table());
+            done.stdout.push_str(&printer.print_items(Some(t.rt), items, None, now)?);
+        }
+    } else if single_object(&targets) && total == 1 {
+        if let Some(obj) = collected.first().and_then(|(_, i)| i.first()) {
+            done.stdout = printer.print_object(obj)?;
+        }
+    } else if !(total == 0 && !errors.is_empty()) {
+        let items: Vec<Value> = collected.into_iter().flat_map(|(_, i)| i).collect();
+        if format == OutputFormat::Name {
+            done.stdout = printer.print_items(None, &items, None, now)?;
+        } else if total > 0 || !has_names {
+            let list = json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}});
+            done.stdout = printer.print_object(&list)?;
+        }
+    }
+    if total == 0 && errors.is_empty() && !has_names && (format.is_table() || format == OutputFormat::Name) {
+        done.stderr = no_resources(targets.first(), all_ns, &ns);
+    }
+    if !errors.is_empty() {
+        if done.stdout.is_empty() {
+            return Err(CmdError::raw(errors));
+        }
+        // kubectl prints what it found and the errors, and exits 1; the console keeps the
+        // output and reports the errors on stderr.
+        done.stderr.push_str(&errors);
+    }
+    Ok(done)
+}
+
+fn printer_options(p: &Parsed, all_ns: bool) -> TableOptions {
+    TableOptions {
+        with_namespace: all_ns,
+        show_labels: p.flag("show-labels"),
+        no_headers: p.flag("no-headers"),
+        with_kind: p.flag("show-kind"),
+        watch_events: p.flag("output-watch-events"),
+    }
+}
+
+/// `No resources found in production namespace.` / `No resources found`.
+fn no_resources(target: Option<&Target>, all_ns: bool, ns: &str) -> String {
+    match target {
+        Some(t) if t.rt.namespaced && !all_ns => format!("No resources found in {ns} namespace.\n"),
+        _ => "No resources found\n".to_string(),
+    }
+}
+
+fn watch_cmd(
+    ctx: &mut Ctx,
+    p: &Parsed,
+    target: Option<&Target>,
+    ns: &str,
+    mut query: ListQuery,
+    mut printer: ObjectPrinter,
+) -> Result<Done, CmdError> {
+    let Some(target) = target else {
+        return Err(CmdError::raw(NO_TYPE));
+    };
+    if target.names.len() > 1 {
+        return Err(CmdError::msg(
+            "watch is only supported on individual resources and resource collections, but 2 resources were found",
+        ));
+    }
+    if let Some(name) = target.names.first() {
+        let by_name = format!("metadata.name={name}");
+        query.field_selector = Some(match query.field_selector.take().filter(|f| !f.is_empty()) {
+            Some(f) => format!("{f},{by_name}"),
+            None => by_name,
+        });
+    }
+    let all_ns = p.flag("all-namespaces");
+    let scope = (!all_ns).then_some(ns);
+    let mut listed = targets::list(ctx.client, target.rt, scope, &query)?;
+    if let Some(expr) = p.last("sort-by") {
+        sort_items(&mut listed.items, expr)?;
+    }
+    let mut done = Done::default();
+    if !p.flag("watch-only") {
+        let events = vec!["ADDED".to_string(); listed.items.len()];
+        done.stdout = printer.print_items(Some(target.rt), &listed.items, Some(&events), ctx.now())?;
+    }
+    let mut params: Vec<(&str, String)> = vec![("watch", "true".into())];
+    if let Some(l) = query.label_selector.filter(|s| !s.is_empty()) {
+        params.push(("labelSelector", l));
+    }
+    if let Some(f) = query.field_selector.filter(|s| !s.is_empty()) {
+        params.push(("fieldSelector", f));
+    }
+    if !listed.resource_version.is_empty() {
+        params.push(("resourceVersion", listed.resource_version.clone()));
+    }
+    let path = with_query(&target.rt.collection_path(scope), &params);
+    let id = ctx.client.watch(&path).map_err(|resp| CmdError::server(&resp))?;
+    done.follow = Some(Follow::objects(id, target.rt, printer));
+    Ok(done)
+}
+
+/// Whether a raw path asks for a watch (`watch=true|1` or a legacy `/watch/` path).
+fn is_watch_path(path: &str) -> bool {
+    let (p, q) = path.split_once('?').unwrap_or((path, ""));
+    p.contains("/watch/")
+        || q.split('&')
+            .any(|kv| kv == "watch=true" || kv == "watch=1" || kv == "watch")
+}
+
+fn raw(ctx: &mut Ctx, path: &str) -> Result<Done, CmdError> {
+    if !path.starts_with('/') {
+        return Err(CmdError::msg(format!(
+            "--raw must be a path starting with '/', got {path:?}"
+        )));
+    }
+    if is_watch_path(path) {
+        let id = ctx.client.watch(path).map_err(|resp| CmdError::server(&resp))?;
+        return Ok(Done {
+            follow: Some(Follow::raw(id)),
+            ..Done::default()
+        });
+    }
+    let resp = ctx.client.request("GET", path, None, None);
+    if !resp.is_success() {
+        return Err(CmdError::server(&resp));
+    }
+    let mut body = resp.body;
+    if !body.ends_with('\n') {
+        body.push('\n');
+    }
+    Ok(Done::out(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watch_paths() {
+        assert!(is_watch_path("/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx"));
+        assert!(is_watch_path("/api/v1/watch/namespaces/default/pods"));
+        assert!(!is_watch_path("/api/v1/pods?limit=500"));
+    }
+}

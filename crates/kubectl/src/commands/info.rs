@@ -1,0 +1,172 @@
+//! The informational commands: `api-resources` (from the served resource table, in
+//! discovery's layout), `api-versions`, `version` (client v1.32 plus the server's `/version`),
+//! and help texts.
+
+use super::{parse_flags, Ctx, Done};
+use crate::errors::CmdError;
+use crate::flags::{boolean, value, FlagSpec};
+use crate::resources::RESOURCES;
+use crate::tabwriter::TabWriter;
+use serde_json::Value;
+
+/// The client version this kubectl models.
+pub const CLIENT_VERSION: &str = "v1.32.4";
+/// The kustomize version kubectl v1.32 embeds.
+const KUSTOMIZE_VERSION: &str = "v5.5.0";
+
+const API_RESOURCES_FLAGS: &[FlagSpec] = &[
+    value("output", Some('o')),
+    value("namespaced", None),
+    value("api-group", None),
+    boolean("no-headers", None),
+    value("sort-by", None),
+    value("verbs", None),
+    boolean("cached", None),
+];
+
+pub(crate) fn api_resources(args: &[String]) -> Result<Done, CmdError> {
+    let p = parse_flags("api-resources", args, API_RESOURCES_FLAGS)?;
+    let namespaced = match p.last("namespaced") {
+        None => None,
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        Some(v) => {
+            return Err(CmdError::flag(
+                "api-resources",
+                &crate::flags::FlagError::InvalidBool {
+                    value: v.into(),
+                    flag: "--namespaced".into(),
+                },
+            ))
+        }
+    };
+    let selected: Vec<_> = RESOURCES
+        .iter()
+        .filter(|r| namespaced.is_none_or(|n| r.namespaced == n))
+        .filter(|r| p.last("api-group").is_none_or(|g| r.group == g))
+        .collect();
+    match p.last("output") {
+        Some("name") => {
+            let names: String = selected
+                .iter()
+                .map(|r| {
+                    if r.group.is_empty() {
+                        format!("{}\n", r.plural)
+                    } else {
+                        format!("{}.{}\n", r.plural, r.group)
+                    }
+                })
+                .collect();
+            return Ok(Done::out(names));
+        }
+        None | Some("wide") => {}
+        Some(other) => {
+            return Err(CmdError::msg(format!(
+                "--output {other} is not available"
+            )))
+        }
+    }
+    let mut rows = Vec::new();
+    if !p.flag("no-headers") {
+        rows.push(
+            ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
+                .map(String::from)
+                .to_vec(),
+        );
+    }
+    for r in selected {
+        rows.push(vec![
+            r.plural.to_string(),
+            r.short_names.join(","),
+            r.api_version(),
+            r.namespaced.to_string(),
+            r.kind.to_string(),
+        ]);
+    }
+    Ok(Done::out(TabWriter::new().render(&rows)))
+}
+
+pub(crate) fn api_versions(args: &[String]) -> Result<Done, CmdError> {
+    parse_flags("api-versions", args, &[])?;
+    let mut versions: Vec<String> = RESOURCES.iter().map(|r| r.api_version()).collect();
+    versions.sort();
+    versions.dedup();
+    Ok(Done::out(versions.iter().map(|v| format!("{v}\n")).collect::<String>()))
+}
+
+pub(crate) fn version(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
+    let p = parse_flags(
+        "version",
+        args,
+        &[boolean("client", None), value("output", Some('o'))],
+    )?;
+    let mut out = format!("Client Version: {CLIENT_VERSION}\nKustomize Version: {KUSTOMIZE_VERSION}\n");
+    if p.flag("client") {
+        return Ok(Done::out(out));
+    }
+    let resp = ctx.client.request("GET", "/version", None, None);
+    if !resp.is_success() {
+        return Ok(Done {
+            stdout: out,
+            stderr: CmdError::server(&resp).stderr,
+            follow: None,
+        });
+    }
+    let server: Value = serde_json::from_str(&resp.body).unwrap_or(Value::Null);
+    let git = crate::object::string(&server, &["gitVersion"]);
+    out.push_str(&format!("Server Version: {git}\n"));
+    Ok(Done::out(out))
+}
+
+/// `kubectl` / `kubectl help`.
+pub(crate) fn root_help() -> String {
+    "kubectl controls the Kubernetes cluster manager (watchlab's in-browser subset).\n\n\
+Basic Commands:\n\
+  create          Create a resource from a file or from stdin\n\
+  run             Run a particular image on the cluster\n\
+  get             Display one or many resources\n\
+  delete          Delete resources by file names, stdin, resources and names, or by resources and label selector\n\n\
+Deploy Commands:\n\
+  scale           Set a new size for a deployment or replica set\n\n\
+Cluster Management Commands:\n\
+  cordon          Mark node as unschedulable\n\
+  uncordon        Mark node as schedulable\n\n\
+Troubleshooting and Debugging Commands:\n\
+  describe        Show details of a specific resource or group of resources\n\n\
+Advanced Commands:\n\
+  apply           Apply a configuration to a resource by file name or stdin\n\n\
+Settings Commands:\n\
+  label           Update the labels on a resource\n\
+  annotate        Update the annotations on a resource\n\n\
+Other Commands:\n\
+  api-resources   Print the supported API resources on the server\n\
+  api-versions    Print the supported API versions on the server, in the form of \"group/version\"\n\
+  config          Modify kubeconfig files\n\
+  version         Print the client and server version information\n\n\
+Usage:\n  kubectl [flags] [options]\n\n\
+Use \"kubectl <command> --help\" for more information about a given command.\n"
+        .to_string()
+}
+
+/// A command's short help, or None for an unknown command.
+pub(crate) fn command_help(cmd: &str) -> Option<String> {
+    let (summary, usage) = match cmd {
+        "get" => ("Display one or many resources.", "kubectl get [(-o|--output=)json|yaml|name|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file|custom-columns|custom-columns-file|wide] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags] [options]"),
+        "describe" => ("Show details of a specific resource or group of resources.", "kubectl describe (-f FILENAME | TYPE [NAME_PREFIX | -l label] | TYPE/NAME) [options]"),
+        "run" => ("Create and run a particular image in a pod.", "kubectl run NAME --image=image [--env=\"key=value\"] [--port=port] [--dry-run=server|client] [--overrides=inline-json] [--command] -- [COMMAND] [args...] [options]"),
+        "create" => ("Create a resource from a file or from stdin.", "kubectl create -f FILENAME [options]\n  kubectl create deployment NAME --image=image -- [COMMAND] [args...] [options]\n  kubectl create namespace NAME [--dry-run=server|client|none] [options]"),
+        "apply" => ("Apply a configuration to a resource by file name or stdin.", "kubectl apply (-f FILENAME | -k DIRECTORY) [options]"),
+        "delete" => ("Delete resources by file names, stdin, resources and names, or by resources and label selector.", "kubectl delete ([-f FILENAME] | [-k DIRECTORY] | TYPE [(NAME | -l label | --all)]) [options]"),
+        "scale" => ("Set a new size for a deployment, replica set, replication controller, or stateful set.", "kubectl scale [--resource-version=version] [--current-replicas=count] --replicas=COUNT (-f FILENAME | TYPE NAME) [options]"),
+        "label" => ("Update the labels on a resource.", "kubectl label [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),
+        "annotate" => ("Update the annotations on one or more resources.", "kubectl annotate [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),
+        "cordon" => ("Mark node as unschedulable.", "kubectl cordon NODE [options]"),
+        "uncordon" => ("Mark node as schedulable.", "kubectl uncordon NODE [options]"),
+        "api-resources" => ("Print the supported API resources on the server.", "kubectl api-resources [flags] [options]"),
+        "api-versions" => ("Print the supported API versions on the server, in the form of \"group/version\".", "kubectl api-versions [options]"),
+        "version" => ("Print the client and server version information for the current context.", "kubectl version [flags] [options]"),
+        "config" => ("Modify kubeconfig files.", "kubectl config SUBCOMMAND [options]\n  kubectl config set-context --current --namespace=NAMESPACE\n  kubectl config current-context\n  kubectl config get-contexts\n  kubectl config view"),
+        _ => return None,
+    };
+    Some(format!("{summary}\n\nUsage:\n  {usage}\n"))
+}

@@ -1,0 +1,140 @@
+//! An open `kubectl get -w` (or `get --raw '...?watch=true'`) stream. The console polls it
+//! whenever the cluster advances and appends what it returns: one table row per event with no
+//! repeated header (widths remembered like kubectl's tabwriter), or the raw JSON event lines.
+//! Like kubectl's `UntilWithoutRetry`, it ends when the server ends the stream.
+
+use crate::age::virtual_now_unix_ms;
+use crate::output::ObjectPrinter;
+use crate::resources::ResourceType;
+use crate::shell::{apply_filters, Filter};
+use crate::targets::with_type_meta;
+use serde_json::Value;
+use watchlab_apimachinery::client::{ApiClient, WatchId};
+
+/// What a poll produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FollowOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// The stream is over; stop polling.
+    pub ended: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Mode {
+    /// `get --raw`: print the event lines verbatim.
+    Raw,
+    /// `get -w`: print each event's object.
+    Objects {
+        rt: &'static ResourceType,
+        printer: Box<ObjectPrinter>,
+    },
+}
+
+/// An open watch stream.
+#[derive(Debug, Clone)]
+pub struct Follow {
+    id: WatchId,
+    mode: Mode,
+    filters: Vec<Filter>,
+    ended: bool,
+}
+
+impl Follow {
+    /// Follows a raw watch (`get --raw`).
+    pub(crate) fn raw(id: WatchId) -> Follow {
+        Follow {
+            id,
+            mode: Mode::Raw,
+            filters: Vec::new(),
+            ended: false,
+        }
+    }
+
+    /// Follows `get -w`, continuing the printer that printed the initial list.
+    pub(crate) fn objects(id: WatchId, rt: &'static ResourceType, printer: ObjectPrinter) -> Follow {
+        Follow {
+            id,
+            mode: Mode::Objects {
+                rt,
+                printer: Box::new(printer),
+            },
+            filters: Vec::new(),
+            ended: false,
+        }
+    }
+
+    /// The pipeline filters (`| grep x`) applied to every poll's output.
+    pub(crate) fn with_filters(mut self, filters: Vec<Filter>) -> Follow {
+        self.filters = filters;
+        self
+    }
+
+    /// The server's id of the stream.
+    pub fn watch_id(&self) -> WatchId {
+        self.id
+    }
+
+    /// New output since the last poll.
+    pub fn poll(&mut self, client: &mut dyn ApiClient) -> FollowOutput {
+        if self.ended {
+            return FollowOutput {
+                ended: true,
+                ..FollowOutput::default()
+            };
+        }
+        let Some(lines) = client.poll_watch(self.id) else {
+            self.ended = true;
+            return FollowOutput {
+                ended: true,
+                ..FollowOutput::default()
+            };
+        };
+        let now = virtual_now_unix_ms(client.now_ms());
+        let mut out = FollowOutput::default();
+        for line in lines {
+            match &mut self.mode {
+                Mode::Raw => {
+                    out.stdout.push_str(line.trim_end());
+                    out.stdout.push('\n');
+                }
+                Mode::Objects { rt, printer } => {
+                    let Ok(event) = serde_json::from_str::<Value>(&line) else {
+                        out.stderr.push_str("error: unable to decode a watch event\n");
+                        continue;
+                    };
+                    let kind = event.get("type").and_then(Value::as_str).unwrap_or_default();
+                    let object = event.get("object").cloned().unwrap_or(Value::Null);
+                    match kind {
+                        "BOOKMARK" => {}
+                        "ERROR" => {
+                            let msg = crate::object::string(&object, &["message"]);
+                            out.stderr.push_str(&format!("error: {msg}\n"));
+                            self.ended = true;
+                            out.ended = true;
+                            client.stop_watch(self.id);
+                            break;
+                        }
+                        _ => {
+                            let object = with_type_meta(rt, object);
+                            let events = [kind.to_string()];
+                            match printer.print_items(Some(rt), &[object], Some(&events), now) {
+                                Ok(text) => out.stdout.push_str(&text),
+                                Err(e) => out.stderr.push_str(&e.stderr),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out.stdout = crate::cap(apply_filters(&out.stdout, &self.filters));
+        out
+    }
+
+    /// Closes the stream (the console's Ctrl-C).
+    pub fn stop(self, client: &mut dyn ApiClient) {
+        if !self.ended {
+            client.stop_watch(self.id);
+        }
+    }
+}

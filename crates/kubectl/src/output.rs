@@ -1,0 +1,335 @@
+//! `-o` output formats: the human-readable table (default and `wide`), `json` (4-space indent,
+//! as kubectl's JSONPrinter), `yaml`, `name`, `jsonpath=...` and `custom-columns=...`, with
+//! kubectl's error texts for unknown formats. The [`ObjectPrinter`] keeps state between calls
+//! so a `get -w` stream prints its header once and keeps the table's column widths.
+
+use crate::errors::CmdError;
+use crate::gofmt::go_plain;
+use crate::jsonpath::{execution_error_text, parse_error_text, relaxed, JsonPath};
+use crate::object::{name, str_at};
+use crate::printers::{decorate, table};
+use crate::resources::{self, ResourceType};
+use crate::tabwriter::TabWriter;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Formats `kubectl get` accepts, in the order its error message lists them.
+pub const GET_FORMATS: &str = "custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml";
+/// Formats the object-creating commands (`run`, `create`, `apply`, `label`...) accept.
+pub const OBJECT_FORMATS: &str = "go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,yaml";
+
+/// A parsed `-o` value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutputFormat {
+    Table,
+    Wide,
+    Json,
+    Yaml,
+    Name,
+    JsonPath(JsonPath),
+    CustomColumns(Vec<(String, JsonPath)>),
+}
+
+impl OutputFormat {
+    /// Parses `-o`; `allowed` is the command's list for the error text (tables only for get).
+    pub fn parse(spec: Option<&str>, allowed: &str) -> Result<OutputFormat, CmdError> {
+        let Some(spec) = spec.filter(|s| !s.is_empty()) else {
+            return Ok(OutputFormat::Table);
+        };
+        let tables = allowed == GET_FORMATS;
+        let (kind, arg) = match spec.split_once('=') {
+            Some((k, a)) => (k, Some(a)),
+            None => (spec, None),
+        };
+        match (kind, arg) {
+            ("json", None) => Ok(OutputFormat::Json),
+            ("yaml", None) => Ok(OutputFormat::Yaml),
+            ("name", None) => Ok(OutputFormat::Name),
+            ("wide", None) if tables => Ok(OutputFormat::Wide),
+            ("jsonpath", a) => {
+                let template = a.filter(|t| !t.is_empty()).ok_or_else(|| {
+                    CmdError::msg("template format specified but no template given")
+                })?;
+                JsonPath::parse(template)
+                    .map(OutputFormat::JsonPath)
+                    .map_err(|e| CmdError::raw(parse_error_text(template, &e)))
+            }
+            ("custom-columns", a) if tables => parse_custom_columns(a.unwrap_or_default()),
+            _ => Err(CmdError::msg(format!(
+                "unable to match a printer suitable for the output format \"{spec}\", allowed formats are: {allowed}"
+            ))),
+        }
+    }
+
+    /// Whether this is one of the human-readable table formats.
+    pub fn is_table(&self) -> bool {
+        matches!(
+            self,
+            OutputFormat::Table | OutputFormat::Wide | OutputFormat::CustomColumns(_)
+        )
+    }
+}
+
+fn parse_custom_columns(spec: &str) -> Result<OutputFormat, CmdError> {
+    if spec.is_empty() {
+        return Err(CmdError::msg(
+            "custom-columns format specified but no custom columns given",
+        ));
+    }
+    let mut columns = Vec::new();
+    for col in spec.split(',') {
+        let Some((header, path)) = col.split_once(':') else {
+            return Err(CmdError::msg(format!(
+                "unexpected custom-columns spec: {col}, expected <header>:<json-path-expr>"
+            )));
+        };
+        let expr = relaxed(path).map_err(CmdError::msg)?;
+        let jp = JsonPath::parse(&expr).map_err(|e| CmdError::raw(parse_error_text(&expr, &e)))?;
+        columns.push((header.to_string(), jp));
+    }
+    Ok(OutputFormat::CustomColumns(columns))
+}
+
+/// JSON with kubectl's 4-space indentation and a trailing newline.
+pub fn to_json(v: &Value) -> String {
+    let mut buf = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+    match v.serialize(&mut ser) {
+        Ok(()) => format!("{}\n", String::from_utf8_lossy(&buf)),
+        Err(_) => format!("{v}\n"),
+    }
+}
+
+/// YAML as kubectl prints it (keys sorted, block style).
+pub fn to_yaml(v: &Value) -> String {
+    serde_yaml_ng::to_string(v).unwrap_or_else(|e| format!("# {e}\n"))
+}
+
+/// `pod/x`, `deployment.apps/x`: how kubectl names an object in messages and `-o name`.
+pub fn object_ref(obj: &Value) -> String {
+    let kind = str_at(obj, &["kind"]).unwrap_or_default();
+    let api_version = str_at(obj, &["apiVersion"]).unwrap_or_default();
+    let prefix = resources::by_kind(api_version, kind)
+        .map(ResourceType::kind_prefix)
+        .unwrap_or_else(|| kind.to_lowercase());
+    format!("{prefix}/{}", name(obj))
+}
+
+/// Table options chosen by `get`'s flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    pub with_namespace: bool,
+    pub show_labels: bool,
+    pub no_headers: bool,
+    /// Prefix names with `kind/` (several types requested, or `--show-kind`).
+    pub with_kind: bool,
+    /// `--output-watch-events`: an EVENT column first.
+    pub watch_events: bool,
+}
+
+/// Prints objects in one format, remembering the table header and widths between calls.
+#[derive(Debug, Clone)]
+pub struct ObjectPrinter {
+    format: OutputFormat,
+    options: TableOptions,
+    allow_missing: bool,
+    header_done: bool,
+    printed: usize,
+    tab: TabWriter,
+}
+
+impl ObjectPrinter {
+    pub fn new(format: OutputFormat, options: TableOptions, allow_missing: bool) -> Self {
+        ObjectPrinter {
+            format,
+            options,
+            allow_missing,
+            header_done: false,
+            printed: 0,
+            tab: TabWriter::new(),
+        }
+    }
+
+    /// Starts a new table (a new resource type in `get pods,deployments`): a blank line, then
+    /// a fresh header and widths.
+    pub fn next_table(&mut self) -> String {
+        let sep = if self.header_done { "\n" } else { "" };
+        self.header_done = false;
+        self.tab = TabWriter::new();
+        sep.to_string()
+    }
+
+    /// Prints items of the resource `rt` as table rows (or one by one for other formats).
+    /// `events` gives the watch event type per item for `--output-watch-events`.
+    pub fn print_items(
+        &mut self,
+        rt: Option<&ResourceType>,
+        items: &[Value],
+        events: Option<&[String]>,
+        now_unix_ms: i64,
+    ) -> Result<String, CmdError> {
+        if !self.format.is_table() {
+            let mut out = String::new();
+            for item in items {
+                out.push_str(&self.print_object(item)?);
+            }
+            return Ok(out);
+        }
+        if items.is_empty() {
+            return Ok(String::new());
+        }
+        let (mut headers, mut rows) = match &self.format {
+            OutputFormat::CustomColumns(cols) => custom_columns(cols, items),
+            format => {
+                let plural = rt.map(|r| r.plural).unwrap_or_default();
+                let (mut headers, mut rows) =
+                    table(plural, items, now_unix_ms).visible(*format == OutputFormat::Wide);
+                if self.options.with_kind {
+                    if let Some(rt) = rt {
+                        if let Some(pos) = headers.iter().position(|h| h == "NAME") {
+                            for row in &mut rows {
+                                if let Some(cell) = row.get_mut(pos) {
+                                    *cell = format!("{}/{cell}", rt.kind_prefix());
+                                }
+                            }
+                        }
+                    }
+                }
+                decorate(
+                    &mut headers,
+                    &mut rows,
+                    items,
+                    self.options.with_namespace,
+                    self.options.show_labels,
+                );
+                let _ = &mut headers;
+                (headers, rows)
+            }
+        };
+        if let (true, Some(events)) = (self.options.watch_events, events) {
+            headers.insert(0, "EVENT".into());
+            for (row, ev) in rows.iter_mut().zip(events) {
+                row.insert(0, ev.clone());
+            }
+        }
+        let mut all = Vec::with_capacity(rows.len() + 1);
+        if !self.header_done && !self.options.no_headers {
+            all.push(headers);
+        }
+        self.header_done = true;
+        all.extend(rows);
+        self.printed += items.len();
+        Ok(self.tab.render(&all))
+    }
+
+    /// Prints one object in a non-table format (json, yaml, name, jsonpath).
+    pub fn print_object(&mut self, obj: &Value) -> Result<String, CmdError> {
+        let out = match &self.format {
+            OutputFormat::Json => to_json(obj),
+            OutputFormat::Yaml => {
+                let sep = if self.printed > 0 { "---\n" } else { "" };
+                format!("{sep}{}", to_yaml(obj))
+            }
+            OutputFormat::Name => format!("{}\n", object_ref(obj)),
+            OutputFormat::JsonPath(jp) => jp
+                .execute(obj, self.allow_missing)
+                .map_err(|e| CmdError::raw(execution_error_text(jp.template(), &e, obj)))?,
+            _ => {
+                return self.print_items(
+                    str_at(obj, &["kind"]).and_then(|k| {
+                        resources::by_kind(str_at(obj, &["apiVersion"]).unwrap_or_default(), k)
+                    }),
+                    std::slice::from_ref(obj),
+                    None,
+                    0,
+                )
+            }
+        };
+        self.printed += 1;
+        Ok(out)
+    }
+
+    /// How many objects have been printed so far.
+    pub fn printed(&self) -> usize {
+        self.printed
+    }
+}
+
+/// `-o custom-columns`: one column per spec, values joined by commas, `<none>` when missing.
+fn custom_columns(cols: &[(String, JsonPath)], items: &[Value]) -> (Vec<String>, Vec<Vec<String>>) {
+    let headers = cols.iter().map(|(h, _)| h.clone()).collect();
+    let rows = items
+        .iter()
+        .map(|item| {
+            cols.iter()
+                .map(|(_, jp)| {
+                    let found = jp.find(item, true).unwrap_or_default();
+                    let values: Vec<String> = found.iter().flatten().map(go_plain).collect();
+                    if values.is_empty() {
+                        "<none>".to_string()
+                    } else {
+                        values.join(",")
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (headers, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn format_errors_match_kubectl() {
+        assert_eq!(
+            OutputFormat::parse(Some("bogus"), OBJECT_FORMATS).unwrap_err().stderr,
+            "error: unable to match a printer suitable for the output format \"bogus\", allowed formats are: go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,yaml\n"
+        );
+        assert_eq!(
+            OutputFormat::parse(Some("jsonpath"), GET_FORMATS).unwrap_err().stderr,
+            "error: template format specified but no template given\n"
+        );
+        assert_eq!(
+            OutputFormat::parse(Some("jsonpath={.foo"), GET_FORMATS).unwrap_err().stderr,
+            "error: error parsing jsonpath {.foo, unclosed action\n"
+        );
+        assert_eq!(
+            OutputFormat::parse(Some("custom-columns=NAME"), GET_FORMATS).unwrap_err().stderr,
+            "error: unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>\n"
+        );
+        assert!(OutputFormat::parse(Some("wide"), OBJECT_FORMATS).is_err());
+    }
+
+    #[test]
+    fn json_yaml_name() {
+        let obj = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}, "spec": {"n": "y"}});
+        assert_eq!(
+            to_json(&obj),
+            "{\n    \"apiVersion\": \"apps/v1\",\n    \"kind\": \"Deployment\",\n    \"metadata\": {\n        \"name\": \"x\"\n    },\n    \"spec\": {\n        \"n\": \"y\"\n    }\n}\n"
+        );
+        assert_eq!(
+            to_yaml(&obj),
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  n: y\n"
+        );
+        assert_eq!(object_ref(&obj), "deployment.apps/x");
+    }
+
+    #[test]
+    fn custom_columns_print() {
+        let fmt = OutputFormat::parse(
+            Some("custom-columns=NAME:.metadata.name,RV:{.metadata.resourceVersion},X:.spec.none"),
+            GET_FORMATS,
+        )
+        .unwrap();
+        let mut p = ObjectPrinter::new(fmt, TableOptions::default(), true);
+        let items = [json!({"metadata": {"name": "a", "resourceVersion": "7"}})];
+        assert_eq!(
+            p.print_items(None, &items, None, 0).unwrap(),
+            "NAME   RV    X\na      7     <none>\n"
+        );
+    }
+}

@@ -1,0 +1,50 @@
+//! Query strings the way client-go builds them: Go's `url.Values.Encode`, which sorts by key and
+//! escapes with `url.QueryEscape` (space as `+`, `=` as `%3D`), so the console's requests read
+//! exactly like the real kubectl's (`?labelSelector=app%3Dnginx&limit=500`).
+
+/// Go's `url.QueryEscape`.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b' ' => out.push('+'),
+            other => out.push_str(&format!("%{other:02X}")),
+        }
+    }
+    out
+}
+
+/// `path?k=v&...` with keys sorted (stable for repeated keys); just `path` when empty.
+pub fn with_query(path: &str, params: &[(&str, String)]) -> String {
+    if params.is_empty() {
+        return path.to_string();
+    }
+    let mut sorted: Vec<&(&str, String)> = params.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    let query: Vec<String> = sorted
+        .iter()
+        .map(|(k, v)| format!("{}={}", escape(k), escape(v)))
+        .collect();
+    format!("{path}?{}", query.join("&"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_like_go() {
+        assert_eq!(escape("app=nginx"), "app%3Dnginx");
+        assert_eq!(escape("a in (x, y)"), "a+in+%28x%2C+y%29");
+        assert_eq!(escape("metadata.name=x~"), "metadata.name%3Dx~");
+        assert_eq!(
+            with_query(
+                "/api/v1/pods",
+                &[("watch", "true".into()), ("labelSelector", "app=nginx".into())]
+            ),
+            "/api/v1/pods?labelSelector=app%3Dnginx&watch=true"
+        );
+        assert_eq!(with_query("/p", &[]), "/p");
+    }
+}
