@@ -25,6 +25,7 @@ pub mod reflector;
 pub mod resource;
 pub mod retry;
 pub mod store;
+pub mod worker;
 pub mod workqueue;
 
 pub use backoff::{Backoff, BackoffManager};
@@ -39,4 +40,5 @@ pub use reflector::{Reflector, ReflectorPhase, ReflectorStats, WatcherEvent};
 pub use resource::{ObjectKey, Resource};
 pub use retry::{retry_on_conflict, RetryOutcome};
 pub use store::{IndexFunc, Store, StoreError, Writer};
+pub use worker::{process_next_work_item, Requeue, WorkOutcome};
 pub use workqueue::WorkQueue;
