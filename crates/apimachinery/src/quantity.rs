@@ -44,6 +44,32 @@ pub enum QuantityFormat {
 pub struct Quantity {
     nanos: i128,
     format: QuantityFormat,
+    /// The text as written, when `ParseQuantity`'s fast path keeps it as the string form.
+    text: Option<KeptText>,
+}
+
+/// A short ASCII string stored inline, so that `Quantity` stays `Copy`.
+#[derive(Debug, Clone, Copy)]
+struct KeptText {
+    len: u8,
+    bytes: [u8; 32],
+}
+
+impl KeptText {
+    /// `None` when `s` does not fit (it is then printed in canonical form instead).
+    fn new(s: &str) -> Option<KeptText> {
+        let mut bytes = [0u8; 32];
+        bytes.get_mut(..s.len())?.copy_from_slice(s.as_bytes());
+        Some(KeptText {
+            len: u8::try_from(s.len()).ok()?,
+            bytes,
+        })
+    }
+
+    fn as_str(&self) -> &str {
+        let used = self.bytes.get(..usize::from(self.len)).unwrap_or(&[]);
+        std::str::from_utf8(used).unwrap_or("")
+    }
 }
 
 impl PartialEq for Quantity {
@@ -233,6 +259,57 @@ fn nanos_of(digits: &[u8], exp10: i64) -> Option<i128> {
     Some(n)
 }
 
+/// `ParseQuantity`'s int64 fast path, taken when the digits are few and the scale at least
+/// nano. It decides two visible things: a value without digits (`Mi`, `.`) is zero rather than
+/// an error, and some spellings are kept verbatim as the string form (`+5n`, `1.500k`).
+fn fast_path(
+    text: &str,
+    p: &Pieces<'_>,
+    base: u32,
+    exponent: i64,
+    format: QuantityFormat,
+) -> Option<Quantity> {
+    let num = if p.num.is_empty() { "0" } else { p.num };
+    let digits = (num.len() + p.denom.len()) as i64;
+    let (precision, mut scale, mantissa) = if base == 10 {
+        (18 - digits, exponent, 1i64)
+    } else if p.denom.is_empty() {
+        // Go computes `int32(float32(exponent)*3/10)`, i.e. exponent*3/10 truncated.
+        let shift = u32::try_from(exponent).ok()?;
+        (
+            15 - num.len() as i64 - exponent * 3 / 10 - 1,
+            0,
+            1i64.checked_shl(shift)?,
+        )
+    } else {
+        (-1, 0, 1)
+    };
+    if precision < 0 {
+        return None;
+    }
+    scale -= p.denom.len() as i64;
+    if scale < -9 {
+        return None;
+    }
+    let shifted = format!("{num}{}", p.denom);
+    let value: i64 = shifted.parse().ok()?;
+    let result = value.checked_mul(mantissa)?;
+    let keep = if format == QuantityFormat::BinarySI {
+        exponent % 10 == 0 && value & 0x07 != 0
+    } else {
+        scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0')
+    };
+    let magnitude = 10i128
+        .checked_pow(u32::try_from(scale + 9).ok()?)
+        .and_then(|m| m.checked_mul(i128::from(result)))
+        .unwrap_or(i128::MAX);
+    Some(Quantity {
+        nanos: if p.positive { magnitude } else { -magnitude },
+        format,
+        text: if keep { KeptText::new(text) } else { None },
+    })
+}
+
 impl Quantity {
     /// `resource.ParseQuantity`.
     pub fn parse(s: &str) -> Result<Quantity, String> {
@@ -242,13 +319,19 @@ impl Quantity {
         let p = split_quantity(s).map_err(str::to_string)?;
         let (base, exponent, format) =
             interpret_suffix(p.suffix).ok_or_else(|| ERR_SUFFIX.to_string())?;
+        if let Some(q) = fast_path(s, &p, base, exponent, format) {
+            return Ok(q);
+        }
         if !p.value.bytes().any(|c| c.is_ascii_digit()) {
             return Err(ERR_NUMERIC.to_string());
         }
         let mut digits: Vec<u8> = p.num.bytes().chain(p.denom.bytes()).collect();
         let first_nonzero = digits.iter().position(|&d| d != b'0');
         let Some(first) = first_nonzero else {
-            return Ok(Quantity { nanos: 0, format });
+            return Ok(Quantity {
+                format,
+                ..Quantity::default()
+            });
         };
         digits.drain(..first);
         let mut exp10 = 9 - p.denom.len() as i64;
@@ -273,6 +356,7 @@ impl Quantity {
         Ok(Quantity {
             nanos: if p.positive { magnitude } else { -magnitude },
             format,
+            text: None,
         })
     }
 
@@ -281,6 +365,7 @@ impl Quantity {
         Quantity {
             nanos: i128::from(n) * NANOS_PER_UNIT,
             format: QuantityFormat::DecimalSI,
+            text: None,
         }
     }
 
@@ -289,6 +374,7 @@ impl Quantity {
         Quantity {
             nanos: i128::from(n) * 1_000_000,
             format: QuantityFormat::DecimalSI,
+            text: None,
         }
     }
 
@@ -345,6 +431,7 @@ impl Quantity {
         Quantity {
             nanos: self.nanos.saturating_add(other.nanos),
             format: self.combined_format(other),
+            text: None,
         }
     }
 
@@ -353,6 +440,7 @@ impl Quantity {
         Quantity {
             nanos: self.nanos.saturating_sub(other.nanos),
             format: self.combined_format(other),
+            text: None,
         }
     }
 
@@ -376,6 +464,9 @@ impl Quantity {
 impl fmt::Display for Quantity {
     /// The canonical form (`String()`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(text) = &self.text {
+            return f.write_str(text.as_str());
+        }
         if self.nanos == 0 {
             return f.write_str("0");
         }
@@ -528,20 +619,32 @@ mod tests {
             ("1000Ki", "1000Ki"),
             ("1Mi", "1Mi"),
             ("1e3", "1e3"),
-            ("1E3", "1e3"),
-            ("1e+3", "1e3"),
+            ("1E3", "1E3"),
+            ("1e+3", "1e+3"),
             ("1.5e3", "1500"),
             ("12e6", "12e6"),
             ("1e-3", "1e-3"),
             ("100e-3", "100e-3"),
-            ("1e0", "1"),
+            ("1e0", "1e0"),
             ("-1", "-1"),
             ("-100m", "-100m"),
-            ("+2k", "2k"),
+            ("+2k", "+2k"),
             ("-1.5Gi", "-1536Mi"),
             (".5", "500m"),
-            ("1.", "1"),
-            ("1.G", "1G"),
+            // The fast path keeps these spellings verbatim, and reads digit-less values as 0.
+            ("+5n", "+5n"),
+            ("0479Mi", "0479Mi"),
+            ("1.500k", "1.500k"),
+            ("12.345k", "12.345k"),
+            ("-30401198.649T", "-30401198.649T"),
+            ("1025Mi", "1025Mi"),
+            ("E", "0"),
+            ("Mi", "0"),
+            ("-Mi", "0"),
+            (".", "0"),
+            ("e20", "0"),
+            ("1.", "1."),
+            ("1.G", "1.G"),
             ("-", "0"),
             ("+", "0"),
             ("9223372036854775807", "9223372036854775807"),
@@ -581,9 +684,8 @@ mod tests {
             ("1e", ERR_SUFFIX),
             ("1Ki2", ERR_SUFFIX),
             ("1mi", ERR_SUFFIX),
-            (".", ERR_NUMERIC),
-            ("Mi", ERR_NUMERIC),
-            ("-Mi", ERR_NUMERIC),
+            ("Pi", ERR_NUMERIC),
+            (".e-10", ERR_NUMERIC),
         ];
         for (input, want) in cases {
             assert_eq!(
