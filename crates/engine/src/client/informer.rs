@@ -156,7 +156,7 @@ impl<K: Resource> Informer<K> {
         if hi <= lo {
             return lo;
         }
-        lo + self.rng.below(hi - lo + 1)
+        lo + self.rng.below((hi - lo).saturating_add(1))
     }
 
     fn resync_if_due(&mut self, now: Timestamp) -> Vec<Notification<K>> {

@@ -74,6 +74,12 @@ pub enum WatchEvent<K> {
 
 /// List and watch one resource (client-go's `cache.ListerWatcher`), on virtual time: a watch is
 /// opened, then polled by the driver.
+///
+/// The contract the reflector relies on is the real API server's: a stream delivers every
+/// change after the requested RV exactly once, in increasing RV order, and each object carries
+/// the RV of its event (a DELETED object the deletion's revision), so resuming from the last RV
+/// seen neither loses nor repeats an event. An adapter for the real server maps `Status` to
+/// [`ClientError`] (code, reason, message) and a BOOKMARK to its `resource_version`.
 pub trait ListerWatcher<K> {
     fn list(&mut self, params: &ListParams) -> Result<ObjectList<K>, ClientError>;
 

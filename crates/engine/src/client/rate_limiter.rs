@@ -87,7 +87,11 @@ impl<T> RateLimiter<T> for BucketRateLimiter {
         let elapsed = self.last.map_or(0, |last| now.millis_since(last));
         let cap = i64::try_from(self.burst.saturating_mul(1000)).unwrap_or(i64::MAX);
         let refill = i64::try_from(elapsed.saturating_mul(self.qps)).unwrap_or(i64::MAX);
-        self.milli_tokens = self.milli_tokens.saturating_add(refill).min(cap) - 1000;
+        self.milli_tokens = self
+            .milli_tokens
+            .saturating_add(refill)
+            .min(cap)
+            .saturating_sub(1000);
         self.last = Some(now.max(self.last.unwrap_or(now)));
         if self.milli_tokens >= 0 || self.qps == 0 {
             return 0;
