@@ -43,7 +43,10 @@ fn split_offset(time: &str) -> Option<(&str, i64)> {
     let (clock, off) = time.split_at(pos);
     let sign = if off.starts_with('-') { -1 } else { 1 };
     let (oh, om) = off.get(1..)?.split_once(':')?;
-    Some((clock, sign * (oh.parse::<i64>().ok()? * 3600 + om.parse::<i64>().ok()? * 60)))
+    Some((
+        clock,
+        sign * (oh.parse::<i64>().ok()? * 3600 + om.parse::<i64>().ok()? * 60),
+    ))
 }
 
 /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
@@ -167,5 +170,55 @@ mod tests {
         let now = virtual_now_unix_ms(3 * 3600 * 1000);
         assert_eq!(since(Some("2026-01-01T00:00:00Z"), now), "3h");
         assert_eq!(since(None, now), "<unknown>");
+    }
+}
+
+/// Go's `time.RFC1123Z` in UTC (`Thu, 01 Jan 2026 00:00:05 +0000`), as kubectl describe prints times.
+pub fn rfc1123z(unix_ms: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = unix_ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let weekday = DAYS
+        .get(days.rem_euclid(7) as usize)
+        .copied()
+        .unwrap_or("Thu");
+    let month = MONTHS.get((m - 1) as usize).copied().unwrap_or("Jan");
+    format!(
+        "{weekday}, {d:02} {month} {y} {:02}:{:02}:{:02} +0000",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// A (year, month, day) from days since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod rfc1123_tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_go() {
+        assert_eq!(
+            rfc1123z(EPOCH_UNIX_SECONDS * 1000 + 5000),
+            "Thu, 01 Jan 2026 00:00:05 +0000"
+        );
+        assert_eq!(rfc1123z(0), "Thu, 01 Jan 1970 00:00:00 +0000");
+        assert_eq!(rfc1123z(951_782_400_000), "Tue, 29 Feb 2000 00:00:00 +0000");
     }
 }

@@ -142,7 +142,13 @@ mod tests {
     #[test]
     fn cobra_texts() {
         let e = CmdError::flag("get", &FlagError::Unknown("foo".into()));
-        assert_eq!(e.stderr, "Error: unknown flag: --foo\nSee 'kubectl get --help' for usage.\n");
-        assert_eq!(CmdError::required_flag("image").stderr, "error: required flag(s) \"image\" not set\n");
+        assert_eq!(
+            e.stderr,
+            "Error: unknown flag: --foo\nSee 'kubectl get --help' for usage.\n"
+        );
+        assert_eq!(
+            CmdError::required_flag("image").stderr,
+            "error: required flag(s) \"image\" not set\n"
+        );
     }
 }

@@ -134,7 +134,13 @@ fn describe(long: &str, short: Option<char>) -> String {
 /// Parses `words` against the command's flags plus the global ones.
 pub fn parse(words: &[String], specs: &[FlagSpec]) -> Result<Parsed, FlagError> {
     let find_long = |name: &str| specs.iter().chain(GLOBAL).find(|s| s.long == name).copied();
-    let find_short = |c: char| specs.iter().chain(GLOBAL).find(|s| s.short == Some(c)).copied();
+    let find_short = |c: char| {
+        specs
+            .iter()
+            .chain(GLOBAL)
+            .find(|s| s.short == Some(c))
+            .copied()
+    };
     let mut parsed = Parsed::default();
     let mut rest = words.iter();
     while let Some(word) = rest.next() {
@@ -187,7 +193,11 @@ fn parse_shorthands<'a>(
                     parsed.values.entry(spec.long).or_default().push(v);
                     return Ok(());
                 }
-                parsed.values.entry(spec.long).or_default().push("true".into());
+                parsed
+                    .values
+                    .entry(spec.long)
+                    .or_default()
+                    .push("true".into());
             }
             FlagKind::Value => {
                 let value = if let Some(v) = after.strip_prefix('=') {
@@ -195,9 +205,9 @@ fn parse_shorthands<'a>(
                 } else if !after.is_empty() {
                     after.to_string()
                 } else {
-                    rest.next().cloned().ok_or_else(|| {
-                        FlagError::NeedsArgument(format!("'{c}' in -{c}"))
-                    })?
+                    rest.next()
+                        .cloned()
+                        .ok_or_else(|| FlagError::NeedsArgument(format!("'{c}' in -{c}")))?
                 };
                 parsed.values.entry(spec.long).or_default().push(value);
                 return Ok(());

@@ -52,7 +52,11 @@ impl Follow {
     }
 
     /// Follows `get -w`, continuing the printer that printed the initial list.
-    pub(crate) fn objects(id: WatchId, rt: &'static ResourceType, printer: ObjectPrinter) -> Follow {
+    pub(crate) fn objects(
+        id: WatchId,
+        rt: &'static ResourceType,
+        printer: ObjectPrinter,
+    ) -> Follow {
         Follow {
             id,
             mode: Mode::Objects {
@@ -100,10 +104,14 @@ impl Follow {
                 }
                 Mode::Objects { rt, printer } => {
                     let Ok(event) = serde_json::from_str::<Value>(&line) else {
-                        out.stderr.push_str("error: unable to decode a watch event\n");
+                        out.stderr
+                            .push_str("error: unable to decode a watch event\n");
                         continue;
                     };
-                    let kind = event.get("type").and_then(Value::as_str).unwrap_or_default();
+                    let kind = event
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
                     let object = event.get("object").cloned().unwrap_or(Value::Null);
                     match kind {
                         "BOOKMARK" => {}

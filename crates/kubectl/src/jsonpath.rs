@@ -102,13 +102,15 @@ impl JsonPath {
     }
 
     /// The values each action yields (for `--sort-by` and custom columns).
-    pub fn find(&self, data: &Value, allow_missing: bool) -> Result<Vec<Vec<Value>>, JsonPathError> {
+    pub fn find(
+        &self,
+        data: &Value,
+        allow_missing: bool,
+    ) -> Result<Vec<Vec<Value>>, JsonPathError> {
         let mut found = Vec::new();
         for block in &self.blocks {
             match block {
-                Block::Action(nodes) => {
-                    found.push(walk(vec![data.clone()], nodes, allow_missing)?)
-                }
+                Block::Action(nodes) => found.push(walk(vec![data.clone()], nodes, allow_missing)?),
                 Block::Text(t) => found.push(vec![Value::String(t.clone())]),
                 _ => {}
             }
@@ -181,7 +183,11 @@ pub fn text_of(v: &Value) -> String {
     }
 }
 
-fn walk(mut input: Vec<Value>, nodes: &[Node], allow_missing: bool) -> Result<Vec<Value>, JsonPathError> {
+fn walk(
+    mut input: Vec<Value>,
+    nodes: &[Node],
+    allow_missing: bool,
+) -> Result<Vec<Value>, JsonPathError> {
     for node in nodes {
         input = eval(input, node, allow_missing)?;
     }
@@ -415,18 +421,16 @@ impl Parser {
     }
 
     fn starts_with(&self, s: &str) -> bool {
-        let mut i = self.pos;
-        for c in s.chars() {
-            if self.chars.get(i) != Some(&c) {
-                return false;
-            }
-            i += 1;
-        }
-        true
+        (self.pos..)
+            .zip(s.chars())
+            .all(|(i, c)| self.chars.get(i) == Some(&c))
     }
 
     fn text(&self, from: usize, to: usize) -> String {
-        self.chars.get(from..to).map(|c| c.iter().collect()).unwrap_or_default()
+        self.chars
+            .get(from..to)
+            .map(|c| c.iter().collect())
+            .unwrap_or_default()
     }
 
     fn parse_template(&mut self) -> Result<Vec<FlatBlock>, String> {
@@ -444,7 +448,9 @@ impl Parser {
             }
             let nodes = self.parse_action()?;
             blocks.push(match nodes.split_first() {
-                Some((Node::Identifier(k), rest)) if k == "range" => FlatBlock::Range(rest.to_vec()),
+                Some((Node::Identifier(k), rest)) if k == "range" => {
+                    FlatBlock::Range(rest.to_vec())
+                }
                 Some((Node::Identifier(k), [])) if k == "end" => FlatBlock::End,
                 _ => FlatBlock::Action(nodes),
             });
@@ -672,7 +678,9 @@ fn parse_array_text(text: &str) -> Result<Node, String> {
         match pieces.get(i) {
             Some(s) if !s.is_empty() => {
                 *param = Param {
-                    value: s.parse().map_err(|_| format!("array index {s} is not a number"))?,
+                    value: s
+                        .parse()
+                        .map_err(|_| format!("array index {s} is not a number"))?,
                     known: true,
                     derived: false,
                 };
@@ -799,9 +807,15 @@ mod tests {
             (&format!("{{{c}[0,1].name}}"), "y z"),
             (&format!("{{{c}[?(@.name==\"z\")].image}}"), "img-z"),
             (&format!("{{{c}[?(@.image)].name}}"), "y z"),
-            (&format!("{{range {c}[*]}}[{{.name}}]{{\"\\n\"}}{{end}}"), "[y]\n[z]\n"),
+            (
+                &format!("{{range {c}[*]}}[{{.name}}]{{\"\\n\"}}{{end}}"),
+                "[y]\n[z]\n",
+            ),
             ("{..image}", "y img-z"),
-            ("{.metadata.labels}", r#"{"app":"x","app.kubernetes.io/name":"orders"}"#),
+            (
+                "{.metadata.labels}",
+                r#"{"app":"x","app.kubernetes.io/name":"orders"}"#,
+            ),
             ("{.metadata.labels.*}", "x orders"),
             ("{.spec.replicas}{\"\\t\"}{.kind}", "1\tDeployment"),
             ("text{.kind}}", "textDeployment}"),

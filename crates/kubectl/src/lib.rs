@@ -8,7 +8,10 @@
 //! let out = k.exec("kubectl get pods -n production -w", &mut client);
 //! // out.stdout: the table; out.follow: the open watch, polled as the cluster advances
 //! ```
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod age;
 mod commands;

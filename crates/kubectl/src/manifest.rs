@@ -13,7 +13,10 @@ pub enum ManifestError {
     /// Not valid YAML/JSON.
     Parse { source: String, detail: String },
     /// A document without `apiVersion`/`kind`.
-    Validation { source: String, missing: Vec<&'static str> },
+    Validation {
+        source: String,
+        missing: Vec<&'static str>,
+    },
     /// The file holds no objects.
     Empty { source: String },
 }
@@ -42,7 +45,11 @@ pub fn parse(source: &str, content: &str) -> Result<Vec<Value>, ManifestError> {
     let docs: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
         let v: Value = serde_json::from_str(content).map_err(|e| ManifestError::Parse {
             source: source.to_string(),
-            detail: format!("error converting YAML to JSON: yaml: line {}: {}", e.line(), json_reason(&e)),
+            detail: format!(
+                "error converting YAML to JSON: yaml: line {}: {}",
+                e.line(),
+                json_reason(&e)
+            ),
         })?;
         vec![v]
     } else {
@@ -76,10 +83,18 @@ pub fn parse(source: &str, content: &str) -> Result<Vec<Value>, ManifestError> {
     }
     for obj in &objects {
         let mut missing = Vec::new();
-        if obj.get("apiVersion").and_then(Value::as_str).is_none_or(str::is_empty) {
+        if obj
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
             missing.push("apiVersion");
         }
-        if obj.get("kind").and_then(Value::as_str).is_none_or(str::is_empty) {
+        if obj
+            .get("kind")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
             missing.push("kind");
         }
         if !missing.is_empty() {
@@ -105,7 +120,10 @@ fn yaml_detail(e: &serde_yaml_ng::Error) -> String {
         None => text.clone(),
     };
     match e.location() {
-        Some(loc) => format!("error converting YAML to JSON: yaml: line {}: {reason}", loc.line()),
+        Some(loc) => format!(
+            "error converting YAML to JSON: yaml: line {}: {reason}",
+            loc.line()
+        ),
         None => format!("error converting YAML to JSON: yaml: {reason}"),
     }
 }
@@ -126,7 +144,9 @@ mod tests {
 
     #[test]
     fn multi_document_yaml_and_json() {
-        let two = format!("{DEPLOY}---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: production\n---\n");
+        let two = format!(
+            "{DEPLOY}---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: production\n---\n"
+        );
         let objs = parse("x.yaml", &two).unwrap();
         assert_eq!(objs.len(), 2);
         assert_eq!(objs[0]["spec"]["replicas"], 3);
@@ -142,8 +162,13 @@ mod tests {
             err.starts_with("error parsing orders-deploy.yaml: error converting YAML to JSON: yaml: line 3: mapping values are not allowed in this context"),
             "{err}"
         );
-        let err = parse("x.yaml", "metadata:\n  name: x\n").unwrap_err().to_string();
+        let err = parse("x.yaml", "metadata:\n  name: x\n")
+            .unwrap_err()
+            .to_string();
         assert_eq!(err, "error validating \"x.yaml\": error validating data: [apiVersion not set, kind not set]; if you choose to ignore these errors, turn validation off with --validate=false");
-        assert!(matches!(parse("x.yaml", "").unwrap_err(), ManifestError::Empty { .. }));
+        assert!(matches!(
+            parse("x.yaml", "").unwrap_err(),
+            ManifestError::Empty { .. }
+        ));
     }
 }

@@ -69,8 +69,10 @@ mod tests {
 
     #[test]
     fn changes_adds_and_deletes_only_what_apply_owns() {
-        let original = json!({"metadata": {"labels": {"app": "a", "old": "x"}}, "spec": {"replicas": 3}});
-        let modified = json!({"metadata": {"labels": {"app": "a"}}, "spec": {"replicas": 5, "paused": false}});
+        let original =
+            json!({"metadata": {"labels": {"app": "a", "old": "x"}}, "spec": {"replicas": 3}});
+        let modified =
+            json!({"metadata": {"labels": {"app": "a"}}, "spec": {"replicas": 5, "paused": false}});
         let current = json!({"metadata": {"labels": {"app": "a", "old": "x", "team": "orders"}, "resourceVersion": "9"},
                              "spec": {"replicas": 3}, "status": {"readyReplicas": 3}});
         let patch = three_way(Some(&original), &modified, &current);
@@ -79,7 +81,10 @@ mod tests {
             json!({"metadata": {"labels": {"old": null}}, "spec": {"replicas": 5, "paused": false}})
         );
         let result = apply(&current, &patch);
-        assert_eq!(result["metadata"]["labels"], json!({"app": "a", "team": "orders"}));
+        assert_eq!(
+            result["metadata"]["labels"],
+            json!({"app": "a", "team": "orders"})
+        );
         assert_eq!(result["status"]["readyReplicas"], 3);
         assert_eq!(three_way(Some(&modified), &modified, &result), json!({}));
     }

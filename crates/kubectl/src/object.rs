@@ -48,7 +48,14 @@ pub fn string_map(v: &Value, path: &[&str]) -> Vec<(String, String)> {
         .and_then(Value::as_object)
         .map(|m| {
             m.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().map(String::from).unwrap_or_else(|| v.to_string())))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str()
+                            .map(String::from)
+                            .unwrap_or_else(|| v.to_string()),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -79,7 +86,10 @@ mod tests {
         assert_eq!(int(&v, &["spec", "replicas"]), 3);
         assert_eq!(int(&v, &["metadata", "name"]), 0);
         assert!(array(&v, &["spec"]).is_empty());
-        assert_eq!(joined_map(&string_map(&v, &["metadata", "labels"])), "a=1,b=2");
+        assert_eq!(
+            joined_map(&string_map(&v, &["metadata", "labels"])),
+            "a=1,b=2"
+        );
         assert_eq!(joined_map(&[]), "<none>");
     }
 }

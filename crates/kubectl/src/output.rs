@@ -290,15 +290,21 @@ mod tests {
             "error: unable to match a printer suitable for the output format \"bogus\", allowed formats are: go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,yaml\n"
         );
         assert_eq!(
-            OutputFormat::parse(Some("jsonpath"), GET_FORMATS).unwrap_err().stderr,
+            OutputFormat::parse(Some("jsonpath"), GET_FORMATS)
+                .unwrap_err()
+                .stderr,
             "error: template format specified but no template given\n"
         );
         assert_eq!(
-            OutputFormat::parse(Some("jsonpath={.foo"), GET_FORMATS).unwrap_err().stderr,
+            OutputFormat::parse(Some("jsonpath={.foo"), GET_FORMATS)
+                .unwrap_err()
+                .stderr,
             "error: error parsing jsonpath {.foo, unclosed action\n"
         );
         assert_eq!(
-            OutputFormat::parse(Some("custom-columns=NAME"), GET_FORMATS).unwrap_err().stderr,
+            OutputFormat::parse(Some("custom-columns=NAME"), GET_FORMATS)
+                .unwrap_err()
+                .stderr,
             "error: unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>\n"
         );
         assert!(OutputFormat::parse(Some("wide"), OBJECT_FORMATS).is_err());

@@ -44,7 +44,11 @@ impl Table {
         let rows = self
             .rows
             .iter()
-            .map(|r| keep.iter().map(|&i| r.get(i).cloned().unwrap_or_default()).collect())
+            .map(|r| {
+                keep.iter()
+                    .map(|&i| r.get(i).cloned().unwrap_or_default())
+                    .collect()
+            })
             .collect();
         (headers, rows)
     }
@@ -58,12 +62,15 @@ const fn col(name: &'static str, kind: &'static str, priority: u8) -> Column {
     }
 }
 
+/// Computes one row's cells from an object and the time.
+type RowFn = fn(&Value, i64) -> Vec<String>;
+
 const NAME: Column = col("Name", "string", 0);
 const AGE: Column = col("Age", "string", 0);
 
 /// The table for `items` of the resource with plural name `resource`, at `now_unix_ms`.
 pub fn table(resource: &str, items: &[Value], now_unix_ms: i64) -> Table {
-    let (columns, row): (Vec<Column>, fn(&Value, i64) -> Vec<String>) = match resource {
+    let (columns, row): (Vec<Column>, RowFn) = match resource {
         "pods" => (
             vec![
                 NAME,
@@ -200,7 +207,9 @@ pub fn pod_summary(pod: &Value, now: i64) -> PodSummary {
             Some(t) => {
                 reason = match str_at(t, &["reason"]).filter(|r| !r.is_empty()) {
                     Some(r) => format!("Init:{r}"),
-                    None if int(t, &["signal"]) != 0 => format!("Init:Signal:{}", int(t, &["signal"])),
+                    None if int(t, &["signal"]) != 0 => {
+                        format!("Init:Signal:{}", int(t, &["signal"]))
+                    }
                     None => format!("Init:ExitCode:{}", int(t, &["exitCode"])),
                 };
             }
@@ -278,7 +287,8 @@ fn pod_row(pod: &Value, now: i64) -> Vec<String> {
             .iter()
             .filter(|g| {
                 conditions.iter().any(|c| {
-                    c.get("type") == g.get("conditionType") && str_at(c, &["status"]) == Some("True")
+                    c.get("type") == g.get("conditionType")
+                        && str_at(c, &["status"]) == Some("True")
                 })
             })
             .count();
@@ -470,7 +480,10 @@ fn event_row(ev: &Value, now: i64) -> Vec<String> {
         let component = str_at(ev, &["source", "component"])
             .filter(|c| !c.is_empty())
             .or_else(|| str_at(ev, &["reportingComponent"]).filter(|c| !c.is_empty()));
-        match (component, str_at(ev, &["source", "host"]).filter(|h| !h.is_empty())) {
+        match (
+            component,
+            str_at(ev, &["source", "host"]).filter(|h| !h.is_empty()),
+        ) {
             (Some(c), Some(h)) => format!("{c}, {h}"),
             (Some(c), None) => c.to_string(),
             (None, _) => String::new(),
@@ -534,7 +547,10 @@ mod tests {
     #[test]
     fn pod_status_like_kubectl() {
         let t = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
-        assert_eq!(status_of(pod(json!({"phase": "Pending"}))), t("Pending", "0/1", "0"));
+        assert_eq!(
+            status_of(pod(json!({"phase": "Pending"}))),
+            t("Pending", "0/1", "0")
+        );
         assert_eq!(
             status_of(pod(json!({"phase": "Pending", "containerStatuses": [
                 {"name": "c", "ready": false, "restartCount": 0, "state": {"waiting": {"reason": "ContainerCreating"}}}
@@ -592,19 +608,49 @@ mod tests {
         let (headers, rows) = table("deployments", &[d], now).visible(true);
         assert_eq!(
             headers,
-            ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"]
+            [
+                "NAME",
+                "READY",
+                "UP-TO-DATE",
+                "AVAILABLE",
+                "AGE",
+                "CONTAINERS",
+                "IMAGES",
+                "SELECTOR"
+            ]
         );
-        assert_eq!(rows[0], ["orders-api", "2/3", "3", "2", "3h", "api", "orders:1", "app=orders-api"]);
+        assert_eq!(
+            rows[0],
+            [
+                "orders-api",
+                "2/3",
+                "3",
+                "2",
+                "3h",
+                "api",
+                "orders:1",
+                "app=orders-api"
+            ]
+        );
         let ev = json!({
             "metadata": {"name": "node-c.1"}, "type": "Normal", "reason": "NodeNotReady",
             "involvedObject": {"kind": "Node", "name": "node-c"},
             "lastTimestamp": "2026-01-01T02:59:00Z", "message": "Node node-c status is now: NodeNotReady\n"
         });
         let (headers, rows) = table("events", &[ev], now).visible(false);
-        assert_eq!(headers, ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]);
+        assert_eq!(
+            headers,
+            ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+        );
         assert_eq!(
             rows[0],
-            ["60s", "Normal", "NodeNotReady", "node/node-c", "Node node-c status is now: NodeNotReady"]
+            [
+                "60s",
+                "Normal",
+                "NodeNotReady",
+                "node/node-c",
+                "Node node-c status is now: NodeNotReady"
+            ]
         );
     }
 }

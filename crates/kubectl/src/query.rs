@@ -7,7 +7,9 @@ pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
             b' ' => out.push('+'),
             other => out.push_str(&format!("%{other:02X}")),
         }
@@ -41,7 +43,10 @@ mod tests {
         assert_eq!(
             with_query(
                 "/api/v1/pods",
-                &[("watch", "true".into()), ("labelSelector", "app=nginx".into())]
+                &[
+                    ("watch", "true".into()),
+                    ("labelSelector", "app=nginx".into())
+                ]
             ),
             "/api/v1/pods?labelSelector=app%3Dnginx&watch=true"
         );

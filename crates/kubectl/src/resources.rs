@@ -209,7 +209,10 @@ mod tests {
         assert_eq!(deploy.kind_prefix(), "deployment.apps");
         assert_eq!(deploy.group_resource(), "deployments.apps");
         let node = lookup("node").unwrap();
-        assert_eq!(node.object_path("default", "node-a"), "/api/v1/nodes/node-a");
+        assert_eq!(
+            node.object_path("default", "node-a"),
+            "/api/v1/nodes/node-a"
+        );
         assert_eq!(by_kind("apps/v1", "Deployment"), Some(deploy));
         assert_eq!(by_kind("v1", "Deployment"), None);
     }

@@ -169,7 +169,8 @@ fn parse_filter(words: &[String]) -> Result<Filter, ShellError> {
 
 /// `-8`, `-n 8`, `-n8`, `--lines=8`, or nothing (10, the coreutils default).
 fn line_count(cmd: &str, args: &[String]) -> Result<usize, ShellError> {
-    let bad = |arg: &str| ShellError::BadFilterArgs(format!("{cmd}: invalid number of lines: '{arg}'"));
+    let bad =
+        |arg: &str| ShellError::BadFilterArgs(format!("{cmd}: invalid number of lines: '{arg}'"));
     let parse = |s: &str| s.parse::<usize>().map_err(|_| bad(s));
     match args {
         [] => Ok(10),
@@ -237,7 +238,10 @@ pub fn apply_filters(text: &str, filters: &[Filter]) -> String {
         lines = match filter {
             Filter::Tail(n) => lines.split_off(lines.len().saturating_sub(*n)),
             Filter::Head(n) => lines.into_iter().take(*n).collect(),
-            Filter::Grep { .. } => lines.into_iter().filter(|l| grep_keeps(filter, l)).collect(),
+            Filter::Grep { .. } => lines
+                .into_iter()
+                .filter(|l| grep_keeps(filter, l))
+                .collect(),
         };
     }
     lines.iter().map(|l| format!("{l}\n")).collect()
@@ -275,7 +279,13 @@ mod tests {
     fn splits_quotes_and_backslashes() {
         assert_eq!(
             words("kubectl get deploy -o jsonpath='{.metadata.resourceVersion}'"),
-            ["kubectl", "get", "deploy", "-o", "jsonpath={.metadata.resourceVersion}"]
+            [
+                "kubectl",
+                "get",
+                "deploy",
+                "-o",
+                "jsonpath={.metadata.resourceVersion}"
+            ]
         );
         assert_eq!(words(r#"a "b c" d\ e 'f"g'"#), ["a", "b c", "d e", "f\"g"]);
         assert_eq!(words(r#"x "{\"\n\"}""#), ["x", "{\"\\n\"}"]);
@@ -307,7 +317,10 @@ mod tests {
                 }
             ]
         );
-        assert_eq!(parse_pipeline("x | tail").unwrap().filters, [Filter::Tail(10)]);
+        assert_eq!(
+            parse_pipeline("x | tail").unwrap().filters,
+            [Filter::Tail(10)]
+        );
     }
 
     #[test]
@@ -320,7 +333,10 @@ mod tests {
             parse_pipeline("get \"x").unwrap_err(),
             ShellError::UnterminatedQuote('"')
         );
-        assert_eq!(parse_pipeline("x | sort").unwrap_err(), ShellError::UnsupportedFilter("sort".into()));
+        assert_eq!(
+            parse_pipeline("x | sort").unwrap_err(),
+            ShellError::UnsupportedFilter("sort".into())
+        );
         assert_eq!(parse_pipeline("x |").unwrap_err(), ShellError::EmptyStage);
         assert!(parse_pipeline("x | tail -q").is_err());
         assert!(parse_pipeline("x | grep").is_err());

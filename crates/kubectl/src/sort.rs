@@ -28,11 +28,16 @@ pub fn sort_items(items: &mut [Value], expr: &str) -> Result<(), CmdError> {
         )));
     }
     let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by(|&a, &b| match (keys.get(a).cloned().flatten(), keys.get(b).cloned().flatten()) {
-        (None, None) => Ordering::Equal,
-        (None, Some(_)) => Ordering::Less,
-        (Some(_), None) => Ordering::Greater,
-        (Some(x), Some(y)) => compare(&x, &y),
+    order.sort_by(|&a, &b| {
+        match (
+            keys.get(a).cloned().flatten(),
+            keys.get(b).cloned().flatten(),
+        ) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Less,
+            (Some(_), None) => Ordering::Greater,
+            (Some(x), Some(y)) => compare(&x, &y),
+        }
     });
     let sorted: Vec<Value> = order
         .iter()

@@ -53,7 +53,10 @@ impl TabWriter {
 /// min width 0, padding 2).
 pub fn align(text: &str, min_width: usize, padding: usize) -> String {
     let lines: Vec<Vec<&str>> = text.split('\n').map(|l| l.split('\t').collect()).collect();
-    let mut widths: Vec<Vec<usize>> = lines.iter().map(|l| vec![0; l.len().saturating_sub(1)]).collect();
+    let mut widths: Vec<Vec<usize>> = lines
+        .iter()
+        .map(|l| vec![0; l.len().saturating_sub(1)])
+        .collect();
     fill_widths(&lines, &mut widths, 0, lines.len(), 0, min_width, padding);
     let mut out = String::new();
     for (i, line) in lines.iter().enumerate() {
@@ -82,7 +85,11 @@ fn fill_widths(
     min_width: usize,
     padding: usize,
 ) {
-    let has = |i: usize| lines.get(i).is_some_and(|l| l.len().saturating_sub(1) > column);
+    let has = |i: usize| {
+        lines
+            .get(i)
+            .is_some_and(|l| l.len().saturating_sub(1) > column)
+    };
     let mut i = from;
     while i < to {
         if !has(i) {
@@ -92,7 +99,10 @@ fn fill_widths(
         let start = i;
         let mut width = min_width;
         while i < to && has(i) {
-            let cell = lines.get(i).and_then(|l| l.get(column)).map_or(0, |c| c.chars().count());
+            let cell = lines
+                .get(i)
+                .and_then(|l| l.get(column))
+                .map_or(0, |c| c.chars().count());
             width = width.max(cell + padding);
             i += 1;
         }
@@ -140,7 +150,10 @@ mod tests {
     fn remembers_widths_across_flushes() {
         let mut w = TabWriter::new();
         w.render(&[row(&["a", "ContainerCreating", "0"])]);
-        assert_eq!(w.render(&[row(&["a", "Running", "0"])]), "a     Running             0\n");
+        assert_eq!(
+            w.render(&[row(&["a", "Running", "0"])]),
+            "a     Running             0\n"
+        );
         assert_eq!(TabWriter::new().render(&[row(&["x", "y"])]), "x     y\n");
     }
 }

@@ -23,7 +23,9 @@ pub fn single_object(targets: &[Target]) -> bool {
 
 /// The "doesn't have a resource type" error.
 pub fn unknown_type(name: &str) -> CmdError {
-    CmdError::msg(format!("the server doesn't have a resource type \"{name}\""))
+    CmdError::msg(format!(
+        "the server doesn't have a resource type \"{name}\""
+    ))
 }
 
 fn resolve(name: &str) -> Result<&'static ResourceType, CmdError> {
@@ -42,9 +44,9 @@ pub fn parse_targets(args: &[String], cmd: &str) -> Result<Vec<Target>, CmdError
                 return Err(mixed_form(cmd));
             };
             if name.is_empty() {
-                return Err(CmdError::msg(format!(
-                    "arguments in resource/name form must have a single resource and name"
-                )));
+                return Err(CmdError::msg(
+                    "arguments in resource/name form must have a single resource and name",
+                ));
             }
             let rt = resolve(ty)?;
             match targets.iter_mut().find(|t| t.rt == rt) {
@@ -164,11 +166,8 @@ pub fn json_body(resp: &ApiResponse) -> Result<Value, CmdError> {
     if !resp.is_success() {
         return Err(CmdError::server(resp));
     }
-    serde_json::from_str(&resp.body).map_err(|e| {
-        CmdError::msg(format!(
-            "unable to decode the server's response: {e}"
-        ))
-    })
+    serde_json::from_str(&resp.body)
+        .map_err(|e| CmdError::msg(format!("unable to decode the server's response: {e}")))
 }
 
 #[cfg(test)]
@@ -189,7 +188,9 @@ mod tests {
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].names, ["a", "b"]);
         assert!(!single_object(&t));
-        assert!(single_object(&parse_targets(&args("deploy x"), "get").unwrap()));
+        assert!(single_object(
+            &parse_targets(&args("deploy x"), "get").unwrap()
+        ));
     }
 
     #[test]

@@ -18,7 +18,17 @@ fn get_pods_watch_prints_the_list_then_one_row_per_event() {
         "GET",
         "/api/v1/namespaces/production/pods?limit=500",
         200,
-        list("PodList", "184500", vec![pod("orders-api-6d9f7c8b5-2vxk7", "production", "Running", 0, running())]),
+        list(
+            "PodList",
+            "184500",
+            vec![pod(
+                "orders-api-6d9f7c8b5-2vxk7",
+                "production",
+                "Running",
+                0,
+                running(),
+            )],
+        ),
     );
     let mut k = Kubectl::new();
     let out = k.exec("kubectl get pods -n production -w", &mut api);
@@ -65,12 +75,23 @@ fn get_pods_watch_prints_the_list_then_one_row_per_event() {
 #[test]
 fn watch_only_prints_the_seed_line() {
     let mut api = FakeApi::new();
-    api.on("GET", "/api/v1/namespaces/production/pods?limit=500", 200, list("PodList", "7", vec![]));
+    api.on(
+        "GET",
+        "/api/v1/namespaces/production/pods?limit=500",
+        200,
+        list("PodList", "7", vec![]),
+    );
     let mut k = Kubectl::new();
     let out = k.exec("kubectl get pods -n production --watch-only", &mut api);
     assert_eq!(out.stdout, "");
     let mut follow = out.follow.unwrap();
-    let mut debug = pod("debug-tools", "production", "Pending", api.now_ms / 1000, json!(null));
+    let mut debug = pod(
+        "debug-tools",
+        "production",
+        "Pending",
+        api.now_ms / 1000,
+        json!(null),
+    );
     debug["status"] = json!({"phase": "Pending"});
     api.push(1, "ADDED", debug);
     assert_eq!(
@@ -84,9 +105,17 @@ fn watch_only_prints_the_seed_line() {
 fn run_posts_the_pod_kubectl_builds() {
     let mut api = FakeApi::new();
     let created = pod("debug-tools", "production", "Pending", 10_800, json!(null));
-    api.on("POST", "/api/v1/namespaces/production/pods?fieldManager=kubectl-run", 201, created);
+    api.on(
+        "POST",
+        "/api/v1/namespaces/production/pods?fieldManager=kubectl-run",
+        201,
+        created,
+    );
     let mut k = Kubectl::new();
-    let out = k.exec("kubectl run debug-tools --image=debug-tools:1.0 -n production", &mut api);
+    let out = k.exec(
+        "kubectl run debug-tools --image=debug-tools:1.0 -n production",
+        &mut api,
+    );
     assert_eq!(out.stdout, "pod/debug-tools created\n");
     assert_eq!(out.exit_code, 0);
     let sent = api.last();
@@ -105,7 +134,10 @@ fn run_posts_the_pod_kubectl_builds() {
 fn run_dry_run_prints_yaml_without_sending() {
     let mut api = FakeApi::new();
     let mut k = Kubectl::new();
-    let out = k.exec("kubectl run debug-tools --image=debug-tools:1.0 --restart=Never --dry-run=client -o yaml", &mut api);
+    let out = k.exec(
+        "kubectl run debug-tools --image=debug-tools:1.0 --restart=Never --dry-run=client -o yaml",
+        &mut api,
+    );
     assert!(api.sent.is_empty());
     assert_eq!(
         out.stdout,
@@ -117,9 +149,24 @@ fn run_dry_run_prints_yaml_without_sending() {
 fn resource_version_jsonpath_and_label_overwrite() {
     let mut api = FakeApi::new();
     let path = "/apis/apps/v1/namespaces/production/deployments/orders-api";
-    api.on("GET", path, 200, deployment("184553", json!({"app": "orders-api"})));
-    api.on("GET", path, 200, deployment("184553", json!({"app": "orders-api"})));
-    api.on("GET", path, 200, deployment("184612", json!({"app": "orders-api", "team": "orders"})));
+    api.on(
+        "GET",
+        path,
+        200,
+        deployment("184553", json!({"app": "orders-api"})),
+    );
+    api.on(
+        "GET",
+        path,
+        200,
+        deployment("184553", json!({"app": "orders-api"})),
+    );
+    api.on(
+        "GET",
+        path,
+        200,
+        deployment("184612", json!({"app": "orders-api", "team": "orders"})),
+    );
     api.on(
         "PATCH",
         &format!("{path}?fieldManager=kubectl-label"),
@@ -127,14 +174,24 @@ fn resource_version_jsonpath_and_label_overwrite() {
         deployment("184612", json!({"app": "orders-api", "team": "orders"})),
     );
     let mut k = Kubectl::new();
-    let rv = "kubectl get deployment orders-api -n production -o jsonpath='{.metadata.resourceVersion}'";
+    let rv =
+        "kubectl get deployment orders-api -n production -o jsonpath='{.metadata.resourceVersion}'";
     assert_eq!(k.exec(rv, &mut api).stdout, "184553");
-    let out = k.exec("kubectl label deployment orders-api -n production team=orders --overwrite", &mut api);
+    let out = k.exec(
+        "kubectl label deployment orders-api -n production team=orders --overwrite",
+        &mut api,
+    );
     assert_eq!(out.stdout, "deployment.apps/orders-api labeled\n");
     let patch = api.last();
     assert_eq!(patch.method, "PATCH");
-    assert_eq!(patch.content_type.as_deref(), Some("application/merge-patch+json"));
-    assert_eq!(body_json(patch), json!({"metadata": {"labels": {"team": "orders"}}}));
+    assert_eq!(
+        patch.content_type.as_deref(),
+        Some("application/merge-patch+json")
+    );
+    assert_eq!(
+        body_json(patch),
+        json!({"metadata": {"labels": {"team": "orders"}}})
+    );
     assert_eq!(k.exec("# 184553", &mut api).stdout, "");
     assert_eq!(k.exec(rv, &mut api).stdout, "184612");
 }
@@ -143,16 +200,38 @@ fn resource_version_jsonpath_and_label_overwrite() {
 fn label_without_overwrite_refuses_to_change_a_value() {
     let mut api = FakeApi::new();
     let path = "/apis/apps/v1/namespaces/production/deployments/orders-api";
-    api.on("GET", path, 200, deployment("5", json!({"app": "orders-api", "team": "payments"})));
+    api.on(
+        "GET",
+        path,
+        200,
+        deployment("5", json!({"app": "orders-api", "team": "payments"})),
+    );
     let mut k = Kubectl::new();
-    let out = k.exec("kubectl label deploy orders-api -n production team=orders", &mut api);
-    assert_eq!(out.stderr, "error: 'team' already has a value (payments), and --overwrite is false\n");
+    let out = k.exec(
+        "kubectl label deploy orders-api -n production team=orders",
+        &mut api,
+    );
+    assert_eq!(
+        out.stderr,
+        "error: 'team' already has a value (payments), and --overwrite is false\n"
+    );
     assert_eq!(out.exit_code, 1);
     assert!(api.sent.iter().all(|s| s.method == "GET"));
-    api.on("PATCH", &format!("{path}?fieldManager=kubectl-label"), 200, deployment("6", json!({"app": "orders-api"})));
-    let out = k.exec("kubectl label deploy orders-api -n production team-", &mut api);
+    api.on(
+        "PATCH",
+        &format!("{path}?fieldManager=kubectl-label"),
+        200,
+        deployment("6", json!({"app": "orders-api"})),
+    );
+    let out = k.exec(
+        "kubectl label deploy orders-api -n production team-",
+        &mut api,
+    );
     assert_eq!(out.stdout, "deployment.apps/orders-api unlabeled\n");
-    assert_eq!(body_json(api.last()), json!({"metadata": {"labels": {"team": null}}}));
+    assert_eq!(
+        body_json(api.last()),
+        json!({"metadata": {"labels": {"team": null}}})
+    );
 }
 
 fn event(name: &str, secs: u64, reason: &str, kind: &str, obj: &str, message: &str) -> Value {
@@ -169,20 +248,49 @@ fn events_sorted_by_last_timestamp_through_tail() {
     let mut api = FakeApi::new();
     let now = api.now_ms / 1000;
     let mut items: Vec<Value> = (0..9)
-        .map(|i| event(&format!("e{i}"), now - 300 + i * 10, "Pulled", "Pod", &format!("p{i}"), "pulled"))
+        .map(|i| {
+            event(
+                &format!("e{i}"),
+                now - 300 + i * 10,
+                "Pulled",
+                "Pod",
+                &format!("p{i}"),
+                "pulled",
+            )
+        })
         .collect();
-    items.push(event("nr", now - 120, "NodeNotReady", "Node", "node-c", "Node node-c status is now: NodeNotReady"));
+    items.push(event(
+        "nr",
+        now - 120,
+        "NodeNotReady",
+        "Node",
+        "node-c",
+        "Node node-c status is now: NodeNotReady",
+    ));
     items.reverse();
-    api.on("GET", "/api/v1/namespaces/production/events?limit=500", 200, list("EventList", "9", items));
+    api.on(
+        "GET",
+        "/api/v1/namespaces/production/events?limit=500",
+        200,
+        list("EventList", "9", items),
+    );
     let mut k = Kubectl::new();
-    let out = k.exec("kubectl get events -n production --sort-by=.lastTimestamp | tail -3", &mut api);
+    let out = k.exec(
+        "kubectl get events -n production --sort-by=.lastTimestamp | tail -3",
+        &mut api,
+    );
     assert_eq!(
         out.stdout,
         "3m50s       Normal    Pulled         pod/p7        pulled\n\
          3m40s       Normal    Pulled         pod/p8        pulled\n\
          2m          Warning   NodeNotReady   node/node-c   Node node-c status is now: NodeNotReady\n"
     );
-    let full = k.exec("kubectl get events -n production --sort-by=.lastTimestamp", &mut api).stdout;
+    let full = k
+        .exec(
+            "kubectl get events -n production --sort-by=.lastTimestamp",
+            &mut api,
+        )
+        .stdout;
     assert!(full.starts_with("LAST SEEN   TYPE      REASON         OBJECT        MESSAGE\n5m          Normal    Pulled         pod/p0        pulled\n"), "{full}");
     assert_eq!(full.lines().count(), 11);
 }
@@ -190,10 +298,18 @@ fn events_sorted_by_last_timestamp_through_tail() {
 #[test]
 fn label_selector_goes_into_the_query() {
     let mut api = FakeApi::new();
-    api.on("GET", "/api/v1/namespaces/default/pods?labelSelector=app%3Dnginx&limit=500", 200, list("PodList", "3", vec![]));
+    api.on(
+        "GET",
+        "/api/v1/namespaces/default/pods?labelSelector=app%3Dnginx&limit=500",
+        200,
+        list("PodList", "3", vec![]),
+    );
     let mut k = Kubectl::new();
     let out = k.exec("kubectl get pods -l app=nginx", &mut api);
-    assert_eq!(api.paths(), ["GET /api/v1/namespaces/default/pods?labelSelector=app%3Dnginx&limit=500"]);
+    assert_eq!(
+        api.paths(),
+        ["GET /api/v1/namespaces/default/pods?labelSelector=app%3Dnginx&limit=500"]
+    );
     assert_eq!(out.stdout, "");
     assert_eq!(out.stderr, "No resources found in default namespace.\n");
 }
@@ -202,10 +318,20 @@ fn label_selector_goes_into_the_query() {
 fn raw_watch_streams_event_lines() {
     let mut api = FakeApi::new();
     let mut k = Kubectl::new();
-    let out = k.exec("kubectl get --raw '/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx'", &mut api);
-    assert_eq!(api.watch_paths, ["/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx"]);
+    let out = k.exec(
+        "kubectl get --raw '/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx'",
+        &mut api,
+    );
+    assert_eq!(
+        api.watch_paths,
+        ["/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx"]
+    );
     let mut follow = out.follow.unwrap();
-    api.push(1, "ADDED", json!({"kind": "Pod", "metadata": {"name": "nginx"}}));
+    api.push(
+        1,
+        "ADDED",
+        json!({"kind": "Pod", "metadata": {"name": "nginx"}}),
+    );
     assert_eq!(
         follow.poll(&mut api).stdout,
         "{\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"nginx\"}},\"type\":\"ADDED\"}\n"
@@ -226,17 +352,30 @@ fn manifest_json(extra_rv: Option<&str>) -> Value {
 fn apply_creates_with_the_last_applied_annotation() {
     let mut api = FakeApi::new();
     let path = "/apis/apps/v1/namespaces/production/deployments";
-    api.on("POST", &format!("{path}?fieldManager=kubectl-client-side-apply"), 201, deployment("1", json!({})));
+    api.on(
+        "POST",
+        &format!("{path}?fieldManager=kubectl-client-side-apply"),
+        201,
+        deployment("1", json!({})),
+    );
     let mut k = Kubectl::new();
     k.set_file("orders-deploy.yaml", MANIFEST);
     let out = k.exec("kubectl apply -f orders-deploy.yaml", &mut api);
-    assert_eq!(out.stdout, "deployment.apps/orders-api created\n", "{}", out.stderr);
+    assert_eq!(
+        out.stdout, "deployment.apps/orders-api created\n",
+        "{}",
+        out.stderr
+    );
     assert_eq!(api.sent[0].path, format!("{path}/orders-api"));
     let posted = body_json(api.last());
-    let annotation = posted["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+    let annotation = posted["metadata"]["annotations"]
+        ["kubectl.kubernetes.io/last-applied-configuration"]
         .as_str()
         .unwrap();
-    assert_eq!(serde_json::from_str::<Value>(annotation).unwrap(), manifest_json(None));
+    assert_eq!(
+        serde_json::from_str::<Value>(annotation).unwrap(),
+        manifest_json(None)
+    );
     assert!(annotation.ends_with('\n'));
 }
 
@@ -247,24 +386,39 @@ fn apply_configures_then_reports_unchanged() {
     let mut live = deployment("184553", json!({"app": "orders-api"}));
     let mut old = manifest_json(None);
     old["spec"]["replicas"] = json!(3);
-    live["metadata"]["annotations"] = json!({"kubectl.kubernetes.io/last-applied-configuration": format!("{old}\n")});
+    live["metadata"]["annotations"] =
+        json!({"kubectl.kubernetes.io/last-applied-configuration": format!("{old}\n")});
     api.on("GET", path, 200, live.clone());
-    api.on("PATCH", &format!("{path}?fieldManager=kubectl-client-side-apply"), 200, live);
+    api.on(
+        "PATCH",
+        &format!("{path}?fieldManager=kubectl-client-side-apply"),
+        200,
+        live,
+    );
     let mut k = Kubectl::new();
     k.set_file("orders-deploy.yaml", MANIFEST);
     let out = k.exec("kubectl apply -f orders-deploy.yaml", &mut api);
-    assert_eq!(out.stdout, "deployment.apps/orders-api configured\n", "{}", out.stderr);
+    assert_eq!(
+        out.stdout, "deployment.apps/orders-api configured\n",
+        "{}",
+        out.stderr
+    );
     let patch = body_json(api.last());
-    assert_eq!(api.last().content_type.as_deref(), Some("application/merge-patch+json"));
+    assert_eq!(
+        api.last().content_type.as_deref(),
+        Some("application/merge-patch+json")
+    );
     assert_eq!(patch["spec"]["replicas"], 5);
-    assert_eq!(patch["spec"]["template"]["spec"]["containers"][0]["image"], "orders-api:1.5");
+    assert_eq!(
+        patch["spec"]["template"]["spec"]["containers"][0]["image"],
+        "orders-api:1.5"
+    );
     assert!(patch["status"].is_null());
 
     // The live object now matches the manifest and carries it as last-applied.
     let mut api = FakeApi::new();
     let mut live = manifest_json(None);
-    live["metadata"]["annotations"] =
-        json!({"kubectl.kubernetes.io/last-applied-configuration": format!("{}\n", manifest_json(None))});
+    live["metadata"]["annotations"] = json!({"kubectl.kubernetes.io/last-applied-configuration": format!("{}\n", manifest_json(None))});
     live["metadata"]["resourceVersion"] = json!("9");
     live["status"] = json!({"replicas": 5});
     api.on("GET", path, 200, live);
@@ -278,12 +432,19 @@ fn apply_with_a_stale_resource_version_gets_the_conflict_text() {
     let mut api = FakeApi::new();
     let path = "/apis/apps/v1/namespaces/production/deployments/orders-api";
     let mut live = deployment("184612", json!({"app": "orders-api"}));
-    live["metadata"]["annotations"] =
-        json!({"kubectl.kubernetes.io/last-applied-configuration": format!("{}\n", manifest_json(None))});
+    live["metadata"]["annotations"] = json!({"kubectl.kubernetes.io/last-applied-configuration": format!("{}\n", manifest_json(None))});
     api.on("GET", path, 200, live);
     let msg = "Operation cannot be fulfilled on deployments.apps \"orders-api\": the object has been modified; please apply your changes to the latest version and try again";
-    api.on("PATCH", &format!("{path}?fieldManager=kubectl-client-side-apply"), 409, status(409, "Conflict", msg));
-    let stale = MANIFEST.replace("  namespace: production\n", "  namespace: production\n  resourceVersion: \"184553\"\n");
+    api.on(
+        "PATCH",
+        &format!("{path}?fieldManager=kubectl-client-side-apply"),
+        409,
+        status(409, "Conflict", msg),
+    );
+    let stale = MANIFEST.replace(
+        "  namespace: production\n",
+        "  namespace: production\n  resourceVersion: \"184553\"\n",
+    );
     let mut k = Kubectl::new();
     k.set_file("orders-deploy.yaml", &stale);
     let out = k.exec("kubectl apply -f orders-deploy.yaml", &mut api);
@@ -292,7 +453,10 @@ fn apply_with_a_stale_resource_version_gets_the_conflict_text() {
     let patches: Vec<_> = api.sent.iter().filter(|s| s.method == "PATCH").collect();
     assert_eq!(patches.len(), 6, "one try and kubectl's 5 retries");
     let patch = patches[0].body.clone().unwrap();
-    assert_eq!(body_json(patches[0])["metadata"]["resourceVersion"], "184553");
+    assert_eq!(
+        body_json(patches[0])["metadata"]["resourceVersion"],
+        "184553"
+    );
     assert_eq!(
         out.stderr,
         format!(
@@ -304,9 +468,17 @@ fn apply_with_a_stale_resource_version_gets_the_conflict_text() {
 #[test]
 fn not_found_prints_the_server_error() {
     let mut api = FakeApi::new();
-    api.on("GET", "/api/v1/namespaces/production/pods/x", 404, status(404, "NotFound", "pods \"x\" not found"));
+    api.on(
+        "GET",
+        "/api/v1/namespaces/production/pods/x",
+        404,
+        status(404, "NotFound", "pods \"x\" not found"),
+    );
     let out = Kubectl::new().exec("kubectl get pod x -n production", &mut api);
-    assert_eq!(out.stderr, "Error from server (NotFound): pods \"x\" not found\n");
+    assert_eq!(
+        out.stderr,
+        "Error from server (NotFound): pods \"x\" not found\n"
+    );
     assert_eq!(out.exit_code, 1);
 }
 
@@ -350,7 +522,10 @@ fn client_side_errors_match_kubectl() {
 fn bad_yaml_sends_nothing() {
     let mut api = FakeApi::new();
     let mut k = Kubectl::new();
-    k.set_file("orders-deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: name: x\n");
+    k.set_file(
+        "orders-deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: name: x\n",
+    );
     let out = k.exec("kubectl apply -f orders-deploy.yaml", &mut api);
     assert!(
         out.stderr.starts_with("error: error parsing orders-deploy.yaml: error converting YAML to JSON: yaml: line 3: "),
@@ -364,7 +539,10 @@ fn bad_yaml_sends_nothing() {
 fn jsonpath_execution_error_prints_the_object() {
     let mut api = FakeApi::new();
     api.on("GET", "/apis/apps/v1/namespaces/production/deployments/orders-api", 200, json!({"kind": "Deployment", "apiVersion": "apps/v1", "metadata": {"name": "orders-api"}, "spec": {"replicas": 3}}));
-    let out = Kubectl::new().exec("kubectl get deploy orders-api -n production -o jsonpath='{.spec.replicas[0]}'", &mut api);
+    let out = Kubectl::new().exec(
+        "kubectl get deploy orders-api -n production -o jsonpath='{.spec.replicas[0]}'",
+        &mut api,
+    );
     assert_eq!(
         out.stderr,
         "error: error executing jsonpath \"{.spec.replicas[0]}\": Error executing template: int64 is not array or slice. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{.spec.replicas[0]}\n\tobject given to jsonpath engine was:\n\t\tmap[string]interface {}{\"apiVersion\":\"apps/v1\", \"kind\":\"Deployment\", \"metadata\":map[string]interface {}{\"name\":\"orders-api\"}, \"spec\":map[string]interface {}{\"replicas\":3}}\n\n\n"
@@ -374,12 +552,99 @@ fn jsonpath_execution_error_prints_the_object() {
 #[test]
 fn history_and_namespace_context() {
     let mut api = FakeApi::new();
-    api.on("GET", "/api/v1/namespaces/production/pods?limit=500", 200, list("PodList", "1", vec![]));
+    api.on(
+        "GET",
+        "/api/v1/namespaces/production/pods?limit=500",
+        200,
+        list("PodList", "1", vec![]),
+    );
     let mut k = Kubectl::new();
-    let out = k.exec("kubectl config set-context --current --namespace=production", &mut api);
+    let out = k.exec(
+        "kubectl config set-context --current --namespace=production",
+        &mut api,
+    );
     assert_eq!(out.stdout, "Context \"watchlab\" modified.\n");
     assert_eq!(k.namespace(), "production");
-    assert_eq!(k.exec("k get po", &mut api).stderr, "No resources found in production namespace.\n");
+    assert_eq!(
+        k.exec("k get po", &mut api).stderr,
+        "No resources found in production namespace.\n"
+    );
     k.exec("k get po", &mut api);
-    assert_eq!(k.history(), ["kubectl config set-context --current --namespace=production", "k get po"]);
+    assert_eq!(
+        k.history(),
+        [
+            "kubectl config set-context --current --namespace=production",
+            "k get po"
+        ]
+    );
+}
+
+#[test]
+fn describe_pod_lays_out_fields_and_events() {
+    let mut api = FakeApi::new();
+    let mut p = pod("debug-tools", "production", "Running", 10_795, running());
+    p["metadata"]["labels"] = json!({"run": "debug-tools"});
+    p["status"]["startTime"] = json!(ts(10_795));
+    api.on(
+        "GET",
+        "/api/v1/namespaces/production/pods/debug-tools",
+        200,
+        p,
+    );
+    let mut ev = event(
+        "debug-tools.1",
+        10_796,
+        "Scheduled",
+        "Pod",
+        "debug-tools",
+        "Successfully assigned production/debug-tools to node-a",
+    );
+    ev["source"] = json!({"component": "default-scheduler"});
+    api.on(
+        "GET",
+        "/api/v1/namespaces/production/events?fieldSelector=involvedObject.kind%3DPod%2CinvolvedObject.name%3Ddebug-tools%2CinvolvedObject.namespace%3Dproduction%2CinvolvedObject.uid%3Duid-debug-tools&limit=500",
+        200,
+        list("EventList", "3", vec![ev]),
+    );
+    let out = Kubectl::new().exec("kubectl describe pod debug-tools -n production", &mut api);
+    assert_eq!(out.stderr, "");
+    let text = out.stdout;
+    for line in [
+        "Name:             debug-tools\n",
+        "Namespace:        production\n",
+        "Service Account:  default\n",
+        "Node:             node-a/10.0.0.1\n",
+        "Start Time:       Thu, 01 Jan 2026 02:59:55 +0000\n",
+        "Labels:           run=debug-tools\n",
+        "Status:           Running\n",
+        "IPs:\n  IP:  10.244.1.5\n",
+        "    State:          Running\n      Started:      Thu, 01 Jan 2026 00:00:05 +0000\n",
+        "    Ready:          True\n",
+        "QoS Class:          BestEffort\n",
+        "Events:\n  Type    Reason     Age   From               Message\n  ----    ------     ----  ----               -------\n  Normal  Scheduled  4s    default-scheduler  Successfully assigned production/debug-tools to node-a\n",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    #[test]
+    fn exec_never_panics(line in "(k |kubectl )?(get|describe|run|apply|delete|label|annotate|scale|create|cordon|config|api-resources|version|foo)( [-a-z=/.,'\"{}\\[\\]@*?()|0-9]{0,12}){0,5}") {
+        let mut api = FakeApi::new();
+        api.on("GET", "/api/v1/namespaces/default/pods?limit=500", 200, list("PodList", "1", vec![pod("p", "default", "Running", 0, running())]));
+        let mut k = Kubectl::new();
+        k.set_file("f", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n");
+        let out = k.exec(&line, &mut api);
+        if let Some(mut f) = out.follow {
+            api.push(1, "ADDED", pod("q", "default", "Pending", 0, json!(null)));
+            let _ = f.poll(&mut api);
+        }
+    }
+
+    #[test]
+    fn exec_never_panics_on_any_text(line in ".{0,80}") {
+        let mut api = FakeApi::new();
+        let _ = Kubectl::new().exec(&line, &mut api);
+    }
 }

@@ -73,8 +73,9 @@ pub(crate) fn create_from_files(ctx: &mut Ctx, args: &[String]) -> Result<Done, 
     let mut done = Done::default();
     let mut errors = String::new();
     for item in items {
-        let result = super::run::create_object(ctx, &item.object, &item.namespace, "kubectl-create", dry)
-            .map_err(|e| with_source(e, "creating", &item.source));
+        let result =
+            super::run::create_object(ctx, &item.object, &item.namespace, "kubectl-create", dry)
+                .map_err(|e| with_source(e, "creating", &item.source));
         match result.and_then(|obj| print_changed(&p, &obj, "created", dry)) {
             Ok(text) => done.stdout.push_str(&text),
             Err(e) => errors.push_str(&e.stderr),
@@ -104,13 +105,18 @@ fn read_items(ctx: &mut Ctx, p: &Parsed) -> Result<Vec<Item>, CmdError> {
     let default_ns = ctx.namespace(p);
     let mut items = Vec::new();
     for file in files {
-        let source = if file == "-" { "STDIN".to_string() } else { file.clone() };
+        let source = if file == "-" {
+            "STDIN".to_string()
+        } else {
+            file.clone()
+        };
         let content = ctx
             .kubectl
             .file(file)
             .ok_or_else(|| CmdError::msg(format!("the path \"{file}\" does not exist")))?
             .to_string();
-        let objects = manifest::parse(&source, &content).map_err(|e| CmdError::msg(e.to_string()))?;
+        let objects =
+            manifest::parse(&source, &content).map_err(|e| CmdError::msg(e.to_string()))?;
         for mut object in objects {
             let api_version = crate::object::string(&object, &["apiVersion"]);
             let kind = crate::object::string(&object, &["kind"]);
@@ -139,7 +145,11 @@ fn read_items(ctx: &mut Ctx, p: &Parsed) -> Result<Vec<Item>, CmdError> {
                         )));
                     }
                 }
-                namespace = if own.is_empty() { default_ns.clone() } else { own };
+                namespace = if own.is_empty() {
+                    default_ns.clone()
+                } else {
+                    own
+                };
                 if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
                     meta.insert("namespace".into(), Value::String(namespace.clone()));
                 }
@@ -213,13 +223,19 @@ fn with_source(e: CmdError, verb: &str, source: &str) -> CmdError {
     }
 }
 
-fn apply_one(ctx: &mut Ctx, p: &Parsed, item: &Item, dry: DryRun) -> Result<(String, String), CmdError> {
+fn apply_one(
+    ctx: &mut Ctx,
+    p: &Parsed,
+    item: &Item,
+    dry: DryRun,
+) -> Result<(String, String), CmdError> {
     let path = item.rt.object_path(&item.namespace, &item.name);
     let modified = with_last_applied(&item.object);
     let resp = ctx.client.request("GET", &path, None, None);
     if resp.code == 404 {
-        let created = super::run::create_object(ctx, &modified, &item.namespace, FIELD_MANAGER, dry)
-            .map_err(|e| with_source(e, "creating", &item.source))?;
+        let created =
+            super::run::create_object(ctx, &modified, &item.namespace, FIELD_MANAGER, dry)
+                .map_err(|e| with_source(e, "creating", &item.source))?;
         return Ok((print_changed(p, &created, "created", dry)?, String::new()));
     }
     if !resp.is_success() {
@@ -237,7 +253,11 @@ fn apply_one(ctx: &mut Ctx, p: &Parsed, item: &Item, dry: DryRun) -> Result<(Str
     };
     let mut attempt = 0;
     loop {
-        let patch = three_way(original.as_ref().or(last_applied_of(&live).as_ref()), &modified, &live);
+        let patch = three_way(
+            original.as_ref().or(last_applied_of(&live).as_ref()),
+            &modified,
+            &live,
+        );
         if patch.as_object().is_some_and(Map::is_empty) {
             return Ok((print_changed(p, &live, "unchanged", dry)?, warning));
         }

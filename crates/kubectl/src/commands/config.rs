@@ -10,11 +10,17 @@ use crate::tabwriter::TabWriter;
 /// The console's only context (and cluster, and user).
 pub const CONTEXT: &str = "watchlab";
 
-const SET_CONTEXT_FLAGS: &[FlagSpec] = &[boolean("current", None), value("cluster", None), value("user", None)];
+const SET_CONTEXT_FLAGS: &[FlagSpec] = &[
+    boolean("current", None),
+    value("cluster", None),
+    value("user", None),
+];
 
 pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let Some((sub, rest)) = args.split_first() else {
-        return Ok(Done::out(super::info::command_help("config").unwrap_or_default()));
+        return Ok(Done::out(
+            super::info::command_help("config").unwrap_or_default(),
+        ));
     };
     match sub.as_str() {
         "set-context" => {
@@ -22,7 +28,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             let name = match (p.flag("current"), p.args.as_slice()) {
                 (true, []) => CONTEXT.to_string(),
                 (true, [_, ..]) => {
-                    return Err(CmdError::msg("you cannot specify both a context name and --current"))
+                    return Err(CmdError::msg(
+                        "you cannot specify both a context name and --current",
+                    ))
                 }
                 (false, [n]) => n.clone(),
                 (false, _) => {
@@ -38,7 +46,11 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                 )));
             }
             if let Some(ns) = p.last("namespace") {
-                ctx.kubectl.namespace = if ns.is_empty() { "default".into() } else { ns.to_string() };
+                ctx.kubectl.namespace = if ns.is_empty() {
+                    "default".into()
+                } else {
+                    ns.to_string()
+                };
             }
             Ok(Done::out(format!("Context \"{CONTEXT}\" modified.\n")))
         }
@@ -47,15 +59,35 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             Ok(Done::out(format!("{CONTEXT}\n")))
         }
         "get-contexts" => {
-            parse_flags("config get-contexts", rest, &[value("output", Some('o')), boolean("no-headers", None)])?;
+            parse_flags(
+                "config get-contexts",
+                rest,
+                &[value("output", Some('o')), boolean("no-headers", None)],
+            )?;
             let rows = vec![
-                ["CURRENT", "NAME", "CLUSTER", "AUTHINFO", "NAMESPACE"].map(String::from).to_vec(),
-                vec!["*".into(), CONTEXT.into(), CONTEXT.into(), "learner".into(), ctx.kubectl.namespace.clone()],
+                ["CURRENT", "NAME", "CLUSTER", "AUTHINFO", "NAMESPACE"]
+                    .map(String::from)
+                    .to_vec(),
+                vec![
+                    "*".into(),
+                    CONTEXT.into(),
+                    CONTEXT.into(),
+                    "learner".into(),
+                    ctx.kubectl.namespace.clone(),
+                ],
             ];
             Ok(Done::out(TabWriter::new().render(&rows)))
         }
         "view" => {
-            parse_flags("config view", rest, &[boolean("minify", None), value("output", Some('o')), boolean("raw", None)])?;
+            parse_flags(
+                "config view",
+                rest,
+                &[
+                    boolean("minify", None),
+                    value("output", Some('o')),
+                    boolean("raw", None),
+                ],
+            )?;
             Ok(Done::out(format!(
                 "apiVersion: v1\nclusters:\n- cluster:\n    server: https://watchlab.local\n  name: {CONTEXT}\ncontexts:\n- context:\n    cluster: {CONTEXT}\n    namespace: {ns}\n    user: learner\n  name: {CONTEXT}\ncurrent-context: {CONTEXT}\nkind: Config\npreferences: {{}}\nusers:\n- name: learner\n  user: {{}}\n",
                 ns = ctx.kubectl.namespace

@@ -8,7 +8,11 @@ use crate::errors::CmdError;
 use crate::flags::{value, FlagSpec};
 use serde_json::{json, Value};
 
-const DEPLOYMENT_FLAGS: &[FlagSpec] = &[value("image", None), value("replicas", Some('r')), value("port", None)];
+const DEPLOYMENT_FLAGS: &[FlagSpec] = &[
+    value("image", None),
+    value("replicas", Some('r')),
+    value("port", None),
+];
 
 pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let Some((sub, rest)) = args.split_first() else {
@@ -18,7 +22,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         "deployment" | "deploy" => deployment(ctx, rest),
         "namespace" | "ns" => namespace(ctx, rest),
         "-f" | "--filename" => super::apply::create_from_files(ctx, args),
-        s if s.starts_with("-f") || s.starts_with("--filename=") => super::apply::create_from_files(ctx, args),
+        s if s.starts_with("-f") || s.starts_with("--filename=") => {
+            super::apply::create_from_files(ctx, args)
+        }
         s if s.starts_with('-') => {
             // flags before the subcommand: let the flag parser report them
             let p = parse_flags("create", args, &[value("filename", Some('f'))])?;
@@ -27,7 +33,10 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                 None => Err(CmdError::msg("must specify one of -f and -k")),
             }
         }
-        other => Err(CmdError::usage("create", format!("Unexpected args: [{other}]"))),
+        other => Err(CmdError::usage(
+            "create",
+            format!("Unexpected args: [{other}]"),
+        )),
     }
 }
 
@@ -37,7 +46,13 @@ fn container_name(image: &str) -> String {
     let base = image.rsplit('/').next().unwrap_or(image);
     let base = base.split(['@', ':']).next().unwrap_or(base);
     base.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect()
 }
 
@@ -52,7 +67,11 @@ fn one_name<'a>(cmd: &str, args: &'a [String]) -> Result<&'a String, CmdError> {
 }
 
 fn deployment(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
-    let specs: Vec<FlagSpec> = DEPLOYMENT_FLAGS.iter().chain(PRINT_FLAGS).copied().collect();
+    let specs: Vec<FlagSpec> = DEPLOYMENT_FLAGS
+        .iter()
+        .chain(PRINT_FLAGS)
+        .copied()
+        .collect();
     let p = parse_flags("create deployment", args, &specs)?;
     let images = p.all("image");
     if images.is_empty() {
@@ -69,9 +88,9 @@ fn deployment(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         .map(|i| json!({"name": container_name(i), "image": i, "resources": {}}))
         .collect();
     if let Some(port) = p.last("port") {
-        let port: i64 = port
-            .parse()
-            .map_err(|_| CmdError::msg(format!("strconv.Atoi: parsing \"{port}\": invalid syntax")))?;
+        let port: i64 = port.parse().map_err(|_| {
+            CmdError::msg(format!("strconv.Atoi: parsing \"{port}\": invalid syntax"))
+        })?;
         if let Some(c) = containers.first_mut() {
             c["ports"] = json!([{"containerPort": port}]);
         }
@@ -119,7 +138,10 @@ mod tests {
     #[test]
     fn container_names_from_images() {
         assert_eq!(container_name("nginx:1.27"), "nginx");
-        assert_eq!(container_name("registry.io/team/orders-api@sha256:abc"), "orders-api");
+        assert_eq!(
+            container_name("registry.io/team/orders-api@sha256:abc"),
+            "orders-api"
+        );
         assert_eq!(container_name("debug-tools:1.0"), "debug-tools");
     }
 }

@@ -37,7 +37,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let force = p.flag("force");
     if p.flag("now") {
         if grace != -1 {
-            return Err(CmdError::msg("--now and --grace-period cannot be specified together"));
+            return Err(CmdError::msg(
+                "--now and --grace-period cannot be specified together",
+            ));
         }
         grace = 1;
     }
@@ -58,9 +60,14 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             )))
         }
     };
-    let selector = p.last("selector").filter(|s| !s.is_empty()).map(String::from);
+    let selector = p
+        .last("selector")
+        .filter(|s| !s.is_empty())
+        .map(String::from);
     if p.flag("all") && selector.is_some() {
-        return Err(CmdError::msg("setting 'all' parameter but found a non empty selector. "));
+        return Err(CmdError::msg(
+            "setting 'all' parameter but found a non empty selector. ",
+        ));
     }
     let ns = ctx.namespace(&p);
     let mut objects: Vec<(&'static crate::resources::ResourceType, String, String)> = Vec::new();
@@ -72,12 +79,19 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                 .ok_or_else(|| CmdError::msg(format!("the path \"{f}\" does not exist")))?
                 .to_string();
             let source = if f == "-" { "STDIN" } else { f.as_str() };
-            for obj in crate::manifest::parse(source, &content).map_err(|e| CmdError::msg(e.to_string()))? {
+            for obj in crate::manifest::parse(source, &content)
+                .map_err(|e| CmdError::msg(e.to_string()))?
+            {
                 let rt = crate::resources::by_kind(
                     &crate::object::string(&obj, &["apiVersion"]),
                     &crate::object::string(&obj, &["kind"]),
                 )
-                .ok_or_else(|| CmdError::msg(format!("no matches for kind \"{}\"", crate::object::string(&obj, &["kind"]))))?;
+                .ok_or_else(|| {
+                    CmdError::msg(format!(
+                        "no matches for kind \"{}\"",
+                        crate::object::string(&obj, &["kind"])
+                    ))
+                })?;
                 let own = crate::object::namespace(&obj);
                 let obj_ns = if own.is_empty() { ns.clone() } else { own };
                 objects.push((rt, obj_ns, crate::object::name(&obj)));
@@ -91,7 +105,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         for t in &targets {
             if t.names.is_empty() {
                 if !p.flag("all") && selector.is_none() && p.last("field-selector").is_none() {
-                    return Err(CmdError::msg("resource(s) were provided, but no name was specified"));
+                    return Err(CmdError::msg(
+                        "resource(s) were provided, but no name was specified",
+                    ));
                 }
                 let scope = (!p.flag("all-namespaces")).then_some(ns.as_str());
                 let listed = targets::list(
@@ -123,7 +139,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     if force && grace == 0 {
         done.stderr.push_str(FORCE_WARNING);
     }
-    let mut body = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": propagation});
+    let mut body =
+        json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": propagation});
     if grace >= 0 {
         body["gracePeriodSeconds"] = json!(grace);
     }
@@ -131,13 +148,21 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let mut errors = String::new();
     for (rt, obj_ns, name) in objects {
         let path = rt.object_path(&obj_ns, &name);
-        let resp = ctx.client.request("DELETE", &path, Some("application/json"), Some(&body));
+        let resp = ctx
+            .client
+            .request("DELETE", &path, Some("application/json"), Some(&body));
         if resp.is_success() {
-            let verb = if force && grace == 0 { "force deleted" } else { "deleted" };
-            if p.last("output") == Some("name") {
-                done.stdout.push_str(&format!("{}/{name}\n", rt.kind_prefix()));
+            let verb = if force && grace == 0 {
+                "force deleted"
             } else {
-                done.stdout.push_str(&format!("{} \"{name}\" {verb}\n", rt.kind_prefix()));
+                "deleted"
+            };
+            if p.last("output") == Some("name") {
+                done.stdout
+                    .push_str(&format!("{}/{name}\n", rt.kind_prefix()));
+            } else {
+                done.stdout
+                    .push_str(&format!("{} \"{name}\" {verb}\n", rt.kind_prefix()));
             }
         } else if !(resp.code == 404 && p.flag("ignore-not-found")) {
             errors.push_str(&CmdError::server(&resp).stderr);

@@ -1,6 +1,931 @@
-//! placeholder
-use super::{Ctx, Done};
+//! `kubectl describe`: the human-readable reports of kubectl's describers for pods, nodes,
+//! deployments, replicasets and namespaces (a generic report for the rest), ending with the
+//! object's Events, fetched like kubectl does with an `involvedObject.*` field selector. Lines
+//! are laid out with Go's tabwriter settings describe uses (padding 2).
+
+use super::{parse_flags, Ctx, Done};
+use crate::age::{parse_rfc3339_ms, rfc1123z, since};
 use crate::errors::CmdError;
-pub(crate) fn run(_ctx: &mut Ctx, _args: &[String]) -> Result<Done, CmdError> {
-    Err(CmdError::msg("not yet"))
+use crate::flags::{boolean, value, FlagSpec};
+use crate::object::{array, at, int, name, namespace, str_at, string, string_map};
+use crate::printers::{node_roles, selector_string};
+use crate::resources::{lookup, ResourceType};
+use crate::tabwriter::align;
+use crate::targets::{self, parse_targets, ListQuery};
+use serde_json::Value;
+use std::fmt::Write;
+
+const FLAGS: &[FlagSpec] = &[
+    value("selector", Some('l')),
+    boolean("all-namespaces", Some('A')),
+    value("show-events", None),
+    value("chunk-size", None),
+    value("filename", Some('f')),
+];
+
+const NO_TYPE: &str = "error: You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.\n";
+
+pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
+    let p = parse_flags("describe", args, FLAGS)?;
+    if p.args.is_empty() {
+        return Err(CmdError::raw(NO_TYPE));
+    }
+    let ns = ctx.namespace(&p);
+    let all_ns = p.flag("all-namespaces");
+    let show_events = p.last("show-events") != Some("false");
+    let selector = p
+        .last("selector")
+        .filter(|s| !s.is_empty())
+        .map(String::from);
+    let mut objects: Vec<(&'static ResourceType, Value)> = Vec::new();
+    let mut errors = String::new();
+    for t in parse_targets(&p.args, "describe")? {
+        if t.names.is_empty() {
+            let scope = (!all_ns).then_some(ns.as_str());
+            let q = ListQuery {
+                label_selector: selector.clone(),
+                field_selector: None,
+                chunk_size: 500,
+            };
+            objects.extend(
+                targets::list(ctx.client, t.rt, scope, &q)?
+                    .items
+                    .into_iter()
+                    .map(|o| (t.rt, o)),
+            );
+            continue;
+        }
+        for n in &t.names {
+            match targets::get(ctx.client, t.rt, &ns, n) {
+                Ok(o) => objects.push((t.rt, o)),
+                Err(e) => {
+                    // describe NAME_PREFIX: fall back to the objects whose name starts with it.
+                    let listed = targets::list(
+                        ctx.client,
+                        t.rt,
+                        Some(&ns),
+                        &ListQuery {
+                            chunk_size: 500,
+                            ..ListQuery::default()
+                        },
+                    );
+                    let matching: Vec<Value> = listed
+                        .map(|l| {
+                            l.items
+                                .into_iter()
+                                .filter(|o| name(o).starts_with(n.as_str()))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if matching.is_empty() {
+                        errors.push_str(&e.stderr);
+                    }
+                    objects.extend(matching.into_iter().map(|o| (t.rt, o)));
+                }
+            }
+        }
+    }
+    if objects.is_empty() && errors.is_empty() {
+        return Ok(Done {
+            stderr: if all_ns {
+                "No resources found\n".into()
+            } else {
+                format!("No resources found in {ns} namespace.\n")
+            },
+            ..Done::default()
+        });
+    }
+    let now = ctx.now();
+    let mut reports = Vec::new();
+    for (rt, obj) in &objects {
+        let mut text = match rt.plural {
+            "pods" => describe_pod(obj, now),
+            "nodes" => describe_node(ctx, obj, now),
+            "deployments" => describe_deployment(ctx, obj),
+            "replicasets" => describe_replicaset(ctx, obj),
+            "namespaces" => describe_namespace(obj),
+            _ => describe_generic(obj),
+        };
+        if show_events && rt.plural != "events" && rt.plural != "namespaces" {
+            text.push_str(&events_section(ctx, rt, obj, now));
+        }
+        reports.push(align(&text, 0, 2));
+    }
+    let mut done = Done::out(reports.join("\n\n"));
+    if !errors.is_empty() {
+        if done.stdout.is_empty() {
+            return Err(CmdError::raw(errors));
+        }
+        done.stderr = errors;
+    }
+    Ok(done)
+}
+
+fn time_at(v: &Value, path: &[&str]) -> Option<String> {
+    str_at(v, path).and_then(parse_rfc3339_ms).map(rfc1123z)
+}
+
+/// `Labels:` / `Annotations:` style block: first entry on the key line, the rest indented
+/// under it; `<none>` when empty. Annotations print as `k: v`, labels as `k=v`.
+fn map_block(out: &mut String, indent: &str, title: &str, pairs: &[(String, String)], sep: &str) {
+    if pairs.is_empty() {
+        let _ = writeln!(out, "{indent}{title}:\t<none>");
+        return;
+    }
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        let head = if i == 0 {
+            format!("{indent}{title}:")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(out, "{head}\t{k}{sep}{v}");
+    }
+}
+
+fn controlled_by(obj: &Value) -> Option<String> {
+    array(obj, &["metadata", "ownerReferences"])
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+        .map(|r| format!("{}/{}", string(r, &["kind"]), string(r, &["name"])))
+}
+
+fn or_none(s: String) -> String {
+    if s.is_empty() {
+        "<none>".into()
+    } else {
+        s
+    }
+}
+
+fn describe_pod(pod: &Value, now: i64) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "Name:\t{}", name(pod));
+    let _ = writeln!(o, "Namespace:\t{}", namespace(pod));
+    if let Some(p) = at(pod, &["spec", "priority"]).and_then(Value::as_i64) {
+        let _ = writeln!(o, "Priority:\t{p}");
+    }
+    let _ = writeln!(
+        o,
+        "Service Account:\t{}",
+        string(pod, &["spec", "serviceAccountName"])
+    );
+    let node = string(pod, &["spec", "nodeName"]);
+    let node = if node.is_empty() {
+        "<none>".to_string()
+    } else {
+        format!("{node}/{}", string(pod, &["status", "hostIP"]))
+    };
+    let _ = writeln!(o, "Node:\t{node}");
+    if let Some(t) = time_at(pod, &["status", "startTime"]) {
+        let _ = writeln!(o, "Start Time:\t{t}");
+    }
+    map_block(
+        &mut o,
+        "",
+        "Labels",
+        &string_map(pod, &["metadata", "labels"]),
+        "=",
+    );
+    map_block(
+        &mut o,
+        "",
+        "Annotations",
+        &string_map(pod, &["metadata", "annotations"]),
+        ": ",
+    );
+    let status = match str_at(pod, &["metadata", "deletionTimestamp"]) {
+        Some(t) => format!(
+            "Terminating (lasts {})",
+            since(Some(t), now).trim_start_matches('-')
+        ),
+        None => string(pod, &["status", "phase"]),
+    };
+    let _ = writeln!(o, "Status:\t{status}");
+    if let Some(r) = str_at(pod, &["status", "reason"]) {
+        let _ = writeln!(o, "Reason:\t{r}");
+    }
+    if let Some(m) = str_at(pod, &["status", "message"]) {
+        let _ = writeln!(o, "Message:\t{m}");
+    }
+    let ip = string(pod, &["status", "podIP"]);
+    let _ = writeln!(o, "IP:\t{ip}");
+    if ip.is_empty() {
+        let _ = writeln!(o, "IPs:\t<none>");
+    } else {
+        let _ = writeln!(o, "IPs:\n  IP:\t{ip}");
+    }
+    if let Some(c) = controlled_by(pod) {
+        let _ = writeln!(o, "Controlled By:\t{c}");
+    }
+    let statuses = array(pod, &["status", "containerStatuses"]);
+    let _ = writeln!(o, "Containers:");
+    for c in array(pod, &["spec", "containers"]) {
+        let cname = string(c, &["name"]);
+        let st = statuses.iter().find(|s| string(s, &["name"]) == cname);
+        let _ = writeln!(o, "  {cname}:");
+        if let Some(st) = st {
+            let _ = writeln!(o, "    Container ID:\t{}", string(st, &["containerID"]));
+        }
+        let _ = writeln!(o, "    Image:\t{}", string(c, &["image"]));
+        if let Some(st) = st {
+            let _ = writeln!(o, "    Image ID:\t{}", string(st, &["imageID"]));
+        }
+        container_ports(&mut o, c);
+        if let Some(st) = st {
+            container_state(&mut o, "State", at(st, &["state"]));
+            if at(st, &["lastState"]).is_some_and(|s| s.as_object().is_some_and(|m| !m.is_empty()))
+            {
+                container_state(&mut o, "Last State", at(st, &["lastState"]));
+            }
+            let ready = if st.get("ready").and_then(Value::as_bool) == Some(true) {
+                "True"
+            } else {
+                "False"
+            };
+            let _ = writeln!(o, "    Ready:\t{ready}");
+            let _ = writeln!(o, "    Restart Count:\t{}", int(st, &["restartCount"]));
+        }
+        container_env(&mut o, c);
+    }
+    let conditions = array(pod, &["status", "conditions"]);
+    if !conditions.is_empty() {
+        let _ = writeln!(o, "Conditions:\n  Type\tStatus");
+        for c in conditions {
+            let _ = writeln!(
+                o,
+                "  {} \t{} ",
+                string(c, &["type"]),
+                string(c, &["status"])
+            );
+        }
+    }
+    let _ = writeln!(o, "Volumes:\t<none>");
+    let qos = str_at(pod, &["status", "qosClass"])
+        .map(String::from)
+        .unwrap_or_else(|| qos_class(pod));
+    let _ = writeln!(o, "QoS Class:\t{qos}");
+    map_block(
+        &mut o,
+        "",
+        "Node-Selectors",
+        &string_map(pod, &["spec", "nodeSelector"]),
+        "=",
+    );
+    tolerations(&mut o, "", array(pod, &["spec", "tolerations"]));
+    o
+}
+
+fn qos_class(pod: &Value) -> String {
+    let containers = array(pod, &["spec", "containers"]);
+    let has = |kind: &str| {
+        containers.iter().any(|c| {
+            at(c, &["resources", kind])
+                .and_then(Value::as_object)
+                .is_some_and(|m| !m.is_empty())
+        })
+    };
+    let guaranteed = !containers.is_empty()
+        && containers.iter().all(|c| {
+            let req = at(c, &["resources", "requests"]);
+            let lim = at(c, &["resources", "limits"]);
+            ["cpu", "memory"].iter().all(|r| {
+                let l = lim.and_then(|l| l.get(*r));
+                l.is_some() && req.and_then(|q| q.get(*r)).is_none_or(|q| Some(q) == l)
+            })
+        });
+    if guaranteed {
+        "Guaranteed".into()
+    } else if has("requests") || has("limits") {
+        "Burstable".into()
+    } else {
+        "BestEffort".into()
+    }
+}
+
+fn container_ports(o: &mut String, c: &Value) {
+    let ports = array(c, &["ports"]);
+    let fmt_ports = |key: &str| -> String {
+        if ports.is_empty() {
+            return "<none>".into();
+        }
+        ports
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}/{}",
+                    int(p, &[key]),
+                    str_at(p, &["protocol"]).unwrap_or("TCP")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(o, "    Port:\t{}", fmt_ports("containerPort"));
+    let _ = writeln!(o, "    Host Port:\t{}", fmt_ports("hostPort"));
+}
+
+fn container_env(o: &mut String, c: &Value) {
+    let env = array(c, &["env"]);
+    if env.is_empty() {
+        let _ = writeln!(o, "    Environment:\t<none>");
+    } else {
+        let _ = writeln!(o, "    Environment:");
+        for e in env {
+            let _ = writeln!(
+                o,
+                "      {}:\t{}",
+                string(e, &["name"]),
+                string(e, &["value"])
+            );
+        }
+    }
+    let _ = writeln!(o, "    Mounts:\t<none>");
+}
+
+fn container_state(o: &mut String, title: &str, state: Option<&Value>) {
+    let Some(state) = state else {
+        let _ = writeln!(o, "    {title}:\tWaiting");
+        return;
+    };
+    if let Some(r) = state.get("running") {
+        let _ = writeln!(o, "    {title}:\tRunning");
+        if let Some(t) = time_at(r, &["startedAt"]) {
+            let _ = writeln!(o, "      Started:\t{t}");
+        }
+    } else if let Some(w) = state.get("waiting") {
+        let _ = writeln!(o, "    {title}:\tWaiting");
+        if let Some(r) = str_at(w, &["reason"]) {
+            let _ = writeln!(o, "      Reason:\t{r}");
+        }
+    } else if let Some(t) = state.get("terminated") {
+        let _ = writeln!(o, "    {title}:\tTerminated");
+        if let Some(r) = str_at(t, &["reason"]) {
+            let _ = writeln!(o, "      Reason:\t{r}");
+        }
+        let _ = writeln!(o, "      Exit Code:\t{}", int(t, &["exitCode"]));
+        if let Some(s) = time_at(t, &["startedAt"]) {
+            let _ = writeln!(o, "      Started:\t{s}");
+        }
+        if let Some(f) = time_at(t, &["finishedAt"]) {
+            let _ = writeln!(o, "      Finished:\t{f}");
+        }
+    } else {
+        let _ = writeln!(o, "    {title}:\tWaiting");
+    }
+}
+
+/// `key=value:effect op=Exists for 300s`, one per line.
+fn tolerations(o: &mut String, indent: &str, list: &[Value]) {
+    if list.is_empty() {
+        let _ = writeln!(o, "{indent}Tolerations:\t<none>");
+        return;
+    }
+    for (i, t) in list.iter().enumerate() {
+        let (key, val, effect) = (
+            string(t, &["key"]),
+            string(t, &["value"]),
+            string(t, &["effect"]),
+        );
+        let mut s = key.clone();
+        if !val.is_empty() {
+            let _ = write!(s, "={val}");
+        }
+        if !effect.is_empty() {
+            let _ = write!(s, ":{effect}");
+        }
+        if str_at(t, &["operator"]) == Some("Exists") && val.is_empty() {
+            s.push_str(if key.is_empty() && effect.is_empty() {
+                "op=Exists"
+            } else {
+                " op=Exists"
+            });
+        }
+        if let Some(secs) = at(t, &["tolerationSeconds"]).and_then(Value::as_i64) {
+            let _ = write!(s, " for {secs}s");
+        }
+        let head = if i == 0 {
+            format!("{indent}Tolerations:")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(o, "{head}\t{s}");
+    }
+}
+
+fn describe_node(ctx: &mut Ctx, node: &Value, now: i64) -> String {
+    let mut o = String::new();
+    let n = name(node);
+    let _ = writeln!(o, "Name:\t{n}");
+    let _ = writeln!(o, "Roles:\t{}", node_roles(node));
+    map_block(
+        &mut o,
+        "",
+        "Labels",
+        &string_map(node, &["metadata", "labels"]),
+        "=",
+    );
+    map_block(
+        &mut o,
+        "",
+        "Annotations",
+        &string_map(node, &["metadata", "annotations"]),
+        ": ",
+    );
+    let _ = writeln!(
+        o,
+        "CreationTimestamp:\t{}",
+        time_at(node, &["metadata", "creationTimestamp"]).unwrap_or_default()
+    );
+    let taints = array(node, &["spec", "taints"]);
+    if taints.is_empty() {
+        let _ = writeln!(o, "Taints:\t<none>");
+    }
+    for (i, t) in taints.iter().enumerate() {
+        let head = if i == 0 { "Taints:" } else { "" };
+        let v = string(t, &["value"]);
+        let kv = if v.is_empty() {
+            string(t, &["key"])
+        } else {
+            format!("{}={v}", string(t, &["key"]))
+        };
+        let _ = writeln!(o, "{head}\t{kv}:{}", string(t, &["effect"]));
+    }
+    let unsched = at(node, &["spec", "unschedulable"])
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let _ = writeln!(o, "Unschedulable:\t{unsched}");
+    if let Some(rt) = lookup("leases") {
+        if let Ok(lease) = targets::get(ctx.client, rt, "kube-node-lease", &n) {
+            let _ = writeln!(o, "Lease:");
+            let _ = writeln!(
+                o,
+                "  HolderIdentity:\t{}",
+                or_unset(str_at(&lease, &["spec", "holderIdentity"]).map(String::from))
+            );
+            let _ = writeln!(
+                o,
+                "  AcquireTime:\t{}",
+                or_unset(time_at(&lease, &["spec", "acquireTime"]))
+            );
+            let _ = writeln!(
+                o,
+                "  RenewTime:\t{}",
+                or_unset(time_at(&lease, &["spec", "renewTime"]))
+            );
+        }
+    }
+    let _ = writeln!(o, "Conditions:");
+    let _ = writeln!(
+        o,
+        "  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage"
+    );
+    let _ = writeln!(
+        o,
+        "  ----\t------\t-----------------\t------------------\t------\t-------"
+    );
+    for c in array(node, &["status", "conditions"]) {
+        let _ = writeln!(
+            o,
+            "  {}\t{}\t{}\t{}\t{}\t{}",
+            string(c, &["type"]),
+            string(c, &["status"]),
+            time_at(c, &["lastHeartbeatTime"]).unwrap_or_default(),
+            time_at(c, &["lastTransitionTime"]).unwrap_or_default(),
+            string(c, &["reason"]),
+            string(c, &["message"])
+        );
+    }
+    let _ = writeln!(o, "Addresses:");
+    for a in array(node, &["status", "addresses"]) {
+        let _ = writeln!(
+            o,
+            "  {}:\t{}",
+            string(a, &["type"]),
+            string(a, &["address"])
+        );
+    }
+    for (title, key) in [("Capacity", "capacity"), ("Allocatable", "allocatable")] {
+        let res = string_map(node, &["status", key]);
+        if !res.is_empty() {
+            let _ = writeln!(o, "{title}:");
+            for (k, v) in res {
+                let _ = writeln!(o, "  {k}:\t{v}");
+            }
+        }
+    }
+    let _ = writeln!(o, "System Info:");
+    let _ = writeln!(
+        o,
+        "  Kubelet Version:\t{}",
+        string(node, &["status", "nodeInfo", "kubeletVersion"])
+    );
+    if let Some(pods_rt) = lookup("pods") {
+        let q = ListQuery {
+            label_selector: None,
+            field_selector: Some(format!(
+                "spec.nodeName={n},status.phase!=Failed,status.phase!=Succeeded"
+            )),
+            chunk_size: 500,
+        };
+        if let Ok(listed) = targets::list(ctx.client, pods_rt, None, &q) {
+            let _ = writeln!(o, "Non-terminated Pods:\t({} in total)", listed.items.len());
+            let _ = writeln!(o, "  Namespace\tName\tAge");
+            let _ = writeln!(o, "  ---------\t----\t---");
+            for p in &listed.items {
+                let _ = writeln!(
+                    o,
+                    "  {}\t{}\t{}",
+                    namespace(p),
+                    name(p),
+                    since(str_at(p, &["metadata", "creationTimestamp"]), now)
+                );
+            }
+        }
+    }
+    o
+}
+
+fn or_unset(v: Option<String>) -> String {
+    v.filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "<unset>".into())
+}
+
+fn pod_template(o: &mut String, template: Option<&Value>) {
+    let empty = Value::Null;
+    let t = template.unwrap_or(&empty);
+    let _ = writeln!(o, "Pod Template:");
+    map_block(
+        o,
+        "  ",
+        "Labels",
+        &string_map(t, &["metadata", "labels"]),
+        "=",
+    );
+    let _ = writeln!(o, "  Containers:");
+    for c in array(t, &["spec", "containers"]) {
+        let _ = writeln!(o, "   {}:", string(c, &["name"]));
+        let _ = writeln!(o, "    Image:\t{}", string(c, &["image"]));
+        container_ports(o, c);
+        container_env(o, c);
+    }
+    let _ = writeln!(o, "  Volumes:\t<none>");
+    map_block(
+        o,
+        "  ",
+        "Node-Selectors",
+        &string_map(t, &["spec", "nodeSelector"]),
+        "=",
+    );
+    tolerations(o, "  ", array(t, &["spec", "tolerations"]));
+}
+
+fn owned_by(obj: &Value, uid: &str) -> bool {
+    array(obj, &["metadata", "ownerReferences"])
+        .iter()
+        .any(|r| str_at(r, &["uid"]) == Some(uid))
+}
+
+fn conditions_table(o: &mut String, obj: &Value) {
+    let conditions = array(obj, &["status", "conditions"]);
+    if conditions.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "Conditions:\n  Type\tStatus\tReason\n  ----\t------\t------"
+    );
+    for c in conditions {
+        let _ = writeln!(
+            o,
+            "  {}\t{}\t{}",
+            string(c, &["type"]),
+            string(c, &["status"]),
+            string(c, &["reason"])
+        );
+    }
+}
+
+fn describe_deployment(ctx: &mut Ctx, d: &Value) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "Name:\t{}", name(d));
+    let _ = writeln!(o, "Namespace:\t{}", namespace(d));
+    let _ = writeln!(
+        o,
+        "CreationTimestamp:\t{}",
+        time_at(d, &["metadata", "creationTimestamp"]).unwrap_or_default()
+    );
+    map_block(
+        &mut o,
+        "",
+        "Labels",
+        &string_map(d, &["metadata", "labels"]),
+        "=",
+    );
+    map_block(
+        &mut o,
+        "",
+        "Annotations",
+        &string_map(d, &["metadata", "annotations"]),
+        ": ",
+    );
+    let selector = selector_string(at(d, &["spec", "selector"]));
+    let _ = writeln!(o, "Selector:\t{selector}");
+    let total = int(d, &["status", "replicas"]);
+    let available = int(d, &["status", "availableReplicas"]);
+    let _ = writeln!(
+        o,
+        "Replicas:\t{} desired | {} updated | {total} total | {available} available | {} unavailable",
+        int(d, &["spec", "replicas"]),
+        int(d, &["status", "updatedReplicas"]),
+        int(d, &["status", "unavailableReplicas"])
+    );
+    let strategy = str_at(d, &["spec", "strategy", "type"]).unwrap_or("RollingUpdate");
+    let _ = writeln!(o, "StrategyType:\t{strategy}");
+    let _ = writeln!(
+        o,
+        "MinReadySeconds:\t{}",
+        int(d, &["spec", "minReadySeconds"])
+    );
+    if strategy == "RollingUpdate" {
+        let ru = |k: &str| {
+            at(d, &["spec", "strategy", "rollingUpdate", k])
+                .map(crate::jsonpath::text_of)
+                .unwrap_or_else(|| "25%".into())
+        };
+        let _ = writeln!(
+            o,
+            "RollingUpdateStrategy:\t{} max unavailable, {} max surge",
+            ru("maxUnavailable"),
+            ru("maxSurge")
+        );
+    }
+    pod_template(&mut o, at(d, &["spec", "template"]));
+    conditions_table(&mut o, d);
+    let uid = string(d, &["metadata", "uid"]);
+    let revision = str_at(
+        d,
+        &[
+            "metadata",
+            "annotations",
+            "deployment.kubernetes.io/revision",
+        ],
+    )
+    .map(String::from);
+    let (mut old, mut new) = (Vec::new(), Vec::new());
+    if let Some(rt) = lookup("replicasets") {
+        let q = ListQuery {
+            label_selector: (selector != "<none>").then(|| selector.clone()),
+            field_selector: None,
+            chunk_size: 500,
+        };
+        if let Ok(listed) = targets::list(ctx.client, rt, Some(&namespace(d)), &q) {
+            for rs in listed.items.iter().filter(|rs| owned_by(rs, &uid)) {
+                let line = format!(
+                    "{} ({}/{} replicas created)",
+                    name(rs),
+                    int(rs, &["status", "replicas"]),
+                    int(rs, &["spec", "replicas"])
+                );
+                let rs_rev = str_at(
+                    rs,
+                    &[
+                        "metadata",
+                        "annotations",
+                        "deployment.kubernetes.io/revision",
+                    ],
+                );
+                if revision.is_none() || rs_rev == revision.as_deref() {
+                    new.push(line);
+                } else if int(rs, &["spec", "replicas"]) > 0 || int(rs, &["status", "replicas"]) > 0
+                {
+                    old.push(line);
+                }
+            }
+        }
+    }
+    let _ = writeln!(o, "OldReplicaSets:\t{}", or_none(old.join(", ")));
+    let _ = writeln!(o, "NewReplicaSet:\t{}", or_none(new.join(", ")));
+    o
+}
+
+fn describe_replicaset(ctx: &mut Ctx, rs: &Value) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "Name:\t{}", name(rs));
+    let _ = writeln!(o, "Namespace:\t{}", namespace(rs));
+    let selector = selector_string(at(rs, &["spec", "selector"]));
+    let _ = writeln!(o, "Selector:\t{selector}");
+    map_block(
+        &mut o,
+        "",
+        "Labels",
+        &string_map(rs, &["metadata", "labels"]),
+        "=",
+    );
+    map_block(
+        &mut o,
+        "",
+        "Annotations",
+        &string_map(rs, &["metadata", "annotations"]),
+        ": ",
+    );
+    if let Some(c) = controlled_by(rs) {
+        let _ = writeln!(o, "Controlled By:\t{c}");
+    }
+    let _ = writeln!(
+        o,
+        "Replicas:\t{} current / {} desired",
+        int(rs, &["status", "replicas"]),
+        int(rs, &["spec", "replicas"])
+    );
+    let uid = string(rs, &["metadata", "uid"]);
+    let mut counts = [0; 4];
+    if let Some(rt) = lookup("pods") {
+        let q = ListQuery {
+            label_selector: (selector != "<none>").then(|| selector.clone()),
+            field_selector: None,
+            chunk_size: 500,
+        };
+        if let Ok(listed) = targets::list(ctx.client, rt, Some(&namespace(rs)), &q) {
+            for p in listed.items.iter().filter(|p| owned_by(p, &uid)) {
+                let slot = match str_at(p, &["status", "phase"]) {
+                    Some("Running") => 0,
+                    Some("Succeeded") => 2,
+                    Some("Failed") => 3,
+                    _ => 1,
+                };
+                if let Some(c) = counts.get_mut(slot) {
+                    *c += 1;
+                }
+            }
+        }
+    }
+    let [running, waiting, succeeded, failed] = counts;
+    let _ = writeln!(o, "Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed");
+    pod_template(&mut o, at(rs, &["spec", "template"]));
+    conditions_table(&mut o, rs);
+    o
+}
+
+fn describe_namespace(ns: &Value) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "Name:\t{}", name(ns));
+    map_block(
+        &mut o,
+        "",
+        "Labels",
+        &string_map(ns, &["metadata", "labels"]),
+        "=",
+    );
+    map_block(
+        &mut o,
+        "",
+        "Annotations",
+        &string_map(ns, &["metadata", "annotations"]),
+        ": ",
+    );
+    let _ = writeln!(o, "Status:\t{}", string(ns, &["status", "phase"]));
+    let _ = writeln!(o, "\nNo resource quota.\n\nNo LimitRange resource.");
+    o
+}
+
+/// kubectl's generic describer: metadata, then the rest of the object as indented fields.
+fn describe_generic(obj: &Value) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "Name:\t{}", name(obj));
+    let ns = namespace(obj);
+    if !ns.is_empty() {
+        let _ = writeln!(o, "Namespace:\t{ns}");
+    }
+    map_block(
+        &mut o,
+        "",
+        "Labels",
+        &string_map(obj, &["metadata", "labels"]),
+        "=",
+    );
+    map_block(
+        &mut o,
+        "",
+        "Annotations",
+        &string_map(obj, &["metadata", "annotations"]),
+        ": ",
+    );
+    let _ = writeln!(o, "API Version:\t{}", string(obj, &["apiVersion"]));
+    let _ = writeln!(o, "Kind:\t{}", string(obj, &["kind"]));
+    if let Some(m) = obj.as_object() {
+        for (k, v) in m
+            .iter()
+            .filter(|(k, _)| !["apiVersion", "kind", "metadata"].contains(&k.as_str()))
+        {
+            generic_field(&mut o, 0, k, v);
+        }
+    }
+    o
+}
+
+fn generic_field(o: &mut String, depth: usize, key: &str, v: &Value) {
+    let indent = "  ".repeat(depth);
+    let title = capitalize(key);
+    match v {
+        Value::Object(m) => {
+            let _ = writeln!(o, "{indent}{title}:");
+            for (k, v) in m {
+                generic_field(o, depth + 1, k, v);
+            }
+        }
+        Value::Array(a) => {
+            let _ = writeln!(o, "{indent}{title}:");
+            for item in a {
+                let _ = writeln!(o, "{indent}  {}", crate::jsonpath::text_of(item));
+            }
+        }
+        other => {
+            let _ = writeln!(o, "{indent}{title}:\t{}", crate::jsonpath::text_of(other));
+        }
+    }
+}
+
+/// `holderIdentity` → `Holder Identity`, as the generic describer titles fields.
+fn capitalize(key: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in key.chars().enumerate() {
+        if i == 0 {
+            out.extend(c.to_uppercase());
+        } else if c.is_uppercase() {
+            out.push(' ');
+            out.push(c);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The Events section: `GET .../events?fieldSelector=involvedObject.kind=...,name,namespace,uid`.
+fn events_section(ctx: &mut Ctx, rt: &ResourceType, obj: &Value, now: i64) -> String {
+    let Some(events_rt) = lookup("events") else {
+        return "Events:\t<none>\n".into();
+    };
+    let ns = namespace(obj);
+    let mut selector = vec![
+        format!("involvedObject.kind={}", rt.kind),
+        format!("involvedObject.name={}", name(obj)),
+        format!("involvedObject.namespace={ns}"),
+    ];
+    if let Some(uid) = str_at(obj, &["metadata", "uid"]).filter(|u| !u.is_empty()) {
+        selector.push(format!("involvedObject.uid={uid}"));
+    }
+    let q = ListQuery {
+        label_selector: None,
+        field_selector: Some(selector.join(",")),
+        chunk_size: 500,
+    };
+    let scope = (!ns.is_empty()).then_some(ns.as_str());
+    let mut events = targets::list(ctx.client, events_rt, scope, &q)
+        .map(|l| l.items)
+        .unwrap_or_default();
+    if events.is_empty() {
+        return "Events:\t<none>\n".into();
+    }
+    events.sort_by_key(|e| {
+        str_at(e, &["lastTimestamp"])
+            .and_then(parse_rfc3339_ms)
+            .unwrap_or(i64::MIN)
+    });
+    let mut o = String::from(
+        "Events:\n  Type\tReason\tAge\tFrom\tMessage\n  ----\t------\t----\t----\t-------\n",
+    );
+    for e in &events {
+        let first = match str_at(e, &["eventTime"]) {
+            Some(t) => since(Some(t), now),
+            None => since(str_at(e, &["firstTimestamp"]), now),
+        };
+        let count = int(e, &["count"]);
+        let interval = if let Some(series) = at(e, &["series"]).filter(|s| s.is_object()) {
+            format!(
+                "{} (x{} over {first})",
+                since(str_at(series, &["lastObservedTime"]), now),
+                int(series, &["count"])
+            )
+        } else if count > 1 {
+            format!(
+                "{} (x{count} over {first})",
+                since(str_at(e, &["lastTimestamp"]), now)
+            )
+        } else {
+            first
+        };
+        let source = str_at(e, &["source", "component"])
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .unwrap_or_else(|| string(e, &["reportingComponent"]));
+        let _ = writeln!(
+            o,
+            "  {}\t{}\t{interval}\t{source}\t{}",
+            string(e, &["type"]),
+            string(e, &["reason"]),
+            string(e, &["message"]).trim()
+        );
+    }
+    o
 }

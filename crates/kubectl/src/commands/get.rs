@@ -47,7 +47,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         .unwrap_or(DEFAULT_CHUNK_SIZE);
     if let Some(path) = p.last("raw") {
         if !p.args.is_empty() {
-            return Err(CmdError::msg("arguments may not be passed when --raw is specified"));
+            return Err(CmdError::msg(
+                "arguments may not be passed when --raw is specified",
+            ));
         }
         return raw(ctx, path);
     }
@@ -60,7 +62,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let selector = p.last("selector").map(String::from);
     let has_names = targets.iter().any(|t| !t.names.is_empty());
     if has_names && selector.is_some() {
-        return Err(CmdError::msg("name cannot be provided when a selector is specified"));
+        return Err(CmdError::msg(
+            "name cannot be provided when a selector is specified",
+        ));
     }
     if has_names && all_ns {
         return Err(CmdError::msg(
@@ -125,13 +129,14 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                 continue;
             }
             done.stdout.push_str(&printer.next_table());
-            done.stdout.push_str(&printer.print_items(Some(t.rt), items, None, now)?);
+            done.stdout
+                .push_str(&printer.print_items(Some(t.rt), items, None, now)?);
         }
     } else if single_object(&targets) && total == 1 {
         if let Some(obj) = collected.first().and_then(|(_, i)| i.first()) {
             done.stdout = printer.print_object(obj)?;
         }
-    } else if !(total == 0 && !errors.is_empty()) {
+    } else if total != 0 || errors.is_empty() {
         let items: Vec<Value> = collected.into_iter().flat_map(|(_, i)| i).collect();
         if format == OutputFormat::Name {
             done.stdout = printer.print_items(None, &items, None, now)?;
@@ -140,7 +145,11 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             done.stdout = printer.print_object(&list)?;
         }
     }
-    if total == 0 && errors.is_empty() && !has_names && (format.is_table() || format == OutputFormat::Name) {
+    if total == 0
+        && errors.is_empty()
+        && !has_names
+        && (format.is_table() || format == OutputFormat::Name)
+    {
         done.stderr = no_resources(targets.first(), all_ns, &ns);
     }
     if !errors.is_empty() {
@@ -190,10 +199,12 @@ fn watch_cmd(
     }
     if let Some(name) = target.names.first() {
         let by_name = format!("metadata.name={name}");
-        query.field_selector = Some(match query.field_selector.take().filter(|f| !f.is_empty()) {
-            Some(f) => format!("{f},{by_name}"),
-            None => by_name,
-        });
+        query.field_selector = Some(
+            match query.field_selector.take().filter(|f| !f.is_empty()) {
+                Some(f) => format!("{f},{by_name}"),
+                None => by_name,
+            },
+        );
     }
     let all_ns = p.flag("all-namespaces");
     let scope = (!all_ns).then_some(ns);
@@ -204,7 +215,8 @@ fn watch_cmd(
     let mut done = Done::default();
     if !p.flag("watch-only") {
         let events = vec!["ADDED".to_string(); listed.items.len()];
-        done.stdout = printer.print_items(Some(target.rt), &listed.items, Some(&events), ctx.now())?;
+        done.stdout =
+            printer.print_items(Some(target.rt), &listed.items, Some(&events), ctx.now())?;
     }
     let mut params: Vec<(&str, String)> = vec![("watch", "true".into())];
     if let Some(l) = query.label_selector.filter(|s| !s.is_empty()) {
@@ -217,7 +229,10 @@ fn watch_cmd(
         params.push(("resourceVersion", listed.resource_version.clone()));
     }
     let path = with_query(&target.rt.collection_path(scope), &params);
-    let id = ctx.client.watch(&path).map_err(|resp| CmdError::server(&resp))?;
+    let id = ctx
+        .client
+        .watch(&path)
+        .map_err(|resp| CmdError::server(&resp))?;
     done.follow = Some(Follow::objects(id, target.rt, printer));
     Ok(done)
 }
@@ -237,7 +252,10 @@ fn raw(ctx: &mut Ctx, path: &str) -> Result<Done, CmdError> {
         )));
     }
     if is_watch_path(path) {
-        let id = ctx.client.watch(path).map_err(|resp| CmdError::server(&resp))?;
+        let id = ctx
+            .client
+            .watch(path)
+            .map_err(|resp| CmdError::server(&resp))?;
         return Ok(Done {
             follow: Some(Follow::raw(id)),
             ..Done::default()
@@ -260,7 +278,9 @@ mod tests {
 
     #[test]
     fn watch_paths() {
-        assert!(is_watch_path("/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx"));
+        assert!(is_watch_path(
+            "/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx"
+        ));
         assert!(is_watch_path("/api/v1/watch/namespaces/default/pods"));
         assert!(!is_watch_path("/api/v1/pods?limit=500"));
     }

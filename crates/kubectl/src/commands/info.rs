@@ -60,11 +60,7 @@ pub(crate) fn api_resources(args: &[String]) -> Result<Done, CmdError> {
             return Ok(Done::out(names));
         }
         None | Some("wide") => {}
-        Some(other) => {
-            return Err(CmdError::msg(format!(
-                "--output {other} is not available"
-            )))
-        }
+        Some(other) => return Err(CmdError::msg(format!("--output {other} is not available"))),
     }
     let mut rows = Vec::new();
     if !p.flag("no-headers") {
@@ -91,7 +87,12 @@ pub(crate) fn api_versions(args: &[String]) -> Result<Done, CmdError> {
     let mut versions: Vec<String> = RESOURCES.iter().map(|r| r.api_version()).collect();
     versions.sort();
     versions.dedup();
-    Ok(Done::out(versions.iter().map(|v| format!("{v}\n")).collect::<String>()))
+    Ok(Done::out(
+        versions
+            .iter()
+            .map(|v| format!("{v}\n"))
+            .collect::<String>(),
+    ))
 }
 
 pub(crate) fn version(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
@@ -100,7 +101,8 @@ pub(crate) fn version(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> 
         args,
         &[boolean("client", None), value("output", Some('o'))],
     )?;
-    let mut out = format!("Client Version: {CLIENT_VERSION}\nKustomize Version: {KUSTOMIZE_VERSION}\n");
+    let mut out =
+        format!("Client Version: {CLIENT_VERSION}\nKustomize Version: {KUSTOMIZE_VERSION}\n");
     if p.flag("client") {
         return Ok(Done::out(out));
     }

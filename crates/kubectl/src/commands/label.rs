@@ -64,7 +64,11 @@ fn is_update(arg: &str) -> bool {
 
 pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, CmdError> {
     let p = parse_flags(kind.cmd(), args, FLAGS)?;
-    let split = p.args.iter().position(|a| is_update(a)).unwrap_or(p.args.len());
+    let split = p
+        .args
+        .iter()
+        .position(|a| is_update(a))
+        .unwrap_or(p.args.len());
     let (resources, updates) = p.args.split_at(split);
     let mut changes = Vec::new();
     for u in updates {
@@ -93,12 +97,17 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, Cm
     let dry = dry_run(&p)?;
     let ns = ctx.namespace(&p);
     let targets = parse_targets(resources, kind.cmd())?;
-    let selector = p.last("selector").filter(|s| !s.is_empty()).map(String::from);
+    let selector = p
+        .last("selector")
+        .filter(|s| !s.is_empty())
+        .map(String::from);
     let mut done = Done::default();
     for t in &targets {
         let objects = if t.names.is_empty() {
             if !p.flag("all") && selector.is_none() {
-                return Err(CmdError::msg("resource(s) were provided, but no name was specified"));
+                return Err(CmdError::msg(
+                    "resource(s) were provided, but no name was specified",
+                ));
             }
             targets::list(
                 ctx.client,
@@ -151,7 +160,10 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, Cm
                         if current.iter().any(|(ck, _)| ck == k) {
                             patch_map.insert(k.clone(), Value::Null);
                         } else {
-                            done.stderr.push_str(&format!("{} \"{k}\" not found.\n", kind.field().trim_end_matches('s')));
+                            done.stderr.push_str(&format!(
+                                "{} \"{k}\" not found.\n",
+                                kind.field().trim_end_matches('s')
+                            ));
                         }
                     }
                 }
@@ -160,7 +172,11 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, Cm
             let obj_ns = crate::object::namespace(&obj);
             let reference = format!("{}/{name}", t.rt.kind_prefix());
             if patch_map.is_empty() {
-                done.stdout.push_str(&format!("{reference} not {}{}\n", kind.past(), dry_run_suffix(dry)));
+                done.stdout.push_str(&format!(
+                    "{reference} not {}{}\n",
+                    kind.past(),
+                    dry_run_suffix(dry)
+                ));
                 continue;
             }
             let mut patch = json!({"metadata": {kind.field(): patch_map}});
@@ -174,16 +190,23 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, Cm
                 }
                 let path = with_query(&t.rt.object_path(&obj_ns, &name), &params);
                 let body = patch.to_string();
-                let resp = ctx.client.request("PATCH", &path, Some("application/merge-patch+json"), Some(&body));
+                let resp = ctx.client.request(
+                    "PATCH",
+                    &path,
+                    Some("application/merge-patch+json"),
+                    Some(&body),
+                );
                 json_body(&resp)?;
             }
-            let verb = if kind == Kind::Label && !p.flag("overwrite") && shrinks(&current, &patch_map) {
-                // kubectl's updateDataChangeMsg: a shorter object without --overwrite is "unlabeled".
-                "unlabeled"
-            } else {
-                kind.past()
-            };
-            done.stdout.push_str(&format!("{reference} {verb}{}\n", dry_run_suffix(dry)));
+            let verb =
+                if kind == Kind::Label && !p.flag("overwrite") && shrinks(&current, &patch_map) {
+                    // kubectl's updateDataChangeMsg: a shorter object without --overwrite is "unlabeled".
+                    "unlabeled"
+                } else {
+                    kind.past()
+                };
+            done.stdout
+                .push_str(&format!("{reference} {verb}{}\n", dry_run_suffix(dry)));
         }
     }
     Ok(done)

@@ -61,18 +61,61 @@ impl Ctx<'_> {
 }
 
 /// Parses a command's flags, turning errors into cobra's text for `kubectl <cmd>`.
-pub(crate) fn parse_flags(cmd: &str, args: &[String], specs: &[FlagSpec]) -> Result<Parsed, CmdError> {
+pub(crate) fn parse_flags(
+    cmd: &str,
+    args: &[String],
+    specs: &[FlagSpec],
+) -> Result<Parsed, CmdError> {
     flags::parse(args, specs).map_err(|e| CmdError::flag(cmd, &e))
 }
 
 /// kubectl's commands, for cobra's "Did you mean this?" suggestions.
 const ALL_COMMANDS: &[&str] = &[
-    "create", "expose", "run", "set", "explain", "get", "edit", "delete", "rollout", "scale",
-    "autoscale", "certificate", "cluster-info", "top", "cordon", "uncordon", "drain", "taint",
-    "describe", "logs", "attach", "exec", "port-forward", "proxy", "cp", "auth", "debug",
-    "events", "diff", "apply", "patch", "replace", "wait", "kustomize", "label", "annotate",
-    "completion", "alpha", "api-resources", "api-versions", "config", "plugin", "version",
-    "options", "help",
+    "create",
+    "expose",
+    "run",
+    "set",
+    "explain",
+    "get",
+    "edit",
+    "delete",
+    "rollout",
+    "scale",
+    "autoscale",
+    "certificate",
+    "cluster-info",
+    "top",
+    "cordon",
+    "uncordon",
+    "drain",
+    "taint",
+    "describe",
+    "logs",
+    "attach",
+    "exec",
+    "port-forward",
+    "proxy",
+    "cp",
+    "auth",
+    "debug",
+    "events",
+    "diff",
+    "apply",
+    "patch",
+    "replace",
+    "wait",
+    "kustomize",
+    "label",
+    "annotate",
+    "completion",
+    "alpha",
+    "api-resources",
+    "api-versions",
+    "config",
+    "plugin",
+    "version",
+    "options",
+    "help",
 ];
 
 /// Global flags that take a value, so `kubectl -n production get pods` finds `get`.
@@ -84,7 +127,11 @@ fn global_takes_value(word: &str) -> bool {
 }
 
 /// Runs `kubectl <words...>`.
-pub(crate) fn run(kubectl: &mut Kubectl, words: &[String], client: &mut dyn ApiClient) -> Result<Done, CmdError> {
+pub(crate) fn run(
+    kubectl: &mut Kubectl,
+    words: &[String],
+    client: &mut dyn ApiClient,
+) -> Result<Done, CmdError> {
     let mut pre = Vec::new();
     let mut i = 0;
     while let Some(w) = words.get(i) {
@@ -105,7 +152,10 @@ pub(crate) fn run(kubectl: &mut Kubectl, words: &[String], client: &mut dyn ApiC
             return Ok(Done::out(info::root_help()));
         }
         if pre.iter().any(|w| w == "--version") {
-            return Err(CmdError::flag("", &flags::FlagError::Unknown("version".into())));
+            return Err(CmdError::flag(
+                "",
+                &flags::FlagError::Unknown("version".into()),
+            ));
         }
         return Ok(Done::out(info::root_help()));
     };
@@ -113,7 +163,9 @@ pub(crate) fn run(kubectl: &mut Kubectl, words: &[String], client: &mut dyn ApiC
     args.extend(pre);
     let mut ctx = Ctx { kubectl, client };
     if args.iter().any(|a| a == "--help" || a == "-h") && cmd != "help" {
-        return info::command_help(cmd).map(Done::out).ok_or_else(|| unknown_command(cmd));
+        return info::command_help(cmd)
+            .map(Done::out)
+            .ok_or_else(|| unknown_command(cmd));
     }
     match cmd.as_str() {
         "get" => get::run(&mut ctx, &args),
@@ -228,7 +280,8 @@ pub(crate) fn print_changed(
     verb: &str,
     dry: DryRun,
 ) -> Result<String, CmdError> {
-    let format = crate::output::OutputFormat::parse(p.last("output"), crate::output::OBJECT_FORMATS)?;
+    let format =
+        crate::output::OutputFormat::parse(p.last("output"), crate::output::OBJECT_FORMATS)?;
     if format == crate::output::OutputFormat::Table {
         return Ok(format!(
             "{} {verb}{}\n",

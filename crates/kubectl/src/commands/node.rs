@@ -17,7 +17,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], cordon: bool) -> Result<Done, 
         return Err(CmdError::usage(cmd, format!("USAGE: {cmd} NODE [flags]")));
     };
     let Some(rt) = lookup("nodes") else {
-        return Err(CmdError::msg("the server doesn't have a resource type \"nodes\""));
+        return Err(CmdError::msg(
+            "the server doesn't have a resource type \"nodes\"",
+        ));
     };
     let node = get(ctx.client, rt, "", name)?;
     let is_cordoned = node

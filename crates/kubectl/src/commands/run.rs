@@ -31,7 +31,10 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     };
     let restart = p.last("restart").unwrap_or("Always");
     if !["Always", "OnFailure", "Never"].contains(&restart) {
-        return Err(CmdError::usage("run", format!("invalid restart policy: {restart}")));
+        return Err(CmdError::usage(
+            "run",
+            format!("invalid restart policy: {restart}"),
+        ));
     }
     let dry = dry_run(&p)?;
     let labels = match p.last("labels") {
@@ -48,9 +51,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         container[key] = json!(rest);
     }
     if let Some(port) = p.last("port") {
-        let port: i64 = port
-            .parse()
-            .map_err(|_| CmdError::msg(format!("strconv.Atoi: parsing \"{port}\": invalid syntax")))?;
+        let port: i64 = port.parse().map_err(|_| {
+            CmdError::msg(format!("strconv.Atoi: parsing \"{port}\": invalid syntax"))
+        })?;
         container["ports"] = json!([{"containerPort": port}]);
     }
     let mut env = Vec::new();
@@ -112,14 +115,19 @@ pub(crate) fn create_object(
     }
     let api_version = crate::object::string(obj, &["apiVersion"]);
     let kind = crate::object::string(obj, &["kind"]);
-    let rt = crate::resources::by_kind(&api_version, &kind)
-        .ok_or_else(|| CmdError::msg(format!("the server doesn't have a resource type \"{kind}\"")))?;
+    let rt = crate::resources::by_kind(&api_version, &kind).ok_or_else(|| {
+        CmdError::msg(format!(
+            "the server doesn't have a resource type \"{kind}\""
+        ))
+    })?;
     let mut params = vec![("fieldManager", field_manager.to_string())];
     if dry == DryRun::Server {
         params.push(("dryRun", "All".into()));
     }
     let path = crate::query::with_query(&rt.collection_path(Some(ns)), &params);
     let body = obj.to_string();
-    let resp = ctx.client.request("POST", &path, Some("application/json"), Some(&body));
+    let resp = ctx
+        .client
+        .request("POST", &path, Some("application/json"), Some(&body));
     crate::targets::json_body(&resp).map(|v| crate::targets::with_type_meta(rt, v))
 }

@@ -31,7 +31,10 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             "The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
         ));
     }
-    let current = p.int("current-replicas", None).map_err(flag_err)?.unwrap_or(-1);
+    let current = p
+        .int("current-replicas", None)
+        .map_err(flag_err)?
+        .unwrap_or(-1);
     if p.args.is_empty() {
         return Err(CmdError::raw(
             "error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'\n",
@@ -42,7 +45,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let mut done = Done::default();
     for t in &targets {
         if t.names.is_empty() {
-            return Err(CmdError::msg("resource(s) were provided, but no name was specified"));
+            return Err(CmdError::msg(
+                "resource(s) were provided, but no name was specified",
+            ));
         }
         for name in &t.names {
             let path = format!("{}/scale", t.rt.object_path(&ns, name));
@@ -59,13 +64,20 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                 }
                 scale["spec"]["replicas"] = json!(replicas);
                 let body = scale.to_string();
-                ctx.client.request("PUT", &path, Some("application/json"), Some(&body))
+                ctx.client
+                    .request("PUT", &path, Some("application/json"), Some(&body))
             } else {
                 let body = json!({"spec": {"replicas": replicas}}).to_string();
-                ctx.client.request("PATCH", &path, Some("application/merge-patch+json"), Some(&body))
+                ctx.client.request(
+                    "PATCH",
+                    &path,
+                    Some("application/merge-patch+json"),
+                    Some(&body),
+                )
             };
             json_body(&resp)?;
-            done.stdout.push_str(&format!("{}/{name} scaled\n", t.rt.kind_prefix()));
+            done.stdout
+                .push_str(&format!("{}/{name} scaled\n", t.rt.kind_prefix()));
         }
     }
     Ok(done)

@@ -70,7 +70,10 @@ impl FakeApi {
     }
 
     pub fn paths(&self) -> Vec<String> {
-        self.sent.iter().map(|s| format!("{} {}", s.method, s.path)).collect()
+        self.sent
+            .iter()
+            .map(|s| format!("{} {}", s.method, s.path))
+            .collect()
     }
 }
 
