@@ -22,7 +22,7 @@ pub mod scheduler;
 pub use adapter::{ApiInformer, ApiListerWatcher};
 pub use deployment::DeploymentController;
 pub use events::EventRecorder;
-pub use harness::Harness;
+pub use harness::{ControlPlane, Harness};
 pub use kubelet::Kubelet;
 pub use node_lifecycle::NodeLifecycleController;
 pub use profile::Profile;
