@@ -28,7 +28,7 @@ fn diff(original: Option<&Value>, modified: &Value, current: &Value) -> Option<V
                     }
                 }
             }
-            Some(cv) if cv == mv => {}
+            Some(cv) if cv == mv || (mv.is_array() && covers(cv, mv)) => {}
             _ => {
                 patch.insert(k.clone(), mv.clone());
             }
@@ -42,6 +42,23 @@ fn diff(original: Option<&Value>, modified: &Value, current: &Value) -> Option<V
         }
     }
     Some(Value::Object(patch))
+}
+
+/// Whether `current` already holds everything `wanted` says: the same scalars, every key of an
+/// object, lists of the same length element by element. The API server fills defaults into
+/// list elements (`imagePullPolicy`, `resources`...), which a merge patch would otherwise see as
+/// a changed list on every apply; kubectl's strategic merge patch merges such lists by key, so
+/// an untouched list sends nothing there either.
+fn covers(current: &Value, wanted: &Value) -> bool {
+    match (current, wanted) {
+        (Value::Object(c), Value::Object(w)) => w
+            .iter()
+            .all(|(k, wv)| c.get(k).is_some_and(|cv| covers(cv, wv))),
+        (Value::Array(c), Value::Array(w)) => {
+            c.len() == w.len() && c.iter().zip(w).all(|(cv, wv)| covers(cv, wv))
+        }
+        (c, w) => c == w,
+    }
 }
 
 /// RFC 7386 JSON merge patch application.
@@ -87,6 +104,15 @@ mod tests {
         );
         assert_eq!(result["status"]["readyReplicas"], 3);
         assert_eq!(three_way(Some(&modified), &modified, &result), json!({}));
+    }
+
+    #[test]
+    fn defaulted_lists_are_not_resent() {
+        let m = json!({"spec": {"containers": [{"name": "api", "image": "a:1"}]}});
+        let live = json!({"spec": {"containers": [{"name": "api", "image": "a:1", "imagePullPolicy": "IfNotPresent"}]}});
+        assert_eq!(three_way(Some(&m), &m, &live), json!({}));
+        let changed = json!({"spec": {"containers": [{"name": "api", "image": "a:2"}]}});
+        assert_eq!(three_way(Some(&m), &changed, &live), changed);
     }
 
     fn json_value() -> impl Strategy<Value = Value> {

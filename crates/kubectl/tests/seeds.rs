@@ -648,3 +648,155 @@ proptest::proptest! {
         let _ = Kubectl::new().exec(&line, &mut api);
     }
 }
+
+#[test]
+fn scale_cordon_delete_send_what_kubectl_sends() {
+    let mut api = FakeApi::new();
+    let deploy = "/apis/apps/v1/namespaces/production/deployments/orders-api";
+    api.on(
+        "PATCH",
+        &format!("{deploy}/scale"),
+        200,
+        json!({"kind": "Scale", "apiVersion": "autoscaling/v1", "spec": {"replicas": 4}}),
+    );
+    let mut k = Kubectl::new();
+    let out = k.exec(
+        "kubectl scale deployment orders-api -n production --replicas=4",
+        &mut api,
+    );
+    assert_eq!(out.stdout, "deployment.apps/orders-api scaled\n");
+    assert_eq!(body_json(api.last()), json!({"spec": {"replicas": 4}}));
+
+    // Without a scale subresource, the replicas go on the object itself.
+    let mut api = FakeApi::new();
+    api.on("PATCH", deploy, 200, deployment("9", json!({})));
+    let out = k.exec(
+        "kubectl scale deploy/orders-api -n production --replicas=2",
+        &mut api,
+    );
+    assert_eq!(out.stdout, "deployment.apps/orders-api scaled\n");
+    assert_eq!(
+        api.paths(),
+        [format!("PATCH {deploy}/scale"), format!("PATCH {deploy}")]
+    );
+
+    let mut api = FakeApi::new();
+    api.on(
+        "GET",
+        "/api/v1/nodes/node-c",
+        200,
+        json!({"kind": "Node", "apiVersion": "v1", "metadata": {"name": "node-c"}, "spec": {}}),
+    );
+    api.on("PATCH", "/api/v1/nodes/node-c", 200, json!({"kind": "Node", "apiVersion": "v1", "metadata": {"name": "node-c"}, "spec": {"unschedulable": true}}));
+    assert_eq!(
+        k.exec("kubectl cordon node-c", &mut api).stdout,
+        "node/node-c cordoned\n"
+    );
+    assert_eq!(
+        body_json(api.last()),
+        json!({"spec": {"unschedulable": true}})
+    );
+    assert_eq!(
+        k.exec("kubectl uncordon node-c", &mut api).stdout,
+        "node/node-c already uncordoned\n"
+    );
+
+    let mut api = FakeApi::new();
+    api.on(
+        "DELETE",
+        "/api/v1/namespaces/production/pods/debug-tools",
+        200,
+        pod("debug-tools", "production", "Running", 0, running()),
+    );
+    let out = k.exec(
+        "kubectl delete pod debug-tools -n production --grace-period=0 --force",
+        &mut api,
+    );
+    assert_eq!(out.stdout, "pod \"debug-tools\" force deleted\n");
+    assert!(out
+        .stderr
+        .starts_with("Warning: Immediate deletion does not wait"));
+    assert_eq!(
+        body_json(api.last()),
+        json!({"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0, "propagationPolicy": "Background"})
+    );
+    let out = k.exec(
+        "kubectl delete pod/debug-tools -n production --now",
+        &mut api,
+    );
+    assert_eq!(out.stdout, "pod \"debug-tools\" deleted\n");
+    assert_eq!(body_json(api.last())["gracePeriodSeconds"], 1);
+}
+
+#[test]
+fn several_types_all_namespaces_labels_and_wide() {
+    let mut api = FakeApi::new();
+    api.on(
+        "GET",
+        "/api/v1/pods?limit=500",
+        200,
+        list(
+            "PodList",
+            "5",
+            vec![pod("p1", "production", "Running", 0, running())],
+        ),
+    );
+    api.on(
+        "GET",
+        "/apis/apps/v1/deployments?limit=500",
+        200,
+        list(
+            "DeploymentList",
+            "5",
+            vec![deployment("5", json!({"app": "orders-api"}))],
+        ),
+    );
+    let mut k = Kubectl::new();
+    let out = k.exec("kubectl get pods,deployments -A", &mut api);
+    assert_eq!(
+        out.stdout,
+        "NAMESPACE    NAME     READY   STATUS    RESTARTS   AGE\n\
+         production   pod/p1   1/1     Running   0          3h\n\
+         \n\
+         NAMESPACE    NAME                         READY   UP-TO-DATE   AVAILABLE   AGE\n\
+         production   deployment.apps/orders-api   3/3     3            3           3h\n"
+    );
+    let out = k.exec("kubectl get po -A --show-labels -o wide", &mut api);
+    assert_eq!(
+        out.stdout,
+        "NAMESPACE    NAME   READY   STATUS    RESTARTS   AGE   IP           NODE     NOMINATED NODE   READINESS GATES   LABELS\n\
+         production   p1     1/1     Running   0          3h    10.244.1.5   node-a   <none>           <none>            app=orders-api\n"
+    );
+    let out = k.exec("kubectl get po -A -o name", &mut api);
+    assert_eq!(out.stdout, "pod/p1\n");
+    let out = k.exec(
+        "kubectl get po -A -o jsonpath='{range .items[*]}{.metadata.name}{\"\\n\"}{end}' | grep p1",
+        &mut api,
+    );
+    assert_eq!(out.stdout, "p1\n");
+}
+
+#[test]
+fn chunked_lists_follow_continue_tokens() {
+    let mut api = FakeApi::new();
+    let mut first = list(
+        "PodList",
+        "8",
+        vec![pod("a", "default", "Running", 0, running())],
+    );
+    first["metadata"]["continue"] = json!("tok");
+    api.on("GET", "/api/v1/namespaces/default/pods?limit=1", 200, first);
+    api.on(
+        "GET",
+        "/api/v1/namespaces/default/pods?continue=tok&limit=1",
+        200,
+        list(
+            "PodList",
+            "8",
+            vec![pod("b", "default", "Running", 0, running())],
+        ),
+    );
+    let out = Kubectl::new().exec("kubectl get pods --chunk-size=1 -o name", &mut api);
+    assert_eq!(out.stdout, "pod/a\npod/b\n");
+    assert_eq!(api.sent.len(), 2);
+}

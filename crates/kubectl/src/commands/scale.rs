@@ -51,7 +51,27 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         }
         for name in &t.names {
             let path = format!("{}/scale", t.rt.object_path(&ns, name));
-            let resp = if current >= 0 || p.last("resource-version").is_some() {
+            let resp = if current >= 0 && scale_served(ctx, &path)? == Served::No {
+                let obj = json_body(&ctx.client.request(
+                    "GET",
+                    &t.rt.object_path(&ns, name),
+                    None,
+                    None,
+                ))?;
+                let actual = crate::object::int(&obj, &["spec", "replicas"]);
+                if actual != current {
+                    return Err(CmdError::msg(format!(
+                        "Expected replicas to be {current}, was {actual}"
+                    )));
+                }
+                let body = json!({"metadata": {"resourceVersion": crate::object::string(&obj, &["metadata", "resourceVersion"])}, "spec": {"replicas": replicas}}).to_string();
+                ctx.client.request(
+                    "PATCH",
+                    &t.rt.object_path(&ns, name),
+                    Some("application/merge-patch+json"),
+                    Some(&body),
+                )
+            } else if current >= 0 || p.last("resource-version").is_some() {
                 let mut scale = json_body(&ctx.client.request("GET", &path, None, None))?;
                 let actual = crate::object::int(&scale, &["spec", "replicas"]);
                 if current >= 0 && actual != current {
@@ -75,10 +95,46 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                     Some(&body),
                 )
             };
-            json_body(&resp)?;
+            if resp.code == 404 && decode_is_path_not_found(&resp) {
+                // The API server serves no `scale` subresource: set spec.replicas on the object.
+                let body = json!({"spec": {"replicas": replicas}}).to_string();
+                let resp = ctx.client.request(
+                    "PATCH",
+                    &t.rt.object_path(&ns, name),
+                    Some("application/merge-patch+json"),
+                    Some(&body),
+                );
+                json_body(&resp)?;
+            } else {
+                json_body(&resp)?;
+            }
             done.stdout
                 .push_str(&format!("{}/{name} scaled\n", t.rt.kind_prefix()));
         }
     }
     Ok(done)
+}
+
+#[derive(PartialEq, Eq)]
+enum Served {
+    Yes,
+    No,
+}
+
+/// Whether the server serves `<object>/scale` (a GET answering "could not find the requested
+/// resource" means it does not); other errors (the object is missing) are reported as such.
+fn scale_served(ctx: &mut Ctx, path: &str) -> Result<Served, CmdError> {
+    let resp = ctx.client.request("GET", path, None, None);
+    if resp.is_success() {
+        return Ok(Served::Yes);
+    }
+    if resp.code == 404 && decode_is_path_not_found(&resp) {
+        return Ok(Served::No);
+    }
+    Err(CmdError::server(&resp))
+}
+
+fn decode_is_path_not_found(resp: &watchlab_apimachinery::client::ApiResponse) -> bool {
+    crate::errors::decode_status(resp)
+        .is_none_or(|s| s.message() == "the server could not find the requested resource")
 }
