@@ -605,3 +605,52 @@ fn scaling_and_a_rolling_update_keep_availability_and_end_on_one_replica_set() {
         "{scaled:?}"
     );
 }
+
+#[test]
+fn with_the_real_defaults_the_same_failure_takes_about_six_minutes() {
+    let mut h = Harness::new(13, &Profile::kubernetes(), &NODES);
+    namespace(&mut h.api, "production");
+    h.run_for(15_000);
+    h.api
+        .create("kubectl", deployment("orders-api", 3, "orders-api:1.0"))
+        .expect("deploy");
+    let deadline = h.now().plus_secs(60);
+    assert!(
+        h.run_until_true(deadline, |h| deployment_status(&h.api, "orders-api")
+            == (3, 3, 3))
+    );
+    let (_, victim) = live_pods_by_node(&h.api)
+        .into_iter()
+        .find(|(n, _)| n == "node-c")
+        .expect("a replica on node-c");
+    let killed_at = h.now();
+    h.kubelet_mut("node-c").expect("kubelet").set_running(false);
+    let unknown = |h: &Harness| {
+        h.api
+            .get(Kind::Node, None, "node-c")
+            .ok()
+            .and_then(|n| {
+                n.as_node()
+                    .and_then(|n| n.condition("Ready").map(|c| c.status == "Unknown"))
+            })
+            .unwrap_or(false)
+    };
+    assert!(h.run_until_true(killed_at.plus_secs(70), unknown));
+    let not_ready = h.now().millis_since(killed_at);
+    // Lease renewed every 10 s, grace 50 s, monitor every 5 s.
+    assert!((40_000..=60_000).contains(&not_ready), "{not_ready} ms");
+    let evicted = |h: &Harness| {
+        h.api
+            .get(Kind::Pod, Some("production"), &victim)
+            .is_ok_and(|p| p.meta().deletion_timestamp.is_some())
+    };
+    // DefaultTolerationSeconds: 300 s after the taint.
+    assert!(
+        !h.run_until_true(h.now().plus_secs(290), evicted),
+        "not before 300 s"
+    );
+    assert!(
+        h.run_until_true(h.now().plus_secs(20), evicted),
+        "evicted after 300 s"
+    );
+}
