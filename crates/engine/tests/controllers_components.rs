@@ -377,3 +377,68 @@ fn an_etcd_outage_fails_writes_without_busy_looping_and_the_cluster_converges_af
     let _ = Timestamp::ZERO;
     assert_eq!(nodes_ready, 3, "kubelets kept or regained Ready");
 }
+
+#[test]
+fn old_replica_sets_beyond_the_revision_history_limit_are_deleted() {
+    use watchlab_engine::api::apps::{Deployment, DeploymentSpec};
+    let mut h = cluster(6);
+    let labels: std::collections::BTreeMap<String, String> =
+        [("app".to_string(), "hist".to_string())].into();
+    let d = Deployment {
+        metadata: ObjectMeta::named("production", "hist"),
+        spec: DeploymentSpec {
+            replicas: Some(1),
+            revision_history_limit: Some(1),
+            selector: Some(LabelSelector {
+                match_labels: labels.clone(),
+                ..Default::default()
+            }),
+            template: PodTemplateSpec {
+                metadata: ObjectMeta {
+                    labels,
+                    ..Default::default()
+                },
+                spec: pod("x", &[], None).spec,
+            },
+            ..Default::default()
+        },
+        status: Default::default(),
+    };
+    h.api
+        .create("kubectl", Object::Deployment(d))
+        .expect("create");
+    h.run_for(15_000);
+    for v in 2..=4 {
+        let mut d = h
+            .api
+            .get(Kind::Deployment, Some("production"), "hist")
+            .ok()
+            .and_then(|o| o.as_deployment().cloned())
+            .expect("d");
+        d.spec.template.spec.containers[0].image = format!("app:{v}.0");
+        h.api
+            .update("kubectl", Object::Deployment(d))
+            .expect("update");
+        h.run_for(30_000);
+    }
+    let mut revisions: Vec<String> = h
+        .api
+        .list(
+            Kind::ReplicaSet,
+            Some("production"),
+            &ListOptions::default(),
+        )
+        .expect("list")
+        .items
+        .iter()
+        .filter_map(|o| {
+            o.meta()
+                .annotations
+                .get("deployment.kubernetes.io/revision")
+                .cloned()
+        })
+        .collect();
+    revisions.sort();
+    assert_eq!(revisions, ["3", "4"], "the current one plus one old");
+    assert_eq!(pods_of(&h.api, "hist").len(), 1);
+}

@@ -261,6 +261,7 @@ impl DeploymentController {
             }
             // reconcileOldReplicaSets
             self.scale_down_old(now, api, &d_obj, d, &new_rs, &old, desired, max_unavailable)?;
+            self.cleanup_old(api, d, &old)?;
         }
         let rev = revision(&new_rs).max(max_old_revision + 1).to_string();
         if d.metadata.annotations.get(REVISION_ANNOTATION) != Some(&rev) {
@@ -333,6 +334,44 @@ impl DeploymentController {
                 if to != replicas(rs) {
                     self.scale(now, api, d_obj, d, rs, to)?;
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// `cleanupDeployment`: deletes the oldest empty ReplicaSets beyond revisionHistoryLimit.
+    fn cleanup_old(
+        &mut self,
+        api: &mut ApiServer,
+        d: &Deployment,
+        old: &[ReplicaSet],
+    ) -> Result<(), ()> {
+        let limit = d.spec.revision_history_limit.unwrap_or(10).max(0) as usize;
+        let mut empty: Vec<&ReplicaSet> = old
+            .iter()
+            .filter(|rs| {
+                replicas(rs) == 0
+                    && rs.status.replicas == 0
+                    && rs.metadata.deletion_timestamp.is_none()
+            })
+            .collect();
+        if empty.len() <= limit {
+            return Ok(());
+        }
+        empty.sort_by_key(|rs| (revision(rs), rs.metadata.name.clone()));
+        let surplus = empty.len() - limit;
+        for rs in empty.into_iter().take(surplus) {
+            let ns = Some(rs.metadata.namespace.as_str());
+            match api.delete(
+                USER_AGENT,
+                Kind::ReplicaSet,
+                ns,
+                &rs.metadata.name,
+                &Default::default(),
+            ) {
+                Ok(_) => {}
+                Err(s) if s.reason() == StatusReason::NotFound => {}
+                Err(_) => return Err(()),
             }
         }
         Ok(())
