@@ -167,9 +167,17 @@ pub struct WorkloadCondition {
     #[serde(rename = "type")]
     pub type_: String,
     pub status: ConditionStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub last_update_time: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub last_transition_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,

@@ -19,9 +19,17 @@ pub struct Event {
     pub message: String,
     #[serde(default)]
     pub source: EventSource,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub first_timestamp: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub last_timestamp: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<i32>,

@@ -27,9 +27,17 @@ pub struct ObjectMeta {
     pub resource_version: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub creation_timestamp: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub deletion_timestamp: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_grace_period_seconds: Option<i64>,

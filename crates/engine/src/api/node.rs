@@ -37,7 +37,11 @@ pub struct Taint {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub value: String,
     pub effect: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub time_added: Option<Timestamp>,
 }
 
@@ -71,9 +75,17 @@ pub struct NodeCondition {
     #[serde(rename = "type")]
     pub type_: String,
     pub status: ConditionStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub last_heartbeat_time: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub last_transition_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,

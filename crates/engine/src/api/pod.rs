@@ -122,7 +122,11 @@ pub struct PodStatus {
     pub host_ip: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub pod_ip: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub start_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub container_statuses: Vec<ContainerStatus>,
@@ -137,9 +141,17 @@ pub struct PodCondition {
     #[serde(rename = "type")]
     pub type_: String,
     pub status: ConditionStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub last_probe_time: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub last_transition_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
@@ -197,7 +209,11 @@ pub struct ContainerStateWaiting {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateRunning {
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub started_at: Option<Timestamp>,
 }
 
@@ -210,9 +226,17 @@ pub struct ContainerStateTerminated {
     pub reason: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub started_at: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339"
+    )]
     pub finished_at: Option<Timestamp>,
 }
 

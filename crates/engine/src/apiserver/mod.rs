@@ -87,7 +87,10 @@ pub struct ApiServer {
 
 /// What a committed write does to its key.
 enum Write {
-    Put { obj: Box<Object>, lease: Option<LeaseId> },
+    Put {
+        obj: Box<Object>,
+        lease: Option<LeaseId>,
+    },
     Delete,
 }
 

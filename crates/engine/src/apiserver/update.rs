@@ -123,7 +123,10 @@ impl ApiServer {
             &resource,
             key,
             mod_rev,
-            Write::Put { obj: Box::new(new), lease },
+            Write::Put {
+                obj: Box::new(new),
+                lease,
+            },
             &name,
             kind,
         )
