@@ -145,7 +145,7 @@ impl Kubectl {
         }
         let done = commands::run(self, words, client);
         let (stdout, stderr, exit_code, follow) = match done {
-            Ok(d) => (d.stdout, d.stderr, 0, d.follow),
+            Ok(d) => (d.stdout, d.stderr, d.exit_code, d.follow),
             Err(e) => (String::new(), e.stderr, e.exit_code, None),
         };
         let follow = follow.map(|f| f.with_filters(pipeline.filters.clone()));

@@ -800,3 +800,43 @@ fn chunked_lists_follow_continue_tokens() {
     assert_eq!(out.stdout, "pod/a\npod/b\n");
     assert_eq!(api.sent.len(), 2);
 }
+
+#[test]
+fn partial_results_print_and_exit_one() {
+    let mut api = FakeApi::new();
+    api.on(
+        "GET",
+        "/api/v1/namespaces/default/pods/b",
+        200,
+        pod("b", "default", "Running", 0, running()),
+    );
+    api.on(
+        "GET",
+        "/api/v1/namespaces/default/pods/a",
+        404,
+        status(404, "NotFound", "pods \"a\" not found"),
+    );
+    let out = Kubectl::new().exec("kubectl get pods a b", &mut api);
+    assert_eq!(
+        out.stdout,
+        "NAME   READY   STATUS    RESTARTS   AGE\nb      1/1     Running   0          3h\n"
+    );
+    assert_eq!(
+        out.stderr,
+        "Error from server (NotFound): pods \"a\" not found\n"
+    );
+    assert_eq!(out.exit_code, 1);
+}
+
+#[test]
+fn api_resources_lists_the_served_types() {
+    let mut api = FakeApi::new();
+    let out = Kubectl::new().exec("kubectl api-resources --namespaced=false", &mut api);
+    assert_eq!(
+        out.stdout,
+        "NAME         SHORTNAMES   APIVERSION   NAMESPACED   KIND\n\
+         namespaces   ns           v1           false        Namespace\n\
+         nodes        no           v1           false        Node\n"
+    );
+    assert!(api.sent.is_empty());
+}

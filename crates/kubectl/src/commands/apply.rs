@@ -92,6 +92,7 @@ fn finish(done: Done, errors: String) -> Result<Done, CmdError> {
     } else {
         let mut done = done;
         done.stderr.push_str(&errors);
+        done.exit_code = 1;
         Ok(done)
     }
 }

@@ -173,6 +173,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             return Err(CmdError::raw(format!("{}{errors}", done.stderr)));
         }
         done.stderr.push_str(&errors);
+        done.exit_code = 1;
     }
     Ok(done)
 }

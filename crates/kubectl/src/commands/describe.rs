@@ -117,6 +117,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             return Err(CmdError::raw(errors));
         }
         done.stderr = errors;
+        done.exit_code = 1;
     }
     Ok(done)
 }

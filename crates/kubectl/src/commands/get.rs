@@ -159,6 +159,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         // kubectl prints what it found and the errors, and exits 1; the console keeps the
         // output and reports the errors on stderr.
         done.stderr.push_str(&errors);
+        done.exit_code = 1;
     }
     Ok(done)
 }

@@ -112,6 +112,7 @@ pub(crate) fn version(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> 
             stdout: out,
             stderr: CmdError::server(&resp).stderr,
             follow: None,
+            exit_code: 1,
         });
     }
     let server: Value = serde_json::from_str(&resp.body).unwrap_or(Value::Null);

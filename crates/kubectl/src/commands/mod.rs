@@ -28,6 +28,9 @@ pub(crate) struct Done {
     /// Warnings and notes (`No resources found in production namespace.`).
     pub stderr: String,
     pub follow: Option<Follow>,
+    /// Non-zero when some of the work failed after other output was printed (kubectl exits 1
+    /// after printing what it found and the errors).
+    pub exit_code: i32,
 }
 
 impl Done {
