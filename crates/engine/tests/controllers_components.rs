@@ -271,6 +271,21 @@ fn replica_set_adopts_orphans_and_never_overshoots_despite_lag() {
     );
     assert_eq!(status.observed_generation, 1);
 
+    // Relabel one pod out of the selector: released, and replaced.
+    let mut moved = created.clone();
+    moved.metadata.labels.insert("app".into(), "debug".into());
+    h.api
+        .update("kubectl", Object::Pod(moved.clone()))
+        .expect("relabel");
+    h.run_for(20_000);
+    let released = get_pod(&h.api, &moved.metadata.name).expect("kept running");
+    assert!(released.metadata.owner_references.is_empty(), "released");
+    assert_eq!(pods_of(&h.api, "web").len(), 5, "replaced");
+    let rs = h
+        .api
+        .get(Kind::ReplicaSet, Some("production"), "web")
+        .expect("rs");
+
     // Scale down to 2: three deletions, graceful, then gone once the kubelets confirm.
     let mut r = rs.as_replica_set().cloned().expect("rs");
     r.spec.replicas = Some(2);

@@ -192,7 +192,27 @@ impl ReplicaSetController {
         {
             let Some(p) = o.as_pod() else { continue };
             match p.metadata.controller_ref() {
-                Some(r) if r.uid == uid => owned.push(p.clone()),
+                Some(r) if r.uid == uid && selector.matches(&p.metadata.labels) => {
+                    owned.push(p.clone())
+                }
+                Some(r) if r.uid == uid => {
+                    // Relabelled out of the selector: release it (ControllerRefManager).
+                    let refs: Vec<_> = p
+                        .metadata
+                        .owner_references
+                        .iter()
+                        .filter(|o| o.uid != uid)
+                        .cloned()
+                        .collect();
+                    let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
+                    let name = &p.metadata.name;
+                    if api
+                        .merge_patch(USER_AGENT, Kind::Pod, Some(&ns), name, &patch, false)
+                        .is_err()
+                    {
+                        failed = true;
+                    }
+                }
                 None if selector.matches(&p.metadata.labels)
                     && rs.metadata.deletion_timestamp.is_none()
                     && podutil::is_active(p) =>
