@@ -840,3 +840,14 @@ fn api_resources_lists_the_served_types() {
     );
     assert!(api.sent.is_empty());
 }
+
+#[test]
+fn invalid_label_values_are_refused_before_sending() {
+    let mut api = FakeApi::new();
+    let out = Kubectl::new().exec("kubectl label deploy orders-api 'team=a b'", &mut api);
+    assert_eq!(
+        out.stderr,
+        "error: invalid label value: \"team=a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')\n"
+    );
+    assert!(api.sent.is_empty());
+}

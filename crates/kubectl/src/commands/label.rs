@@ -9,6 +9,7 @@ use crate::flags::{boolean, value, FlagSpec};
 use crate::query::with_query;
 use crate::targets::{self, json_body, parse_targets, ListQuery};
 use serde_json::{json, Map, Value};
+use watchlab_apimachinery::validation::{is_qualified_name, is_valid_label_value};
 
 /// Which metadata map the command edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +74,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, Cm
     let mut changes = Vec::new();
     for u in updates {
         if let Some((k, v)) = u.split_once('=') {
+            if kind == Kind::Label {
+                validate_label(u, k, v)?;
+            }
             changes.push(Change::Set(k.to_string(), v.to_string()));
         } else if let Some(k) = u.strip_suffix('-') {
             changes.push(Change::Remove(k.to_string()));
@@ -227,4 +231,23 @@ fn shrinks(current: &[(String, String)], patch: &Map<String, Value>) -> bool {
         }
     }
     Value::Object(after).to_string().len() < Value::Object(before).to_string().len()
+}
+
+/// kubectl's parseLabels checks: a qualified-name key and a valid label value.
+fn validate_label(spec: &str, key: &str, value: &str) -> Result<(), CmdError> {
+    let errs = is_qualified_name(key);
+    if !errs.is_empty() {
+        return Err(CmdError::msg(format!(
+            "invalid label spec: {spec}, {}",
+            errs.join(";")
+        )));
+    }
+    let errs = is_valid_label_value(value);
+    if !errs.is_empty() {
+        return Err(CmdError::msg(format!(
+            "invalid label value: {spec:?}: {}",
+            errs.join(";")
+        )));
+    }
+    Ok(())
 }
