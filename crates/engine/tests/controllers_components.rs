@@ -457,3 +457,25 @@ fn old_replica_sets_beyond_the_revision_history_limit_are_deleted() {
     assert_eq!(revisions, ["3", "4"], "the current one plus one old");
     assert_eq!(pods_of(&h.api, "hist").len(), 1);
 }
+
+#[test]
+fn a_short_kubelet_outage_goes_unnoticed_and_a_restored_kubelet_keeps_its_pods() {
+    let mut h = cluster(8);
+    let mut p = pod("steady", &[], None);
+    p.spec.node_name = "node-b".into();
+    h.api.create("kubectl", Object::Pod(p)).expect("create");
+    let deadline = h.now().plus_secs(20);
+    assert!(h.run_until_true(deadline, |h| get_pod(&h.api, "steady")
+        .is_some_and(|p| p.status.phase == "Running")));
+    let before = get_pod(&h.api, "steady").expect("pod");
+    h.kubelet_mut("node-b").expect("kubelet").set_running(false);
+    h.run_for(12_000); // less than the 20 s grace period
+    h.kubelet_mut("node-b").expect("kubelet").set_running(true);
+    h.run_for(30_000);
+    assert!(events(&h.api, "NodeNotReady").is_empty());
+    let after = get_pod(&h.api, "steady").expect("pod");
+    assert_eq!(after.metadata.uid, before.metadata.uid);
+    assert_eq!(after.status.phase, "Running");
+    assert_eq!(after.status.pod_ip, before.status.pod_ip);
+    assert_eq!(events(&h.api, "Started").len(), 1, "not restarted");
+}
