@@ -2,19 +2,9 @@
 //! escapes with `url.QueryEscape` (space as `+`, `=` as `%3D`), so the console's requests read
 //! exactly like the real kubectl's (`?labelSelector=app%3Dnginx&limit=500`).
 
-/// Go's `url.QueryEscape`.
+/// Go's `url.QueryEscape` (apimachinery's encoder, shared with the API server's parser).
 pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            b' ' => out.push('+'),
-            other => out.push_str(&format!("%{other:02X}")),
-        }
-    }
-    out
+    watchlab_apimachinery::request::percent_encode_query_value(s)
 }
 
 /// `path?k=v&...` with keys sorted (stable for repeated keys); just `path` when empty.
