@@ -101,9 +101,82 @@ pub fn to_json(v: &Value) -> String {
     }
 }
 
-/// YAML as kubectl prints it (keys sorted, block style).
+/// YAML as kubectl prints it (keys sorted, block style). go-yaml resolves plain scalars by
+/// YAML 1.1 rules, so strings that would read back as something else (`"y"`, `"on"`, `"123"`,
+/// `""`, timestamps like `"2026-01-01T00:00:00Z"`) are written double-quoted, as kubectl does;
+/// serde_yaml_ng follows YAML 1.2, so those strings are swapped for placeholders and quoted after.
 pub fn to_yaml(v: &Value) -> String {
-    serde_yaml_ng::to_string(v).unwrap_or_else(|e| format!("# {e}\n"))
+    let mut quoted = Vec::new();
+    let marked = mark_ambiguous(v, &mut quoted);
+    let text = serde_yaml_ng::to_string(&marked).unwrap_or_else(|e| format!("# {e}\n"));
+    if quoted.is_empty()
+        || quoted
+            .iter()
+            .any(|q| v.to_string().contains(&placeholder(q.0)))
+    {
+        return text;
+    }
+    let mut out = text;
+    for (i, s) in quoted.iter().rev() {
+        let json = serde_json::to_string(s).unwrap_or_default();
+        out = out.replace(&placeholder(*i), &json);
+    }
+    out
+}
+
+fn placeholder(i: usize) -> String {
+    format!("wlqz{i:08}zqlw")
+}
+
+fn mark_ambiguous(v: &Value, quoted: &mut Vec<(usize, String)>) -> Value {
+    match v {
+        Value::String(s) if yaml11_ambiguous(s) => {
+            let i = quoted.len();
+            quoted.push((i, s.clone()));
+            Value::String(placeholder(i))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| mark_ambiguous(x, quoted)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), mark_ambiguous(x, quoted)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Whether a plain scalar `s` would not read back as a string under YAML 1.1 (go-yaml v2).
+fn yaml11_ambiguous(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
+        "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "~", "null", "Null", "NULL",
+        ".inf", ".Inf", ".INF", "-.inf", "+.inf", ".nan", ".NaN", ".NAN",
+    ];
+    if s.is_empty() || WORDS.contains(&s) {
+        return true;
+    }
+    let b = s.as_bytes();
+    let numeric_start = b
+        .first()
+        .is_some_and(|c| c.is_ascii_digit() || b"+-.".contains(c));
+    if numeric_start && !s.contains(char::is_whitespace) {
+        let plain = s.replace('_', "");
+        let hex = plain
+            .strip_prefix("0x")
+            .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()));
+        let number = plain.parse::<f64>().is_ok()
+            && !plain
+                .chars()
+                .any(|c| c.is_ascii_alphabetic() && c != 'e' && c != 'E');
+        if hex || number {
+            return true;
+        }
+    }
+    // YAML 1.1 timestamps: 2026-01-01, 2026-01-01T00:00:00Z ...
+    b.len() >= 10
+        && b.get(..4).is_some_and(|y| y.iter().all(u8::is_ascii_digit))
+        && b.get(4) == Some(&b'-')
+        && b.get(5).is_some_and(u8::is_ascii_digit)
 }
 
 /// `pod/x`, `deployment.apps/x`: how kubectl names an object in messages and `-o name`.
@@ -319,9 +392,18 @@ mod tests {
         );
         assert_eq!(
             to_yaml(&obj),
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  n: y\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  n: \"y\"\n"
         );
         assert_eq!(object_ref(&obj), "deployment.apps/x");
+    }
+
+    #[test]
+    fn yaml_quotes_what_yaml_1_1_would_misread() {
+        let v = json!({"a": "2026-01-01T00:00:00Z", "b": "123", "c": "on", "d": "", "e": "a: b", "f": "nginx", "g": null, "h": 3, "i": "1.0"});
+        assert_eq!(
+            to_yaml(&v),
+            "a: \"2026-01-01T00:00:00Z\"\nb: \"123\"\nc: \"on\"\nd: \"\"\ne: 'a: b'\nf: nginx\ng: null\nh: 3\ni: \"1.0\"\n"
+        );
     }
 
     #[test]
