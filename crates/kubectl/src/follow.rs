@@ -6,7 +6,7 @@
 use crate::age::virtual_now_unix_ms;
 use crate::output::ObjectPrinter;
 use crate::resources::ResourceType;
-use crate::shell::{apply_filters, Filter};
+use crate::shell::{grep_keeps, Filter};
 use crate::targets::with_type_meta;
 use serde_json::Value;
 use watchlab_apimachinery::client::{ApiClient, WatchId};
@@ -37,6 +37,10 @@ pub struct Follow {
     id: WatchId,
     mode: Mode,
     filters: Vec<Filter>,
+    /// Lines each `head` filter has let through so far.
+    head_seen: Vec<usize>,
+    /// A `head` filter is satisfied: the stream is closed at the next poll.
+    head_done: bool,
     ended: bool,
 }
 
@@ -47,6 +51,8 @@ impl Follow {
             id,
             mode: Mode::Raw,
             filters: Vec::new(),
+            head_seen: Vec::new(),
+            head_done: false,
             ended: false,
         }
     }
@@ -64,14 +70,41 @@ impl Follow {
                 printer: Box::new(printer),
             },
             filters: Vec::new(),
+            head_seen: Vec::new(),
+            head_done: false,
             ended: false,
         }
     }
 
-    /// The pipeline filters (`| grep x`) applied to every poll's output.
-    pub(crate) fn with_filters(mut self, filters: Vec<Filter>) -> Follow {
+    /// Sets the pipeline filters (`| grep x`, `| head -3`) and runs the command's initial
+    /// output through them, returning what is shown. `head` counts across the whole stream and
+    /// closes it once satisfied; `tail` can only see one poll's lines at a time.
+    pub(crate) fn with_filters(&mut self, filters: Vec<Filter>, initial: &str) -> String {
+        self.head_seen = vec![0; filters.len()];
         self.filters = filters;
-        self
+        self.filter(initial)
+    }
+
+    fn filter(&mut self, text: &str) -> String {
+        let mut lines: Vec<&str> = text.lines().collect();
+        for (i, f) in self.filters.iter().enumerate() {
+            lines = match f {
+                Filter::Head(n) => {
+                    let seen = self.head_seen.get(i).copied().unwrap_or(0);
+                    let keep: Vec<&str> = lines.into_iter().take(n.saturating_sub(seen)).collect();
+                    if let Some(s) = self.head_seen.get_mut(i) {
+                        *s += keep.len();
+                        if *s >= *n {
+                            self.head_done = true;
+                        }
+                    }
+                    keep
+                }
+                Filter::Tail(n) => lines.split_off(lines.len().saturating_sub(*n)),
+                grep => lines.into_iter().filter(|l| grep_keeps(grep, l)).collect(),
+            };
+        }
+        lines.iter().map(|l| format!("{l}\n")).collect()
     }
 
     /// The server's id of the stream.
@@ -81,6 +114,10 @@ impl Follow {
 
     /// New output since the last poll.
     pub fn poll(&mut self, client: &mut dyn ApiClient) -> FollowOutput {
+        if self.head_done && !self.ended {
+            self.ended = true;
+            client.stop_watch(self.id);
+        }
         if self.ended {
             return FollowOutput {
                 ended: true,
@@ -135,7 +172,12 @@ impl Follow {
                 }
             }
         }
-        out.stdout = crate::cap(apply_filters(&out.stdout, &self.filters));
+        out.stdout = crate::cap(self.filter(&out.stdout));
+        if self.head_done && !self.ended {
+            self.ended = true;
+            out.ended = true;
+            client.stop_watch(self.id);
+        }
         out
     }
 

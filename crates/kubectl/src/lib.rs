@@ -148,9 +148,15 @@ impl Kubectl {
             Ok(d) => (d.stdout, d.stderr, d.exit_code, d.follow),
             Err(e) => (String::new(), e.stderr, e.exit_code, None),
         };
-        let follow = follow.map(|f| f.with_filters(pipeline.filters.clone()));
+        let (stdout, follow) = match follow {
+            Some(mut f) => {
+                let shown = f.with_filters(pipeline.filters.clone(), &stdout);
+                (shown, Some(f))
+            }
+            None => (shell::apply_filters(&stdout, &pipeline.filters), None),
+        };
         Outcome {
-            stdout: cap(shell::apply_filters(&stdout, &pipeline.filters)),
+            stdout: cap(stdout),
             stderr: cap(stderr),
             exit_code,
             follow,

@@ -851,3 +851,35 @@ fn invalid_label_values_are_refused_before_sending() {
     );
     assert!(api.sent.is_empty());
 }
+
+#[test]
+fn filters_apply_to_the_watch_stream() {
+    let mut api = FakeApi::new();
+    api.on(
+        "GET",
+        "/api/v1/namespaces/default/pods?limit=500",
+        200,
+        list(
+            "PodList",
+            "4",
+            vec![pod("a", "default", "Running", 0, running())],
+        ),
+    );
+    let mut k = Kubectl::new();
+    let out = k.exec("kubectl get pods -w | head -3", &mut api);
+    assert_eq!(out.stdout.lines().count(), 2);
+    let mut follow = out.follow.unwrap();
+    api.push(1, "MODIFIED", pod("b", "default", "Running", 0, running()));
+    api.push(1, "MODIFIED", pod("c", "default", "Running", 0, running()));
+    let polled = follow.poll(&mut api);
+    assert!(polled.stdout.starts_with("b "), "{}", polled.stdout);
+    assert_eq!(polled.stdout.lines().count(), 1);
+    assert!(polled.ended, "head is satisfied, so the watch closes");
+
+    let out = k.exec("kubectl get pods -w | grep c", &mut api);
+    assert_eq!(out.stdout, "");
+    let mut follow = out.follow.unwrap();
+    api.push(2, "ADDED", pod("b", "default", "Running", 0, running()));
+    api.push(2, "ADDED", pod("c", "default", "Running", 0, running()));
+    assert!(follow.poll(&mut api).stdout.starts_with("c "));
+}
