@@ -63,16 +63,27 @@ pub fn parse_targets(args: &[String], cmd: &str) -> Result<Vec<Target>, CmdError
     if names.iter().any(|n| n.contains('/')) {
         return Err(mixed_form(cmd));
     }
-    first
-        .split(',')
-        .filter(|t| !t.is_empty())
-        .map(|ty| {
-            Ok(Target {
-                rt: resolve(ty)?,
-                names: names.clone(),
-            })
-        })
-        .collect()
+    let mut targets = Vec::new();
+    for ty in first.split(',').filter(|t| !t.is_empty()) {
+        // The `all` category: what kubectl's `all` covers among the served types.
+        let types: Vec<&'static ResourceType> = if ty == "all" {
+            ["pods", "deployments", "replicasets"]
+                .iter()
+                .filter_map(|n| lookup(n))
+                .collect()
+        } else {
+            vec![resolve(ty)?]
+        };
+        for rt in types {
+            if !targets.iter().any(|t: &Target| t.rt == rt) {
+                targets.push(Target {
+                    rt,
+                    names: names.clone(),
+                });
+            }
+        }
+    }
+    Ok(targets)
 }
 
 fn mixed_form(cmd: &str) -> CmdError {

@@ -194,14 +194,17 @@ fn describe_pod(pod: &Value, now: i64) -> String {
         &string_map(pod, &["metadata", "annotations"]),
         ": ",
     );
-    let status = match str_at(pod, &["metadata", "deletionTimestamp"]) {
-        Some(t) => format!(
-            "Terminating (lasts {})",
-            since(Some(t), now).trim_start_matches('-')
-        ),
-        None => string(pod, &["status", "phase"]),
-    };
-    let _ = writeln!(o, "Status:\t{status}");
+    let phase = string(pod, &["status", "phase"]);
+    match str_at(pod, &["metadata", "deletionTimestamp"]) {
+        Some(t) if phase != "Failed" && phase != "Succeeded" => {
+            let _ = writeln!(o, "Status:\tTerminating (lasts {})", since(Some(t), now));
+            let grace = int(pod, &["metadata", "deletionGracePeriodSeconds"]);
+            let _ = writeln!(o, "Termination Grace Period:\t{grace}s");
+        }
+        _ => {
+            let _ = writeln!(o, "Status:\t{phase}");
+        }
+    }
     if let Some(r) = str_at(pod, &["status", "reason"]) {
         let _ = writeln!(o, "Reason:\t{r}");
     }
