@@ -3,6 +3,13 @@
 //! server only through [`ApiClient`], with the same paths, query strings and JSON bodies the
 //! real kubectl sends over HTTP.
 //!
+//! - [`Kubectl::exec`] runs one line (shell quoting, `#` comments, `| tail/head/grep`) and
+//!   returns an [`Outcome`]; a `-w` command also returns a [`Follow`] to poll as the cluster
+//!   advances ([`Follow::poll`] → [`FollowOutput`]; [`Follow::stop`] closes it).
+//! - [`printers::table`] is the pure (resource, items, now) → [`printers::Table`] column logic,
+//!   reusable for `as=Table` responses; [`jsonpath::JsonPath`] is kubectl's template language;
+//!   [`age::human_duration`] is apimachinery's HumanDuration.
+//!
 //! ```text
 //! let mut k = Kubectl::new();
 //! let out = k.exec("kubectl get pods -n production -w", &mut client);
