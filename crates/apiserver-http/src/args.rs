@@ -1,0 +1,161 @@
+//! The command line of `watchlab-apiserver`: which port, which seed and timing profile, and how
+//! fast virtual time runs against the wall clock. Parsed by hand (four flags) so the binary
+//! stays small; errors read like a Go flag error so they sit well next to kubectl's.
+
+use watchlab_engine::cluster::ProfileName;
+
+/// What the server was asked to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Args {
+    /// 0 asks the OS for a free port. `kubectl proxy`'s default is 8001; so is ours.
+    pub port: u16,
+    pub seed: u64,
+    pub profile: ProfileName,
+    /// Virtual milliseconds per real millisecond.
+    pub speed: f64,
+}
+
+impl Default for Args {
+    fn default() -> Self {
+        Args {
+            port: 8001,
+            seed: 7,
+            profile: ProfileName::Training,
+            speed: 1.0,
+        }
+    }
+}
+
+/// Why a command line was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgsError {
+    /// `--help` was asked for: not a failure, the caller prints [`USAGE`].
+    Help,
+    UnknownFlag(String),
+    MissingValue(String),
+    InvalidValue {
+        flag: String,
+        value: String,
+    },
+}
+
+impl std::fmt::Display for ArgsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArgsError::Help => f.write_str(USAGE),
+            ArgsError::UnknownFlag(flag) => write!(f, "unknown flag: {flag}"),
+            ArgsError::MissingValue(flag) => write!(f, "flag needs an argument: {flag}"),
+            ArgsError::InvalidValue { flag, value } => {
+                write!(f, "invalid argument {value:?} for {flag:?} flag")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ArgsError {}
+
+pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1]";
+
+impl Args {
+    /// Parses the arguments after the program name; `--flag value` and `--flag=value` both work.
+    pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Args, ArgsError> {
+        let mut out = Args::default();
+        let mut it = args.into_iter();
+        while let Some(arg) = it.next() {
+            if arg == "-h" || arg == "--help" {
+                return Err(ArgsError::Help);
+            }
+            let (flag, inline) = match arg.split_once('=') {
+                Some((f, v)) => (f.to_string(), Some(v.to_string())),
+                None => (arg.clone(), None),
+            };
+            if !matches!(flag.as_str(), "--port" | "--seed" | "--profile" | "--speed") {
+                return Err(ArgsError::UnknownFlag(arg));
+            }
+            let value = match inline {
+                Some(v) => v,
+                None => it
+                    .next()
+                    .ok_or_else(|| ArgsError::MissingValue(flag.clone()))?,
+            };
+            let invalid = || ArgsError::InvalidValue {
+                flag: flag.trim_start_matches('-').to_string(),
+                value: value.clone(),
+            };
+            match flag.as_str() {
+                "--port" => out.port = value.parse().map_err(|_| invalid())?,
+                "--seed" => out.seed = value.parse().map_err(|_| invalid())?,
+                "--profile" => {
+                    out.profile = match value.as_str() {
+                        "training" => ProfileName::Training,
+                        "kubernetes" => ProfileName::Kubernetes,
+                        _ => return Err(invalid()),
+                    }
+                }
+                _ => {
+                    out.speed = value
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|s| s.is_finite() && *s > 0.0)
+                        .ok_or_else(invalid)?
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, ArgsError> {
+        Args::parse(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn defaults_and_both_spellings() {
+        assert_eq!(parse(&[]), Ok(Args::default()));
+        let a = parse(&[
+            "--port=0",
+            "--seed",
+            "42",
+            "--profile",
+            "kubernetes",
+            "--speed=2.5",
+        ]);
+        assert_eq!(
+            a,
+            Ok(Args {
+                port: 0,
+                seed: 42,
+                profile: ProfileName::Kubernetes,
+                speed: 2.5
+            })
+        );
+    }
+
+    #[test]
+    fn refusals() {
+        assert_eq!(
+            parse(&["--bogus"]),
+            Err(ArgsError::UnknownFlag("--bogus".into()))
+        );
+        assert_eq!(
+            parse(&["--port"]),
+            Err(ArgsError::MissingValue("--port".into()))
+        );
+        for bad in [
+            ["--port", "70000"],
+            ["--speed", "0"],
+            ["--speed", "NaN"],
+            ["--profile", "x"],
+        ] {
+            assert!(
+                matches!(parse(&bad), Err(ArgsError::InvalidValue { .. })),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(parse(&["-h"]), Err(ArgsError::Help));
+    }
+}
