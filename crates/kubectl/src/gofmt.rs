@@ -1,6 +1,6 @@
 //! Go's `%v` and `%#v` renderings of decoded JSON (`map[string]interface {}` and friends).
 //! kubectl's jsonpath errors quote the object they ran on in these forms ("object given to
-//! jsonpath engine was: map[string]interface {}{...}"), so the console reproduces them.
+//! jsonpath engine was: `map[string]interface {}{...}`"), so the console reproduces them.
 
 use serde_json::Value;
 
