@@ -124,8 +124,11 @@ impl ApiServer {
         let mut continue_token = None;
         let mut remaining = None;
         // Read in chunks of `limit` until enough items matched (the etcd3 store's loop).
+        let mut chunk_size = limit.unwrap_or(0);
         loop {
-            let chunk = limit.map(|l| l.saturating_sub(items.len()).max(1));
+            // Chunks grow when a selector filters most keys out, as the etcd3 store's loop does.
+            let chunk = limit.map(|_| chunk_size.max(1));
+            chunk_size = chunk_size.saturating_mul(2);
             let resp = self
                 .store
                 .range_prefix(&prefix, start_after.as_deref(), at, chunk)
@@ -141,7 +144,7 @@ impl ApiServer {
                 if limit.is_some_and(|l| items.len() >= l) {
                     full = i + 1 < n || resp.more;
                     if full && unfiltered {
-                        remaining = Some((resp.count - (i + 1)) as u64);
+                        remaining = Some(resp.count.saturating_sub(i + 1) as u64);
                     }
                     break;
                 }
