@@ -51,9 +51,11 @@ fn pod(i: usize, node: &str) -> Object {
 }
 
 fn server() -> ApiServer {
-    let mut cfg = ServerConfig::default();
-    cfg.compaction_interval_ms = 0;
-    cfg.ledger_limit = 1000;
+    let cfg = ServerConfig {
+        compaction_interval_ms: 0,
+        ledger_limit: 1000,
+        ..Default::default()
+    };
     let mut s = ApiServer::with_config(1, cfg);
     s.set_watch_buffer_limit(usize::MAX);
     s

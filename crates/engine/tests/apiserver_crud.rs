@@ -565,3 +565,22 @@ fn users_are_recorded_in_the_ledger() {
     );
     assert_eq!(e.map(|e| e.revision), Some(s.revision()));
 }
+
+#[test]
+fn delete_collection_by_label() {
+    let mut s = ApiServer::new(1);
+    call(&mut s, "POST", PODS, Some(pod("a")));
+    let mut other = pod("b");
+    other["metadata"]["labels"] = json!({"app": "db"});
+    call(&mut s, "POST", PODS, Some(other));
+    let (code, list) = call(
+        &mut s,
+        "DELETE",
+        &format!("{PODS}?labelSelector=app%3Dweb"),
+        None,
+    );
+    assert_eq!(code, 200, "{list}");
+    assert_eq!(names(&list), vec!["a"]);
+    let (_, left) = call(&mut s, "GET", PODS, None);
+    assert_eq!(names(&left), vec!["b"]);
+}

@@ -3,10 +3,12 @@
 //! for the last one), and the protected system namespaces.
 
 use super::errors;
+use super::read::ObjectList;
 use super::{ApiServer, Write};
 use crate::api::{Kind, Object};
 use serde::Deserialize;
 use std::sync::Arc;
+use watchlab_apimachinery::request::ListOptions;
 use watchlab_apimachinery::status::{Status, StatusDetails};
 
 /// `metav1.DeleteOptions` (the fields the server honours).
@@ -139,6 +141,35 @@ impl ApiServer {
             object,
             removed: false,
         })
+    }
+
+    /// DELETE on a collection: every object the list options select, one delete (and one
+    /// revision) each; answers the objects as deleted or pending, as the real server's list.
+    pub fn delete_collection(
+        &mut self,
+        user: &str,
+        kind: Kind,
+        namespace: Option<&str>,
+        list: &ListOptions,
+        opts: &DeleteOptions,
+    ) -> Result<ObjectList, Status> {
+        self.check_writable()?;
+        let mut selected = self.list(kind, namespace, list)?;
+        let mut items = Vec::with_capacity(selected.items.len());
+        for obj in &selected.items {
+            let ns = Some(obj.namespace()).filter(|n| !n.is_empty());
+            match self.delete(user, kind, ns, obj.name(), opts) {
+                Ok(outcome) => items.push(outcome.object),
+                // Deleted in between (e.g. by a finalizer-free cascade): nothing to report.
+                Err(s) if s.code() == 404 => {}
+                Err(s) => return Err(s),
+            }
+        }
+        selected.items = items;
+        selected.continue_token = None;
+        selected.remaining_item_count = None;
+        selected.resource_version = self.revision();
+        Ok(selected)
     }
 
     /// The grace period a delete gets: pods use the request's, else their

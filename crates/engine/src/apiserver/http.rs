@@ -154,6 +154,11 @@ impl ApiServer {
                 let outcome = self.delete(user, r.kind, ns, name, &opts)?;
                 Ok(respond(200, delete_response(&outcome)))
             }
+            (Verb::DeleteCollection, None) => {
+                let opts = delete_options(body, &query)?;
+                let deleted = self.delete_collection(user, r.kind, ns, &query.list, &opts)?;
+                Ok(respond(200, deleted.to_json()))
+            }
             (verb, _) => {
                 let gr = match sub {
                     Some(s) => watchlab_apimachinery::status::GroupResource::new(
