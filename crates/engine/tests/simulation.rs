@@ -35,6 +35,9 @@ const DEPLOYMENT: &str = "orders-api";
 const NOTE: &str = "watchlab.dev/note";
 /// Virtual time between two looks at the invariants (and at the etcd members' elections).
 const SLICE_MS: u64 = 250;
+/// Events a watch stream may buffer between two polls: far below the real 1000, so that a
+/// stalled reader is cut off within a minute (the controllers poll every step and never are).
+const WATCH_BUFFER_LIMIT: usize = 50;
 /// How long the healed cluster is left alone before convergence is judged.
 const HEAL_MS: u64 = 240_000;
 /// Kinds whose informer caches are compared with the ledger.
@@ -62,6 +65,9 @@ enum Fault {
         replicas: i32,
         note: u32,
     },
+    /// The observers stop reading for a while (a busy stream overflows and is closed) and the
+    /// store is compacted before they resume from their last version: 410, re-list.
+    StallObservers(u64),
     Wait(u64),
 }
 
@@ -78,6 +84,7 @@ impl fmt::Display for Fault {
             Fault::RacingWriters { replicas, note } => {
                 write!(f, "race: scale to {replicas} vs annotate {note}")
             }
+            Fault::StallObservers(ms) => write!(f, "observers stall {ms} ms, then a compaction"),
             Fault::Wait(ms) => write!(f, "wait {ms} ms"),
         }
     }
@@ -89,7 +96,7 @@ fn schedule(seed: u64) -> Vec<Fault> {
     let n = 6 + rng.below(9);
     let mut out = Vec::new();
     for _ in 0..n {
-        let fault = match rng.below(10) {
+        let fault = match rng.below(11) {
             0 | 1 => Fault::KillNode(rng.below(3) as usize),
             2 => Fault::RestoreNode(rng.below(3) as usize),
             3 => Fault::KillEtcd(rng.below(ETCD_MEMBERS as u64) as usize),
@@ -101,6 +108,7 @@ fn schedule(seed: u64) -> Vec<Fault> {
                 replicas: 1 + rng.below(5) as i32,
                 note: rng.below(1000) as u32,
             },
+            9 => Fault::StallObservers(20_000 + rng.below(40_000)),
             _ => Fault::Wait(1_000 + rng.below(60_000)),
         };
         out.push(fault);
@@ -147,6 +155,8 @@ struct Sim {
     etcd: EtcdCluster,
     /// Informers of an outside observer (`kubectl get -w` style), one per observed kind.
     observers: Vec<(Kind, ApiInformer)>,
+    /// The observers are not reading.
+    stalled: bool,
     /// Dead nodes and since when (continuously).
     dead_since: BTreeMap<String, Timestamp>,
     /// Virtual time the store refused writes, in total.
@@ -156,6 +166,29 @@ struct Sim {
     note: Option<String>,
     /// What happened, for the failure message.
     log: Vec<String>,
+    coverage: Coverage,
+}
+
+/// What a run exercised, so that a schedule that tests nothing is noticed.
+#[derive(Debug, Default, Clone, Copy)]
+struct Coverage {
+    /// Slices with a lost etcd quorum.
+    outage_slices: u64,
+    /// Looks at a node dead past its eviction budget.
+    eviction_checks: u64,
+    /// Races where Bob's stale write got its 409.
+    conflicts: u64,
+    /// Observer re-lists after `410 Expired`.
+    expired_relists: u64,
+}
+
+impl Coverage {
+    fn add(&mut self, o: Coverage) {
+        self.outage_slices += o.outage_slices;
+        self.eviction_checks += o.eviction_checks;
+        self.conflicts += o.conflicts;
+        self.expired_relists += o.expired_relists;
+    }
 }
 
 impl Sim {
@@ -168,6 +201,7 @@ impl Sim {
         });
         h.api.create("kubectl", ns).expect("namespace");
         h.api.create("kubectl", deployment(3)).expect("deployment");
+        h.api.set_watch_buffer_limit(WATCH_BUFFER_LIMIT);
         let observers = OBSERVED
             .iter()
             .map(|&kind| {
@@ -182,11 +216,13 @@ impl Sim {
             etcd: EtcdCluster::new(ETCD_MEMBERS, seed).expect("3 members"),
             profile,
             observers,
+            stalled: false,
             dead_since: BTreeMap::new(),
             outage_ms: 0,
             desired: 3,
             note: None,
             log: Vec::new(),
+            coverage: Coverage::default(),
         }
     }
 
@@ -217,11 +253,14 @@ impl Sim {
             self.h.run_for(slice);
             if !writable_before {
                 self.outage_ms += slice;
+                self.coverage.outage_slices += 1;
             }
             let now = self.h.now();
             self.etcd.advance_to(now);
             self.h.api.set_store_writable(self.etcd.can_commit());
-            self.step_observers(now);
+            if !self.stalled {
+                self.step_observers(now);
+            }
             self.check_no_pod_left_on_a_dead_node();
         }
     }
@@ -235,7 +274,7 @@ impl Sim {
     /// A pod bound to a node dead since `t` must be Terminating once the node's lease has gone
     /// stale (grace period), a monitor pass noticed, the toleration ran out and a few more
     /// monitor passes went by — plus however long the store refused writes meanwhile.
-    fn check_no_pod_left_on_a_dead_node(&self) {
+    fn check_no_pod_left_on_a_dead_node(&mut self) {
         let p = &self.profile;
         let budget = p.node_monitor_grace_period_ms
             + 3 * p.node_monitor_period_ms
@@ -247,6 +286,7 @@ impl Sim {
             if now.millis_since(*since) < budget {
                 continue;
             }
+            self.coverage.eviction_checks += 1;
             let stuck: Vec<String> = self
                 .pods()
                 .iter()
@@ -339,6 +379,12 @@ impl Sim {
                 });
             }
             Fault::RacingWriters { replicas, note } => self.race(*replicas, *note),
+            Fault::StallObservers(ms) => {
+                self.stalled = true;
+                self.run_for(*ms);
+                let _ = self.h.api.compact_now();
+                self.stalled = false;
+            }
             Fault::Wait(ms) => self.run_for(*ms),
         }
     }
@@ -371,7 +417,10 @@ impl Sim {
         bob.metadata.annotations.insert(NOTE.into(), note.clone());
         match self.h.api.update("bob", Object::Deployment(bob)) {
             Ok(_) => self.check(!alice_won, || "a stale write was accepted".into()),
-            Err(e) if alice_won => self.check(e.code() == 409, || format!("bob got {e:?}")),
+            Err(e) if alice_won => {
+                self.check(e.code() == 409, || format!("bob got {e:?}"));
+                self.coverage.conflicts += 1;
+            }
             Err(_) => {}
         }
         let bob_note = note.clone();
@@ -520,7 +569,7 @@ fn identity(o: &Object) -> (String, String, u64) {
 }
 
 /// One whole run: warm-up, the schedule, healing, the final checks.
-fn simulate(seed: u64) {
+fn simulate(seed: u64) -> Coverage {
     let mut sim = Sim::new(seed);
     sim.run_for(30_000);
     for fault in schedule(seed) {
@@ -529,6 +578,13 @@ fn simulate(seed: u64) {
     sim.heal();
     sim.check_converged();
     sim.check_caches_equal_the_ledger();
+    let mut coverage = sim.coverage;
+    coverage.expired_relists = sim
+        .observers
+        .iter()
+        .map(|(_, i)| i.informer().reflector_stats().expired)
+        .sum();
+    coverage
 }
 
 /// Seeds run by default; `WATCHLAB_SIM_SEED` runs just one.
@@ -544,8 +600,20 @@ fn seeds() -> Vec<u64> {
 
 #[test]
 fn faults_heal_into_a_converged_cluster_whose_caches_match_the_ledger() {
-    for seed in seeds() {
-        simulate(seed);
+    let seeds = seeds();
+    let mut total = Coverage::default();
+    for &seed in &seeds {
+        total.add(simulate(seed));
+    }
+    if seeds.len() > 1 {
+        // The default seeds do exercise every fault the invariants are about.
+        assert!(total.outage_slices > 0, "no quorum loss: {total:?}");
+        assert!(
+            total.eviction_checks > 0,
+            "no node dead long enough: {total:?}"
+        );
+        assert!(total.conflicts > 0, "no conflicting write: {total:?}");
+        assert!(total.expired_relists > 0, "no expired watch: {total:?}");
     }
 }
 
