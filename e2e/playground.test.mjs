@@ -20,7 +20,9 @@ before(async () => {
   mkdirSync(join(site, 'sub'), { recursive: true });
   cpSync(join(ROOT, 'dist'), join(site, 'sub', 'watchlab'), { recursive: true });
   statics = start('python3', ['-m', 'http.server', String(STATIC_PORT), '--bind', '127.0.0.1', '--directory', site]);
-  trunk = start('trunk', ['serve', '--address', '127.0.0.1', '--port', String(TRUNK_PORT), '--no-autoreload']);
+  // Its own dist dir: `trunk serve` must not overwrite the release build in dist/.
+  const served = mkdtempSync(join(tmpdir(), 'watchlab-serve-'));
+  trunk = start('trunk', ['serve', '--address', '127.0.0.1', '--port', String(TRUNK_PORT), '--no-autoreload', '--dist', served]);
   browser = await launch();
   await waitFor(SITE, 'watchlab', 20_000, statics);
 });
@@ -258,6 +260,36 @@ test('the virtual clock: pause, speed, step', async () => {
   assert.notEqual(t1, t0);
   assert.equal(await page.getAttribute('#speed-60', 'aria-pressed'), 'true');
   await page.click('#step');
+  await done(page);
+});
+
+test('the editor registers a file for kubectl apply -f', async () => {
+  const page = await open();
+  await page.click('#tab-editor');
+  assert.equal(await page.inputValue('#editor-name'), 'orders-deploy.yaml');
+  const yaml = await page.inputValue('#editor-text');
+  assert.match(yaml, /name: orders-api/);
+  await page.fill('#editor-text', yaml.replace('replicas: 3', 'replicas: 4'));
+  await page.click('#editor-apply');
+  await page.waitForFunction(() => document.querySelector('#console-output')?.textContent.includes('$ kubectl apply -f orders-deploy.yaml'));
+  assert.match(await after_(page, 'kubectl apply -f orders-deploy.yaml'), /deployment\.apps\/orders-api configured/);
+  const jp = "kubectl get deployment orders-api -n production -o jsonpath='{.spec.replicas}'";
+  await run(page, jp);
+  assert.equal((await after_(page, jp)).trim(), '4');
+  await screenshot(page, 'editor-apply');
+  await done(page);
+});
+
+test('restart with a seed gives a fresh cluster', async () => {
+  const page = await open();
+  const r0 = await revision(page);
+  await run(page, 'kubectl run a --image=x');
+  assert.ok((await revision(page)) > r0);
+  await page.fill('#seed', '42');
+  await page.click('#restart');
+  await page.waitForFunction((r) => Number(document.querySelector('#revision').textContent) === r, r0);
+  assert.equal(await page.inputValue('#seed'), '42');
+  assert.equal((await output(page)).trim(), '');
   await done(page);
 });
 

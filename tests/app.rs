@@ -158,3 +158,29 @@ async fn typed_form_values_survive_re_renders() {
     gloo_timers::future::sleep(Duration::from_millis(300)).await;
     assert_eq!(name.value(), "payments");
 }
+
+#[wasm_bindgen_test]
+async fn every_view_renders() {
+    let root = mount().await;
+    type_line(&root, "kubectl get pods -n production -w").await;
+    for (tab, marker) in [
+        ("#tab-broadcast", "table.streams"),
+        ("#tab-informers", ".informers-view"),
+        ("#tab-events", ".events-view"),
+        ("#tab-timeline", "svg#timeline circle"),
+        ("#tab-scenarios", "#scenario-watch"),
+        ("#tab-editor", "#editor-text"),
+    ] {
+        click(&root, tab).await;
+        assert!(
+            root.query_selector(marker).expect("q").is_some(),
+            "{marker} after {tab}"
+        );
+    }
+    click(&root, "#tab-broadcast").await;
+    click(&root, "tr[data-user='kubectl'] .raw").await;
+    assert!(
+        text(&root, "#raw-stream").contains("raw")
+            || root.query_selector("#raw-stream pre").expect("q").is_some()
+    );
+}
