@@ -13,23 +13,16 @@ use watchlab_apimachinery::client::{ApiClient, WatchId};
 use watchlab_apimachinery::request::percent_encode_query_value;
 use watchlab_apimachinery::status::Status;
 
-use crate::api::{Kind, Object};
+use crate::api::Kind;
 use crate::apiserver::{ApiServer, UserSession};
 use crate::clock::Timestamp;
+use crate::controllers::{ControlPlane, Profile};
 use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
 
 /// The user agent of the playground's buttons.
 pub const PLAYGROUND_USER: &str = "watchlab-ui";
 
-/// Which timings the controllers run with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ProfileName {
-    /// Shorter timings so the seed's node-failure story takes about two virtual minutes.
-    #[default]
-    Training,
-    /// Kubernetes' real defaults.
-    Kubernetes,
-}
+pub use crate::controllers::profile::ProfileName;
 
 /// How a cluster starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,23 +167,40 @@ pub struct Cluster {
     config: ClusterConfig,
     api: ApiServer,
     etcd: EtcdCluster,
+    control_plane: ControlPlane,
     killed_nodes: BTreeSet<String>,
     membership_log: Vec<(Timestamp, MembershipEvent)>,
+    /// The earliest wake-up the controllers asked for when they last settled.
+    controllers_wake: Option<Timestamp>,
+}
+
+impl std::fmt::Debug for ControlPlane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControlPlane")
+            .field("kubelets", &self.kubelets.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Cluster {
     pub fn new(config: ClusterConfig) -> Cluster {
         let etcd = EtcdCluster::new_or_three(config.etcd_members, config.seed);
+        let nodes: Vec<&str> = config.nodes.iter().map(String::as_str).collect();
+        let control_plane = ControlPlane::new(config.seed, &Profile::named(config.profile), &nodes);
         let mut cluster = Cluster {
             api: ApiServer::new(config.seed),
             etcd,
+            control_plane,
             killed_nodes: BTreeSet::new(),
             membership_log: Vec::new(),
+            controllers_wake: None,
             config,
         };
-        cluster.register_nodes();
+        // The kubelets register their Nodes and the controllers sync their caches.
+        cluster.settle();
         if cluster.config.seed_objects {
             cluster.create_seed_objects();
+            cluster.settle();
         }
         cluster
     }
@@ -299,10 +309,16 @@ impl Cluster {
             }
             Action::KillNode(name) => {
                 self.known_node(&name)?;
+                if let Some(k) = self.control_plane.kubelet_mut(&name) {
+                    k.set_running(false);
+                }
                 self.killed_nodes.insert(name);
             }
             Action::RestoreNode(name) => {
                 self.known_node(&name)?;
+                if let Some(k) = self.control_plane.kubelet_mut(&name) {
+                    k.set_running(true);
+                }
                 self.killed_nodes.remove(&name);
             }
             Action::KillEtcdMember(name) => {
@@ -336,7 +352,12 @@ impl Cluster {
 
     /// The earliest moment anything is scheduled.
     pub fn next_timer(&self) -> Option<Timestamp> {
-        [self.api.next_timer(), self.etcd.next_timer()]
+        // A controller that asks for the current instant again runs one millisecond later, as
+        // the harness does, so time always moves forward.
+        let controllers = self
+            .controllers_wake
+            .map(|t| t.max(self.now().plus_millis(1)));
+        [self.api.next_timer(), self.etcd.next_timer(), controllers]
             .into_iter()
             .flatten()
             .filter(|t| *t > self.now())
@@ -363,6 +384,14 @@ impl Cluster {
         self.record_membership(t, events);
         self.api.set_store_writable(self.etcd.can_commit());
         self.api.advance_to(t);
+        self.settle();
+    }
+
+    /// Steps every controller at the current instant until none writes.
+    fn settle(&mut self) {
+        let now = self.api.now();
+        let (wake, _steps) = self.control_plane.settle(now, &mut self.api);
+        self.controllers_wake = wake;
     }
 
     fn record_membership(&mut self, at: Timestamp, events: Vec<MembershipEvent>) {
@@ -440,31 +469,30 @@ impl Cluster {
             .collect()
     }
 
-    /// The informers' caches against the ledger (filled once controllers run).
+    /// Every controller's informers: each cache's revision against the ledger's.
     pub fn informers(&self) -> Vec<InformerView> {
-        Vec::new()
+        let latest = self.api.revision();
+        self.control_plane
+            .all()
+            .into_iter()
+            .flat_map(|c| {
+                c.informers().into_iter().map(move |i| {
+                    let stats = i.informer().reflector_stats();
+                    InformerView {
+                        component: c.name().to_string(),
+                        resource: i.kind().resource().plural.to_string(),
+                        cache_revision: i.informer().cache_resource_version(),
+                        latest_revision: latest,
+                        relists: stats.relists,
+                        expired: stats.expired,
+                    }
+                })
+            })
+            .collect()
     }
 
     fn known_node(&self, name: &str) -> Result<(), Status> {
         self.api.get(Kind::Node, None, name).map(|_| ())
-    }
-
-    /// Until the kubelets register their own Nodes, the cluster registers them.
-    fn register_nodes(&mut self) {
-        for name in self.config.nodes.clone() {
-            let body = json!({
-                "apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-            });
-            let r = self.api.handle(
-                &format!("kubelet/{name}"),
-                "POST",
-                "/api/v1/nodes",
-                None,
-                Some(&body.to_string()),
-            );
-            debug_assert!(r.is_success(), "{}", r.body);
-        }
     }
 
     fn create_seed_objects(&mut self) {
@@ -792,6 +820,103 @@ mod tests {
         let mut c = bare();
         let err = c.apply(Action::KillNode("node-z".into())).unwrap_err();
         assert_eq!(err.message(), "nodes \"node-z\" not found");
+    }
+
+    fn running(c: &Cluster, namespace: &str) -> Vec<PodView> {
+        c.pods()
+            .into_iter()
+            .filter(|p| p.namespace == namespace && p.status == "Running" && p.ready == "1/1")
+            .collect()
+    }
+
+    #[test]
+    fn the_seed_deployment_comes_up_on_three_nodes() {
+        let mut c = Cluster::with_seed(7);
+        assert_eq!(c.nodes().iter().filter(|n| n.status == "Ready").count(), 3);
+        let t = c.now().plus_secs(30);
+        c.advance_to(t);
+        let pods = running(&c, "production");
+        assert_eq!(pods.len(), 3, "{:?}", c.pods());
+        assert!(pods.iter().all(|p| p.name.starts_with("orders-api-")));
+        let mut nodes: Vec<_> = pods.iter().filter_map(|p| p.node.clone()).collect();
+        nodes.sort();
+        assert_eq!(
+            nodes,
+            ["node-a", "node-b", "node-c"],
+            "spread by LeastAllocated"
+        );
+    }
+
+    #[test]
+    fn a_created_pod_walks_pending_container_creating_running() {
+        let mut c = bare();
+        c.apply(Action::CreatePod {
+            namespace: "default".into(),
+            name: "debug-tools".into(),
+            image: "debug-tools:1.0".into(),
+            labels: vec![],
+        })
+        .unwrap();
+        let mut seen = Vec::new();
+        while c.now().as_millis() < 30_000 {
+            let Some(p) = c.pods().into_iter().find(|p| p.name == "debug-tools") else {
+                break;
+            };
+            if seen.last() != Some(&p.status) {
+                seen.push(p.status.clone());
+            }
+            if p.status == "Running" || c.step().is_none() {
+                break;
+            }
+        }
+        assert_eq!(
+            seen,
+            ["Pending", "ContainerCreating", "Running"],
+            "three separate writes, as `kubectl get pods -w` shows"
+        );
+    }
+
+    #[test]
+    fn node_c_dies_and_orders_api_is_back_to_three_within_two_minutes() {
+        let mut c = Cluster::with_seed(7);
+        let t = c.now().plus_secs(30);
+        c.advance_to(t);
+        c.apply(Action::KillNode("node-c".into())).unwrap();
+        let killed_at = c.now();
+        let mut not_ready_at = None;
+        let mut recovered_at = None;
+        while c.now().millis_since(killed_at) < 180_000 {
+            if c.step().is_none() {
+                break;
+            }
+            let node_c = c.nodes().into_iter().find(|n| n.name == "node-c").unwrap();
+            if not_ready_at.is_none() && node_c.status == "NotReady" {
+                not_ready_at = Some(c.now());
+            }
+            let up = running(&c, "production");
+            if not_ready_at.is_some()
+                && up.len() == 3
+                && up.iter().all(|p| p.node.as_deref() != Some("node-c"))
+            {
+                recovered_at = Some(c.now());
+                break;
+            }
+        }
+        let not_ready = not_ready_at
+            .expect("node-c goes NotReady")
+            .millis_since(killed_at);
+        assert!(
+            (20_000..=30_000).contains(&not_ready),
+            "grace period of the training profile: {not_ready}"
+        );
+        let back = recovered_at
+            .expect("three replicas again")
+            .millis_since(killed_at);
+        assert!(back <= 120_000, "about two virtual minutes, got {back} ms");
+        assert!(c
+            .informers()
+            .iter()
+            .any(|i| i.component == "replicaset-controller" && i.resource == "pods"));
     }
 
     #[test]

@@ -190,6 +190,11 @@ impl ApiInformer {
         self.informer.has_synced()
     }
 
+    /// The kind it lists and watches.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
     pub fn informer(&self) -> &Informer<Arc<Object>> {
         &self.informer
     }

@@ -534,6 +534,10 @@ fn set_condition(
 }
 
 impl Controller for DeploymentController {
+    fn informers(&self) -> Vec<&ApiInformer> {
+        vec![&self.deployments, &self.replicasets]
+    }
+
     fn name(&self) -> &str {
         USER_AGENT
     }

@@ -56,6 +56,19 @@ impl ControlPlane {
         all
     }
 
+    /// Every controller, read-only, in the fixed step order.
+    pub fn all(&self) -> Vec<&dyn Controller> {
+        let mut all: Vec<&dyn Controller> = Vec::new();
+        for k in &self.kubelets {
+            all.push(k);
+        }
+        all.push(&self.scheduler);
+        all.push(&self.node_lifecycle);
+        all.push(&self.replicaset);
+        all.push(&self.deployment);
+        all
+    }
+
     pub fn kubelet_mut(&mut self, node: &str) -> Option<&mut Kubelet> {
         self.kubelets.iter_mut().find(|k| k.node_name() == node)
     }

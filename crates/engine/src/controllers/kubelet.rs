@@ -737,6 +737,10 @@ fn fnv(s: &str) -> u64 {
 }
 
 impl Controller for Kubelet {
+    fn informers(&self) -> Vec<&ApiInformer> {
+        self.pods.iter().collect()
+    }
+
     fn name(&self) -> &str {
         &self.user
     }

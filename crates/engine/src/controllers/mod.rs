@@ -42,6 +42,11 @@ pub trait Controller {
     /// also needs a step whenever the server has committed new writes (its watches must be
     /// polled), which the driver detects from the store revision.
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp>;
+
+    /// Its informers, so the UI can show each cache's revision against the ledger's.
+    fn informers(&self) -> Vec<&ApiInformer> {
+        Vec::new()
+    }
 }
 
 /// The earliest of several optional wake-ups.

@@ -286,6 +286,10 @@ fn eviction_time(pod: &Pod, taints: &[&Taint], now: Timestamp) -> Option<Timesta
 }
 
 impl Controller for NodeLifecycleController {
+    fn informers(&self) -> Vec<&ApiInformer> {
+        vec![&self.nodes, &self.leases, &self.pods]
+    }
+
     fn name(&self) -> &str {
         USER_AGENT
     }

@@ -483,6 +483,10 @@ fn deletion_rank(
 }
 
 impl Controller for ReplicaSetController {
+    fn informers(&self) -> Vec<&ApiInformer> {
+        vec![&self.replicasets, &self.pods]
+    }
+
     fn name(&self) -> &str {
         USER_AGENT
     }

@@ -474,6 +474,10 @@ fn fit_error(total: usize, failures: &[NodeFailure]) -> String {
 }
 
 impl Controller for Scheduler {
+    fn informers(&self) -> Vec<&ApiInformer> {
+        vec![&self.pods, &self.nodes]
+    }
+
     fn name(&self) -> &str {
         USER_AGENT
     }
