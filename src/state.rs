@@ -216,13 +216,16 @@ impl State {
             Action::Step => {
                 let mut e = self.engine.borrow_mut();
                 e.clock.set_paused(true);
-                match e.cluster.step() {
-                    Some(_) => {
-                        e.poll_console();
-                        self.notice = None;
-                    }
-                    None => self.notice = Some(Notice::NothingScheduled),
+                let before = e.cluster.api().revision();
+                if e.cluster.step().is_none() {
+                    // No timer: still let every component react to what was just written
+                    // (one virtual millisecond), and say so if nothing did.
+                    e.advance(1);
                 }
+                e.poll_console();
+                self.notice = (e.cluster.api().revision() == before
+                    && e.cluster.next_timer().is_none())
+                .then_some(Notice::NothingScheduled);
             }
             Action::Restart(seed) => {
                 let (speed, paused) = {
