@@ -15,15 +15,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
+use watchlab_apimachinery::quantity::Quantity;
 use watchlab_apimachinery::request::ListOptions;
 use watchlab_engine::api::apps::{Deployment, DeploymentSpec, PodTemplateSpec};
 use watchlab_engine::api::meta::LabelSelector;
-use watchlab_engine::api::pod::{Container, PodSpec};
+use watchlab_engine::api::pod::{Container, PodSpec, ResourceRequirements};
 use watchlab_engine::api::{Kind, Namespace, Object, ObjectMeta};
 use watchlab_engine::client::{retry_on_conflict, Backoff, ClientError};
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::controllers::adapter::client_error;
-use watchlab_engine::controllers::{ApiInformer, Harness, Profile};
+use watchlab_engine::controllers::{podutil, ApiInformer, Harness, Profile};
 use watchlab_engine::etcd_cluster::EtcdCluster;
 use watchlab_engine::rng::SimRng;
 
@@ -38,6 +39,9 @@ const SLICE_MS: u64 = 250;
 /// Events a watch stream may buffer between two polls: far below the real 1000, so that a
 /// stalled reader is cut off within a minute (the controllers poll every step and never are).
 const WATCH_BUFFER_LIMIT: usize = 50;
+/// Each replica's cpu request: two fit on a 4-cpu node, so 5 replicas plus a rollout's surge,
+/// or a dead node, leave pods Pending (FailedScheduling) until room frees up.
+const CPU_REQUEST: &str = "1500m";
 /// How long the healed cluster is left alone before convergence is judged.
 const HEAL_MS: u64 = 240_000;
 /// Kinds whose informer caches are compared with the ledger.
@@ -117,6 +121,10 @@ fn schedule(seed: u64) -> Vec<Fault> {
     out
 }
 
+fn quantity(s: &str) -> Quantity {
+    Quantity::parse(s).expect("a valid quantity")
+}
+
 fn deployment(replicas: i32) -> Object {
     let labels: BTreeMap<String, String> = [("app".to_string(), DEPLOYMENT.to_string())].into();
     Object::Deployment(Deployment {
@@ -136,6 +144,14 @@ fn deployment(replicas: i32) -> Object {
                     containers: vec![Container {
                         name: DEPLOYMENT.into(),
                         image: format!("{DEPLOYMENT}:0"),
+                        resources: ResourceRequirements {
+                            requests: [
+                                ("cpu".to_string(), quantity(CPU_REQUEST)),
+                                ("memory".to_string(), quantity("1Gi")),
+                            ]
+                            .into(),
+                            ..Default::default()
+                        },
                         ..Default::default()
                     }],
                     ..Default::default()
@@ -262,6 +278,7 @@ impl Sim {
                 self.step_observers(now);
             }
             self.check_no_pod_left_on_a_dead_node();
+            self.check_no_node_overcommitted();
         }
     }
 
@@ -299,6 +316,33 @@ impl Sim {
                 format!(
                     "{node} dead since {} ms, yet {stuck:?} not Terminating (budget {budget} ms)",
                     since.as_millis()
+                )
+            });
+        }
+    }
+
+    /// The scheduler never binds beyond a node's allocatable cpu and memory, counting every
+    /// bound pod that has not finished (Terminating ones still hold their room).
+    fn check_no_node_overcommitted(&self) {
+        let nodes = self
+            .h
+            .api
+            .list(Kind::Node, None, &ListOptions::default())
+            .map(|l| l.items)
+            .unwrap_or_default();
+        let pods = self.pods();
+        for node in nodes.iter().filter_map(|o| o.as_node()) {
+            let (cpu, mem, _) = podutil::allocatable(node);
+            let (used_cpu, used_mem) = pods
+                .iter()
+                .filter_map(|o| o.as_pod())
+                .filter(|p| p.spec.node_name == node.metadata.name && !podutil::is_terminal(p))
+                .map(|p| podutil::requests(&p.spec))
+                .fold((0, 0), |(c, m), (pc, pm)| (c + pc, m + pm));
+            self.check(used_cpu <= cpu && used_mem <= mem, || {
+                format!(
+                    "{} overcommitted: {used_cpu}m of {cpu}m cpu, {used_mem} of {mem} bytes",
+                    node.metadata.name
                 )
             });
         }
