@@ -21,11 +21,12 @@ use watchlab_apimachinery::request::ListOptions;
 use watchlab_engine::api::apps::{Deployment, DeploymentSpec, PodTemplateSpec};
 use watchlab_engine::api::meta::LabelSelector;
 use watchlab_engine::api::pod::{Container, PodSpec, ResourceRequirements};
+use watchlab_engine::api::Event;
 use watchlab_engine::api::{Kind, Namespace, Object, ObjectMeta};
 use watchlab_engine::client::{retry_on_conflict, Backoff, ClientError};
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::controllers::adapter::client_error;
-use watchlab_engine::controllers::{podutil, scheduler, ApiInformer, Harness, Profile};
+use watchlab_engine::controllers::{deployment, podutil, scheduler, ApiInformer, Harness, Profile};
 use watchlab_engine::etcd_cluster::EtcdCluster;
 use watchlab_engine::rng::SimRng;
 
@@ -199,6 +200,8 @@ struct Coverage {
     conflicts: u64,
     /// Observer re-lists after `410 Expired`.
     expired_relists: u64,
+    /// Events whose count went past 1 (a repeat was correlated).
+    repeated_events: u64,
 }
 
 impl Coverage {
@@ -207,6 +210,7 @@ impl Coverage {
         self.eviction_checks += o.eviction_checks;
         self.conflicts += o.conflicts;
         self.expired_relists += o.expired_relists;
+        self.repeated_events += o.repeated_events;
     }
 }
 
@@ -577,6 +581,142 @@ impl Sim {
         });
     }
 
+    /// The ownership chain: every ReplicaSet controlled by the Deployment, exactly one of them
+    /// (named after its template's hash, with the current image) scaled to the desired count,
+    /// and every pod controlled by that one, named `<rs>-<5 chars>` and labelled with its hash.
+    fn check_ownership(&self) {
+        let Some(d) = self.get_deployment() else {
+            self.fail("the Deployment vanished");
+        };
+        let rss: Vec<Arc<Object>> = self
+            .h
+            .api
+            .list(Kind::ReplicaSet, Some(NAMESPACE), &ListOptions::default())
+            .map(|l| l.items)
+            .unwrap_or_default();
+        let mut current = Vec::new();
+        for rs in rss.iter().filter_map(|o| o.as_replica_set()) {
+            let owner = rs.metadata.controller_ref();
+            self.check(
+                owner.is_some_and(|r| {
+                    r.kind == "Deployment"
+                        && r.uid == d.metadata.uid
+                        && r.block_owner_deletion == Some(true)
+                }),
+                || {
+                    format!(
+                        "{} not controlled by the Deployment: {owner:?}",
+                        rs.metadata.name
+                    )
+                },
+            );
+            let hash = rs
+                .metadata
+                .labels
+                .get(deployment::POD_TEMPLATE_HASH_LABEL)
+                .cloned()
+                .unwrap_or_default();
+            self.check(rs.metadata.name == format!("{DEPLOYMENT}-{hash}"), || {
+                format!("{} does not carry its hash {hash:?}", rs.metadata.name)
+            });
+            if rs.spec.replicas.unwrap_or(0) > 0 {
+                current.push(rs);
+            }
+        }
+        let image = |t: &PodTemplateSpec| t.spec.containers.first().map(|c| c.image.clone());
+        if self.desired == 0 {
+            self.check(current.is_empty(), || {
+                format!(
+                    "scaled to 0, yet {} ReplicaSets have replicas",
+                    current.len()
+                )
+            });
+            return;
+        }
+        let Some(rs) = current.first().filter(|_| current.len() == 1) else {
+            self.fail(&format!(
+                "{} ReplicaSets have replicas, want 1",
+                current.len()
+            ));
+        };
+        self.check(
+            rs.spec.replicas == Some(self.desired)
+                && image(&rs.spec.template) == image(&d.spec.template),
+            || {
+                format!(
+                    "{} is not the current template at {} replicas",
+                    rs.metadata.name, self.desired
+                )
+            },
+        );
+        for pod in self.pods().iter().filter_map(|o| o.as_pod()) {
+            let owner = pod.metadata.controller_ref();
+            let suffix = pod
+                .metadata
+                .name
+                .strip_prefix(&format!("{}-", rs.metadata.name));
+            self.check(
+                owner.is_some_and(|r| r.kind == "ReplicaSet" && r.uid == rs.metadata.uid)
+                    && suffix.is_some_and(|s| s.len() == 5)
+                    && pod.metadata.labels.get(deployment::POD_TEMPLATE_HASH_LABEL)
+                        == rs.metadata.labels.get(deployment::POD_TEMPLATE_HASH_LABEL),
+                || {
+                    format!(
+                        "{} does not belong to {}: {owner:?}",
+                        pod.metadata.name, rs.metadata.name
+                    )
+                },
+            );
+        }
+    }
+
+    /// The EventCorrelator's promise: a repeat of an event (same object, reason, message and
+    /// source) within ten minutes bumps the count of the one Event instead of adding another.
+    fn check_events_deduplicated(&mut self) {
+        let events: Vec<Arc<Object>> = self
+            .h
+            .api
+            .list(Kind::Event, None, &ListOptions::default())
+            .map(|l| l.items)
+            .unwrap_or_default();
+        let mut seen: BTreeMap<String, (Option<Timestamp>, String)> = BTreeMap::new();
+        let mut sorted: Vec<&Event> = events
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::Event(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        sorted.sort_by_key(|e| e.first_timestamp);
+        self.coverage.repeated_events +=
+            sorted.iter().filter(|e| e.count.unwrap_or(1) > 1).count() as u64;
+        for e in sorted {
+            let key = format!(
+                "{}/{}/{} {} {:?} {}/{}",
+                e.involved_object.kind,
+                e.involved_object.namespace,
+                e.involved_object.name,
+                e.reason,
+                e.message,
+                e.source.component,
+                e.source.host
+            );
+            if let Some((last, name)) = seen.get(&key) {
+                let gap = match (last, e.first_timestamp) {
+                    (Some(l), Some(f)) => f.millis_since(*l),
+                    _ => 0,
+                };
+                self.check(gap >= 10 * 60_000, || {
+                    format!(
+                        "{} repeats {name} {gap} ms after it instead of counting: {key}",
+                        e.metadata.name
+                    )
+                });
+            }
+            seen.insert(key, (e.last_timestamp, e.metadata.name.clone()));
+        }
+    }
+
     /// Holds the ledger still — etcd refuses writes, so no component can change it — while
     /// every component keeps reading for a few seconds, so that all deliveries land; then each
     /// informer cache (the observers' and every controller's) must hold exactly the ledger's
@@ -675,6 +815,8 @@ fn simulate(seed: u64, profile: Profile) -> Coverage {
     }
     sim.heal();
     sim.check_converged();
+    sim.check_ownership();
+    sim.check_events_deduplicated();
     sim.check_caches_equal_the_ledger();
     let mut coverage = sim.coverage;
     coverage.expired_relists = sim
@@ -712,6 +854,8 @@ fn faults_heal_into_a_converged_cluster_whose_caches_match_the_ledger() {
         );
         assert!(total.conflicts > 0, "no conflicting write: {total:?}");
         assert!(total.expired_relists > 0, "no expired watch: {total:?}");
+        assert!(total.repeated_events > 0, "no repeated event: {total:?}");
+        eprintln!("{total:?}");
     }
 }
 
