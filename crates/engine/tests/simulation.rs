@@ -734,28 +734,22 @@ impl Sim {
         self.check(self.h.api.revision() == frozen_at, || {
             "the ledger moved while etcd refused writes".into()
         });
-        let mut caches: Vec<(String, Kind, Option<String>, Vec<Arc<Object>>, bool)> = self
+        let mut caches: Vec<Cache> = self
             .observers
             .iter()
-            .map(|(kind, i)| {
-                let items = i.store().list();
-                ("observer".to_string(), *kind, None, items, i.has_synced())
-            })
+            .map(|(_, i)| Cache::of("observer", i))
             .collect();
         for c in self.h.plane.all() {
-            for i in c.informers() {
-                let selector = field_selector_of(c.name(), i.kind());
-                let items = i.store().list();
-                caches.push((
-                    c.name().to_string(),
-                    i.kind(),
-                    selector,
-                    items,
-                    i.has_synced(),
-                ));
-            }
+            caches.extend(c.informers().into_iter().map(|i| Cache::of(c.name(), i)));
         }
-        for (who, kind, selector, items, synced) in caches {
+        for Cache {
+            who,
+            kind,
+            selector,
+            items,
+            synced,
+        } in caches
+        {
             let mut opts = ListOptions::default();
             if let Some(sel) = &selector {
                 match FieldSelector::parse(sel) {
@@ -782,6 +776,28 @@ impl Sim {
                     ledger.difference(&cache).collect::<Vec<_>>()
                 )
             });
+        }
+    }
+}
+
+/// A snapshot of one informer's cache.
+struct Cache {
+    who: String,
+    kind: Kind,
+    selector: Option<String>,
+    items: Vec<Arc<Object>>,
+    synced: bool,
+}
+
+impl Cache {
+    fn of(who: &str, informer: &ApiInformer) -> Self {
+        let kind = informer.kind();
+        Cache {
+            who: who.to_string(),
+            kind,
+            selector: field_selector_of(who, kind),
+            items: informer.store().list(),
+            synced: informer.has_synced(),
         }
     }
 }
