@@ -324,6 +324,17 @@ fn node_c_lost_its_pod_is_replaced_on_another_node_within_two_minutes() {
         "recovered after {recovered} ms; story:\n{}",
         story.join("\n")
     );
+    // The eviction waits out the 60 s toleration, counted from the taint (NotReady).
+    let evicted_at = events(&h.api)
+        .iter()
+        .find(|e| e.reason == "TaintManagerEviction")
+        .and_then(|e| e.last_timestamp)
+        .expect("eviction event");
+    assert!(
+        evicted_at.millis_since(not_ready_at) >= 55_000,
+        "evicted {} ms after NotReady",
+        evicted_at.millis_since(not_ready_at)
+    );
     let order = [
         pos("NodeNotReady Node node-c status is now: NodeNotReady"),
         pos(&format!(
@@ -520,11 +531,14 @@ fn scaling_and_a_rolling_update_keep_availability_and_end_on_one_replica_set() {
     h.api
         .update("kubectl", Object::Deployment(d))
         .expect("set image");
-    // maxUnavailable = 25% of 3 rounded down = 0: never fewer than 3 available.
+    // maxUnavailable = 25% of 3 rounded down = 0: never fewer than 3 available;
+    // maxSurge = 25% of 3 rounded up = 1: never more than 4 pods.
     let mut lowest = usize::MAX;
+    let mut highest = 0;
     let deadline = h.now().plus_secs(120);
     let done = h.run_until_true(deadline, |h| {
         lowest = lowest.min(available_pods(&h.api));
+        highest = highest.max(live_pods_by_node(&h.api).len());
         let d = get_deployment(&h.api, "orders-api");
         d.status.observed_generation == d.metadata.generation.unwrap_or(0)
             && d.status.updated_replicas == 3
@@ -534,6 +548,7 @@ fn scaling_and_a_rolling_update_keep_availability_and_end_on_one_replica_set() {
     });
     assert!(done, "rollout finished");
     assert!(lowest >= 3, "availability dipped to {lowest}");
+    assert!(highest <= 4, "surged to {highest} pods");
     let rss: Vec<(String, i32, String)> = h
         .api
         .list(
