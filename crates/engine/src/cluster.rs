@@ -8,16 +8,20 @@
 
 use std::collections::BTreeSet;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use watchlab_apimachinery::client::{ApiClient, WatchId};
 use watchlab_apimachinery::request::percent_encode_query_value;
 use watchlab_apimachinery::status::Status;
 
 use crate::api::Kind;
-use crate::apiserver::{ApiServer, UserSession};
+use crate::apiserver::{ApiServer, ServerConfig};
 use crate::clock::Timestamp;
 use crate::controllers::{ControlPlane, Profile};
 use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
+use crate::journal::{Input, Journal};
+
+pub use crate::journal::ClusterSession;
 
 /// The user agent of the playground's buttons.
 pub const PLAYGROUND_USER: &str = "watchlab-ui";
@@ -25,12 +29,14 @@ pub const PLAYGROUND_USER: &str = "watchlab-ui";
 pub use crate::controllers::profile::ProfileName;
 
 /// How a cluster starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClusterConfig {
     pub seed: u64,
     pub nodes: Vec<String>,
     /// 1, 3 or 5 etcd members.
     pub etcd_members: usize,
+    #[serde(with = "crate::journal::profile_name")]
     pub profile: ProfileName,
     /// Create the seed texts' starting point: namespace `production` with the Deployment
     /// `orders-api` (3 replicas of `orders-api:1.0`).
@@ -49,8 +55,9 @@ impl Default for ClusterConfig {
     }
 }
 
-/// Something a learner does.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Something a learner does. Serialized into the [`Journal`] (a kind by its plural name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Action {
     CreatePod {
         namespace: String,
@@ -73,6 +80,7 @@ pub enum Action {
     },
     /// `kubectl label <kind> <name> key=value [--overwrite]`.
     Label {
+        #[serde(with = "crate::journal::kind_plural")]
         kind: Kind,
         namespace: String,
         name: String,
@@ -81,6 +89,7 @@ pub enum Action {
         overwrite: bool,
     },
     Delete {
+        #[serde(with = "crate::journal::kind_plural")]
         kind: Kind,
         namespace: String,
         name: String,
@@ -172,6 +181,8 @@ pub struct Cluster {
     membership_log: Vec<(Timestamp, MembershipEvent)>,
     /// The earliest wake-up the controllers asked for when they last settled.
     controllers_wake: Option<Timestamp>,
+    /// Every input since `new`, for save and restore.
+    journal: Journal,
 }
 
 impl std::fmt::Debug for ControlPlane {
@@ -186,14 +197,18 @@ impl Cluster {
     pub fn new(config: ClusterConfig) -> Cluster {
         let etcd = EtcdCluster::new_or_three(config.etcd_members, config.seed);
         let nodes: Vec<&str> = config.nodes.iter().map(String::as_str).collect();
-        let control_plane = ControlPlane::new(config.seed, &Profile::named(config.profile), &nodes);
+        let profile = Profile::named(config.profile);
+        let control_plane = ControlPlane::new(config.seed, &profile, &nodes);
+        let server_config = ServerConfig::default()
+            .with_default_toleration_seconds(profile.default_toleration_seconds);
         let mut cluster = Cluster {
-            api: ApiServer::new(config.seed),
+            api: ApiServer::with_config(config.seed, server_config),
             etcd,
             control_plane,
             killed_nodes: BTreeSet::new(),
             membership_log: Vec::new(),
             controllers_wake: None,
+            journal: Journal::new(config.clone()),
             config,
         };
         // The kubelets register their Nodes and the controllers sync their caches.
@@ -202,6 +217,7 @@ impl Cluster {
             cluster.create_seed_objects();
             cluster.settle();
         }
+        cluster.journal.revision = cluster.api.revision();
         cluster
     }
 
@@ -224,9 +240,19 @@ impl Cluster {
         &self.api
     }
 
-    /// An API client that writes as `user` (the console uses `kubectl`).
-    pub fn session(&mut self, user: &str) -> UserSession<'_> {
-        self.api.as_user(user)
+    /// An API client that writes as `user` (the console uses `kubectl`); what it changes is
+    /// journaled.
+    pub fn session(&mut self, user: &str) -> ClusterSession<'_> {
+        ClusterSession::new(self.api.as_user(user), &mut self.journal)
+    }
+
+    /// Every input so far: what [`Cluster::export`] saves.
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    pub(crate) fn journal_mut(&mut self) -> &mut Journal {
+        &mut self.journal
     }
 
     pub fn etcd(&self) -> &EtcdCluster {
@@ -243,6 +269,18 @@ impl Cluster {
     }
 
     pub fn apply(&mut self, action: Action) -> Result<Outcome, Status> {
+        let input = Input::Apply(action.clone());
+        let outcome = self.perform(action);
+        let code = match &outcome {
+            Ok(_) => 200,
+            Err(s) => s.code(),
+        };
+        self.journal
+            .record(self.now(), self.api.revision(), input, code, None);
+        outcome
+    }
+
+    fn perform(&mut self, action: Action) -> Result<Outcome, Status> {
         let now = self.now();
         match action {
             Action::CreatePod {
@@ -303,7 +341,8 @@ impl Cluster {
             } => {
                 let path = object_path(kind, &namespace, &name);
                 let r = self
-                    .session(PLAYGROUND_USER)
+                    .api
+                    .as_user(PLAYGROUND_USER)
                     .request("DELETE", &path, None, None);
                 check(r.code, &r.body)?;
             }
@@ -385,6 +424,7 @@ impl Cluster {
         self.api.set_store_writable(self.etcd.can_commit());
         self.api.advance_to(t);
         self.settle();
+        self.journal.clock_ran(self.now(), self.api.revision());
     }
 
     /// Steps every controller at the current instant until none writes.
@@ -505,14 +545,15 @@ impl Cluster {
     }
 
     fn post(&mut self, path: &str, body: &Value) -> Result<Value, Status> {
-        let r = self
-            .session(PLAYGROUND_USER)
-            .request("POST", path, None, Some(&body.to_string()));
+        let r =
+            self.api
+                .as_user(PLAYGROUND_USER)
+                .request("POST", path, None, Some(&body.to_string()));
         check(r.code, &r.body)
     }
 
     fn patch(&mut self, path: &str, patch: &Value) -> Result<Value, Status> {
-        let r = self.session(PLAYGROUND_USER).request(
+        let r = self.api.as_user(PLAYGROUND_USER).request(
             "PATCH",
             path,
             Some("application/merge-patch+json"),
@@ -523,7 +564,8 @@ impl Cluster {
 
     fn get_json(&mut self, path: &str) -> Result<Value, Status> {
         let r = self
-            .session(PLAYGROUND_USER)
+            .api
+            .as_user(PLAYGROUND_USER)
             .request("GET", path, None, None);
         check(r.code, &r.body)
     }
@@ -531,21 +573,29 @@ impl Cluster {
     /// Two read-modify-write cycles racing on one resourceVersion, then the loser's retry.
     fn conflicting_write(&mut self, namespace: &str, name: &str) -> Result<ConflictReport, Status> {
         let path = object_path(Kind::Deployment, namespace, name);
-        let mut first = self.session("editor-1").request("GET", &path, None, None);
+        let mut first = self
+            .api
+            .as_user("editor-1")
+            .request("GET", &path, None, None);
         let mut a: Value = check(first.code, &first.body)?;
-        let second = self.session("editor-2").request("GET", &path, None, None);
+        let second = self
+            .api
+            .as_user("editor-2")
+            .request("GET", &path, None, None);
         let mut b: Value = check(second.code, &second.body)?;
         let read_revision = rv_of(&a);
 
         a["metadata"]["annotations"]["watchlab.dev/edited-by"] = json!("editor-1");
         first = self
-            .session("editor-1")
+            .api
+            .as_user("editor-1")
             .request("PUT", &path, None, Some(&a.to_string()));
         let winner_revision = rv_of(&check(first.code, &first.body)?);
 
         b["metadata"]["annotations"]["watchlab.dev/reviewed-by"] = json!("editor-2");
         let lost = self
-            .session("editor-2")
+            .api
+            .as_user("editor-2")
             .request("PUT", &path, None, Some(&b.to_string()));
         let loser_message = match check(lost.code, &lost.body) {
             Err(s) => s.message().to_string(),
@@ -553,12 +603,16 @@ impl Cluster {
         };
 
         // retry.RetryOnConflict: re-read the latest version, re-apply the change, write again.
-        let reread = self.session("editor-2").request("GET", &path, None, None);
+        let reread = self
+            .api
+            .as_user("editor-2")
+            .request("GET", &path, None, None);
         let mut c = check(reread.code, &reread.body)?;
         c["metadata"]["annotations"]["watchlab.dev/reviewed-by"] = json!("editor-2");
-        let retried = self
-            .session("editor-2")
-            .request("PUT", &path, None, Some(&c.to_string()));
+        let retried =
+            self.api
+                .as_user("editor-2")
+                .request("PUT", &path, None, Some(&c.to_string()));
         let retry_revision = rv_of(&check(retried.code, &retried.body)?);
         Ok(ConflictReport {
             read_revision,

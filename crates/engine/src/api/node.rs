@@ -29,6 +29,17 @@ pub struct NodeSpec {
     pub taints: Vec<Taint>,
 }
 
+/// `node.kubernetes.io/not-ready`: the node's Ready condition is False (`v1.TaintNodeNotReady`).
+pub const TAINT_NOT_READY: &str = "node.kubernetes.io/not-ready";
+/// `node.kubernetes.io/unreachable`: the node's Ready condition is Unknown
+/// (`v1.TaintNodeUnreachable`).
+pub const TAINT_UNREACHABLE: &str = "node.kubernetes.io/unreachable";
+/// `node.kubernetes.io/unschedulable`, tolerated by the NodeUnschedulable filter.
+pub const TAINT_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
+/// The taint effects (`v1.TaintEffect`).
+pub const NO_SCHEDULE: &str = "NoSchedule";
+pub const NO_EXECUTE: &str = "NoExecute";
+
 /// `v1.Taint` (`effect` NoSchedule|PreferNoSchedule|NoExecute).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,7 +1,8 @@
 //! `create`: generateName, uid, creationTimestamp, defaults, validation, the namespace check
-//! (NamespaceLifecycle admission) and AlreadyExists — then one compare-and-swap on "absent".
+//! (NamespaceLifecycle admission), DefaultTolerationSeconds on pods and AlreadyExists — then
+//! one compare-and-swap on "absent".
 
-use super::errors;
+use super::{admission, errors};
 use super::{ApiServer, CommitError, Write};
 use crate::api::{defaults, strategy, validation, Kind, Object};
 use std::sync::Arc;
@@ -38,6 +39,13 @@ impl ApiServer {
         }
         if r.namespaced && !obj.namespace().is_empty() {
             self.check_namespace_accepts(obj.namespace())?;
+        }
+        if let Object::Pod(pod) = &mut obj {
+            admission::default_toleration_seconds(
+                pod,
+                self.config.default_not_ready_toleration_seconds,
+                self.config.default_unreachable_toleration_seconds,
+            );
         }
         let generated = obj.meta().name.is_empty() && !obj.meta().generate_name.is_empty();
         for attempt in 0..GENERATE_ATTEMPTS {

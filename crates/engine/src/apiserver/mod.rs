@@ -4,6 +4,7 @@
 //! one for in-process informers and controllers (`get`, `list`, `create`, `watch` + `poll`...,
 //! no JSON per event), and the HTTP-shaped [`ApiClient`] one for kubectl and the UI ([`http`]).
 
+pub mod admission;
 pub mod compaction;
 pub mod continue_token;
 pub mod http;
@@ -58,6 +59,10 @@ pub struct ServerConfig {
     pub event_ttl_ms: u64,
     /// Ledger lines kept for the UI.
     pub ledger_limit: usize,
+    /// `--default-not-ready-toleration-seconds` (300), DefaultTolerationSeconds admission.
+    pub default_not_ready_toleration_seconds: i64,
+    /// `--default-unreachable-toleration-seconds` (300), DefaultTolerationSeconds admission.
+    pub default_unreachable_toleration_seconds: i64,
 }
 
 impl Default for ServerConfig {
@@ -68,6 +73,19 @@ impl Default for ServerConfig {
             min_request_timeout_secs: 1800,
             event_ttl_ms: 60 * 60 * 1000,
             ledger_limit: ledger::DEFAULT_LEDGER_LIMIT,
+            default_not_ready_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
+            default_unreachable_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// Both DefaultTolerationSeconds flags set to `seconds` (a profile's pod eviction delay).
+    pub fn with_default_toleration_seconds(self, seconds: i64) -> Self {
+        ServerConfig {
+            default_not_ready_toleration_seconds: seconds,
+            default_unreachable_toleration_seconds: seconds,
+            ..self
         }
     }
 }

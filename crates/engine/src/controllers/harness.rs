@@ -11,7 +11,7 @@ use super::profile::Profile;
 use super::replicaset::ReplicaSetController;
 use super::scheduler::Scheduler;
 use super::Controller;
-use crate::apiserver::ApiServer;
+use crate::apiserver::{ApiServer, ServerConfig};
 use crate::clock::Timestamp;
 
 /// Rounds per instant before time is forced forward (a safety net against a write loop).
@@ -116,7 +116,11 @@ impl Harness {
     /// A cluster with one kubelet per node name; everything seeded from `seed`.
     pub fn new(seed: u64, profile: &Profile, nodes: &[&str]) -> Self {
         Harness {
-            api: ApiServer::new(seed),
+            api: ApiServer::with_config(
+                seed,
+                ServerConfig::default()
+                    .with_default_toleration_seconds(profile.default_toleration_seconds),
+            ),
             plane: ControlPlane::new(seed, profile, nodes),
             now: Timestamp::ZERO,
             rounds: 0,

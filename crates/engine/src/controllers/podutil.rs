@@ -1,19 +1,14 @@
 //! Small facts about pods and nodes that several controllers need, named as in Kubernetes'
 //! `podutil`, `controller` and `v1helper` packages: readiness and availability, requests,
-//! toleration matching, and the DefaultTolerationSeconds admission defaults.
+//! and toleration matching (the DefaultTolerationSeconds defaults are the API server's admission).
 
 use crate::api::node::{Node, Taint};
 use crate::api::pod::{Pod, PodSpec, Toleration};
 use crate::clock::Timestamp;
 
-/// `node.kubernetes.io/not-ready`: the node's Ready condition is False.
-pub const TAINT_NOT_READY: &str = "node.kubernetes.io/not-ready";
-/// `node.kubernetes.io/unreachable`: the node's Ready condition is Unknown.
-pub const TAINT_UNREACHABLE: &str = "node.kubernetes.io/unreachable";
-/// `node.kubernetes.io/unschedulable`, tolerated by the NodeUnschedulable filter.
-pub const TAINT_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
-pub const NO_SCHEDULE: &str = "NoSchedule";
-pub const NO_EXECUTE: &str = "NoExecute";
+pub use crate::api::node::{
+    NO_EXECUTE, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE,
+};
 
 /// The scheduler's default requests for containers that request nothing, used for scoring
 /// only (`schedutil.DefaultMilliCPURequest` = 100m, `DefaultMemoryRequest` = 200 MiB).
@@ -111,28 +106,6 @@ pub fn untolerated_taint<'a>(
         .find(|taint| !tolerations.iter().any(|t| tolerates(t, taint)))
 }
 
-/// The DefaultTolerationSeconds admission plugin: a pod with no toleration for the not-ready
-/// or unreachable NoExecute taints gets `Exists` tolerations for both, for `seconds`.
-pub fn add_default_tolerations(spec: &mut PodSpec, seconds: i64) {
-    for key in [TAINT_NOT_READY, TAINT_UNREACHABLE] {
-        let probe = Taint {
-            key: key.to_string(),
-            effect: NO_EXECUTE.to_string(),
-            ..Default::default()
-        };
-        if spec.tolerations.iter().any(|t| tolerates(t, &probe)) {
-            continue;
-        }
-        spec.tolerations.push(Toleration {
-            key: key.to_string(),
-            operator: "Exists".to_string(),
-            value: String::new(),
-            effect: NO_EXECUTE.to_string(),
-            toleration_seconds: Some(seconds),
-        });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,19 +148,5 @@ mod tests {
             untolerated_taint(&taints, &[], &[NO_SCHEDULE, NO_EXECUTE]),
             Some(&t)
         );
-    }
-
-    #[test]
-    fn default_tolerations_are_added_once() {
-        let mut spec = PodSpec::default();
-        add_default_tolerations(&mut spec, 300);
-        add_default_tolerations(&mut spec, 300);
-        assert_eq!(spec.tolerations.len(), 2);
-        assert!(spec
-            .tolerations
-            .iter()
-            .all(|t| t.toleration_seconds == Some(300) && t.effect == NO_EXECUTE));
-        let unreachable = taint(TAINT_UNREACHABLE, "", NO_EXECUTE);
-        assert!(untolerated_taint(&[unreachable], &spec.tolerations, &[NO_EXECUTE]).is_none());
     }
 }

@@ -55,7 +55,6 @@ pub struct ReplicaSetController {
     queue: WorkQueue<ObjectKey>,
     expectations: BTreeMap<ObjectKey, Expectations>,
     recorder: EventRecorder,
-    profile: Profile,
 }
 
 fn selector_of(rs: &ReplicaSet) -> Option<LabelSelector> {
@@ -95,7 +94,6 @@ impl ReplicaSetController {
             queue: WorkQueue::default(),
             expectations: BTreeMap::new(),
             recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
-            profile: profile.clone(),
         }
     }
 
@@ -330,8 +328,7 @@ impl ReplicaSetController {
 
     fn pod_from_template(&self, rs: &ReplicaSet) -> Pod {
         let t = &rs.spec.template;
-        let mut spec = t.spec.clone();
-        podutil::add_default_tolerations(&mut spec, self.profile.default_toleration_seconds);
+        let spec = t.spec.clone();
         Pod {
             metadata: ObjectMeta {
                 generate_name: format!("{}-", rs.metadata.name),
