@@ -23,6 +23,7 @@ use watchlab_engine::api::meta::LabelSelector;
 use watchlab_engine::api::pod::{Container, PodSpec, ResourceRequirements};
 use watchlab_engine::api::Event;
 use watchlab_engine::api::{Kind, Namespace, Object, ObjectMeta};
+use watchlab_engine::apiserver::DeleteOptions;
 use watchlab_engine::client::{retry_on_conflict, Backoff, ClientError};
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::controllers::adapter::client_error;
@@ -76,6 +77,11 @@ enum Fault {
     /// The observers stop reading for a while (a busy stream overflows and is closed) and the
     /// store is compacted before they resume from their last version: 410, re-list.
     StallObservers(u64),
+    /// `kubectl delete pod` of one of the Deployment's pods (picked by this number).
+    DeletePod(u64),
+    /// `kubectl cordon` / `kubectl uncordon`.
+    Cordon(usize),
+    Uncordon(usize),
     Wait(u64),
 }
 
@@ -93,6 +99,9 @@ impl fmt::Display for Fault {
                 write!(f, "race: scale to {replicas} vs annotate {note}")
             }
             Fault::StallObservers(ms) => write!(f, "observers stall {ms} ms, then a compaction"),
+            Fault::DeletePod(pick) => write!(f, "delete pod #{pick}"),
+            Fault::Cordon(i) => write!(f, "cordon {}", NODES[*i]),
+            Fault::Uncordon(i) => write!(f, "uncordon {}", NODES[*i]),
             Fault::Wait(ms) => write!(f, "wait {ms} ms"),
         }
     }
@@ -104,7 +113,7 @@ fn schedule(seed: u64) -> Vec<Fault> {
     let n = 6 + rng.below(9);
     let mut out = Vec::new();
     for _ in 0..n {
-        let fault = match rng.below(11) {
+        let fault = match rng.below(14) {
             0 | 1 => Fault::KillNode(rng.below(3) as usize),
             2 => Fault::RestoreNode(rng.below(3) as usize),
             3 => Fault::KillEtcd(rng.below(ETCD_MEMBERS as u64) as usize),
@@ -117,6 +126,9 @@ fn schedule(seed: u64) -> Vec<Fault> {
                 note: rng.below(1000) as u32,
             },
             9 => Fault::StallObservers(20_000 + rng.below(40_000)),
+            10 => Fault::DeletePod(rng.next_u64()),
+            11 => Fault::Cordon(rng.below(3) as usize),
+            12 => Fault::Uncordon(rng.below(3) as usize),
             _ => Fault::Wait(1_000 + rng.below(60_000)),
         };
         out.push(fault);
@@ -414,6 +426,28 @@ impl Sim {
             Fault::Compact => {
                 let _ = self.h.api.compact_now();
             }
+            Fault::DeletePod(pick) => {
+                let pods = self.pods();
+                if !pods.is_empty() {
+                    let i = (*pick % pods.len() as u64) as usize;
+                    if let Some(pod) = pods.get(i) {
+                        let name = pod.name().to_string();
+                        let _ = self.h.api.delete(
+                            "kubectl",
+                            Kind::Pod,
+                            Some(NAMESPACE),
+                            &name,
+                            &DeleteOptions::default(),
+                        );
+                    }
+                }
+            }
+            Fault::Cordon(i) => {
+                self.set_unschedulable(NODES[*i], true);
+            }
+            Fault::Uncordon(i) => {
+                self.set_unschedulable(NODES[*i], false);
+            }
             Fault::Scale(n) => {
                 let n = *n;
                 if self.edit("kubectl", |d| d.spec.replicas = Some(n)) {
@@ -487,7 +521,27 @@ impl Sim {
         }
     }
 
-    /// Restores every node and etcd member and leaves the cluster alone.
+    /// `kubectl cordon`/`uncordon`: a read-modify-write of `spec.unschedulable`, retried on
+    /// conflict (the node lifecycle controller writes the node too); true if acknowledged.
+    fn set_unschedulable(&mut self, node: &str, unschedulable: bool) -> bool {
+        let mut rng = SimRng::child(self.seed, "simulation/cordon");
+        let start = self.h.now();
+        let api = &mut self.h.api;
+        let out = retry_on_conflict(Backoff::default_retry(), &mut rng, start, |_| {
+            let mut n = api
+                .get(Kind::Node, None, node)
+                .map_err(|s| client_error(&s))?
+                .as_node()
+                .cloned()
+                .ok_or_else(|| ClientError::internal("not a Node"))?;
+            n.spec.unschedulable = unschedulable;
+            api.update("kubectl", Object::Node(n))
+                .map_err(|s| client_error(&s))
+        });
+        out.result.is_ok()
+    }
+
+    /// Restores every node and etcd member, uncordons every node, and leaves the cluster alone.
     fn heal(&mut self) {
         let now = self.h.now();
         self.log.push(format!("{:>7} ms  heal", now.as_millis()));
@@ -496,6 +550,15 @@ impl Sim {
         }
         for i in 0..ETCD_MEMBERS {
             let _ = self.etcd.restore(&format!("etcd-{i}"), now);
+        }
+        for node in NODES {
+            // The election takes a second or two; uncordon once writes are taken again.
+            for _ in 0..10 {
+                if self.set_unschedulable(node, false) {
+                    break;
+                }
+                self.run_for(1_000);
+            }
         }
         let p = &self.profile;
         let heal = p.node_monitor_grace_period_ms
