@@ -80,12 +80,11 @@ pub fn BroadcastView() -> Html {
             })
             .collect();
         recent.reverse();
-        recent.truncate(4);
+        recent.truncate(2);
         html! {
             <tr key={id} data-stream={id.to_string()} data-user={s.user().to_string()}>
                 <td class="num">{ id }</td>
-                <td class="writer">{ s.user().to_string() }</td>
-                <td class="filter">{ describe_filter(s) }</td>
+                <td class="stream"><div class="writer">{ s.user().to_string() }</div><div class="filter">{ describe_filter(s) }</div></td>
                 <td class="num last-rv">{ s.last_revision() }</td>
                 <td class="num delivered">{ s.delivered() }</td>
                 <td class="num filtered">{ s.filtered_out() }</td>
@@ -118,7 +117,7 @@ pub fn BroadcastView() -> Html {
             <div class="scroll">
             <table class="streams">
                 <thead><tr>
-                    <th>{ "#" }</th><th>{ tr(&ctx, T::ColStream) }</th><th>{ tr(&ctx, T::ColFilter) }</th>
+                    <th>{ "#" }</th><th>{ format!("{} / {}", tr(&ctx, T::ColStream), tr(&ctx, T::ColFilter)) }</th>
                     <th>{ tr(&ctx, T::ColLastRv) }</th><th>{ tr(&ctx, T::ColDelivered) }</th><th>{ tr(&ctx, T::ColFiltered) }</th>
                     <th>{ tr(&ctx, T::ColPending) }</th><th>{ tr(&ctx, T::ColState) }</th>
                     <th>{ fill(&ctx, T::FanOut, &[&fan_rev.to_string()]) }</th><th>{ tr(&ctx, T::Recent) }</th><th></th>

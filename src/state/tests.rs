@@ -236,3 +236,71 @@ fn time_is_formatted_for_the_header() {
     assert_eq!(format_time(Timestamp(125_400)), "02:05.4");
     assert_eq!(format_time(Timestamp(3_723_000)), "1:02:03");
 }
+
+/// Runs the clock at `speed` for `real_ms` of simulated browser frames (100 ms each).
+fn run_clock(mut s: State, speed: Speed, real_ms: u64) -> State {
+    s = s.apply(Action::SetSpeed(speed)).unwrap_or(s);
+    s = s.apply(Action::Tick(0.0)).unwrap_or(s);
+    let mut t = 0.0;
+    for _ in 0..real_ms / 100 {
+        t += 100.0;
+        s = s.apply(Action::Tick(t)).unwrap_or(s);
+    }
+    s
+}
+
+#[test]
+fn the_watched_pod_goes_pending_container_creating_running_as_three_lines() {
+    let s = run(
+        fresh(),
+        Action::Command(crate::seeds::SEED_COMMANDS[0].into()),
+    );
+    let s = run(s, Action::Command(crate::seeds::SEED_COMMANDS[1].into()));
+    let s = run_clock(s, Speed::X10, 3_000);
+    let text = console_text(&s);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("debug-tools "))
+        .collect();
+    for status in ["Pending", "ContainerCreating", "Running"] {
+        assert!(
+            rows.iter().any(|r| r.contains(status)),
+            "{status} missing: {text}"
+        );
+    }
+    let pod = s
+        .engine
+        .borrow()
+        .cluster
+        .pods()
+        .into_iter()
+        .find(|p| p.name == "debug-tools");
+    assert!(pod.is_some_and(|p| p.status == "Running" && p.node.is_some()));
+}
+
+#[test]
+fn node_c_fails_and_the_replicas_come_back_to_three_elsewhere() {
+    let s = run(
+        fresh(),
+        Action::Cluster(ClusterAction::KillNode("node-c".into())),
+    );
+    let s = run_clock(s, Speed::X60, 6_000);
+    let e = s.engine.borrow();
+    let nodes = e.cluster.nodes();
+    let c = nodes.iter().find(|n| n.name == "node-c");
+    assert!(
+        c.is_some_and(|n| n.status == "NotReady" && n.killed),
+        "{nodes:?}"
+    );
+    let running: Vec<_> = e
+        .cluster
+        .pods()
+        .into_iter()
+        .filter(|p| {
+            p.namespace == SEED_NAMESPACE
+                && p.status == "Running"
+                && p.node.as_deref() != Some("node-c")
+        })
+        .collect();
+    assert_eq!(running.len(), 3, "{running:?}");
+}
