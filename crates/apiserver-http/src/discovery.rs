@@ -89,7 +89,8 @@ fn resource_list(group: &str, version: &str) -> Value {
             main["categories"] = json!(cats);
         }
         resources.push(main);
-        for sub in r.subresources {
+        // `scale` is listed below with its own group and kind, whoever serves it.
+        for sub in r.subresources.iter().filter(|s| **s != "scale") {
             let (kind, verbs): (&str, &[&str]) = match *sub {
                 "binding" => ("Binding", &["create"]),
                 _ => (r.kind_name, &["get", "patch", "update"]),

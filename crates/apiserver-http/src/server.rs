@@ -1,22 +1,32 @@
-//! The HTTP/1.1 face of the engine: one `Mutex<Cluster>` shared by every request, each request
+//! The HTTP/1.1 face of the engine: one cluster shared by every request, each request
 //! answered by the engine's JSON edge (`ApiServer::handle`), discovery and the Table printing
 //! added around it, and watches streamed as chunked JSON lines, flushed as events arrive and
 //! ended at the stream's (virtual) timeout. Bound to 127.0.0.1 only: there is no authentication.
+//!
+//! The cluster holds `Rc`s (controllers, informers), so it lives on one thread: connections,
+//! watch pumps and the clock tick are tasks of one `LocalSet`, and the cluster sits in a
+//! `RefCell` that is borrowed only between awaits (never across one).
 
+use std::cell::{RefCell, RefMut};
 use std::convert::Infallible;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::rc::Rc;
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
-use axum::http::{header, HeaderMap, Method, Request, StatusCode, Uri};
-use axum::response::Response;
-use axum::Router;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Bytes, Frame, Incoming};
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode, Uri};
+use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Notify};
+use tokio::task::{spawn_local, LocalSet};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
-use watchlab_apimachinery::request::parse_request;
+use watchlab_apimachinery::request::{parse_request, Verb};
 use watchlab_apimachinery::status::Status;
 use watchlab_engine::cluster::{Cluster, ClusterConfig};
 use watchlab_kubectl::age::virtual_now_unix_ms;
@@ -26,9 +36,12 @@ use crate::clock_driver::{ClockDriver, TICK_MS};
 use crate::table::{self, IncludeObject};
 use crate::{discovery, scale};
 
+/// A response body: a whole JSON document or a stream of watch lines.
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
 /// What every request handler shares.
 pub struct Shared {
-    cluster: Mutex<Cluster>,
+    cluster: RefCell<Cluster>,
     clock: ClockDriver,
     /// Woken after every request and tick, so watch streams flush at once.
     changed: Notify,
@@ -37,9 +50,10 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// The cluster, with its virtual clock caught up to real time.
-    pub fn cluster(&self) -> MutexGuard<'_, Cluster> {
-        let mut guard = self.cluster.lock().unwrap_or_else(PoisonError::into_inner);
+    /// The cluster, with its virtual clock caught up to real time. Callers drop the guard
+    /// before any await, so the borrow never overlaps another.
+    pub fn cluster(&self) -> RefMut<'_, Cluster> {
+        let mut guard = self.cluster.borrow_mut();
         self.clock.sync(&mut guard);
         guard
     }
@@ -53,7 +67,7 @@ impl Shared {
 /// A bound, not yet serving, server.
 pub struct Server {
     listener: TcpListener,
-    shared: Arc<Shared>,
+    shared: Rc<Shared>,
 }
 
 /// Why the server could not start.
@@ -63,7 +77,6 @@ pub enum ServeError {
         address: String,
         error: std::io::Error,
     },
-    Serve(std::io::Error),
 }
 
 impl std::fmt::Display for ServeError {
@@ -77,7 +90,6 @@ impl std::fmt::Display for ServeError {
             ServeError::Bind { address, error } => {
                 write!(f, "failed to listen on {address}: {error}")
             }
-            ServeError::Serve(error) => write!(f, "server stopped: {error}"),
         }
     }
 }
@@ -103,8 +115,8 @@ impl Server {
             ..ClusterConfig::default()
         });
         let clock = ClockDriver::new(cluster.now(), args.speed);
-        let shared = Arc::new(Shared {
-            cluster: Mutex::new(cluster),
+        let shared = Rc::new(Shared {
+            cluster: RefCell::new(cluster),
             clock,
             changed: Notify::new(),
             address: local.to_string(),
@@ -116,15 +128,19 @@ impl Server {
         self.listener.local_addr()
     }
 
-    /// The state the handlers share (tests reach the cluster through it).
-    pub fn shared(&self) -> Arc<Shared> {
+    /// The state the handlers share (tests reach the cluster through it, on this thread).
+    pub fn shared(&self) -> Rc<Shared> {
         self.shared.clone()
     }
 
-    /// Serves until the process ends, ticking the virtual clock every [`TICK_MS`].
-    pub async fn run(self) -> Result<(), ServeError> {
+    /// Serves forever on the current thread, ticking the virtual clock every [`TICK_MS`].
+    pub async fn run(self) {
+        LocalSet::new().run_until(self.serve()).await
+    }
+
+    async fn serve(self) {
         let ticker = self.shared.clone();
-        tokio::spawn(async move {
+        spawn_local(async move {
             let mut every = tokio::time::interval(Duration::from_millis(TICK_MS));
             loop {
                 every.tick().await;
@@ -132,30 +148,60 @@ impl Server {
                 ticker.notify();
             }
         });
-        let shared = self.shared;
-        let app = Router::new().fallback(move |req: Request<Body>| handle(shared.clone(), req));
-        axum::serve(self.listener, app)
-            .await
-            .map_err(ServeError::Serve)
+        loop {
+            let stream = match self.listener.accept().await {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors and the like: report, breathe, keep serving.
+                    eprintln!("accept: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let shared = self.shared.clone();
+            spawn_local(async move {
+                let service = service_fn(move |req| {
+                    let shared = shared.clone();
+                    async move { Ok::<_, Infallible>(handle(shared, req).await) }
+                });
+                // A client hanging up mid-response is not the server's error.
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
     }
 }
 
 /// The largest request body accepted (the real server's limit is 3 MiB for most requests).
 const MAX_BODY: usize = 3 * 1024 * 1024;
 
-async fn handle(shared: Arc<Shared>, req: Request<Body>) -> Response {
+async fn handle(shared: Rc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let (parts, body) = req.into_parts();
-    let body = match axum::body::to_bytes(body, MAX_BODY).await {
-        Ok(b) => b,
+    let body = match Limited::new(body, MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
         Err(_) => {
             return status(&Status::request_entity_too_large(
                 "the request body is too large",
             ))
         }
     };
+    let content_type = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
+    if !body.is_empty()
+        && matches!(parts.method, Method::POST | Method::PUT)
+        && !is_json(content_type)
+    {
+        // kubectl's typed clients (`create deployment`...) send protobuf, which is not served.
+        return status(&Status::unsupported_media_type(
+            "the body of the request was in an unknown format - accepted media types include: application/json",
+        ));
+    }
     let body = match std::str::from_utf8(&body) {
-        Ok(b) if !b.is_empty() => Some(b.to_string()),
-        Ok(_) => None,
+        Ok("") => None,
+        Ok(b) => Some(b.to_string()),
         Err(_) => return status(&Status::bad_request("the body of the request is not UTF-8")),
     };
     let answer = respond(
@@ -170,16 +216,20 @@ async fn handle(shared: Arc<Shared>, req: Request<Body>) -> Response {
 }
 
 fn respond(
-    shared: &Arc<Shared>,
+    shared: &Rc<Shared>,
     method: &Method,
     uri: &Uri,
     headers: &HeaderMap,
     body: Option<&str>,
-) -> Response {
+) -> Response<Body> {
     let path = uri.path();
     let query = uri.query().unwrap_or_default();
     let path_and_query = uri.path_and_query().map(|p| p.as_str()).unwrap_or(path);
-    let header_str = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    let header_str = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
     let accept = header_str(header::ACCEPT).unwrap_or_default();
     let content_type = header_str(header::CONTENT_TYPE);
     let user = user_of(header_str(header::USER_AGENT));
@@ -201,7 +251,7 @@ fn respond(
     };
     let include = IncludeObject::from_query(query);
     let as_table = table::wants_table(accept);
-    if info.verb == watchlab_apimachinery::request::Verb::Watch {
+    if info.verb == Verb::Watch {
         let plural = as_table.then(|| info.resource.clone());
         return watch(shared.clone(), &user, path_and_query, plural, include);
     }
@@ -231,6 +281,15 @@ fn respond(
     api(r)
 }
 
+/// Whether a create/update body's Content-Type is JSON (absent counts as JSON, as `curl -d`).
+fn is_json(content_type: Option<&str>) -> bool {
+    let media = content_type
+        .and_then(|c| c.split(';').next())
+        .map(str::trim)
+        .unwrap_or("application/json");
+    media.eq_ignore_ascii_case("application/json") || media.is_empty()
+}
+
 /// The identity a request acts as: the User-Agent's product (`kubectl/v1.32.0 (...)` →
 /// `kubectl`), as the real server's default field manager; `unknown` without one.
 fn user_of(agent: Option<&str>) -> String {
@@ -243,19 +302,19 @@ fn user_of(agent: Option<&str>) -> String {
 
 /// Opens the watch and streams its lines until the engine ends it or the client goes away.
 fn watch(
-    shared: Arc<Shared>,
+    shared: Rc<Shared>,
     user: &str,
     path_and_query: &str,
     table_of: Option<String>,
     include: IncludeObject,
-) -> Response {
+) -> Response<Body> {
     let id: WatchId = match shared.cluster().session(user).watch(path_and_query) {
         Ok(id) => id,
         Err(r) => return api(r),
     };
     let (tx, rx) = mpsc::channel::<String>(256);
     let user = user.to_string();
-    tokio::spawn(async move {
+    spawn_local(async move {
         loop {
             let (lines, now) = {
                 let mut cluster = shared.cluster();
@@ -283,42 +342,51 @@ fn watch(
             }
         }
     });
-    let stream = ReceiverStream::new(rx).map(|line| Ok::<_, Infallible>(Bytes::from(line)));
-    let mut resp = Response::new(Body::from_stream(stream));
+    let stream =
+        ReceiverStream::new(rx).map(|line| Ok::<_, Infallible>(Frame::data(Bytes::from(line))));
+    let mut resp = Response::new(StreamBody::new(stream).boxed_unsync());
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
+        HeaderValue::from_static("application/json"),
     );
     resp
 }
 
-fn api(r: ApiResponse) -> Response {
+fn api(r: ApiResponse) -> Response<Body> {
     json(
         StatusCode::from_u16(r.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
         r.body,
     )
 }
 
-fn status(s: &Status) -> Response {
+fn status(s: &Status) -> Response<Body> {
     json(
         StatusCode::from_u16(s.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
         s.to_json(),
     )
 }
 
-fn json(code: StatusCode, body: String) -> Response {
-    let mut resp = Response::new(Body::from(body));
+fn json(code: StatusCode, body: String) -> Response<Body> {
+    let mut resp = Response::new(Full::new(Bytes::from(body)).boxed_unsync());
     *resp.status_mut() = code;
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
+        HeaderValue::from_static("application/json"),
     );
     resp
 }
 
 #[cfg(test)]
 mod tests {
-    use super::user_of;
+    use super::{is_json, user_of};
+
+    #[test]
+    fn only_json_bodies_are_decoded() {
+        assert!(is_json(None));
+        assert!(is_json(Some("application/json; charset=utf-8")));
+        assert!(!is_json(Some("application/vnd.kubernetes.protobuf")));
+        assert!(!is_json(Some("application/yaml")));
+    }
 
     #[test]
     fn user_agent_product_names_the_user() {

@@ -1,0 +1,212 @@
+//! Test harness: a server on a free port (the OS picks it) in a background thread, a temporary
+//! kubeconfig pointing at it without credentials, and the real `kubectl` run against it.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use watchlab_apiserver_http::{Args, Server};
+use watchlab_engine::cluster::Cluster;
+
+/// Work to run on the server's thread, where the (`!Send`) cluster lives.
+type Job = Box<dyn FnOnce(&mut Cluster) + Send>;
+
+/// Whether the real kubectl is installed; prints why a test is skipped when it is not.
+pub fn kubectl_available(test: &str) -> bool {
+    let ok = Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("note: `kubectl` not found on PATH; skipping {test}");
+    }
+    ok
+}
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    jobs: tokio::sync::mpsc::UnboundedSender<Job>,
+    dir: tempfile::TempDir,
+}
+
+/// What one kubectl run printed.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(o: Output) -> Self {
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+impl TestServer {
+    pub fn start() -> TestServer {
+        TestServer::start_with(Args {
+            port: 0,
+            ..Args::default()
+        })
+    }
+
+    /// Starts a server with `args` (use port 0) on its own single-threaded runtime.
+    pub fn start_with(args: Args) -> TestServer {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (jobs, mut queue) = tokio::sync::mpsc::unbounded_channel::<Job>();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            let local = tokio::task::LocalSet::new();
+            local.block_on(&rt, async move {
+                let server = Server::bind(&args).await.expect("bind");
+                let shared = server.shared();
+                tx.send(server.local_addr().expect("addr")).expect("send");
+                tokio::task::spawn_local(async move {
+                    while let Some(job) = queue.recv().await {
+                        job(&mut shared.cluster());
+                        shared.notify();
+                    }
+                });
+                server.run().await;
+            });
+        });
+        let addr = rx.recv().expect("server started");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: http://{addr}\n  name: watchlab\ncontexts:\n- context:\n    cluster: watchlab\n    user: learner\n  name: watchlab\ncurrent-context: watchlab\nusers:\n- name: learner\n  user: {{}}\n"
+        );
+        std::fs::write(dir.path().join("config"), config).expect("kubeconfig");
+        TestServer { addr, jobs, dir }
+    }
+
+    /// Runs `f` on the cluster (on the server's thread) and returns its result.
+    pub fn with_cluster<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Cluster) -> R + Send + 'static,
+    ) -> R {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.jobs
+            .send(Box::new(move |c| {
+                let _ = tx.send(f(c));
+            }))
+            .expect("server thread alive");
+        rx.recv().expect("job ran")
+    }
+
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("config")
+    }
+
+    /// A file in the test's temporary directory.
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.dir.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("kubectl");
+        c.args(args)
+            .env("KUBECONFIG", self.kubeconfig())
+            .env("HOME", self.dir.path())
+            .env_remove("KUBECTL_KUBERC");
+        c
+    }
+
+    /// Runs kubectl to completion (killed after 30 s so a hang fails instead of blocking).
+    pub fn kubectl(&self, args: &[&str]) -> Run {
+        let mut child = self
+            .command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn kubectl");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if child.try_wait().expect("wait").is_some() {
+                return child.wait_with_output().expect("output").into();
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let out: Run = child.wait_with_output().expect("output").into();
+                panic!("kubectl {args:?} hung; stdout so far:\n{}", out.stdout);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// kubectl that must succeed; its stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let r = self.kubectl(args);
+        assert_eq!(
+            r.code, 0,
+            "kubectl {args:?} failed:\n{}{}",
+            r.stdout, r.stderr
+        );
+        r.stdout
+    }
+
+    /// A long-running kubectl (`get -w`) whose stdout is collected until [`Streaming::stop`].
+    pub fn spawn(&self, args: &[&str]) -> Streaming {
+        let mut child = self
+            .command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn kubectl");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Streaming {
+            child,
+            rx,
+            text: String::new(),
+        }
+    }
+}
+
+pub struct Streaming {
+    child: Child,
+    rx: std::sync::mpsc::Receiver<Vec<u8>>,
+    text: String,
+}
+
+impl Streaming {
+    /// Waits until stdout satisfies `done` or `max` passes; returns what was printed so far.
+    pub fn wait_for(&mut self, max: Duration, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + max;
+        while !done(&self.text) && Instant::now() < deadline {
+            if let Ok(chunk) = self.rx.recv_timeout(Duration::from_millis(50)) {
+                self.text.push_str(&String::from_utf8_lossy(&chunk));
+            }
+        }
+        self.text.clone()
+    }
+
+    pub fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        while let Ok(chunk) = self.rx.try_recv() {
+            self.text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        self.text
+    }
+}

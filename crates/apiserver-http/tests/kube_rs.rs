@@ -1,0 +1,206 @@
+//! kube-rs, a real Rust client, against watchlab-apiserver: a `watcher` + `reflector` over the
+//! pods of `default` keeps its cache through forced watch timeouts (`timeoutSeconds=1`) and a compaction
+//! (the resumed watch gets 410 Expired and the watcher relists), and ends equal to the ledger.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::TestServer;
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, DeleteParams, PostParams};
+use kube::runtime::{reflector, watcher};
+use kube::{Client, Config};
+use serde_json::json;
+
+fn pod(name: &str) -> Pod {
+    serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "labels": {"app": "kube-rs"}},
+        "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]},
+    }))
+    .expect("pod")
+}
+
+/// (namespace/name → resourceVersion) of every pod in `default`, as the ledger has them now.
+fn ledger_pods(s: &TestServer) -> BTreeMap<String, String> {
+    let r = s.with_cluster(|c| {
+        c.session("test").server().handle(
+            "test",
+            "GET",
+            "/api/v1/namespaces/default/pods",
+            None,
+            None,
+        )
+    });
+    let list: serde_json::Value = serde_json::from_str(&r.body).expect("list");
+    list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            let m = &p["metadata"];
+            (
+                format!(
+                    "{}/{}",
+                    m["namespace"].as_str().unwrap_or(""),
+                    m["name"].as_str().unwrap_or("")
+                ),
+                m["resourceVersion"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn cache_pods(reader: &reflector::Store<Pod>) -> BTreeMap<String, String> {
+    reader
+        .state()
+        .iter()
+        .map(|p| {
+            let m = &p.metadata;
+            (
+                format!(
+                    "{}/{}",
+                    m.namespace.as_deref().unwrap_or(""),
+                    m.name.as_deref().unwrap_or("")
+                ),
+                m.resource_version.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+async fn eventually(what: &str, max: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + max;
+    while !done() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn reflector_survives_watch_timeouts_and_compaction() {
+    let s = TestServer::start();
+    let url: http::Uri = format!("http://{}", s.addr).parse().expect("url");
+    let client = Client::try_from(Config::new(url)).expect("client");
+    // Only `default`: controllers write pods in `production`, which would move the watcher's
+    // resourceVersion past the compaction and hide the 410 this test wants.
+    let pods: Api<Pod> = Api::namespaced(client, "default");
+
+    let (reader, writer) = reflector::store::<Pod>();
+    // Every watch the watcher opens ends after one second: the resume path is exercised.
+    let stream = reflector(
+        writer,
+        watcher(pods.clone(), watcher::Config::default().timeout(1)),
+    );
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let seen = log.clone();
+    let consumer = tokio::spawn(async move {
+        let mut stream = std::pin::pin!(stream);
+        while let Some(item) = stream.next().await {
+            let entry = match item {
+                Ok(watcher::Event::Init) => "init".to_string(),
+                Ok(watcher::Event::InitDone) => "init-done".to_string(),
+                Ok(watcher::Event::InitApply(_)) => "init-apply".to_string(),
+                Ok(watcher::Event::Apply(p)) => {
+                    format!("apply {}", p.metadata.name.unwrap_or_default())
+                }
+                Ok(watcher::Event::Delete(p)) => {
+                    format!("delete {}", p.metadata.name.unwrap_or_default())
+                }
+                Err(e) => format!("error {e:?}"),
+            };
+            seen.lock().expect("log").push(entry);
+        }
+    });
+    let inits = |log: &Arc<Mutex<Vec<String>>>| {
+        log.lock()
+            .expect("log")
+            .iter()
+            .filter(|e| *e == "init-done")
+            .count()
+    };
+
+    tokio::time::timeout(Duration::from_secs(20), reader.wait_until_ready())
+        .await
+        .expect("initial list")
+        .expect("store");
+
+    for name in ["a", "b"] {
+        pods.create(&PostParams::default(), &pod(name))
+            .await
+            .expect("create");
+    }
+    eventually("the two pods in the cache", Duration::from_secs(10), || {
+        cache_pods(&reader).len() == 2
+    })
+    .await;
+
+    // Let at least one watch time out, then change things: the resumed watch must carry them.
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    pods.create(&PostParams::default(), &pod("c"))
+        .await
+        .expect("create c");
+    pods.delete("a", &DeleteParams::default())
+        .await
+        .expect("delete a");
+    eventually("c added and a deleted", Duration::from_secs(10), || {
+        let c = cache_pods(&reader);
+        c.contains_key("default/c") && !c.contains_key("default/a")
+    })
+    .await;
+
+    // Compact past the watcher's position with writes it does not watch, so the next resume
+    // from its last pod resourceVersion is too old: 410 Expired, then a relist.
+    let before = inits(&log);
+    s.with_cluster(|cluster| {
+        let mut session = cluster.session("test");
+        let server = session.server();
+        for i in 0..3 {
+            let patch = json!({"metadata": {"labels": {"round": i.to_string()}}}).to_string();
+            let r = server.handle(
+                "test",
+                "PATCH",
+                "/apis/apps/v1/namespaces/production/deployments/orders-api",
+                Some("application/merge-patch+json"),
+                Some(&patch),
+            );
+            assert_eq!(r.code, 200, "{}", r.body);
+        }
+        server.compact_now().expect("compact");
+    });
+    eventually(
+        "a relist after the compaction",
+        Duration::from_secs(15),
+        || inits(&log) > before,
+    )
+    .await;
+    pods.create(&PostParams::default(), &pod("d"))
+        .await
+        .expect("create d");
+    eventually(
+        "the cache to equal the ledger",
+        Duration::from_secs(10),
+        || cache_pods(&reader) == ledger_pods(&s),
+    )
+    .await;
+
+    let events = log.lock().expect("log").clone();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.starts_with("error") && e.contains("410")),
+        "{events:?}"
+    );
+    assert_eq!(
+        cache_pods(&reader).keys().cloned().collect::<Vec<_>>(),
+        ["default/b", "default/c", "default/d"]
+    );
+    consumer.abort();
+}
