@@ -191,6 +191,10 @@ struct Sim {
     stalled: bool,
     /// Dead nodes and since when (continuously).
     dead_since: BTreeMap<String, Timestamp>,
+    /// Cordoned nodes and since when (acknowledged).
+    cordoned_since: BTreeMap<String, Timestamp>,
+    /// Pods (by uid) already seen bound.
+    seen_bound: BTreeSet<String>,
     /// Virtual time the store refused writes, in total.
     outage_ms: u64,
     /// The last acknowledged `spec.replicas` and annotation.
@@ -252,6 +256,8 @@ impl Sim {
             observers,
             stalled: false,
             dead_since: BTreeMap::new(),
+            cordoned_since: BTreeMap::new(),
+            seen_bound: BTreeSet::new(),
             outage_ms: 0,
             desired: 3,
             note: None,
@@ -297,6 +303,7 @@ impl Sim {
             }
             self.check_no_pod_left_on_a_dead_node();
             self.check_no_node_overcommitted();
+            self.check_no_binding_to_a_cordoned_node();
         }
     }
 
@@ -363,6 +370,29 @@ impl Sim {
                     node.metadata.name
                 )
             });
+        }
+    }
+
+    /// A pod newly seen bound must not be on a node cordoned more than a second ago (the
+    /// scheduler's cache may lag the cordon by its informer delay, as the real one does).
+    fn check_no_binding_to_a_cordoned_node(&mut self) {
+        let now = self.h.now();
+        for o in self.pods() {
+            let Some(pod) = o.as_pod() else { continue };
+            if pod.spec.node_name.is_empty() || self.seen_bound.contains(&pod.metadata.uid) {
+                continue;
+            }
+            self.seen_bound.insert(pod.metadata.uid.clone());
+            if let Some(since) = self.cordoned_since.get(&pod.spec.node_name) {
+                self.check(now.millis_since(*since) <= 1_000, || {
+                    format!(
+                        "{} bound to {}, cordoned since {} ms",
+                        pod.metadata.name,
+                        pod.spec.node_name,
+                        since.as_millis()
+                    )
+                });
+            }
         }
     }
 
@@ -443,10 +473,16 @@ impl Sim {
                 }
             }
             Fault::Cordon(i) => {
-                self.set_unschedulable(NODES[*i], true);
+                if self.set_unschedulable(NODES[*i], true) {
+                    self.cordoned_since
+                        .entry(NODES[*i].to_string())
+                        .or_insert(now);
+                }
             }
             Fault::Uncordon(i) => {
-                self.set_unschedulable(NODES[*i], false);
+                if self.set_unschedulable(NODES[*i], false) {
+                    self.cordoned_since.remove(NODES[*i]);
+                }
             }
             Fault::Scale(n) => {
                 let n = *n;
@@ -555,6 +591,7 @@ impl Sim {
             // The election takes a second or two; uncordon once writes are taken again.
             for _ in 0..10 {
                 if self.set_unschedulable(node, false) {
+                    self.cordoned_since.remove(node);
                     break;
                 }
                 self.run_for(1_000);
