@@ -396,11 +396,16 @@ impl Cluster {
         let controllers = self
             .controllers_wake
             .map(|t| t.max(self.now().plus_millis(1)));
-        [self.api.next_timer(), self.etcd.next_timer(), controllers]
-            .into_iter()
-            .flatten()
-            .filter(|t| *t > self.now())
-            .min()
+        [
+            self.api.next_timer(),
+            self.etcd.next_timer(),
+            controllers,
+            self.journal.reaction_due(),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|t| *t > self.now())
+        .min()
     }
 
     /// Runs every timer due by `t`, in time order, and leaves the clock at `t`.

@@ -18,5 +18,6 @@ pub mod clock;
 pub mod cluster;
 pub mod controllers;
 pub mod etcd_cluster;
+pub mod journal;
 pub mod rng;
 pub mod store;

@@ -1,0 +1,747 @@
+//! "Nothing lost": a cluster saved as the inputs that made it, and restored by replaying them.
+//!
+//! The engine is deterministic (same seed, same inputs at the same virtual instants → the same
+//! ledger byte for byte), so a save is event sourcing rather than a snapshot: the starting
+//! [`ClusterConfig`] plus every input with the virtual time it happened at — each
+//! [`Cluster::apply`] action and each request, watch open, state-changing poll and watch stop
+//! made through [`Cluster::session`]. Restoring builds a new cluster from the config and replays
+//! the inputs in order, advancing the clock to each one's instant first. Every entry also keeps
+//! what the input answered (status code, revision after it, watch id), so a file that a
+//! different engine build or a hand edit would replay differently is refused instead of
+//! restored into a different cluster.
+//!
+//! The journal is bounded ([`MAX_INPUTS`], [`MAX_BYTES`], [`MAX_VIRTUAL_MS`]): past a bound it
+//! stops recording and says why ([`Journal::refusal`]); it never drops an input silently.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
+use watchlab_apimachinery::validation::is_dns1123_subdomain;
+
+use crate::apiserver::{ApiServer, UserSession};
+use crate::clock::Timestamp;
+use crate::cluster::{Action, Cluster, ClusterConfig};
+
+/// The `format` of every journal file; anything else is not ours.
+pub const FORMAT: &str = "watchlab-journal";
+/// The journal version this build writes and reads.
+pub const VERSION: u32 = 1;
+/// Inputs one journal holds at most.
+pub const MAX_INPUTS: usize = 100_000;
+/// The largest journal file, in bytes (16 MiB). Browsers' local storage usually holds about
+/// 5 MiB per origin, so the longest sessions may only fit an exported file.
+pub const MAX_BYTES: usize = 16 * 1024 * 1024;
+/// Virtual time one journal may span (7 days): a restore replays all of it.
+pub const MAX_VIRTUAL_MS: u64 = 7 * 24 * 60 * 60 * 1000;
+/// Nodes a saved config may name (the Kubernetes scalability limit is 5,000 nodes per cluster).
+pub const MAX_NODES: usize = 5_000;
+/// The longest opaque scenario marker the UI may store.
+pub const MAX_SCENARIO_BYTES: usize = 4 * 1024;
+/// etcd cluster sizes a config may ask for.
+pub const ETCD_SIZES: [usize; 3] = [1, 3, 5];
+
+/// Bytes reserved for the parts of the file that grow outside the inputs (the current time and
+/// revision, the scenario marker even if every byte of it is JSON-escaped as `\u00XX`).
+const HEADER_RESERVE: usize = 64 + 6 * MAX_SCENARIO_BYTES;
+
+/// The whole saved cluster; `serde_json` of it is the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Journal {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`] when written by this build.
+    pub version: u32,
+    pub config: ClusterConfig,
+    /// The virtual time of the cluster when saved.
+    pub now_ms: u64,
+    /// The ledger revision of the cluster when saved.
+    pub revision: u64,
+    /// The clock ran (timers, controllers) at `now_ms` after the last input.
+    pub settled: bool,
+    /// Opaque to the engine: the UI's open scenario (id and step).
+    pub scenario: Option<String>,
+    #[serde(default)]
+    pub inputs: Vec<Entry>,
+    /// Serialized size of the file so far, kept as inputs are recorded.
+    #[serde(skip)]
+    bytes: usize,
+    /// Why recording stopped, if it did.
+    #[serde(skip)]
+    refusal: Option<Refusal>,
+    /// When the components next look at the cluster after the last input (see
+    /// [`Journal::reaction_due`]).
+    #[serde(skip)]
+    react_at: Option<Timestamp>,
+}
+
+/// One recorded input and what it answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// The virtual time the input happened at.
+    pub at_ms: u64,
+    /// The clock ran at `at_ms` between the previous input and this one. (Always so in practice
+    /// when `at_ms` is later than the previous input's; what matters is the same-instant case:
+    /// controllers that settled between two inputs of one instant must settle on replay too.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub settled: bool,
+    pub input: Input,
+    /// The ledger revision right after the input.
+    pub revision: u64,
+    /// The HTTP-shaped status of the answer: the response code of a request or watch open,
+    /// 200 or the `Status` code for an action, 200 for a poll with events, 0 for a poll that
+    /// found the stream ended and for a stop.
+    pub code: u16,
+    /// The id a successful watch open got.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch_id: Option<WatchId>,
+}
+
+/// Something from outside that changed the cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum Input {
+    /// A [`Cluster::apply`] call.
+    Apply(Action),
+    /// A non-watch request through a session.
+    #[serde(rename_all = "camelCase")]
+    Request {
+        user: String,
+        method: String,
+        path: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content_type: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<String>,
+    },
+    /// A watch open (it draws the stream's timeout from the server's seeded rng).
+    Watch { user: String, path: String },
+    /// A poll that drained events (resetting the stream's overflow count) or forgot an ended
+    /// stream; polls that found nothing change nothing and are not recorded.
+    Poll { id: WatchId },
+    /// A client-side close of a stream.
+    Stop { id: WatchId },
+}
+
+impl Input {
+    /// A short human description for error messages.
+    fn describe(&self) -> String {
+        match self {
+            Input::Apply(a) => format!("action {}", action_name(a)),
+            Input::Request { method, path, .. } => format!("{method} {path}"),
+            Input::Watch { path, .. } => format!("watch {path}"),
+            Input::Poll { id } => format!("poll of watch {id}"),
+            Input::Stop { id } => format!("stop of watch {id}"),
+        }
+    }
+}
+
+/// The variant name of an action, as the file spells it.
+fn action_name(a: &Action) -> String {
+    match serde_json::to_value(a) {
+        Ok(Value::Object(m)) => m.keys().next().cloned().unwrap_or_default(),
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// Why a journal stopped recording: the session can no longer be saved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    TooManyInputs,
+    TooManyBytes,
+    TooMuchTime,
+    /// Someone wrote through [`ClusterSession::server`], around the journal.
+    Unrecorded,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::TooManyInputs => write!(f, "it has more than {MAX_INPUTS} inputs"),
+            Refusal::TooManyBytes => write!(f, "its file would be larger than {MAX_BYTES} bytes"),
+            Refusal::TooMuchTime => write!(
+                f,
+                "it spans more than {} days of virtual time",
+                MAX_VIRTUAL_MS / (24 * 60 * 60 * 1000)
+            ),
+            Refusal::Unrecorded => {
+                write!(f, "the API server was used directly, outside the journal")
+            }
+        }
+    }
+}
+
+/// What can go wrong saving or restoring a cluster. The caller keeps its current cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JournalError {
+    /// The journal stopped recording (see [`Refusal`]).
+    SessionTooLong(Refusal),
+    TooLarge {
+        bytes: usize,
+    },
+    NotJson(String),
+    /// Valid JSON without `"format": "watchlab-journal"`.
+    Foreign,
+    UnsupportedVersion(String),
+    /// The top level does not have the journal's shape.
+    Damaged(String),
+    /// One input does not have the shape of an input.
+    BadInput {
+        index: usize,
+        detail: String,
+    },
+    BadConfig(String),
+    /// An input's time is earlier than the previous one's, or later than the save time.
+    OutOfOrder {
+        index: usize,
+    },
+    TooManyInputs(usize),
+    ScenarioTooLong(usize),
+    /// Replaying did not give what the file recorded.
+    Diverged {
+        index: usize,
+        detail: String,
+    },
+}
+
+impl fmt::Display for JournalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JournalError::SessionTooLong(r) => {
+                write!(f, "this session is too long to save: {r}")
+            }
+            JournalError::TooLarge { bytes } => write!(
+                f,
+                "the cluster file is too large: {bytes} bytes (at most {MAX_BYTES})"
+            ),
+            JournalError::NotJson(e) => write!(f, "the cluster file is not valid JSON: {e}"),
+            JournalError::Foreign => write!(f, "not a watchlab cluster file"),
+            JournalError::UnsupportedVersion(v) => write!(
+                f,
+                "unsupported watchlab cluster file version {v} (this version of watchlab reads version {VERSION})"
+            ),
+            JournalError::Damaged(e) => write!(f, "the cluster file is damaged: {e}"),
+            JournalError::BadInput { index, detail } => {
+                write!(f, "the cluster file is damaged: inputs[{index}]: {detail}")
+            }
+            JournalError::BadConfig(e) => {
+                write!(f, "the cluster file has an invalid configuration: {e}")
+            }
+            JournalError::OutOfOrder { index } => write!(
+                f,
+                "the cluster file is damaged: inputs[{index}] is out of time order"
+            ),
+            JournalError::TooManyInputs(n) => write!(
+                f,
+                "the cluster file has too many inputs: {n} (at most {MAX_INPUTS})"
+            ),
+            JournalError::ScenarioTooLong(n) => write!(
+                f,
+                "the scenario marker is too long: {n} bytes (at most {MAX_SCENARIO_BYTES})"
+            ),
+            JournalError::Diverged { index, detail } => write!(
+                f,
+                "the cluster file does not replay to the same cluster: inputs[{index}] {detail}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for JournalError {}
+
+impl Journal {
+    /// An empty journal for a cluster starting from `config`.
+    pub(crate) fn new(config: ClusterConfig) -> Journal {
+        let mut j = Journal {
+            format: FORMAT.to_string(),
+            version: VERSION,
+            config,
+            now_ms: 0,
+            revision: 0,
+            settled: false,
+            scenario: None,
+            inputs: Vec::new(),
+            bytes: 0,
+            refusal: None,
+            react_at: None,
+        };
+        j.bytes = serde_json::to_string(&j)
+            .map(|s| s.len())
+            .unwrap_or(MAX_BYTES)
+            .saturating_add(HEADER_RESERVE);
+        if j.bytes > MAX_BYTES {
+            j.refuse(Refusal::TooManyBytes);
+        }
+        j
+    }
+
+    /// Why the journal stopped recording; `None` while the session can be saved.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        self.refusal.as_ref()
+    }
+
+    /// The serialized size of the inputs and header so far (an upper bound of the file size).
+    pub fn size_bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// One millisecond after an input, the cluster runs its components once, however the
+    /// driver moves time: an input is picked up at an instant that depends only on when it
+    /// happened, not on the driver's frames. (Between inputs the cluster gives the same history
+    /// however time is chunked, so this is what makes a replay exact.)
+    pub fn reaction_due(&self) -> Option<Timestamp> {
+        self.react_at
+    }
+
+    fn refuse(&mut self, why: Refusal) {
+        self.refusal.get_or_insert(why);
+    }
+
+    /// Appends one input (unless recording stopped, or this input would pass a bound).
+    pub(crate) fn record(
+        &mut self,
+        at: Timestamp,
+        revision: u64,
+        input: Input,
+        code: u16,
+        watch_id: Option<WatchId>,
+    ) {
+        self.react_at = Some(at.plus_millis(1));
+        if self.refusal.is_some() {
+            return;
+        }
+        if self.inputs.len() >= MAX_INPUTS {
+            return self.refuse(Refusal::TooManyInputs);
+        }
+        let entry = Entry {
+            at_ms: at.as_millis(),
+            settled: self.settled,
+            input,
+            revision,
+            code,
+            watch_id,
+        };
+        // +1 for the comma between entries.
+        let len = serde_json::to_string(&entry)
+            .map(|s| s.len() + 1)
+            .unwrap_or(usize::MAX);
+        if self.bytes.saturating_add(len) > MAX_BYTES {
+            return self.refuse(Refusal::TooManyBytes);
+        }
+        self.bytes += len;
+        self.now_ms = entry.at_ms;
+        self.revision = revision;
+        self.settled = false;
+        self.inputs.push(entry);
+    }
+
+    /// The clock ran at `now` (timers and controllers), leaving the ledger at `revision`.
+    pub(crate) fn clock_ran(&mut self, now: Timestamp, revision: u64) {
+        if now.as_millis() > MAX_VIRTUAL_MS {
+            self.refuse(Refusal::TooMuchTime);
+        }
+        self.now_ms = now.as_millis();
+        self.revision = revision;
+        self.settled = true;
+        if self.react_at.is_some_and(|t| t <= now) {
+            self.react_at = None;
+        }
+    }
+
+    /// Parses and checks a journal file without replaying it.
+    pub fn parse(text: &str) -> Result<Journal, JournalError> {
+        if text.len() > MAX_BYTES {
+            return Err(JournalError::TooLarge { bytes: text.len() });
+        }
+        let mut value: Value =
+            serde_json::from_str(text).map_err(|e| JournalError::NotJson(e.to_string()))?;
+        let Value::Object(map) = &mut value else {
+            return Err(JournalError::Foreign);
+        };
+        if map.get("format").and_then(Value::as_str) != Some(FORMAT) {
+            return Err(JournalError::Foreign);
+        }
+        match map.get("version") {
+            Some(v) if v.as_u64() == Some(u64::from(VERSION)) => {}
+            Some(v) => return Err(JournalError::UnsupportedVersion(v.to_string())),
+            None => return Err(JournalError::Damaged("missing field `version`".into())),
+        }
+        let raw_inputs = match map.remove("inputs") {
+            Some(Value::Array(a)) => a,
+            Some(_) => return Err(JournalError::Damaged("`inputs` is not a list".into())),
+            None => return Err(JournalError::Damaged("missing field `inputs`".into())),
+        };
+        if raw_inputs.len() > MAX_INPUTS {
+            return Err(JournalError::TooManyInputs(raw_inputs.len()));
+        }
+        let mut journal: Journal =
+            serde_json::from_value(value).map_err(|e| JournalError::Damaged(e.to_string()))?;
+        journal.inputs = raw_inputs
+            .into_iter()
+            .enumerate()
+            .map(|(index, v)| {
+                serde_json::from_value(v).map_err(|e| JournalError::BadInput {
+                    index,
+                    detail: e.to_string(),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        journal.check()?;
+        Ok(journal)
+    }
+
+    /// The checks serde cannot express: a config the engine can build, times in order.
+    fn check(&self) -> Result<(), JournalError> {
+        check_config(&self.config)?;
+        if let Some(s) = &self.scenario {
+            check_scenario(s)?;
+        }
+        if self.now_ms > MAX_VIRTUAL_MS {
+            return Err(JournalError::Damaged(format!(
+                "now_ms {} is beyond the {MAX_VIRTUAL_MS} ms a journal may span",
+                self.now_ms
+            )));
+        }
+        let mut last = 0;
+        for (index, e) in self.inputs.iter().enumerate() {
+            if e.at_ms < last || e.at_ms > self.now_ms {
+                return Err(JournalError::OutOfOrder { index });
+            }
+            last = e.at_ms;
+        }
+        Ok(())
+    }
+}
+
+fn check_config(c: &ClusterConfig) -> Result<(), JournalError> {
+    let bad = |m: String| Err(JournalError::BadConfig(m));
+    if !ETCD_SIZES.contains(&c.etcd_members) {
+        return bad(format!(
+            "etcd_members must be 1, 3 or 5, not {}",
+            c.etcd_members
+        ));
+    }
+    if c.nodes.len() > MAX_NODES {
+        return bad(format!("{} nodes (at most {MAX_NODES})", c.nodes.len()));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for name in &c.nodes {
+        let errs = is_dns1123_subdomain(name);
+        if !errs.is_empty() {
+            // The API server's own wording for a bad Node name.
+            return bad(format!(
+                "Node \"{name}\" is invalid: metadata.name: Invalid value: \"{name}\": {}",
+                errs.join("; ")
+            ));
+        }
+        if !seen.insert(name.as_str()) {
+            return bad(format!("node \"{name}\" is listed twice"));
+        }
+    }
+    Ok(())
+}
+
+fn check_scenario(s: &str) -> Result<(), JournalError> {
+    if s.len() > MAX_SCENARIO_BYTES {
+        return Err(JournalError::ScenarioTooLong(s.len()));
+    }
+    Ok(())
+}
+
+impl Cluster {
+    /// The journal as a JSON file, or why this session cannot be saved.
+    pub fn export(&self) -> Result<String, JournalError> {
+        let j = self.journal();
+        if let Some(r) = j.refusal() {
+            return Err(JournalError::SessionTooLong(r.clone()));
+        }
+        serde_json::to_string(j).map_err(|e| JournalError::Damaged(e.to_string()))
+    }
+
+    /// Restores a cluster from [`Cluster::export`]'s text: checks it, replays every input, and
+    /// refuses a file that does not replay to what it recorded. Never panics on any text.
+    pub fn import(text: &str) -> Result<Cluster, JournalError> {
+        Journal::parse(text)?.replay()
+    }
+
+    /// Sets the UI's opaque scenario marker, saved with the journal.
+    pub fn set_scenario(&mut self, scenario: Option<String>) -> Result<(), JournalError> {
+        if let Some(s) = &scenario {
+            check_scenario(s)?;
+        }
+        self.journal_mut().scenario = scenario;
+        Ok(())
+    }
+}
+
+impl Journal {
+    /// A new cluster from the config with every input replayed at its instant.
+    pub fn replay(&self) -> Result<Cluster, JournalError> {
+        check_config(&self.config)?;
+        let mut c = Cluster::new(self.config.clone());
+        for (index, e) in self.inputs.iter().enumerate() {
+            let at = Timestamp(e.at_ms);
+            if at < c.now() {
+                return Err(JournalError::OutOfOrder { index });
+            }
+            if at > c.now() || e.settled {
+                c.advance_to(at);
+            }
+            perform(&mut c, &e.input);
+            let replayed = c.journal().inputs.get(index);
+            if replayed != Some(e) {
+                return Err(JournalError::Diverged {
+                    index,
+                    detail: divergence(e, replayed),
+                });
+            }
+        }
+        let end = Timestamp(self.now_ms);
+        if end > c.now() || self.settled {
+            c.advance_to(end);
+        }
+        if c.api().revision() != self.revision || c.now() != end {
+            return Err(JournalError::Diverged {
+                index: self.inputs.len(),
+                detail: format!(
+                    "(the end) left the ledger at revision {} at {} ms, the file says revision {} at {} ms",
+                    c.api().revision(),
+                    c.now().as_millis(),
+                    self.revision,
+                    self.now_ms
+                ),
+            });
+        }
+        c.set_scenario(self.scenario.clone())?;
+        Ok(c)
+    }
+}
+
+/// Runs one input through the cluster's public, recording, entry points.
+fn perform(c: &mut Cluster, input: &Input) {
+    match input {
+        Input::Apply(a) => {
+            let _ = c.apply(a.clone());
+        }
+        Input::Request {
+            user,
+            method,
+            path,
+            content_type,
+            body,
+        } => {
+            let _ = c
+                .session(user)
+                .request(method, path, content_type.as_deref(), body.as_deref());
+        }
+        Input::Watch { user, path } => {
+            let _ = c.session(user).watch(path);
+        }
+        Input::Poll { id } => {
+            let _ = c.session("").poll_watch(*id);
+        }
+        Input::Stop { id } => c.session("").stop_watch(*id),
+    }
+}
+
+fn divergence(want: &Entry, got: Option<&Entry>) -> String {
+    let what = want.input.describe();
+    let Some(got) = got else {
+        return format!("({what}) changed nothing on replay, the file recorded it");
+    };
+    let answer = |e: &Entry| match e.watch_id {
+        Some(id) => format!("{} (watch {id}) at revision {}", e.code, e.revision),
+        None => format!("{} at revision {}", e.code, e.revision),
+    };
+    format!(
+        "({what}) answered {}, the file says {}",
+        answer(got),
+        answer(want)
+    )
+}
+
+/// The API server seen by one user agent, with every state-changing call journaled. What
+/// [`Cluster::session`] returns; the console passes it on as `&mut dyn ApiClient`.
+pub struct ClusterSession<'a> {
+    inner: UserSession<'a>,
+    journal: &'a mut Journal,
+}
+
+impl<'a> ClusterSession<'a> {
+    pub(crate) fn new(inner: UserSession<'a>, journal: &'a mut Journal) -> Self {
+        ClusterSession { inner, journal }
+    }
+
+    pub fn user(&self) -> &str {
+        self.inner.user()
+    }
+
+    /// The API server itself. Whatever is done through it is not journaled, so the journal
+    /// stops here ([`Refusal::Unrecorded`]): the session can no longer be saved.
+    pub fn server(&mut self) -> &mut ApiServer {
+        self.journal.refuse(Refusal::Unrecorded);
+        self.inner.server()
+    }
+
+    fn record(&mut self, input: Input, code: u16, watch_id: Option<WatchId>) {
+        let server = self.inner.server();
+        let (now, revision) = (server.now(), server.revision());
+        self.journal.record(now, revision, input, code, watch_id);
+    }
+}
+
+impl ApiClient for ClusterSession<'_> {
+    fn request(
+        &mut self,
+        method: &str,
+        path_and_query: &str,
+        content_type: Option<&str>,
+        body: Option<&str>,
+    ) -> ApiResponse {
+        let r = self
+            .inner
+            .request(method, path_and_query, content_type, body);
+        let input = Input::Request {
+            user: self.inner.user().to_string(),
+            method: method.to_string(),
+            path: path_and_query.to_string(),
+            content_type: content_type.map(str::to_string),
+            body: body.map(str::to_string),
+        };
+        self.record(input, r.code, None);
+        r
+    }
+
+    fn watch(&mut self, path_and_query: &str) -> Result<WatchId, ApiResponse> {
+        let r = self.inner.watch(path_and_query);
+        let input = Input::Watch {
+            user: self.inner.user().to_string(),
+            path: path_and_query.to_string(),
+        };
+        match &r {
+            Ok(id) => self.record(input, 200, Some(*id)),
+            Err(e) => self.record(input, e.code, None),
+        }
+        r
+    }
+
+    fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>> {
+        let existed = self.inner.server().stream(id).is_some();
+        let lines = self.inner.poll_watch(id);
+        match &lines {
+            Some(l) if !l.is_empty() => self.record(Input::Poll { id }, 200, None),
+            None if existed => self.record(Input::Poll { id }, 0, None),
+            _ => {}
+        }
+        lines
+    }
+
+    fn stop_watch(&mut self, id: WatchId) {
+        let existed = self.inner.server().stream(id).is_some();
+        self.inner.stop_watch(id);
+        if existed {
+            self.record(Input::Stop { id }, 0, None);
+        }
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.inner.now_ms()
+    }
+}
+
+/// Every revision of the ledger and everything derived from inputs, one line each: two
+/// clusters with equal digests have the same history (tests compare restores with it).
+pub fn history_digest(c: &Cluster) -> Vec<String> {
+    let store = c.api().store();
+    let mut out = vec![format!(
+        "now {} revision {} compacted {}",
+        c.now().as_millis(),
+        store.revision(),
+        store.compact_revision()
+    )];
+    if let Ok(events) = store.events_after("", store.compact_revision()) {
+        out.extend(events.into_iter().map(|e| {
+            format!(
+                "{} {:?} {} {}",
+                e.kv.mod_revision,
+                e.kind,
+                e.kv.key,
+                e.kv.value.to_json()
+            )
+        }));
+    }
+    if let Ok(current) = store.range_prefix("", None, None, None) {
+        out.extend(current.kvs.iter().map(|kv| {
+            format!(
+                "key {} created {} modified {} version {} {}",
+                kv.key,
+                kv.create_revision,
+                kv.mod_revision,
+                kv.version,
+                kv.value.to_json()
+            )
+        }));
+    }
+    out.extend(c.api().ledger().iter().map(|l| format!("ledger {l:?}")));
+    out.extend(
+        c.membership_log()
+            .iter()
+            .map(|(t, e)| format!("membership {} {e:?}", t.as_millis())),
+    );
+    out.extend(
+        c.api()
+            .streams()
+            .map(|s| format!("stream {} {:?} {:?}", s.id(), s.state(), s.deadline())),
+    );
+    out
+}
+
+/// serde for [`crate::api::Kind`] as its resource's plural name (`pods`, `deployments`).
+pub(crate) mod kind_plural {
+    use crate::api::Kind;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(kind: &Kind, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(kind.resource().plural)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Kind, D::Error> {
+        let name = String::deserialize(d)?;
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.resource().plural == name)
+            // kubectl's wording for an unknown resource.
+            .ok_or_else(|| {
+                D::Error::custom(format!(
+                    "the server doesn't have a resource type \"{name}\""
+                ))
+            })
+    }
+}
+
+/// serde for [`crate::cluster::ProfileName`] as `kubernetes` / `training`.
+pub(crate) mod profile_name {
+    use crate::cluster::ProfileName;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(p: &ProfileName, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match p {
+            ProfileName::Kubernetes => "kubernetes",
+            ProfileName::Training => "training",
+        })
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ProfileName, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "kubernetes" => Ok(ProfileName::Kubernetes),
+            "training" => Ok(ProfileName::Training),
+            other => Err(D::Error::custom(format!(
+                "unknown profile \"{other}\" (expected \"kubernetes\" or \"training\")"
+            ))),
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! Save and restore: a busy session exported and imported gives the same cluster — every
+//! revision of the ledger, the clock, the open watches — and the restored cluster goes on
+//! exactly as the original does. Also the journal's bounds.
+
+use watchlab_apimachinery::client::ApiClient;
+use watchlab_engine::api::Kind;
+use watchlab_engine::cluster::{Action, Cluster, ClusterConfig};
+use watchlab_engine::journal::{history_digest, Input, JournalError, Refusal, MAX_INPUTS};
+
+/// Drives the clock the way the UI does: many small frames.
+fn frames(c: &mut Cluster, ms: u64, frame: u64) {
+    let end = c.now().plus_millis(ms);
+    while c.now() < end {
+        let t = c.now().plus_millis(frame).min(end);
+        c.advance_to(t);
+    }
+}
+
+/// Equal histories, or the first line where they part.
+fn assert_same_history(a: &Cluster, b: &Cluster) {
+    let (a, b) = (history_digest(a), history_digest(b));
+    if let Some(i) = (0..a.len().max(b.len())).find(|i| a.get(*i) != b.get(*i)) {
+        panic!(
+            "histories part at line {i}:\n  {:?}\n  {:?}",
+            a.get(i),
+            b.get(i)
+        );
+    }
+}
+
+fn pod(namespace: &str, name: &str) -> Action {
+    Action::CreatePod {
+        namespace: namespace.into(),
+        name: name.into(),
+        image: "nginx:1.27".into(),
+        labels: vec![],
+    }
+}
+
+/// Every kind of input, at many instants, several at one instant.
+fn busy_session() -> (Cluster, u64, u64) {
+    let mut c = Cluster::with_seed(7);
+    frames(&mut c, 20_000, 250);
+    c.apply(pod("default", "web")).unwrap();
+    c.apply(Action::CreateDeployment {
+        namespace: "default".into(),
+        name: "shop".into(),
+        image: "shop:2.1".into(),
+        replicas: 2,
+        labels: vec![],
+    })
+    .unwrap();
+    frames(&mut c, 5_000, 16);
+    c.apply(Action::Scale {
+        namespace: "production".into(),
+        name: "orders-api".into(),
+        replicas: 5,
+    })
+    .unwrap();
+    c.apply(Action::Label {
+        kind: Kind::Deployment,
+        namespace: "production".into(),
+        name: "orders-api".into(),
+        key: "team".into(),
+        value: "orders".into(),
+        overwrite: false,
+    })
+    .unwrap();
+    // A refused action is an input too.
+    assert!(c.apply(pod("nowhere", "ghost")).is_err());
+
+    // kubectl-style requests through the console's session.
+    let (kept, stopped) = {
+        let mut s = c.session("kubectl");
+        let body = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"debug"},"spec":{"containers":[{"name":"debug","image":"busybox"}]}}"#;
+        let r = s.request("POST", "/api/v1/namespaces/default/pods", None, Some(body));
+        assert_eq!(r.code, 201, "{}", r.body);
+        let r = s.request(
+            "PATCH",
+            "/api/v1/namespaces/default/pods/debug",
+            Some("application/merge-patch+json"),
+            Some(r#"{"metadata":{"labels":{"tier":"tools"}}}"#),
+        );
+        assert_eq!(r.code, 200, "{}", r.body);
+        assert_eq!(
+            s.request("GET", "/api/v1/pods?limit=2", None, None).code,
+            200
+        );
+        let kept = s
+            .watch("/api/v1/namespaces/default/pods?watch=true")
+            .unwrap();
+        let stopped = s
+            .watch("/apis/apps/v1/deployments?watch=true&allowWatchBookmarks=true")
+            .unwrap();
+        assert!(s
+            .watch("/api/v1/pods?watch=true&labelSelector=a%3D%3D%3D")
+            .is_err());
+        (kept, stopped)
+    };
+    // Two inputs at one instant with the controllers settling between them, then two without.
+    let now = c.now();
+    c.advance_to(now);
+    {
+        let mut s = c.session("kubectl");
+        assert!(!s.poll_watch(kept).unwrap().is_empty());
+        let r = s.request("DELETE", "/api/v1/namespaces/default/pods/web", None, None);
+        assert_eq!(r.code, 200, "{}", r.body);
+        let r = s.request("DELETE", "/api/v1/namespaces/default/pods/web", None, None);
+        assert_eq!(r.code, 200, "graceful delete still terminating: {}", r.body);
+    }
+    frames(&mut c, 1_000, 16);
+    {
+        let mut s = c.session("kubectl");
+        assert!(s.poll_watch(stopped).is_some());
+        s.stop_watch(stopped);
+    }
+    c.apply(Action::KillNode("node-c".into())).unwrap();
+    frames(&mut c, 60_000, 100);
+    c.apply(Action::KillEtcdMember("etcd-1".into())).unwrap();
+    c.step();
+    c.apply(Action::RestoreEtcdMember("etcd-1".into())).unwrap();
+    while c.now().as_millis() < 140_000 {
+        c.step();
+    }
+    c.apply(Action::ConflictingWrite {
+        namespace: "production".into(),
+        name: "orders-api".into(),
+    })
+    .unwrap();
+    c.apply(Action::CompactNow).unwrap();
+    let t = c.now().plus_secs(120);
+    c.advance_to(t);
+    c.apply(Action::RestoreNode("node-c".into())).unwrap();
+    frames(&mut c, 30_000, 1_000);
+    (c, kept, stopped)
+}
+
+#[test]
+fn a_busy_session_restores_to_the_same_cluster() {
+    let (original, kept, stopped) = busy_session();
+    let text = original.export().unwrap();
+    let mut restored = Cluster::import(&text).unwrap();
+
+    assert_eq!(restored.now(), original.now());
+    assert_eq!(restored.api().revision(), original.api().revision());
+    assert!(
+        original.api().store().compact_revision() > 0,
+        "the session compacted"
+    );
+    assert_same_history(&restored, &original);
+    assert_eq!(restored.membership_log(), original.membership_log());
+    assert_eq!(restored.nodes(), original.nodes());
+    assert_eq!(restored.pods(), original.pods());
+    assert_eq!(restored.informers(), original.informers());
+    assert_eq!(restored.journal(), original.journal());
+    assert_eq!(
+        restored.export().unwrap(),
+        text,
+        "byte-identical file again"
+    );
+
+    // The same watch ids, in the same states.
+    let ids = |c: &Cluster| c.api().streams().map(|s| s.id()).collect::<Vec<_>>();
+    assert_eq!(ids(&restored), ids(&original));
+    assert!(restored.api().stream(kept).is_some());
+    assert!(restored.api().stream(stopped).is_none());
+    let watch_ids: Vec<_> = original
+        .journal()
+        .inputs
+        .iter()
+        .filter_map(|e| e.watch_id)
+        .collect();
+    assert_eq!(watch_ids, [kept, stopped]);
+
+    // The restored cluster is the original one: it goes on the same way.
+    let mut original = original;
+    for c in [&mut original, &mut restored] {
+        c.apply(Action::KillNode("node-a".into())).unwrap();
+        let t = c.now().plus_secs(90);
+        c.advance_to(t);
+        let opened = c.session("kubectl").watch("/api/v1/pods?watch=true");
+        assert!(opened.is_ok());
+    }
+    assert_same_history(&restored, &original);
+    assert_eq!(
+        restored.export().unwrap(),
+        original.export().unwrap(),
+        "and journals the same"
+    );
+}
+
+#[test]
+fn the_journal_records_every_kind_of_input() {
+    let (c, _, _) = busy_session();
+    let inputs = &c.journal().inputs;
+    let count = |f: fn(&Input) -> bool| inputs.iter().filter(|e| f(&e.input)).count();
+    assert_eq!(count(|i| matches!(i, Input::Apply(_))), 11);
+    assert_eq!(count(|i| matches!(i, Input::Request { .. })), 5);
+    assert_eq!(count(|i| matches!(i, Input::Watch { .. })), 3);
+    assert_eq!(count(|i| matches!(i, Input::Stop { .. })), 1);
+    assert!(count(|i| matches!(i, Input::Poll { .. })) >= 2);
+    // The same-instant settle is marked; inputs back to back are not.
+    let same_instant: Vec<_> = inputs
+        .windows(2)
+        .filter(|w| w[0].at_ms == w[1].at_ms)
+        .map(|w| w[1].settled)
+        .collect();
+    assert!(same_instant.contains(&true) && same_instant.contains(&false));
+    assert!(inputs.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+    assert_eq!(c.journal().now_ms, c.now().as_millis());
+    assert_eq!(c.journal().revision, c.api().revision());
+}
+
+#[test]
+fn the_scenario_marker_is_saved_and_bounded() {
+    let mut c = Cluster::with_seed(3);
+    c.set_scenario(Some("node-c-dies:2".into())).unwrap();
+    let restored = Cluster::import(&c.export().unwrap()).unwrap();
+    assert_eq!(
+        restored.journal().scenario.as_deref(),
+        Some("node-c-dies:2")
+    );
+    let err = c.set_scenario(Some("x".repeat(5000))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the scenario marker is too long: 5000 bytes (at most 4096)"
+    );
+    assert_eq!(c.journal().scenario.as_deref(), Some("node-c-dies:2"));
+}
+
+fn bare() -> Cluster {
+    Cluster::new(ClusterConfig {
+        nodes: vec![],
+        seed_objects: false,
+        ..ClusterConfig::default()
+    })
+}
+
+#[test]
+fn past_the_input_bound_the_session_says_it_is_too_long_to_save() {
+    let mut c = bare();
+    for _ in 0..MAX_INPUTS {
+        c.apply(Action::DropWatch(999)).unwrap();
+    }
+    assert!(c.journal().refusal().is_none());
+    assert!(c.export().is_ok());
+    c.apply(Action::DropWatch(999)).unwrap();
+    assert_eq!(c.journal().refusal(), Some(&Refusal::TooManyInputs));
+    assert_eq!(
+        c.journal().inputs.len(),
+        MAX_INPUTS,
+        "nothing recorded past it"
+    );
+    let err = c.export().unwrap_err();
+    assert_eq!(err, JournalError::SessionTooLong(Refusal::TooManyInputs));
+    assert_eq!(
+        err.to_string(),
+        "this session is too long to save: it has more than 100000 inputs"
+    );
+}
+
+#[test]
+fn past_the_size_bound_the_session_says_it_is_too_long_to_save() {
+    let mut c = bare();
+    let big = format!(
+        r#"{{"metadata":{{"name":"x"}},"pad":"{}"}}"#,
+        "a".repeat(1 << 20)
+    );
+    for _ in 0..16 {
+        c.session("kubectl")
+            .request("POST", "/api/v1/namespaces", None, Some(&big));
+        if c.journal().refusal().is_some() {
+            break;
+        }
+    }
+    assert_eq!(c.journal().refusal(), Some(&Refusal::TooManyBytes));
+    assert!(c.journal().size_bytes() <= watchlab_engine::journal::MAX_BYTES);
+    assert_eq!(
+        c.export().unwrap_err().to_string(),
+        "this session is too long to save: its file would be larger than 16777216 bytes"
+    );
+}
+
+#[test]
+fn past_a_week_of_virtual_time_the_session_says_it_is_too_long_to_save() {
+    let mut c = bare();
+    c.advance_to(watchlab_engine::clock::Timestamp::from_secs(7 * 24 * 3600));
+    assert!(c.export().is_ok());
+    let t = c.now().plus_millis(1);
+    c.advance_to(t);
+    assert_eq!(
+        c.export().unwrap_err().to_string(),
+        "this session is too long to save: it spans more than 7 days of virtual time"
+    );
+}
+
+#[test]
+fn direct_server_access_stops_the_journal() {
+    let mut c = bare();
+    let _ = c.session("kubectl").server();
+    assert_eq!(c.journal().refusal(), Some(&Refusal::Unrecorded));
+    assert!(c.export().is_err());
+}
+
