@@ -93,3 +93,154 @@ fn only_pods_on_create_are_admitted() {
         Some(2)
     );
 }
+
+#[test]
+fn version_is_v1_32() {
+    let mut s = ApiServer::new(1);
+    let (code, v) = call(&mut s, "GET", "/version", None);
+    assert_eq!(code, 200);
+    assert_eq!(
+        (&v["major"], &v["minor"], &v["gitVersion"]),
+        (&json!("1"), &json!("32"), &json!("v1.32.0"))
+    );
+    assert_eq!(v["platform"], "linux/amd64");
+    assert_eq!(v["compiler"], "gc");
+    let (code, _) = call(&mut s, "GET", "/version/?timeout=32s", None);
+    assert_eq!(code, 200);
+    let (code, body) = call(&mut s, "POST", "/version", Some(json!({})));
+    assert_eq!((code, body), (405, json!("405: Method Not Allowed")));
+    let (code, _) = call(&mut s, "GET", "/versions", None);
+    assert_eq!(code, 404);
+}
+
+const DEPLOYS: &str = "/apis/apps/v1/namespaces/default/deployments";
+const REPLICASETS: &str = "/apis/apps/v1/namespaces/default/replicasets";
+
+fn workload(kind: &str, name: &str, replicas: i32) -> Value {
+    json!({"apiVersion":"apps/v1","kind":kind,"metadata":{"name":name},
+           "spec":{"replicas":replicas,"selector":{"matchLabels":{"app":name}},
+                   "template":{"metadata":{"labels":{"app":name}},
+                               "spec":{"containers":[{"name":"c","image":"nginx"}]}}}})
+}
+
+fn msg(v: &Value) -> &str {
+    v["message"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn scale_get_put_and_patch_for_both_workloads() {
+    for (base, kind) in [(DEPLOYS, "Deployment"), (REPLICASETS, "ReplicaSet")] {
+        let mut s = ApiServer::new(1);
+        let (code, created) = call(&mut s, "POST", base, Some(workload(kind, "web", 2)));
+        assert_eq!(code, 201, "{created}");
+        let path = format!("{base}/web/scale");
+
+        let (code, scale) = call(&mut s, "GET", &path, None);
+        assert_eq!(code, 200, "{scale}");
+        assert_eq!(scale["kind"], "Scale");
+        assert_eq!(scale["apiVersion"], "autoscaling/v1");
+        assert_eq!(scale["metadata"]["uid"], created["metadata"]["uid"]);
+        assert_eq!(
+            scale["metadata"]["resourceVersion"],
+            created["metadata"]["resourceVersion"]
+        );
+        assert_eq!(scale["spec"], json!({"replicas": 2}));
+        assert_eq!(
+            scale["status"],
+            json!({"replicas": 0, "selector": "app=web"})
+        );
+
+        // What `kubectl scale --replicas=5` sends.
+        let (code, patched) = call(&mut s, "PATCH", &path, Some(json!({"spec":{"replicas":5}})));
+        assert_eq!(code, 200, "{patched}");
+        assert_eq!(patched["spec"]["replicas"], 5);
+        let (_, parent) = call(&mut s, "GET", &format!("{base}/web"), None);
+        assert_eq!(parent["spec"]["replicas"], 5);
+        assert_eq!(
+            parent["metadata"]["resourceVersion"],
+            patched["metadata"]["resourceVersion"]
+        );
+        assert_eq!(
+            s.ledger().iter().last().map(|e| e.resource.clone()),
+            Some(format!(
+                "{}/scale",
+                base.rsplit('/').next().unwrap_or_default()
+            ))
+        );
+
+        // PUT with a stale resourceVersion conflicts on the parent; with none it applies.
+        let mut stale = scale.clone();
+        stale["spec"]["replicas"] = json!(1);
+        let (code, err) = call(&mut s, "PUT", &path, Some(stale.clone()));
+        assert_eq!(code, 409, "{err}");
+        assert!(
+            msg(&err).starts_with("Operation cannot be fulfilled on "),
+            "{err}"
+        );
+        stale["metadata"]
+            .as_object_mut()
+            .map(|m| m.remove("resourceVersion"));
+        let (code, put) = call(&mut s, "PUT", &path, Some(stale));
+        assert_eq!(
+            (code, &put["spec"]),
+            (200, &json!({"replicas": 1})),
+            "{put}"
+        );
+    }
+}
+
+#[test]
+fn scale_errors_are_the_real_ones() {
+    let mut s = ApiServer::new(1);
+    call(
+        &mut s,
+        "POST",
+        DEPLOYS,
+        Some(workload("Deployment", "web", 2)),
+    );
+    let path = format!("{DEPLOYS}/web/scale");
+
+    let (code, err) = call(&mut s, "GET", &format!("{DEPLOYS}/nope/scale"), None);
+    assert_eq!(code, 404);
+    assert_eq!(msg(&err), "deployments/scale.apps \"nope\" not found");
+
+    let rev = s.revision();
+    let (code, err) = call(
+        &mut s,
+        "PATCH",
+        &path,
+        Some(json!({"spec":{"replicas":-1}})),
+    );
+    assert_eq!(code, 422);
+    assert_eq!(
+        msg(&err),
+        "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"
+    );
+    let (code, err) = call(
+        &mut s,
+        "PUT",
+        &path,
+        Some(
+            json!({"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"other"},"spec":{"replicas":1}}),
+        ),
+    );
+    assert_eq!(code, 400);
+    assert_eq!(
+        msg(&err),
+        "the name of the object (other) does not match the name on the URL (web)"
+    );
+    let (code, _) = call(
+        &mut s,
+        "PUT",
+        &path,
+        Some(json!({"kind":"Deployment","apiVersion":"autoscaling/v1","metadata":{"name":"web"}})),
+    );
+    assert_eq!(code, 400);
+    assert_eq!(s.revision(), rev, "rejected scale writes write nothing");
+
+    // Pods have no scale subresource.
+    let (code, _) = call(&mut s, "POST", PODS, Some(pod("p", json!([]))));
+    assert_eq!(code, 201);
+    let (code, err) = call(&mut s, "GET", &format!("{PODS}/p/scale"), None);
+    assert_eq!(code, 404, "{err}");
+}

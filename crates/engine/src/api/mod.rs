@@ -13,6 +13,7 @@ pub mod node;
 pub mod pod;
 pub mod resource;
 pub mod resource_list;
+pub mod scale;
 pub mod strategy;
 pub mod time;
 pub mod validation;

@@ -8,6 +8,7 @@ use super::patch::{MERGE_PATCH, STRATEGIC_MERGE_PATCH};
 use super::{ApiServer, DEFAULT_USER};
 use crate::api::binding::Binding;
 use crate::api::resource::{self, ResourceInfo};
+use crate::api::scale::{self, Scale};
 use crate::api::Object;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
 use watchlab_apimachinery::request::{parse_request, Query, RequestInfo, Verb};
@@ -29,11 +30,34 @@ fn route(info: &RequestInfo) -> Result<&'static ResourceInfo, Status> {
     let r = resource::lookup(&info.group, &info.version, &info.resource)
         .ok_or_else(Status::path_not_found)?;
     if let Some(sub) = info.subresource.as_deref() {
-        if !r.subresources.contains(&sub) {
+        let scale = sub == "scale" && scale::has_scale(r.kind);
+        if !scale && !r.subresources.contains(&sub) {
             return Err(Status::path_not_found());
         }
     }
     Ok(r)
+}
+
+/// A PATCH body as JSON, refusing media types other than the merge patches.
+fn patch_of(content_type: Option<&str>, body: Option<&str>) -> Result<serde_json::Value, Status> {
+    let ct = content_type.unwrap_or_default();
+    let media = ct.split(';').next().unwrap_or_default().trim();
+    if media != MERGE_PATCH && media != STRATEGIC_MERGE_PATCH {
+        return Err(Status::failure(
+            415,
+            StatusReason::UnsupportedMediaType,
+            format!("the body of the request was in an unknown format - accepted media types include: {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}"),
+            None,
+        ));
+    }
+    serde_json::from_str(body_of(body)?)
+        .map_err(|e| Status::bad_request(&format!("error decoding patch: {e}")))
+}
+
+/// `/version` (with an optional trailing slash), outside the API groups.
+fn is_version_path(path_and_query: &str) -> bool {
+    let path = path_and_query.split(['?', '#']).next().unwrap_or_default();
+    matches!(path, "/version" | "/version/")
 }
 
 fn body_of(body: Option<&str>) -> Result<&str, Status> {
@@ -73,6 +97,14 @@ impl ApiServer {
         content_type: Option<&str>,
         body: Option<&str>,
     ) -> Result<ApiResponse, Status> {
+        if is_version_path(path_and_query) {
+            // go-restful's answer to any other method on a GET-only route.
+            return Ok(if method.eq_ignore_ascii_case("GET") {
+                respond(200, super::version::VERSION.to_json())
+            } else {
+                respond(405, "405: Method Not Allowed".to_string())
+            });
+        }
         let (info, query) = parse_request(method, path_and_query)?;
         let r = route(&info)?;
         let ns = info.namespace.as_deref().filter(|_| r.namespaced);
@@ -132,19 +164,39 @@ impl ApiServer {
                 };
                 Ok(respond(if existed { 200 } else { 201 }, out.to_json()))
             }
-            (Verb::Patch, None | Some("status")) => {
-                let ct = content_type.unwrap_or_default();
-                let media = ct.split(';').next().unwrap_or_default().trim();
-                if media != MERGE_PATCH && media != STRATEGIC_MERGE_PATCH {
-                    return Err(Status::failure(
-                        415,
-                        StatusReason::UnsupportedMediaType,
-                        format!("the body of the request was in an unknown format - accepted media types include: {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}"),
-                        None,
+            (Verb::Get, Some("scale")) => {
+                Ok(respond(200, self.get_scale(r.kind, ns, name)?.to_json()))
+            }
+            (Verb::Update, Some("scale")) => {
+                let value: serde_json::Value =
+                    serde_json::from_str(body_of(body)?).map_err(|e| {
+                        Status::bad_request(&format!(
+                            "couldn't get version/kind; json parse error: {e}"
+                        ))
+                    })?;
+                let scale = Scale::from_value(value)?;
+                if !scale.metadata.namespace.is_empty()
+                    && Some(scale.metadata.namespace.as_str()) != ns
+                {
+                    return Err(Status::bad_request(
+                        "the namespace of the provided object does not match the namespace sent on the request",
                     ));
                 }
-                let patch: serde_json::Value = serde_json::from_str(body_of(body)?)
-                    .map_err(|e| Status::bad_request(&format!("error decoding patch: {e}")))?;
+                if scale.metadata.name != name {
+                    return Err(name_mismatch(&scale.metadata.name, name));
+                }
+                let out = self.update_scale(user, r.kind, ns, name, &scale)?;
+                Ok(respond(200, out.to_json()))
+            }
+            (Verb::Patch, Some("scale")) => {
+                let patch = patch_of(content_type, body)?;
+                Ok(respond(
+                    200,
+                    self.patch_scale(user, r.kind, ns, name, &patch)?.to_json(),
+                ))
+            }
+            (Verb::Patch, None | Some("status")) => {
+                let patch = patch_of(content_type, body)?;
                 let out =
                     self.merge_patch(user, r.kind, ns, name, &patch, sub == Some("status"))?;
                 Ok(respond(200, out.to_json()))

@@ -10,6 +10,7 @@ pub mod continue_token;
 pub mod http;
 pub mod ledger;
 pub mod patch;
+pub mod version;
 pub mod watch;
 
 mod binding;
@@ -17,6 +18,7 @@ mod create;
 mod delete;
 mod errors;
 mod read;
+mod scale;
 mod update;
 mod watch_start;
 

@@ -15,6 +15,8 @@ use watchlab_apimachinery::status::Status;
 pub(super) enum Part {
     Main,
     Status,
+    /// The `scale` subresource: a main update of `spec.replicas`, logged as `<plural>/scale`.
+    Scale,
 }
 
 impl ApiServer {
@@ -67,7 +69,7 @@ impl ApiServer {
         }
         let mut new = match part {
             Part::Status => strategy::status_update(&obj, &old),
-            Part::Main => {
+            Part::Main | Part::Scale => {
                 let mut new = obj;
                 strategy::keep_status(&mut new, &old);
                 let (o, m) = (old.meta(), new.meta_mut());
@@ -115,6 +117,7 @@ impl ApiServer {
         let resource = match part {
             Part::Main => r.plural.to_string(),
             Part::Status => format!("{}/status", r.plural),
+            Part::Scale => format!("{}/scale", r.plural),
         };
         let lease = self.lease_for(kind);
         self.commit_or_conflict(
