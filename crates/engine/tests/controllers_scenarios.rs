@@ -108,7 +108,12 @@ fn cluster(seed: u64) -> Harness {
 
 #[test]
 fn kubectl_run_shows_pending_container_creating_running_as_separate_writes() {
-    let mut h = cluster(7);
+    kubectl_run_story(7);
+}
+
+/// Scenario 1 with the cluster seeded by `seed`.
+fn kubectl_run_story(seed: u64) {
+    let mut h = cluster(seed);
     let watch = h
         .api
         .watch(
@@ -225,7 +230,12 @@ fn live_pods_by_node(api: &ApiServer) -> Vec<(String, String)> {
 
 #[test]
 fn node_c_lost_its_pod_is_replaced_on_another_node_within_two_minutes() {
-    let mut h = cluster(11);
+    node_c_story(11);
+}
+
+/// Scenario 2 with the cluster seeded by `seed`.
+fn node_c_story(seed: u64) {
+    let mut h = cluster(seed);
     h.api
         .create("kubectl", deployment("orders-api", 3, "orders-api:1.0"))
         .expect("deploy");
@@ -260,9 +270,12 @@ fn node_c_lost_its_pod_is_replaced_on_another_node_within_two_minutes() {
             .and_then(|n| n.condition("Ready").map(|c| c.status == "Unknown")))
         .unwrap_or(false)));
     let not_ready_at = h.now();
+    // The grace period runs from the lease's last renewal, up to one renew interval (2.5 s)
+    // before the kill.
     assert!(
-        not_ready_at.millis_since(killed_at) >= 20_000,
-        "not before the grace period"
+        not_ready_at.millis_since(killed_at) >= 20_000 - 2_500,
+        "not before the grace period: {} ms (seed {seed})",
+        not_ready_at.millis_since(killed_at)
     );
     let node = h.api.get(Kind::Node, None, "node-c").expect("node");
     let node = node.as_node().expect("node");
@@ -513,7 +526,12 @@ fn scale(h: &mut Harness, replicas: i32) {
 
 #[test]
 fn scaling_and_a_rolling_update_keep_availability_and_end_on_one_replica_set() {
-    let mut h = cluster(5);
+    rollout_story(5);
+}
+
+/// Scenario 5 with the cluster seeded by `seed`.
+fn rollout_story(seed: u64) {
+    let mut h = cluster(seed);
     h.api
         .create("kubectl", deployment("orders-api", 3, "orders-api:1.0"))
         .expect("deploy");
@@ -668,4 +686,15 @@ fn with_the_real_defaults_the_same_failure_takes_about_six_minutes() {
         h.run_until_true(h.now().plus_secs(20), evicted),
         "evicted after 300 s"
     );
+}
+
+/// The stories do not depend on a lucky seed: the same order of writes, the same recovery
+/// bound, the same availability through a rollout, whatever the rng draws.
+#[test]
+fn every_seed_tells_the_same_stories() {
+    for seed in 100..110 {
+        kubectl_run_story(seed);
+        node_c_story(seed);
+        rollout_story(seed);
+    }
 }
