@@ -34,28 +34,31 @@ fn container(name: &str, image: &str) -> Container {
 fn deployment(name: &str, replicas: i32, image: &str) -> Object {
     let mut labels = std::collections::BTreeMap::new();
     labels.insert("app".to_string(), name.to_string());
-    Object::Deployment(Deployment {
-        metadata: ObjectMeta::named("production", name),
-        spec: DeploymentSpec {
-            replicas: Some(replicas),
-            selector: Some(LabelSelector {
-                match_labels: labels.clone(),
+    Object::Deployment(
+        Deployment {
+            metadata: ObjectMeta::named("production", name),
+            spec: DeploymentSpec {
+                replicas: Some(replicas),
+                selector: Some(LabelSelector {
+                    match_labels: labels.clone(),
+                    ..Default::default()
+                }),
+                template: PodTemplateSpec {
+                    metadata: ObjectMeta {
+                        labels,
+                        ..Default::default()
+                    },
+                    spec: PodSpec {
+                        containers: vec![container(name, image)],
+                        ..Default::default()
+                    },
+                },
                 ..Default::default()
-            }),
-            template: PodTemplateSpec {
-                metadata: ObjectMeta {
-                    labels,
-                    ..Default::default()
-                },
-                spec: PodSpec {
-                    containers: vec![container(name, image)],
-                    ..Default::default()
-                },
             },
-            ..Default::default()
-        },
-        status: Default::default(),
-    })
+            status: Default::default(),
+        }
+        .into(),
+    )
 }
 
 fn pods(api: &ApiServer, ns: &str) -> Vec<Pod> {
@@ -400,13 +403,13 @@ fn two_writers_one_conflict_and_retry_on_conflict_loses_nothing() {
     let mut a = read_a.clone();
     a.spec.replicas = Some(4);
     h.api
-        .update("alice", Object::Deployment(a))
+        .update("alice", Object::Deployment(a.into()))
         .expect("first writer wins");
     let mut b = read_b.clone();
     b.metadata.labels.insert("team".into(), "payments".into());
     let err = h
         .api
-        .update("bob", Object::Deployment(b))
+        .update("bob", Object::Deployment(b.into()))
         .expect_err("second writer is stale");
     assert_eq!(err.code(), 409);
     assert_eq!(
@@ -430,7 +433,7 @@ fn two_writers_one_conflict_and_retry_on_conflict_loses_nothing() {
             };
             reads.push(d.metadata.resource_version.clone());
             d.metadata.labels.insert("team".into(), "payments".into());
-            api.update("bob", Object::Deployment(d))
+            api.update("bob", Object::Deployment(d.into()))
                 .map_err(|s| client_error(&s))
         },
     );
@@ -512,7 +515,7 @@ fn scale(h: &mut Harness, replicas: i32) {
     let mut d = get_deployment(&h.api, "orders-api");
     d.spec.replicas = Some(replicas);
     h.api
-        .update("kubectl", Object::Deployment(d))
+        .update("kubectl", Object::Deployment(d.into()))
         .expect("scale");
     let deadline = h.now().plus_secs(60);
     let want = (replicas, replicas, replicas);
@@ -547,7 +550,7 @@ fn rollout_story(seed: u64) {
     let mut d = get_deployment(&h.api, "orders-api");
     d.spec.template.spec.containers[0].image = "orders-api:2.0".into();
     h.api
-        .update("kubectl", Object::Deployment(d))
+        .update("kubectl", Object::Deployment(d.into()))
         .expect("set image");
     // maxUnavailable = 25% of 3 rounded down = 0: never fewer than 3 available;
     // maxSurge = 25% of 3 rounded up = 1: never more than 4 pods.

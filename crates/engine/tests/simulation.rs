@@ -143,40 +143,43 @@ fn quantity(s: &str) -> Quantity {
 
 fn deployment(replicas: i32) -> Object {
     let labels: BTreeMap<String, String> = [("app".to_string(), DEPLOYMENT.to_string())].into();
-    Object::Deployment(Deployment {
-        metadata: ObjectMeta::named(NAMESPACE, DEPLOYMENT),
-        spec: DeploymentSpec {
-            replicas: Some(replicas),
-            selector: Some(LabelSelector {
-                match_labels: labels.clone(),
-                ..Default::default()
-            }),
-            template: PodTemplateSpec {
-                metadata: ObjectMeta {
-                    labels,
+    Object::Deployment(
+        Deployment {
+            metadata: ObjectMeta::named(NAMESPACE, DEPLOYMENT),
+            spec: DeploymentSpec {
+                replicas: Some(replicas),
+                selector: Some(LabelSelector {
+                    match_labels: labels.clone(),
                     ..Default::default()
-                },
-                spec: PodSpec {
-                    containers: vec![Container {
-                        name: DEPLOYMENT.into(),
-                        image: format!("{DEPLOYMENT}:0"),
-                        resources: ResourceRequirements {
-                            requests: [
-                                ("cpu".to_string(), quantity(CPU_REQUEST)),
-                                ("memory".to_string(), quantity("1Gi")),
-                            ]
-                            .into(),
-                            ..Default::default()
-                        },
+                }),
+                template: PodTemplateSpec {
+                    metadata: ObjectMeta {
+                        labels,
                         ..Default::default()
-                    }],
-                    ..Default::default()
+                    },
+                    spec: PodSpec {
+                        containers: vec![Container {
+                            name: DEPLOYMENT.into(),
+                            image: format!("{DEPLOYMENT}:0"),
+                            resources: ResourceRequirements {
+                                requests: [
+                                    ("cpu".to_string(), quantity(CPU_REQUEST)),
+                                    ("memory".to_string(), quantity("1Gi")),
+                                ]
+                                .into(),
+                                ..Default::default()
+                            },
+                            ..Default::default()
+                        }],
+                        ..Default::default()
+                    },
                 },
+                ..Default::default()
             },
-            ..Default::default()
-        },
-        status: Default::default(),
-    })
+            status: Default::default(),
+        }
+        .into(),
+    )
 }
 
 /// The cluster under test, its etcd members, and what the invariants need to remember.
@@ -425,7 +428,7 @@ impl Sim {
                 .cloned()
                 .ok_or_else(|| ClientError::internal("not a Deployment"))?;
             change(&mut d);
-            api.update(user, Object::Deployment(d))
+            api.update(user, Object::Deployment(d.into()))
                 .map_err(|s| client_error(&s))
         });
         out.result.is_ok()
@@ -525,7 +528,7 @@ impl Sim {
         let mut alice = read.clone();
         alice.spec.replicas = Some(replicas);
         let read_rv = read.metadata.resource_version.clone();
-        let alice = self.h.api.update("alice", Object::Deployment(alice));
+        let alice = self.h.api.update("alice", Object::Deployment(alice.into()));
         if alice.is_ok() {
             self.desired = replicas;
         }
@@ -535,7 +538,7 @@ impl Sim {
         let note = note.to_string();
         let mut bob = read;
         bob.metadata.annotations.insert(NOTE.into(), note.clone());
-        match self.h.api.update("bob", Object::Deployment(bob)) {
+        match self.h.api.update("bob", Object::Deployment(bob.into())) {
             Ok(_) => self.check(!alice_won, || "a stale write was accepted".into()),
             Err(e) if alice_won => {
                 self.check(e.code() == 409, || format!("bob got {e:?}"));
