@@ -13,6 +13,7 @@ pub mod clock_driver;
 pub mod discovery;
 pub mod scale;
 pub mod server;
+pub mod strategic_merge;
 pub mod table;
 
 pub use args::{Args, ArgsError};

@@ -1,9 +1,15 @@
 //! `watchlab-apiserver`: parses the flags, binds 127.0.0.1, says there is no authentication,
 //! and serves until killed (exit code 1 on a bad flag or a taken port).
 
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
 use std::process::ExitCode;
+#[cfg(not(target_arch = "wasm32"))]
 use watchlab_apiserver_http::{Args, ArgsError, Server};
 
+#[cfg(not(target_arch = "wasm32"))]
 fn main() -> ExitCode {
     let args = match Args::parse(std::env::args().skip(1)) {
         Ok(a) => a,

@@ -1,6 +1,8 @@
 //! The `watchlab-apiserver` binary's own behaviour: a taken port is a clear error and exit 1,
 //! a bad flag too.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_watchlab-apiserver");

@@ -2,6 +2,8 @@
 //! pods of `default` keeps its cache through forced watch timeouts (`timeoutSeconds=1`) and a compaction
 //! (the resumed watch gets 410 Expired and the watcher relists), and ends equal to the ledger.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 mod common;
 
 use std::collections::BTreeMap;

@@ -1,6 +1,8 @@
 //! The real kubectl v1.32 against watchlab-apiserver: each test starts its own server and checks
 //! what kubectl prints, exit codes and error texts included. Skipped (with a note) without kubectl.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 mod common;
 
 use common::{kubectl_available, TestServer};
@@ -450,4 +452,21 @@ fn get_pods_watch_prints_table_rows_as_the_pod_progresses() {
     } else {
         eprintln!("statuses seen: {statuses:?}");
     }
+}
+
+#[test]
+fn apply_merges_containers_by_name_strategically() {
+    need_kubectl!("apply_merges_containers_by_name_strategically");
+    let s = TestServer::start();
+    let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: IMAGE\n        ports:\n        - containerPort: 80\n";
+    let file = s.write("web.yaml", &manifest.replace("IMAGE", "nginx:1.27"));
+    let file = file.to_string_lossy().into_owned();
+    let apply = ["apply", "--validate=false", "-f", &file];
+    assert_eq!(s.ok(&apply).trim(), "deployment.apps/web created");
+    s.write("web.yaml", &manifest.replace("IMAGE", "nginx:1.28"));
+    assert_eq!(s.ok(&apply).trim(), "deployment.apps/web configured");
+    // The ports survive: containers merged by name, not replaced by the patch's list.
+    let containers = s.ok(&["get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort}"]);
+    assert_eq!(containers, "nginx:1.28 80");
+    assert_eq!(s.ok(&apply).trim(), "deployment.apps/web unchanged");
 }
