@@ -191,7 +191,7 @@ fn filters_report_taints_selectors_and_unschedulable_nodes() {
 fn replica_set(name: &str, replicas: i32) -> Object {
     let labels: std::collections::BTreeMap<String, String> =
         [("app".to_string(), name.to_string())].into();
-    Object::ReplicaSet(ReplicaSet {
+    Object::ReplicaSet(Box::new(ReplicaSet {
         metadata: ObjectMeta::named("production", name),
         spec: ReplicaSetSpec {
             replicas: Some(replicas),
@@ -209,7 +209,7 @@ fn replica_set(name: &str, replicas: i32) -> Object {
             },
         },
         status: Default::default(),
-    })
+    }))
 }
 
 fn pods_of(api: &ApiServer, app: &str) -> Vec<Pod> {
@@ -290,7 +290,7 @@ fn replica_set_adopts_orphans_and_never_overshoots_despite_lag() {
     let mut r = rs.as_replica_set().cloned().expect("rs");
     r.spec.replicas = Some(2);
     h.api
-        .update("kubectl", Object::ReplicaSet(r))
+        .update("kubectl", Object::ReplicaSet(Box::new(r)))
         .expect("scale");
     h.run_for(20_000);
     assert_eq!(pods_of(&h.api, "web").len(), 2);
@@ -420,7 +420,7 @@ fn old_replica_sets_beyond_the_revision_history_limit_are_deleted() {
         status: Default::default(),
     };
     h.api
-        .create("kubectl", Object::Deployment(d))
+        .create("kubectl", Object::Deployment(Box::new(d)))
         .expect("create");
     h.run_for(15_000);
     for v in 2..=4 {
@@ -432,7 +432,7 @@ fn old_replica_sets_beyond_the_revision_history_limit_are_deleted() {
             .expect("d");
         d.spec.template.spec.containers[0].image = format!("app:{v}.0");
         h.api
-            .update("kubectl", Object::Deployment(d))
+            .update("kubectl", Object::Deployment(Box::new(d)))
             .expect("update");
         h.run_for(30_000);
     }

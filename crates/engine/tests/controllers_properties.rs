@@ -34,7 +34,7 @@ fn action() -> impl Strategy<Value = Action> {
 fn deployment(replicas: i32) -> Object {
     let labels: std::collections::BTreeMap<String, String> =
         [("app".to_string(), "web".to_string())].into();
-    Object::Deployment(Deployment {
+    Object::Deployment(Box::new(Deployment {
         metadata: ObjectMeta::named("production", "web"),
         spec: DeploymentSpec {
             replicas: Some(replicas),
@@ -59,7 +59,7 @@ fn deployment(replicas: i32) -> Object {
             ..Default::default()
         },
         status: Default::default(),
-    })
+    }))
 }
 
 fn edit(h: &mut Harness, change: impl Fn(&mut Deployment)) {
@@ -74,7 +74,10 @@ fn edit(h: &mut Harness, change: impl Fn(&mut Deployment)) {
             return;
         };
         change(&mut d);
-        if h.api.update("kubectl", Object::Deployment(d)).is_ok() {
+        if h.api
+            .update("kubectl", Object::Deployment(Box::new(d)))
+            .is_ok()
+        {
             return;
         }
     }

@@ -134,7 +134,7 @@ mod tests {
             Some("IfNotPresent")
         );
 
-        let mut d = Object::Deployment(Deployment::default());
+        let mut d = Object::Deployment(Box::default());
         apply(&mut d);
         let Object::Deployment(d) = d else {
             unreachable!()

@@ -450,7 +450,7 @@ mod tests {
             image: "nginx".into(),
             ..Default::default()
         }];
-        Object::ReplicaSet(ReplicaSet {
+        Object::ReplicaSet(Box::new(ReplicaSet {
             metadata: ObjectMeta::named("default", "web"),
             spec: ReplicaSetSpec {
                 replicas: Some(-1),
@@ -459,7 +459,7 @@ mod tests {
                 ..Default::default()
             },
             ..Default::default()
-        })
+        }))
     }
 
     #[test]
@@ -492,7 +492,10 @@ mod tests {
         d1.spec.selector = Some(sel("a"));
         let mut d2 = d1.clone();
         d2.spec.selector = Some(sel("b"));
-        let errs = validate_update(&Object::Deployment(d2), &Object::Deployment(d1));
+        let errs = validate_update(
+            &Object::Deployment(Box::new(d2)),
+            &Object::Deployment(Box::new(d1)),
+        );
         assert!(messages(&errs).iter().any(|m| m.starts_with("spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"b\"}") && m.ends_with("field is immutable")), "{errs:?}");
 
         let c = Container {

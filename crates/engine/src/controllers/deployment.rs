@@ -152,7 +152,7 @@ impl DeploymentController {
         if updated == *rs {
             return Ok(());
         }
-        api.update(USER_AGENT, Object::ReplicaSet(updated))
+        api.update(USER_AGENT, Object::ReplicaSet(Box::new(updated)))
             .map_err(|_| ())?;
         if from != to {
             let dir = if to > from { "up" } else { "down" };
@@ -209,7 +209,7 @@ impl DeploymentController {
                     (desired + surge - current).min(desired).max(0)
                 };
                 let rs = self.new_replica_set(d, &hash, start, max_old_revision + 1, surge);
-                match api.create(USER_AGENT, Object::ReplicaSet(rs)) {
+                match api.create(USER_AGENT, Object::ReplicaSet(Box::new(rs))) {
                     Ok(o) => {
                         created = true;
                         if start > 0 {
@@ -243,7 +243,7 @@ impl DeploymentController {
                     REVISION_ANNOTATION.into(),
                     (max_old_revision + 1).to_string(),
                 );
-                api.update(USER_AGENT, Object::ReplicaSet(r))
+                api.update(USER_AGENT, Object::ReplicaSet(Box::new(r)))
                     .map_err(|_| ())?;
                 return Ok(());
             }
@@ -269,7 +269,7 @@ impl DeploymentController {
             u.metadata
                 .annotations
                 .insert(REVISION_ANNOTATION.into(), rev);
-            api.update(USER_AGENT, Object::Deployment(u))
+            api.update(USER_AGENT, Object::Deployment(Box::new(u)))
                 .map_err(|_| ())?;
             return Ok(());
         }
@@ -494,7 +494,7 @@ impl DeploymentController {
         }
         let mut u = d.clone();
         u.status = s;
-        api.update_status(USER_AGENT, Object::Deployment(u))
+        api.update_status(USER_AGENT, Object::Deployment(Box::new(u)))
             .map(|_| ())
             .map_err(|_| ())
     }

@@ -436,7 +436,7 @@ impl ReplicaSetController {
         }
         let mut updated = rs.clone();
         updated.status = status;
-        api.update_status(USER_AGENT, Object::ReplicaSet(updated))
+        api.update_status(USER_AGENT, Object::ReplicaSet(Box::new(updated)))
             .map(|_| ())
             .map_err(|_| ())
     }
