@@ -221,6 +221,8 @@ struct Coverage {
     expired_relists: u64,
     /// Events whose count went past 1 (a repeat was correlated).
     repeated_events: u64,
+    /// `FailedScheduling` Events (no room, cordoned or tainted nodes).
+    failed_scheduling: u64,
 }
 
 impl Coverage {
@@ -230,6 +232,7 @@ impl Coverage {
         self.conflicts += o.conflicts;
         self.expired_relists += o.expired_relists;
         self.repeated_events += o.repeated_events;
+        self.failed_scheduling += o.failed_scheduling;
     }
 }
 
@@ -793,6 +796,10 @@ impl Sim {
         sorted.sort_by_key(|e| e.first_timestamp);
         self.coverage.repeated_events +=
             sorted.iter().filter(|e| e.count.unwrap_or(1) > 1).count() as u64;
+        self.coverage.failed_scheduling += sorted
+            .iter()
+            .filter(|e| e.reason == "FailedScheduling")
+            .count() as u64;
         for e in sorted {
             let key = format!(
                 "{}/{}/{} {} {:?} {}/{}",
@@ -1003,6 +1010,7 @@ fn faults_heal_into_a_converged_cluster_whose_caches_match_the_ledger() {
         assert!(total.conflicts > 0, "no conflicting write: {total:?}");
         assert!(total.expired_relists > 0, "no expired watch: {total:?}");
         assert!(total.repeated_events > 0, "no repeated event: {total:?}");
+        assert!(total.failed_scheduling > 0, "no pod ever waited: {total:?}");
         eprintln!("{total:?}");
     }
 }
