@@ -611,6 +611,23 @@ impl Sim {
     }
 
     fn check_converged(&self) {
+        // Every kubelet's runtime holds exactly the pods bound to its node: none left running
+        // after its deletion, none missing.
+        for k in &self.h.plane.kubelets {
+            let bound = self
+                .pods()
+                .iter()
+                .filter_map(|o| o.as_pod())
+                .filter(|p| p.spec.node_name == k.node_name())
+                .count();
+            self.check(k.running_pods() == bound, || {
+                format!(
+                    "{} runs {} pods, {bound} bound to it",
+                    k.node_name(),
+                    k.running_pods()
+                )
+            });
+        }
         let pods: Vec<String> = self
             .pods()
             .iter()
