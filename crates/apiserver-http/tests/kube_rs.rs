@@ -1,6 +1,7 @@
 //! kube-rs, a real Rust client, against watchlab-apiserver: a `watcher` + `reflector` over the
-//! pods of `default` keeps its cache through forced watch timeouts (`timeoutSeconds=1`) and a compaction
-//! (the resumed watch gets 410 Expired and the watcher relists), and ends equal to the ledger.
+//! pods of `default` keeps its cache through forced watch timeouts (`timeoutSeconds=1`), a
+//! compaction and a server-closed stream (the resumed watch gets 410 Expired and the watcher
+//! relists), and ends equal to the ledger.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -75,12 +76,18 @@ fn cache_pods(reader: &reflector::Store<Pod>) -> BTreeMap<String, String> {
         .collect()
 }
 
-async fn eventually(what: &str, max: Duration, mut done: impl FnMut() -> bool) {
+async fn eventually(
+    log: &Arc<Mutex<Vec<String>>>,
+    what: &str,
+    max: Duration,
+    mut done: impl FnMut() -> bool,
+) {
     let deadline = tokio::time::Instant::now() + max;
     while !done() {
         assert!(
             tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
+            "timed out waiting for {what}; watcher events: {:?}",
+            log.lock().expect("log")
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -139,9 +146,12 @@ async fn reflector_survives_watch_timeouts_and_compaction() {
             .await
             .expect("create");
     }
-    eventually("the two pods in the cache", Duration::from_secs(10), || {
-        cache_pods(&reader).len() == 2
-    })
+    eventually(
+        &log,
+        "the two pods in the cache",
+        Duration::from_secs(10),
+        || cache_pods(&reader).len() == 2,
+    )
     .await;
 
     // Let at least one watch time out, then change things: the resumed watch must carry them.
@@ -152,10 +162,15 @@ async fn reflector_survives_watch_timeouts_and_compaction() {
     pods.delete("a", &DeleteParams::default())
         .await
         .expect("delete a");
-    eventually("c added and a deleted", Duration::from_secs(10), || {
-        let c = cache_pods(&reader);
-        c.contains_key("default/c") && !c.contains_key("default/a")
-    })
+    eventually(
+        &log,
+        "c added and a deleted",
+        Duration::from_secs(10),
+        || {
+            let c = cache_pods(&reader);
+            c.contains_key("default/c") && !c.contains_key("default/a")
+        },
+    )
     .await;
 
     // Compact past the watcher's position with writes it does not watch, so the next resume
@@ -176,8 +191,21 @@ async fn reflector_survives_watch_timeouts_and_compaction() {
             assert_eq!(r.code, 200, "{}", r.body);
         }
         server.compact_now().expect("compact");
+        // End the watcher's open stream, as an API server restart would: it resumes from its
+        // last pod resourceVersion (a periodic BOOKMARK could otherwise have moved it past the
+        // compaction), which is now compacted.
+        let ours: Vec<_> = server
+            .streams()
+            .filter(|st| st.filter().namespace.as_deref() == Some("default"))
+            .map(|st| st.id())
+            .collect();
+        assert!(!ours.is_empty(), "the watcher has an open watch");
+        for id in ours {
+            server.stop_watch(id);
+        }
     });
     eventually(
+        &log,
         "a relist after the compaction",
         Duration::from_secs(15),
         || inits(&log) > before,
@@ -187,6 +215,7 @@ async fn reflector_survives_watch_timeouts_and_compaction() {
         .await
         .expect("create d");
     eventually(
+        &log,
         "the cache to equal the ledger",
         Duration::from_secs(10),
         || cache_pods(&reader) == ledger_pods(&s),
