@@ -1,13 +1,26 @@
 //! A randomized simulation of the whole control plane under faults, to find what scripted
 //! scenarios miss. Each run draws a fault schedule from one seed — node kills and restores, etcd
-//! member kills and restores (a lost quorum stops every write), compactions (watches expire,
-//! informers re-list) and two writers racing on the same Deployment — then heals everything and
-//! checks the invariants a learner relies on:
+//! member kills and restores (a lost quorum stops every write), compactions and stalled readers
+//! (watches expire, informers re-list), two writers racing on the same Deployment, scaling,
+//! image changes, `kubectl delete pod`, cordon/uncordon — then heals everything and checks the
+//! invariants a learner relies on.
+//!
+//! At every instant:
 //! - no pod stays un-Terminating on a dead node past its eviction deadline;
-//! - once faults heal, the Deployment converges: exactly the desired number of Running, ready
-//!   pods, all on live nodes, every node Ready and untainted, the status saying so;
+//! - no node carries more cpu/memory requests than it can allocate;
+//! - nothing is bound to a node cordoned more than a second ago.
+//!
+//! Once healed:
+//! - the Deployment converges: exactly the desired number of Running, ready pods on live nodes,
+//!   every node Ready and untainted, the status saying so, every kubelet running exactly its
+//!   node's pods;
+//! - the ownership chain holds: one current ReplicaSet, named by its template hash, owning
+//!   every pod;
 //! - no acknowledged write is lost (the last scale and the last annotation both survive);
-//! - once quiet, informer caches equal the ledger, object for object and version for version.
+//! - a repeated Event was counted, not duplicated;
+//! - with the ledger held still, every informer cache (an observer's and each controller's)
+//!   equals the ledger, object for object and version for version;
+//! - the same seed gives the same history, byte for byte.
 //!
 //! A failure prints the seed and the fault schedule; `WATCHLAB_SIM_SEED=<n>` replays one seed.
 
