@@ -3,6 +3,7 @@
 //! kube-rs can drive the simulated cluster and show it behaves like Kubernetes. Native only; the
 //! wasm app never depends on it.
 
+#![cfg(not(target_arch = "wasm32"))]
 #![cfg_attr(
     not(test),
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
