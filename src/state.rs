@@ -216,16 +216,14 @@ impl State {
             Action::Step => {
                 let mut e = self.engine.borrow_mut();
                 e.clock.set_paused(true);
-                let before = e.cluster.api().revision();
-                if e.cluster.step().is_none() {
+                let idle = e.cluster.step().is_none();
+                if idle {
                     // No timer: still let every component react to what was just written
-                    // (one virtual millisecond), and say so if nothing did.
+                    // (one virtual millisecond).
                     e.advance(1);
                 }
                 e.poll_console();
-                self.notice = (e.cluster.api().revision() == before
-                    && e.cluster.next_timer().is_none())
-                .then_some(Notice::NothingScheduled);
+                self.notice = idle.then_some(Notice::NothingScheduled);
             }
             Action::Restart(seed) => {
                 let (speed, paused) = {

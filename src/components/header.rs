@@ -51,7 +51,7 @@ pub fn Header() -> Html {
             </div>
             <div class="meter" title={tr(&ctx, T::VirtualTime)}>
                 <span class="label">{ tr(&ctx, T::VirtualTime) }</span>
-                <span id="clock" class="value">{ format_time(now) }</span>
+                <span id="clock" class="value" data-ms={now.as_millis().to_string()}>{ format_time(now) }</span>
             </div>
             <div class="clock-controls" role="group" aria-label={tr(&ctx, T::VirtualTime)}>
                 <button id="pause" aria-pressed={paused.to_string()} onclick={dispatch(Action::SetPaused(!paused))}>

@@ -250,7 +250,6 @@ fn run_clock(mut s: State, speed: Speed, real_ms: u64) -> State {
 }
 
 #[test]
-#[ignore = "needs the controllers behind the Cluster façade (run with --ignored once they are)"]
 fn the_watched_pod_goes_pending_container_creating_running_as_three_lines() {
     let s = run(
         fresh(),
@@ -280,7 +279,6 @@ fn the_watched_pod_goes_pending_container_creating_running_as_three_lines() {
 }
 
 #[test]
-#[ignore = "needs the controllers behind the Cluster façade (run with --ignored once they are)"]
 fn node_c_fails_and_the_replicas_come_back_to_three_elsewhere() {
     let s = run(
         fresh(),
@@ -305,4 +303,18 @@ fn node_c_fails_and_the_replicas_come_back_to_three_elsewhere() {
         })
         .collect();
     assert_eq!(running.len(), 3, "{running:?}");
+}
+
+#[test]
+fn stepping_moves_the_clock_or_says_nothing_is_scheduled() {
+    let mut s = fresh();
+    for _ in 0..50 {
+        s = run(s, Action::Step);
+    }
+    assert!(
+        s.now().as_millis() > 0 || s.notice == Some(Notice::NothingScheduled),
+        "{:?} {:?}",
+        s.now(),
+        s.notice
+    );
 }
