@@ -183,3 +183,121 @@ fn failure(s: Status) -> ApiResponse {
         body: s.to_json(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEPLOY: &str = "/apis/apps/v1/namespaces/default/deployments/web";
+    const SCALE: &str = "/apis/apps/v1/namespaces/default/deployments/web/scale";
+
+    fn server() -> ApiServer {
+        let mut s = ApiServer::new(7);
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}});
+        s.handle(
+            "t",
+            "POST",
+            "/api/v1/namespaces",
+            None,
+            Some(&ns.to_string()),
+        );
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+              "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}});
+        let r = s.handle(
+            "t",
+            "POST",
+            "/apis/apps/v1/namespaces/default/deployments",
+            None,
+            Some(&d.to_string()),
+        );
+        assert_eq!(r.code, 201, "{}", r.body);
+        s
+    }
+
+    fn body(r: &ApiResponse) -> Value {
+        serde_json::from_str(&r.body).unwrap_or_default()
+    }
+
+    #[test]
+    fn get_is_the_parents_scale_view() {
+        let mut s = server();
+        let r = handle(&mut s, "t", "GET", SCALE, None, None).unwrap_or_else(|| ok(&json!(null)));
+        assert_eq!(r.code, 200);
+        let scale = body(&r);
+        assert_eq!(scale["kind"], "Scale");
+        assert_eq!(scale["apiVersion"], "autoscaling/v1");
+        assert_eq!(scale["spec"]["replicas"], 2);
+        assert_eq!(scale["status"]["selector"], "app=web");
+        assert!(handle(&mut s, "t", "GET", DEPLOY, None, None).is_none());
+        assert!(handle(
+            &mut s,
+            "t",
+            "GET",
+            "/apis/apps/v1/namespaces/default/pods/x/scale",
+            None,
+            None
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn patch_and_put_write_the_parents_replicas() {
+        let mut s = server();
+        let patch = r#"{"spec":{"replicas":5}}"#;
+        let r = handle(
+            &mut s,
+            "t",
+            "PATCH",
+            SCALE,
+            Some("application/merge-patch+json"),
+            Some(patch),
+        );
+        assert_eq!(
+            r.map(|r| body(&r)["spec"]["replicas"].clone()),
+            Some(json!(5))
+        );
+        assert_eq!(
+            body(&s.handle("t", "GET", DEPLOY, None, None))["spec"]["replicas"],
+            5
+        );
+
+        let current = body(&s.handle("t", "GET", DEPLOY, None, None));
+        let rv = current["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let put = json!({"kind": "Scale", "apiVersion": "autoscaling/v1",
+            "metadata": {"name": "web", "namespace": "default", "resourceVersion": rv}, "spec": {"replicas": 1}});
+        let r = handle(&mut s, "t", "PUT", SCALE, None, Some(&put.to_string()));
+        assert_eq!(r.map(|r| r.code), Some(200));
+        // The same, now stale, resourceVersion is a conflict, as on the real scale endpoint.
+        let r = handle(&mut s, "t", "PUT", SCALE, None, Some(&put.to_string()));
+        assert_eq!(r.map(|r| r.code), Some(409));
+    }
+
+    #[test]
+    fn refusals_are_statuses() {
+        let mut s = server();
+        let missing = "/apis/apps/v1/namespaces/default/deployments/nope/scale";
+        assert_eq!(
+            handle(&mut s, "t", "GET", missing, None, None).map(|r| r.code),
+            Some(404)
+        );
+        let r = handle(
+            &mut s,
+            "t",
+            "PATCH",
+            SCALE,
+            Some("application/merge-patch+json"),
+            Some("{"),
+        );
+        assert_eq!(r.map(|r| r.code), Some(400));
+        let r = handle(&mut s, "t", "PUT", SCALE, None, Some(r#"{"spec":{}}"#));
+        assert_eq!(r.map(|r| r.code), Some(400));
+        let r = handle(&mut s, "t", "DELETE", SCALE, None, None);
+        assert_eq!(r.map(|r| r.code), Some(405));
+    }
+}
