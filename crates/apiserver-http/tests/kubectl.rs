@@ -429,7 +429,34 @@ fn get_pods_watch_prints_table_rows_as_the_pod_progresses() {
             .any(|l| l.starts_with("debug-tools ") && l.contains(" Running "))
     };
     watch.wait_for(Duration::from_secs(8), running);
+    let streams = |s: &TestServer| {
+        s.with_cluster(|c| {
+            c.api()
+                .streams()
+                .filter(|st| st.user() == "kubectl")
+                .count()
+        })
+    };
+    assert_eq!(streams(&s), 1, "kubectl get -w holds one watch");
     let text = watch.stop();
+    // The client went away: the server closes its stream (no leaked watch).
+    let mut open = usize::MAX;
+    for _ in 0..100 {
+        open = s.with_cluster(|c| {
+            c.api()
+                .streams()
+                .filter(|st| st.user() == "kubectl")
+                .count()
+        });
+        if open == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        open, 0,
+        "kubectl's watch stream is still open on the server"
+    );
     let statuses: Vec<&str> = text
         .lines()
         .filter(|l| l.starts_with("debug-tools "))
