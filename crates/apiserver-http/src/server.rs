@@ -236,6 +236,15 @@ fn respond(
     let user = user_of(header_str(header::USER_AGENT));
 
     if *method == Method::GET {
+        if matches!(path, "/healthz" | "/livez" | "/readyz") {
+            // The real health endpoints answer a plain `ok`.
+            let mut resp = Response::new(Full::new(Bytes::from_static(b"ok")).boxed_unsync());
+            resp.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            return resp;
+        }
         if let Some(doc) = discovery::document(path, &shared.address) {
             return json(StatusCode::OK, doc.to_string());
         }

@@ -47,6 +47,7 @@ fn get_nodes_prints_the_servers_table() {
             .contains("INTERNAL-IP"),
         "{wide}"
     );
+    assert_eq!(s.ok(&["get", "--raw", "/readyz"]), "ok");
     let version = s.ok(&["version"]);
     assert!(
         version.contains("Server Version: v1.32.0-watchlab"),
