@@ -238,6 +238,19 @@ fn scale_errors_are_the_real_ones() {
     assert_eq!(code, 400);
     assert_eq!(s.revision(), rev, "rejected scale writes write nothing");
 
+    let (code, err) = call(
+        &mut s,
+        "PUT",
+        &path,
+        Some(json!({"metadata":{"name":"web","uid":"u-1"},"spec":{"replicas":1}})),
+    );
+    assert_eq!(code, 409);
+    assert!(
+        msg(&err).starts_with("Operation cannot be fulfilled on deployments/scale.apps \"web\": Precondition failed: UID in precondition: u-1, UID in object meta: "),
+        "{err}"
+    );
+    assert_eq!(s.revision(), rev, "rejected scale writes write nothing");
+
     // Pods have no scale subresource.
     let (code, _) = call(&mut s, "POST", PODS, Some(pod("p", json!([]))));
     assert_eq!(code, 201);

@@ -97,7 +97,6 @@ pub fn pod_spec(spec: &mut PodSpec) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::apps::Deployment;
     use crate::api::pod::{Container, Pod};
 
     #[test]

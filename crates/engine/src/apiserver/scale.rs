@@ -14,11 +14,13 @@ use watchlab_apimachinery::validation::FieldError;
 /// `<plural>/scale.<group> "<name>" not found`: the real ScaleREST turns any read error into
 /// this NotFound.
 fn scale_not_found(kind: Kind, name: &str) -> Status {
+    Status::not_found(&scale_resource(kind), name)
+}
+
+/// `deployments/scale.apps`, the group-resource the scale errors name.
+fn scale_resource(kind: Kind) -> GroupResource {
     let r = kind.resource();
-    Status::not_found(
-        &GroupResource::new(r.group, &format!("{}/scale", r.plural)),
-        name,
-    )
+    GroupResource::new(r.group, &format!("{}/scale", r.plural))
 }
 
 impl ApiServer {
@@ -92,12 +94,21 @@ impl ApiServer {
             )];
             return Err(Status::invalid("Scale", "autoscaling", name, &errs));
         }
-        let mut obj = (*current).clone();
-        if !scale.metadata.resource_version.is_empty() {
-            obj.meta_mut()
-                .resource_version
-                .clone_from(&scale.metadata.resource_version);
+        let (want_uid, uid) = (&scale.metadata.uid, &current.meta().uid);
+        if !want_uid.is_empty() && want_uid != uid {
+            return Err(Status::conflict(
+                &scale_resource(kind),
+                name,
+                &format!(
+                    "Precondition failed: UID in precondition: {want_uid}, UID in object meta: {uid}"
+                ),
+            ));
         }
+        // The Scale's resourceVersion becomes the parent's: empty means unconditional.
+        let mut obj = (*current).clone();
+        obj.meta_mut()
+            .resource_version
+            .clone_from(&scale.metadata.resource_version);
         let replicas = Some(scale.spec.replicas);
         match &mut obj {
             crate::api::Object::Deployment(d) => d.spec.replicas = replicas,
