@@ -84,7 +84,8 @@ setup_cargo_tools() {
 # 3. Browser and end-to-end driver: Debian's Chromium + ChromeDriver, npm's playwright-core
 #    (which uses that Chromium; it downloads no browser) and binaryen's wasm-opt.
 setup_browser() {
-  apt_install chromium chromium-driver
+  # A CJK font, so the Chinese texts render in screenshots instead of boxes.
+  apt_install chromium chromium-driver fonts-wqy-microhei
   local want
   want=$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)
   if [ "$(cat "$STAMPS/npm" 2>/dev/null)" != "$want" ] || [ ! -d "$ROOT/node_modules/playwright-core" ]; then
