@@ -257,3 +257,25 @@ fn scale_errors_are_the_real_ones() {
     let (code, err) = call(&mut s, "GET", &format!("{PODS}/p/scale"), None);
     assert_eq!(code, 404, "{err}");
 }
+
+#[test]
+fn the_training_cluster_gives_controller_pods_its_60_seconds() {
+    use watchlab_engine::cluster::{Cluster, ClusterConfig};
+    let mut c = Cluster::new(ClusterConfig::default());
+    c.advance_to(watchlab_engine::clock::Timestamp::from_secs(30));
+    let r = c
+        .session("kubectl")
+        .request("GET", "/api/v1/namespaces/production/pods", None, None);
+    let pods: Value = serde_json::from_str(&r.body).unwrap_or_default();
+    let items = pods["items"].as_array().cloned().unwrap_or_default();
+    assert!(!items.is_empty(), "{}", r.body);
+    for p in items {
+        assert_eq!(
+            p["spec"]["tolerations"],
+            json!([
+                default_toleration("node.kubernetes.io/not-ready", 60),
+                default_toleration("node.kubernetes.io/unreachable", 60),
+            ])
+        );
+    }
+}

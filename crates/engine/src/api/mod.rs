@@ -297,3 +297,15 @@ macro_rules! into_boxed_object {
     )*};
 }
 into_boxed_object!(ReplicaSet, Deployment);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_costs_no_more_than_a_pod_and_its_tag() {
+        assert!(std::mem::size_of::<Object>() <= std::mem::size_of::<Pod>() + 8);
+        let rs = ReplicaSet::default();
+        assert_eq!(Object::from(rs.clone()).as_replica_set(), Some(&rs));
+    }
+}
