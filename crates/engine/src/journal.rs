@@ -43,8 +43,9 @@ pub const MAX_SCENARIO_BYTES: usize = 4 * 1024;
 pub const ETCD_SIZES: [usize; 3] = [1, 3, 5];
 
 /// Bytes reserved for the parts of the file that grow outside the inputs (the current time and
-/// revision, the scenario marker even if every byte of it is JSON-escaped as `\u00XX`).
-const HEADER_RESERVE: usize = 64 + 6 * MAX_SCENARIO_BYTES;
+/// revision, the ledger fingerprint, the scenario marker even if every byte of it is
+/// JSON-escaped as `\u00XX`).
+const HEADER_RESERVE: usize = 128 + 6 * MAX_SCENARIO_BYTES;
 
 /// The whole saved cluster; `serde_json` of it is the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,6 +64,10 @@ pub struct Journal {
     pub settled: bool,
     /// Opaque to the engine: the UI's open scenario (id and step).
     pub scenario: Option<String>,
+    /// [`ledger_fingerprint`] of the cluster when saved (written by [`Cluster::export`]; a
+    /// live journal leaves it `None`). A replay must reach it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger_fingerprint: Option<String>,
     #[serde(default)]
     pub inputs: Vec<Entry>,
     /// Serialized size of the file so far, kept as inputs are recorded.
@@ -201,11 +206,13 @@ pub enum JournalError {
     },
     TooManyInputs(usize),
     ScenarioTooLong(usize),
-    /// Replaying did not give what the file recorded.
+    /// Replaying an input did not give what the file recorded.
     Diverged {
         index: usize,
         detail: String,
     },
+    /// Every input replayed as recorded, but the end state is not the saved one.
+    DivergedAtEnd(String),
 }
 
 impl fmt::Display for JournalError {
@@ -247,6 +254,10 @@ impl fmt::Display for JournalError {
                 f,
                 "the cluster file does not replay to the same cluster: inputs[{index}] {detail}"
             ),
+            JournalError::DivergedAtEnd(detail) => write!(
+                f,
+                "the cluster file does not replay to the same cluster: at the end, {detail}"
+            ),
         }
     }
 }
@@ -264,6 +275,7 @@ impl Journal {
             revision: 0,
             settled: false,
             scenario: None,
+            ledger_fingerprint: None,
             inputs: Vec::new(),
             bytes: 0,
             refusal: None,
@@ -400,6 +412,11 @@ impl Journal {
         if let Some(s) = &self.scenario {
             check_scenario(s)?;
         }
+        if self.ledger_fingerprint.is_none() {
+            return Err(JournalError::Damaged(
+                "missing field `ledger_fingerprint`".into(),
+            ));
+        }
         if self.now_ms > MAX_VIRTUAL_MS {
             return Err(JournalError::Damaged(format!(
                 "now_ms {} is beyond the {MAX_VIRTUAL_MS} ms a journal may span",
@@ -459,7 +476,11 @@ impl Cluster {
         if let Some(r) = j.refusal() {
             return Err(JournalError::SessionTooLong(r.clone()));
         }
-        serde_json::to_string(j).map_err(|e| JournalError::Damaged(e.to_string()))
+        let saved = Saved {
+            journal: j,
+            ledger_fingerprint: ledger_fingerprint(self),
+        };
+        serde_json::to_string(&saved).map_err(|e| JournalError::Damaged(e.to_string()))
     }
 
     /// Restores a cluster from [`Cluster::export`]'s text: checks it, replays every input, and
@@ -476,6 +497,36 @@ impl Cluster {
         self.journal_mut().scenario = scenario;
         Ok(())
     }
+}
+
+/// The file: the live journal plus what only the save knows.
+#[derive(Serialize)]
+struct Saved<'a> {
+    #[serde(flatten)]
+    journal: &'a Journal,
+    ledger_fingerprint: String,
+}
+
+/// A short hash (FNV-1a, 64 bits, hex) of every ledger line: who wrote what, when, at which
+/// revision. Stable across builds and platforms, unlike `std`'s hasher.
+pub fn ledger_fingerprint(c: &Cluster) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for l in c.api().ledger().iter() {
+        let line = format!(
+            "{} {} {} {} {} {} {}\n",
+            l.revision,
+            l.verb,
+            l.resource,
+            l.namespace,
+            l.name,
+            l.user,
+            l.time.as_millis()
+        );
+        for b in line.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("fnv1a64:{h:016x}")
 }
 
 impl Journal {
@@ -504,17 +555,20 @@ impl Journal {
         if end > c.now() || self.settled {
             c.advance_to(end);
         }
-        if c.api().revision() != self.revision || c.now() != end {
-            return Err(JournalError::Diverged {
-                index: self.inputs.len(),
-                detail: format!(
-                    "(the end) left the ledger at revision {} at {} ms, the file says revision {} at {} ms",
-                    c.api().revision(),
-                    c.now().as_millis(),
-                    self.revision,
-                    self.now_ms
-                ),
-            });
+        let fingerprint = ledger_fingerprint(&c);
+        let want = self.ledger_fingerprint.as_deref();
+        if c.api().revision() != self.revision
+            || c.now() != end
+            || want.is_some_and(|f| f != fingerprint)
+        {
+            return Err(JournalError::DivergedAtEnd(format!(
+                "the ledger is {fingerprint} at revision {} at {} ms, the file says {} at revision {} at {} ms",
+                c.api().revision(),
+                c.now().as_millis(),
+                want.unwrap_or("no fingerprint"),
+                self.revision,
+                self.now_ms
+            )));
         }
         c.set_scenario(self.scenario.clone())?;
         Ok(c)
@@ -743,5 +797,71 @@ pub(crate) mod profile_name {
                 "unknown profile \"{other}\" (expected \"kubernetes\" or \"training\")"
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn past_a_week_of_virtual_time_the_session_is_too_long_to_save() {
+        let mut j = Journal::new(ClusterConfig::default());
+        j.clock_ran(Timestamp(MAX_VIRTUAL_MS), 10);
+        assert_eq!(j.refusal(), None);
+        j.clock_ran(Timestamp(MAX_VIRTUAL_MS + 1), 10);
+        assert_eq!(j.refusal(), Some(&Refusal::TooMuchTime));
+        assert_eq!(
+            JournalError::SessionTooLong(Refusal::TooMuchTime).to_string(),
+            "this session is too long to save: it spans more than 7 days of virtual time"
+        );
+    }
+
+    #[test]
+    fn an_input_asks_for_a_reaction_one_millisecond_later() {
+        let mut j = Journal::new(ClusterConfig::default());
+        assert_eq!(j.reaction_due(), None);
+        j.record(Timestamp(500), 3, Input::Stop { id: 1 }, 0, None);
+        assert_eq!(j.reaction_due(), Some(Timestamp(501)));
+        j.clock_ran(Timestamp(500), 3);
+        assert_eq!(
+            j.reaction_due(),
+            Some(Timestamp(501)),
+            "same instant: still due"
+        );
+        j.clock_ran(Timestamp(501), 3);
+        assert_eq!(j.reaction_due(), None);
+    }
+
+    #[test]
+    fn the_settled_flag_marks_a_clock_run_between_inputs() {
+        let mut j = Journal::new(ClusterConfig::default());
+        j.record(Timestamp(0), 3, Input::Stop { id: 1 }, 0, None);
+        j.clock_ran(Timestamp(0), 3);
+        j.record(Timestamp(0), 3, Input::Stop { id: 2 }, 0, None);
+        j.record(Timestamp(0), 3, Input::Stop { id: 3 }, 0, None);
+        let flags: Vec<bool> = j.inputs.iter().map(|e| e.settled).collect();
+        assert_eq!(flags, [false, true, false]);
+        assert!(!j.settled);
+    }
+
+    #[test]
+    fn kinds_and_profiles_are_written_by_name() {
+        let a = Action::Delete {
+            kind: crate::api::Kind::ReplicaSet,
+            namespace: "default".into(),
+            name: "web".into(),
+        };
+        let text = serde_json::to_string(&Input::Apply(a.clone())).unwrap();
+        assert_eq!(
+            text,
+            r#"{"apply":{"Delete":{"kind":"replicasets","namespace":"default","name":"web"}}}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<Input>(&text).unwrap(),
+            Input::Apply(a)
+        );
+        let config = serde_json::to_value(ClusterConfig::default()).unwrap();
+        assert_eq!(config["profile"], "training");
     }
 }
