@@ -5,10 +5,15 @@
 //! [`ClusterConfig`] plus every input with the virtual time it happened at — each
 //! [`Cluster::apply`] action and each request, watch open, state-changing poll and watch stop
 //! made through [`Cluster::session`]. Restoring builds a new cluster from the config and replays
-//! the inputs in order, advancing the clock to each one's instant first. Every entry also keeps
-//! what the input answered (status code, revision after it, watch id), so a file that a
-//! different engine build or a hand edit would replay differently is refused instead of
-//! restored into a different cluster.
+//! the inputs in order, advancing the clock to each one's instant first.
+//!
+//! Two rules make the replay exact however the original driver moved time (one big jump or
+//! many animation frames): the components look at the cluster one millisecond after every
+//! input ([`Journal::reaction_due`]), and an entry says whether the clock also ran at the very
+//! instant of the previous input ([`Entry::settled`]). Every entry keeps what its input
+//! answered (status code, revision, watch id) and the file keeps a fingerprint of the ledger,
+//! so a file that a hand edit or another engine build would replay differently is refused
+//! rather than restored into a different cluster.
 //!
 //! The journal is bounded ([`MAX_INPUTS`], [`MAX_BYTES`], [`MAX_VIRTUAL_MS`]): past a bound it
 //! stops recording and says why ([`Journal::refusal`]); it never drops an input silently.
