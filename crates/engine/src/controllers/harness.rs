@@ -5,6 +5,7 @@
 //! controllers' wake-ups and the server's own timers.
 
 use super::deployment::DeploymentController;
+use super::garbage_collector::GarbageCollector;
 use super::kubelet::Kubelet;
 use super::node_lifecycle::NodeLifecycleController;
 use super::profile::Profile;
@@ -18,13 +19,14 @@ use crate::clock::Timestamp;
 pub const MAX_ROUNDS_PER_INSTANT: usize = 64;
 
 /// Every controller of the cluster, stepped in a fixed order (kubelets in node order, then the
-/// scheduler, the node lifecycle, ReplicaSet and Deployment controllers).
+/// scheduler, the node lifecycle, ReplicaSet and Deployment controllers, the garbage collector).
 pub struct ControlPlane {
     pub kubelets: Vec<Kubelet>,
     pub scheduler: Scheduler,
     pub node_lifecycle: NodeLifecycleController,
     pub replicaset: ReplicaSetController,
     pub deployment: DeploymentController,
+    pub garbage_collector: GarbageCollector,
 }
 
 impl ControlPlane {
@@ -40,6 +42,7 @@ impl ControlPlane {
             node_lifecycle: NodeLifecycleController::new(seed, profile),
             replicaset: ReplicaSetController::new(seed, profile),
             deployment: DeploymentController::new(seed, profile),
+            garbage_collector: GarbageCollector::new(seed, profile),
         }
     }
 
@@ -53,6 +56,7 @@ impl ControlPlane {
         all.push(&mut self.node_lifecycle);
         all.push(&mut self.replicaset);
         all.push(&mut self.deployment);
+        all.push(&mut self.garbage_collector);
         all
     }
 
@@ -66,6 +70,7 @@ impl ControlPlane {
         all.push(&self.node_lifecycle);
         all.push(&self.replicaset);
         all.push(&self.deployment);
+        all.push(&self.garbage_collector);
         all
     }
 
@@ -211,7 +216,8 @@ mod tests {
                 "kube-scheduler",
                 "node-controller",
                 "replicaset-controller",
-                "deployment-controller"
+                "deployment-controller",
+                "generic-garbage-collector"
             ]
         );
         h.run_for(60_000);

@@ -5,7 +5,9 @@
 //! ("Kubelet stopped posting node status."), records `NodeNotReady`, marks the node's pods not
 //! ready and taints the node `node.kubernetes.io/unreachable` (NoSchedule and NoExecute). Pods on
 //! a NoExecute-tainted node are deleted (`TaintManagerEviction`) when their toleration runs out
-//! (at once without one). When the kubelet posts Ready again, the taints are removed.
+//! (at once without one). When the kubelet posts Ready again, the taints are removed. Like
+//! `taintNodeByCondition`, a cordoned node (`spec.unschedulable`) carries
+//! `node.kubernetes.io/unschedulable:NoSchedule`, removed on uncordon.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -13,7 +15,9 @@ use std::sync::Arc;
 use super::adapter::{node_name_index, ApiInformer, NODE_NAME_INDEX};
 use super::events::{EventRecorder, EventType};
 use super::kubelet::NODE_LEASE_NAMESPACE;
-use super::podutil::{self, NO_EXECUTE, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE};
+use super::podutil::{
+    self, NO_EXECUTE, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE,
+};
 use super::profile::Profile;
 use super::{earliest, Controller};
 use crate::api::node::{Node, Taint};
@@ -160,14 +164,19 @@ impl NodeLifecycleController {
         updated.as_node().cloned()
     }
 
-    /// The not-ready/unreachable taints the Ready condition calls for.
+    /// The not-ready/unreachable taints the Ready condition calls for, and the unschedulable
+    /// taint `spec.unschedulable` calls for.
     fn reconcile_taints(&mut self, now: Timestamp, api: &mut ApiServer, node: &Node) {
         let wanted_key = match node.condition("Ready").map(|c| c.status.as_str()) {
             Some("True") => None,
             Some("False") => Some(TAINT_NOT_READY),
             _ => Some(TAINT_UNREACHABLE),
         };
-        let managed = |t: &Taint| t.key == TAINT_NOT_READY || t.key == TAINT_UNREACHABLE;
+        let managed = |t: &Taint| {
+            t.key == TAINT_NOT_READY
+                || t.key == TAINT_UNREACHABLE
+                || (t.key == TAINT_UNSCHEDULABLE && t.effect == NO_SCHEDULE)
+        };
         let mut taints: Vec<Taint> = node
             .spec
             .taints
@@ -189,6 +198,19 @@ impl NodeLifecycleController {
                     time_added: (effect == NO_EXECUTE).then_some(now),
                 }));
             }
+        }
+        if node.spec.unschedulable {
+            let existing = node
+                .spec
+                .taints
+                .iter()
+                .find(|t| t.key == TAINT_UNSCHEDULABLE && t.effect == NO_SCHEDULE);
+            taints.push(existing.cloned().unwrap_or_else(|| Taint {
+                key: TAINT_UNSCHEDULABLE.into(),
+                value: String::new(),
+                effect: NO_SCHEDULE.into(),
+                time_added: None,
+            }));
         }
         if taints == node.spec.taints {
             return;
