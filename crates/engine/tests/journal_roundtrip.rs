@@ -288,3 +288,107 @@ fn direct_server_access_stops_the_journal() {
     assert_eq!(c.journal().refusal(), Some(&Refusal::Unrecorded));
     assert!(c.export().is_err());
 }
+
+/// One step of a random session.
+#[derive(Debug, Clone)]
+enum Op {
+    /// Moves the clock `ms` forward in frames of `frame` ms (0: one jump; `ms` 0: the same
+    /// instant again).
+    Advance {
+        ms: u64,
+        frame: u64,
+    },
+    Step,
+    Act(Action),
+    Watch,
+    PollLast,
+    StopLast,
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    let name = prop::sample::select(vec!["web", "api", "db"]);
+    let node = prop::sample::select(vec!["node-a", "node-b", "node-z"]);
+    let member = prop::sample::select(vec!["etcd-1", "etcd-2", "etcd-9"]);
+    prop_oneof![
+        4 => (0u64..8_000, prop::sample::select(vec![0u64, 1, 16, 250]))
+            .prop_map(|(ms, frame)| Op::Advance { ms, frame }),
+        1 => Just(Op::Step),
+        2 => name.clone().prop_map(|n| Op::Act(pod("default", n))),
+        1 => name.prop_map(|n| Op::Act(Action::Delete {
+            kind: Kind::Pod,
+            namespace: "default".into(),
+            name: n.into(),
+        })),
+        1 => (0u32..5).prop_map(|r| Op::Act(Action::Scale {
+            namespace: "production".into(),
+            name: "orders-api".into(),
+            replicas: r,
+        })),
+        1 => node.clone().prop_map(|n| Op::Act(Action::KillNode(n.into()))),
+        1 => node.prop_map(|n| Op::Act(Action::RestoreNode(n.into()))),
+        1 => member.clone().prop_map(|m| Op::Act(Action::KillEtcdMember(m.into()))),
+        1 => member.prop_map(|m| Op::Act(Action::RestoreEtcdMember(m.into()))),
+        1 => Just(Op::Act(Action::CompactNow)),
+        1 => Just(Op::Watch),
+        2 => Just(Op::PollLast),
+        1 => Just(Op::StopLast),
+    ]
+}
+
+fn run(ops: &[Op]) -> Cluster {
+    let mut c = Cluster::new(ClusterConfig {
+        seed: 11,
+        nodes: vec!["node-a".into(), "node-b".into()],
+        ..ClusterConfig::default()
+    });
+    let mut last = None;
+    for op in ops {
+        match op {
+            Op::Advance { ms, frame: 0 } => {
+                let t = c.now().plus_millis(*ms);
+                c.advance_to(t);
+            }
+            Op::Advance { ms, frame } => frames(&mut c, *ms, *frame),
+            Op::Step => {
+                c.step();
+            }
+            Op::Act(a) => {
+                let _ = c.apply(a.clone());
+            }
+            Op::Watch => {
+                last = c
+                    .session("kubectl")
+                    .watch("/api/v1/pods?watch=true&allowWatchBookmarks=true")
+                    .ok();
+            }
+            Op::PollLast => {
+                if let Some(id) = last {
+                    let _ = c.session("kubectl").poll_watch(id);
+                }
+            }
+            Op::StopLast => {
+                if let Some(id) = last.take() {
+                    c.session("kubectl").stop_watch(id);
+                }
+            }
+        }
+    }
+    c
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(8))]
+
+    /// Whatever a session did, and however its driver chunked time, the file restores it.
+    #[test]
+    fn any_session_restores_to_the_same_cluster(ops in proptest::collection::vec(op(), 1..24)) {
+        let original = run(&ops);
+        let text = original.export().unwrap();
+        let restored = Cluster::import(&text);
+        proptest::prop_assert!(restored.is_ok(), "{:?}", restored.err());
+        let restored = restored.unwrap();
+        proptest::prop_assert_eq!(history_digest(&restored), history_digest(&original));
+        proptest::prop_assert_eq!(restored.export().unwrap(), text);
+    }
+}
