@@ -110,7 +110,15 @@ mod tests {
 
     #[test]
     fn rfc3339_round_trips_across_months_and_leap_years() {
-        for secs in [0, 59, 3_600, 86_399, 31 * 86_400, 59 * 86_400, 3 * 365 * 86_400 + 7] {
+        for secs in [
+            0,
+            59,
+            3_600,
+            86_399,
+            31 * 86_400,
+            59 * 86_400,
+            3 * 365 * 86_400 + 7,
+        ] {
             let t = Timestamp::from_secs(secs);
             assert_eq!(Timestamp::parse_rfc3339(&t.to_rfc3339()), Some(t), "{t}");
         }
@@ -122,7 +130,13 @@ mod tests {
 
     #[test]
     fn malformed_times_are_refused() {
-        for bad in ["", "2026-01-01", "2026-13-01T00:00:00Z", "2026-01-01T25:00:00Z", "x026-01-01T00:00:00Z"] {
+        for bad in [
+            "",
+            "2026-01-01",
+            "2026-13-01T00:00:00Z",
+            "2026-01-01T25:00:00Z",
+            "x026-01-01T00:00:00Z",
+        ] {
             assert_eq!(Timestamp::parse_rfc3339(bad), None, "{bad}");
         }
     }
