@@ -366,3 +366,76 @@ test('the language switches to Chinese and is remembered', async () => {
   await screenshot(page, 'chinese');
   await done(page);
 });
+
+test('the cluster is saved in the browser and restored on reload', async () => {
+  const page = await open();
+  await actions(page);
+  await form(page, { namespace: 'default', name: 'kept', image: 'nginx:1.27', labels: 'app=kept' });
+  await page.click('#create-pod');
+  await page.waitForSelector('#result.ok');
+  await page.click('#step');
+  await page.waitForSelector('[data-pod="kept"]');
+  const before = await revision(page);
+  // Saved after every action: the stored journal is at the revision shown.
+  await page.waitForFunction((r) => {
+    const saved = localStorage.getItem('watchlab.cluster');
+    return saved !== null && JSON.parse(saved).revision === r;
+  }, before);
+  await page.reload();
+  await page.waitForSelector('.node');
+  await page.click('#pause');
+  await page.waitForSelector('[data-pod="kept"]');
+  assert.ok((await revision(page)) >= before, `${before} -> ${await revision(page)}`);
+  assert.equal(await page.locator('#file-notice').count(), 0);
+  await done(page);
+});
+
+test('a bad saved cluster is ignored with a notice', async () => {
+  const page = await open();
+  await page.evaluate(() => localStorage.setItem('watchlab.cluster', '{"format":"something-else"}'));
+  await page.reload();
+  await page.waitForSelector('.node');
+  assert.match(await page.textContent('#file-notice.error'), /fresh cluster is used: not a watchlab cluster file/);
+  assert.equal(await page.locator('.node').count(), 3);
+  await done(page);
+});
+
+test('export downloads the cluster file; a bad import keeps the current cluster', async () => {
+  const page = await open();
+  await actions(page);
+  await form(page, { namespace: 'default', name: 'stays', image: 'nginx:1.27', labels: 'app=stays' });
+  await page.click('#create-pod');
+  await page.waitForSelector('#result.ok');
+  await page.click('#step');
+  await page.waitForSelector('[data-pod="stays"]');
+  const rev = await revision(page);
+  const pods = await page.locator('[data-pod]').count();
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+  assert.equal(download.suggestedFilename(), 'watchlab-cluster.json');
+  const exported = JSON.parse(await new Promise((resolve, reject) => {
+    download.createReadStream().then((s) => {
+      let text = '';
+      s.on('data', (d) => { text += d; });
+      s.on('end', () => resolve(text));
+      s.on('error', reject);
+    }, reject);
+  }));
+  assert.equal(exported.format, 'watchlab-journal');
+  assert.equal(exported.revision, rev);
+
+  await page.setInputFiles('#import-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{not json') });
+  await page.waitForSelector('#file-notice.error');
+  assert.match(await page.textContent('#file-notice'), /^Import failed, the current cluster is kept: the cluster file is not valid JSON: /);
+  assert.equal(await revision(page), rev);
+  assert.equal(await page.locator('[data-pod]').count(), pods);
+  await page.waitForSelector('[data-pod="stays"]');
+  await screenshot(page, 'import-failed');
+
+  // The exported file imports back (same revision, same pods).
+  await page.setInputFiles('#import-file', { name: 'good.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) });
+  await page.waitForSelector('#file-notice.ok');
+  assert.equal(await revision(page), rev);
+  await page.waitForSelector('[data-pod="stays"]');
+  await done(page);
+});

@@ -237,6 +237,16 @@ texts! {
     Finish => "Finish", "结束";
     StepOf => "Step {} of {}", "第 {} 步，共 {} 步";
     ScenarioDone => "Scenario complete.", "场景完成。";
+    ExportCluster => "Export", "导出";
+    ExportHint => "Download this cluster as watchlab-cluster.json", "将当前集群下载为 watchlab-cluster.json";
+    ImportCluster => "Import", "导入";
+    ImportHint => "Load a cluster from a watchlab-cluster.json file", "从 watchlab-cluster.json 文件载入集群";
+    ImportFailed => "Import failed, the current cluster is kept: {}", "导入失败，保留当前集群：{}";
+    Imported => "Cluster imported (revision {}).", "集群已导入（revision {}）。";
+    ExportFailed => "Export failed: {}", "导出失败：{}";
+    SaveSkipped => "Not saved in this browser: {}", "未保存到浏览器：{}";
+    SaveTooLarge => "the saved cluster would be {} bytes (at most {})", "保存内容将有 {} 字节（上限 {}）";
+    RestoreFailed => "The saved cluster could not be restored, a fresh cluster is used: {}", "无法恢复已保存的集群，已使用新集群：{}";
     Narration => "Narration", "讲解";
 }
 

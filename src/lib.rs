@@ -34,7 +34,7 @@ use components::{tr, Ctx};
 use gloo_timers::callback::Interval;
 use i18n::{Lang, T};
 use scenario::View;
-use state::{Action, State, Tool};
+use state::{Action, FileNotice, State, Tool};
 use yew::prelude::*;
 
 /// The seed every fresh playground starts from (a run is reproducible from it).
@@ -66,6 +66,52 @@ fn remember_lang(lang: Lang) {
     }
 }
 
+fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+fn stored_cluster() -> Option<String> {
+    local_storage().and_then(|s| s.get_item(state::SAVE_KEY).ok().flatten())
+}
+
+/// When the cluster was last saved: real time and the learner's action count.
+struct SaveMark {
+    at_ms: f64,
+    user_actions: u64,
+}
+
+/// Saves the cluster after every learner action and at most every [`state::SAVE_EVERY_MS`]
+/// otherwise; a save that cannot be made leaves the old one and shows why.
+fn save_if_due(state: &UseReducerHandle<State>, mark: &mut SaveMark) {
+    let now = performance_now();
+    if state.user_actions == mark.user_actions && now - mark.at_ms < state::SAVE_EVERY_MS {
+        return;
+    }
+    mark.at_ms = now;
+    mark.user_actions = state.user_actions;
+    let problem = match state.save_text() {
+        Ok(text) => match local_storage() {
+            Some(s) => s
+                .set_item(state::SAVE_KEY, &text)
+                .err()
+                .map(|e| FileNotice::SaveFailed(e.as_string().unwrap_or_else(|| format!("{e:?}")))),
+            None => None,
+        },
+        Err(p) => Some(p),
+    };
+    let shown_save_problem = matches!(
+        state.file_notice,
+        Some(FileNotice::SaveFailed(_) | FileNotice::SaveTooLarge { .. })
+    );
+    match problem {
+        Some(p) if state.file_notice.as_ref() != Some(&p) => {
+            state.dispatch(Action::Notify(Some(p)))
+        }
+        None if shown_save_problem => state.dispatch(Action::Notify(None)),
+        _ => {}
+    }
+}
+
 fn performance_now() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
@@ -76,7 +122,18 @@ fn performance_now() -> f64 {
 /// The root component.
 #[component]
 pub fn App() -> Html {
-    let state = use_reducer(|| State::new(DEFAULT_SEED, stored_lang()));
+    let state =
+        use_reducer(|| State::restore(DEFAULT_SEED, stored_lang(), stored_cluster().as_deref()));
+    {
+        let state = state.clone();
+        let mark = use_mut_ref(|| SaveMark {
+            at_ms: performance_now(),
+            user_actions: 0,
+        });
+        use_effect_with(state.version, move |_| {
+            save_if_due(&state, &mut mark.borrow_mut())
+        });
+    }
     {
         // The engine runs on the browser's event loop: each tick advances virtual time by the
         // real time elapsed × speed (capped per frame), and never blocks.

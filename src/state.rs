@@ -67,6 +67,33 @@ pub enum Notice {
     NothingScheduled,
 }
 
+/// The localStorage key the cluster is saved under (the engine's journal, as exported).
+pub const SAVE_KEY: &str = "watchlab.cluster";
+/// The largest save kept in localStorage (browsers allow about 5 MiB per origin, in UTF-16).
+pub const MAX_SAVE_BYTES: usize = 4 * 1024 * 1024;
+/// Real milliseconds between two saves while only the clock moves.
+pub const SAVE_EVERY_MS: f64 = 2000.0;
+/// The file name the Export button downloads.
+pub const EXPORT_FILE: &str = "watchlab-cluster.json";
+
+/// What happened to the saved, exported or imported cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileNotice {
+    Imported {
+        revision: u64,
+    },
+    /// The engine's message; the current cluster was kept.
+    ImportFailed(String),
+    ExportFailed(String),
+    /// The saved cluster was not restored (the engine's message); a fresh one is used.
+    RestoreFailed(String),
+    /// Not saved in the browser: the engine's or the browser's message.
+    SaveFailed(String),
+    SaveTooLarge {
+        bytes: usize,
+    },
+}
+
 /// Where the learner is in a guided scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progress {
@@ -78,6 +105,19 @@ pub struct Progress {
 impl Progress {
     pub fn finished(&self) -> bool {
         self.done >= self.scenario.steps.len()
+    }
+
+    /// The opaque marker saved with the cluster: `id:done`.
+    fn marker(&self) -> String {
+        format!("{}:{}", self.scenario.id, self.done)
+    }
+
+    /// Reads [`Progress::marker`] back; anything unknown is `None`.
+    fn from_marker(marker: &str) -> Option<Progress> {
+        let (id, done) = marker.rsplit_once(':')?;
+        let scenario = scenario::find(id)?;
+        let done = done.parse::<usize>().ok()?.min(scenario.steps.len());
+        Some(Progress { scenario, done })
     }
 }
 
@@ -91,11 +131,15 @@ pub struct Engine {
 
 impl Engine {
     fn new(seed: u64) -> Self {
+        Engine::with_cluster(Cluster::new(ClusterConfig {
+            seed,
+            ..ClusterConfig::default()
+        }))
+    }
+
+    fn with_cluster(cluster: Cluster) -> Self {
         Engine {
-            cluster: Cluster::new(ClusterConfig {
-                seed,
-                ..ClusterConfig::default()
-            }),
+            cluster,
             console: Console::new(),
             clock: ClockDriver::new(Speed::X1, false),
         }
@@ -135,6 +179,10 @@ pub struct State {
     pub notice: Option<Notice>,
     pub conflict: Option<ConflictReport>,
     pub progress: Option<Progress>,
+    pub file_notice: Option<FileNotice>,
+    /// Counts the learner's actions (everything but clock ticks and save notices): a save is
+    /// due after each.
+    pub user_actions: u64,
     /// Increases with every change.
     pub version: u64,
 }
@@ -175,6 +223,10 @@ pub enum Action {
     StartScenario(&'static str),
     NextStep,
     EndScenario,
+    /// Replace the cluster by one restored from an exported file (kept on error).
+    Import(String),
+    /// The outcome of a background save or export (not a learner's action).
+    Notify(Option<FileNotice>),
 }
 
 impl State {
@@ -190,13 +242,82 @@ impl State {
             notice: None,
             conflict: None,
             progress: None,
+            file_notice: None,
+            user_actions: 0,
             version: 0,
         }
+    }
+
+    /// The page at load: the saved cluster if there is one and it restores, else a fresh one
+    /// from `seed` with a notice saying why.
+    pub fn restore(seed: u64, lang: Lang, saved: Option<&str>) -> Self {
+        let mut state = State::new(seed, lang);
+        if let Some(text) = saved {
+            match Cluster::import(text) {
+                Ok(cluster) => state.replace_cluster(cluster),
+                Err(e) => state.file_notice = Some(FileNotice::RestoreFailed(e.to_string())),
+            }
+        }
+        state
+    }
+
+    /// The text to keep in localStorage, or why it is not saved.
+    pub fn save_text(&self) -> Result<String, FileNotice> {
+        let text = self
+            .engine
+            .borrow()
+            .cluster
+            .export()
+            .map_err(|e| FileNotice::SaveFailed(e.to_string()))?;
+        if text.len() > MAX_SAVE_BYTES {
+            return Err(FileNotice::SaveTooLarge { bytes: text.len() });
+        }
+        Ok(text)
+    }
+
+    /// The text the Export button downloads.
+    pub fn export_text(&self) -> Result<String, FileNotice> {
+        self.engine
+            .borrow()
+            .cluster
+            .export()
+            .map_err(|e| FileNotice::ExportFailed(e.to_string()))
+    }
+
+    /// Puts `cluster` in place of the current one (clock settings kept, views reset).
+    fn replace_cluster(&mut self, cluster: Cluster) {
+        let (speed, paused) = {
+            let e = self.engine.borrow();
+            (e.clock.speed(), e.clock.paused())
+        };
+        self.seed = cluster.config().seed;
+        self.progress = cluster
+            .journal()
+            .scenario
+            .as_deref()
+            .and_then(Progress::from_marker);
+        let mut fresh = Engine::with_cluster(cluster);
+        fresh.clock = ClockDriver::new(speed, paused);
+        self.engine = Rc::new(RefCell::new(fresh));
+        self.inspection = None;
+        self.raw_stream = None;
+        self.notice = None;
+        self.conflict = None;
+    }
+
+    /// Saves where the learner is in a scenario with the cluster.
+    fn mark_scenario(&mut self) {
+        let marker = self.progress.map(|p| p.marker());
+        // A marker is a short scenario id and a number, always within the engine's limit.
+        let _ = self.engine.borrow_mut().cluster.set_scenario(marker);
     }
 
     /// Runs one action on a copy of the small fields (the engine is shared) and returns it.
     pub fn apply(&self, action: Action) -> Option<State> {
         let mut next = self.clone();
+        if !matches!(action, Action::Tick(_) | Action::Notify(_)) {
+            next.user_actions += 1;
+        }
         let changed = next.mutate(action);
         changed.then(|| {
             next.version += 1;
@@ -226,19 +347,11 @@ impl State {
                 self.notice = idle.then_some(Notice::NothingScheduled);
             }
             Action::Restart(seed) => {
-                let (speed, paused) = {
-                    let e = self.engine.borrow();
-                    (e.clock.speed(), e.clock.paused())
-                };
-                let mut fresh = Engine::new(seed);
-                fresh.clock = ClockDriver::new(speed, paused);
-                self.engine = Rc::new(RefCell::new(fresh));
-                self.seed = seed;
-                self.inspection = None;
-                self.raw_stream = None;
-                self.notice = None;
-                self.conflict = None;
-                self.progress = None;
+                self.replace_cluster(Cluster::new(ClusterConfig {
+                    seed,
+                    ..ClusterConfig::default()
+                }));
+                self.file_notice = None;
             }
             Action::Command(line) => {
                 self.engine.borrow_mut().run_command(&line);
@@ -274,9 +387,25 @@ impl State {
             Action::StartScenario(id) => {
                 self.progress = scenario::find(id).map(|scenario| Progress { scenario, done: 0 });
                 self.tool = Tool::Scenarios;
+                self.mark_scenario();
             }
-            Action::NextStep => self.next_step(),
-            Action::EndScenario => self.progress = None,
+            Action::NextStep => {
+                self.next_step();
+                self.mark_scenario();
+            }
+            Action::EndScenario => {
+                self.progress = None;
+                self.mark_scenario();
+            }
+            Action::Import(text) => match Cluster::import(&text) {
+                Ok(cluster) => {
+                    self.replace_cluster(cluster);
+                    let revision = self.engine.borrow().cluster.api().revision();
+                    self.file_notice = Some(FileNotice::Imported { revision });
+                }
+                Err(e) => self.file_notice = Some(FileNotice::ImportFailed(e.to_string())),
+            },
+            Action::Notify(n) => self.file_notice = n,
         }
         true
     }

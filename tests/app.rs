@@ -20,7 +20,15 @@ async fn settle() {
     gloo_timers::future::sleep(Duration::from_millis(60)).await;
 }
 
+fn storage() -> web_sys::Storage {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .expect("storage")
+}
+
+/// Mounts a fresh app (the cluster a previous test saved is forgotten first).
 async fn mount() -> Element {
+    storage().remove_item("watchlab.cluster").expect("remove");
     let root = document().create_element("div").expect("div");
     document()
         .body()
@@ -190,4 +198,20 @@ async fn every_view_renders() {
         text(&root, "#raw-stream").contains("raw")
             || root.query_selector("#raw-stream pre").expect("q").is_some()
     );
+}
+
+#[wasm_bindgen_test]
+async fn every_action_saves_the_cluster_in_local_storage() {
+    let root = mount().await;
+    click(&root, "#pause").await;
+    type_line(&root, "kubectl create namespace saved").await;
+    let saved = storage()
+        .get_item("watchlab.cluster")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let json: serde_json::Value = serde_json::from_str(&saved).expect("json");
+    assert_eq!(json["format"], "watchlab-journal");
+    let revision: u64 = text(&root, "#revision").parse().expect("rv");
+    assert_eq!(json["revision"].as_u64(), Some(revision));
 }

@@ -1,6 +1,7 @@
 //! The header: the ledger's revision and virtual time, the clock controls (pause, step, speed,
-//! seed + restart) and the language switch.
+//! seed + restart), the cluster file (export, import, save notice) and the language switch.
 
+use super::cluster_file::ClusterFile;
 use super::{tr, use_ctx, use_initial_value};
 use crate::clock::Speed;
 use crate::i18n::T;
@@ -69,6 +70,7 @@ pub fn Header() -> Html {
                 <input id="seed" ref={seed_input} type="number" min="0" />
                 <button id="restart" onclick={on_restart}>{ tr(&ctx, T::Restart) }</button>
             </div>
+            <ClusterFile />
             <button id="lang" class="lang" title={tr(&ctx, T::LanguageHint)} onclick={dispatch(Action::SetLang(ctx.lang.other()))}>
                 { tr(&ctx, T::Language) }
             </button>

@@ -3,6 +3,7 @@
 
 pub mod actions_panel;
 pub mod broadcast_view;
+pub mod cluster_file;
 pub mod cluster_view;
 pub mod console_panel;
 pub mod editor_panel;

@@ -318,3 +318,94 @@ fn stepping_moves_the_clock_or_says_nothing_is_scheduled() {
         s.notice
     );
 }
+
+fn with_pod(name: &str) -> State {
+    run(
+        fresh(),
+        Action::Cluster(ClusterAction::CreatePod {
+            namespace: "default".into(),
+            name: name.into(),
+            image: "nginx".into(),
+            labels: vec![],
+        }),
+    )
+}
+
+fn revision(s: &State) -> u64 {
+    s.engine.borrow().cluster.api().revision()
+}
+
+fn has_pod(s: &State, name: &str) -> bool {
+    let mut e = s.engine.borrow_mut();
+    let mut session = e.cluster.session(VIEWER_USER);
+    let path = format!("/api/v1/namespaces/default/pods/{name}");
+    watchlab_apimachinery::client::ApiClient::request(&mut session, "GET", &path, None, None)
+        .is_success()
+}
+
+#[test]
+fn a_failed_import_keeps_the_cluster_and_shows_the_engines_message() {
+    let s = with_pod("web");
+    let rev = revision(&s);
+    let engine = s.engine.clone();
+    for bad in ["{not json", "{\"format\":\"other\"}", ""] {
+        let expected = Cluster::import(bad).err().map(|e| e.to_string());
+        let after = run(s.clone(), Action::Import(bad.into()));
+        assert!(Rc::ptr_eq(&after.engine, &engine), "{bad}");
+        assert_eq!(revision(&after), rev);
+        assert!(has_pod(&after, "web"));
+        assert_eq!(
+            after.file_notice.clone().map(|n| match n {
+                FileNotice::ImportFailed(m) => m,
+                other => format!("{other:?}"),
+            }),
+            expected,
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn a_saved_cluster_restores_with_its_objects_revision_and_scenario() {
+    let s = with_pod("web");
+    let s = run(s, Action::StartScenario(scenario::SCENARIOS[0].id));
+    let s = run(s, Action::NextStep);
+    let text = s.save_text().unwrap_or_default();
+    let restored = State::restore(99, Lang::En, Some(&text));
+    assert_eq!(restored.file_notice, None);
+    assert_eq!(revision(&restored), revision(&s));
+    assert_eq!(restored.seed, 7);
+    assert!(has_pod(&restored, "web"));
+    assert_eq!(restored.progress, s.progress);
+    // And an import of the same text gives the same cluster in place of a fresh one.
+    let imported = run(State::new(3, Lang::En), Action::Import(text));
+    assert_eq!(revision(&imported), revision(&s));
+    assert!(has_pod(&imported, "web"));
+    assert_eq!(
+        imported.file_notice,
+        Some(FileNotice::Imported {
+            revision: revision(&s)
+        })
+    );
+}
+
+#[test]
+fn a_bad_saved_value_gives_a_fresh_cluster_with_a_notice() {
+    let restored = State::restore(7, Lang::En, Some("garbage"));
+    assert_eq!(revision(&restored), revision(&fresh()));
+    assert!(matches!(
+        restored.file_notice,
+        Some(FileNotice::RestoreFailed(ref m)) if m.contains("not valid JSON")
+    ));
+    assert_eq!(State::restore(7, Lang::En, None).file_notice, None);
+}
+
+#[test]
+fn only_the_learners_actions_make_a_save_due() {
+    let s = fresh();
+    let ticked = s.apply(Action::Tick(1000.0)).unwrap_or(s.clone());
+    assert_eq!(ticked.user_actions, 0);
+    let notified = run(ticked, Action::Notify(None));
+    assert_eq!(notified.user_actions, 0);
+    assert_eq!(run(notified, Action::Show(View::Ledger)).user_actions, 1);
+}
