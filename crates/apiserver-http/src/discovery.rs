@@ -103,8 +103,8 @@ fn resource_list(group: &str, version: &str) -> Value {
                 "verbs": verbs,
             }));
         }
-        if crate::scale::serves(r) {
-            // Served by this crate's adapter (see `scale`), as `autoscaling/v1` `Scale`.
+        if watchlab_engine::api::scale::has_scale(r.kind) {
+            // Served by the engine's scale subresource, as `autoscaling/v1` `Scale`.
             resources.push(json!({
                 "name": format!("{}/scale", r.plural),
                 "singularName": "",

@@ -12,7 +12,6 @@
 pub mod args;
 pub mod clock_driver;
 pub mod discovery;
-pub mod scale;
 pub mod server;
 pub mod strategic_merge;
 pub mod table;

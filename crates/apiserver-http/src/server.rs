@@ -34,7 +34,7 @@ use watchlab_kubectl::age::virtual_now_unix_ms;
 use crate::args::Args;
 use crate::clock_driver::{ClockDriver, TICK_MS};
 use crate::table::{self, IncludeObject};
-use crate::{discovery, scale, strategic_merge};
+use crate::{discovery, strategic_merge};
 use watchlab_engine::apiserver::ApiServer;
 
 /// A response body: a whole JSON document or a stream of watch lines.
@@ -269,19 +269,13 @@ fn respond(
     let now = virtual_now_unix_ms(cluster.now().as_millis());
     let mut session = cluster.session(&user);
     let method_str = method.as_str();
-    let r = match scale::handle(
-        session.server(),
-        &user,
-        method_str,
-        path_and_query,
-        content_type,
-        body,
-    ) {
-        Some(r) => r,
-        None if *method == Method::PATCH && is_strategic(content_type) => {
-            strategic_patch(session.server(), &user, path_and_query, body)
-        }
-        None => session.request(method_str, path_and_query, content_type, body),
+    // The engine serves the `scale` subresource itself; only strategic merge patches of whole
+    // objects are applied here (the engine treats that media type as a JSON merge patch).
+    let r = if *method == Method::PATCH && is_strategic(content_type) && info.subresource.is_none()
+    {
+        strategic_patch(session.server(), &user, path_and_query, body)
+    } else {
+        session.request(method_str, path_and_query, content_type, body)
     };
     drop(cluster);
     if as_table && r.code == 200 && *method == Method::GET && info.subresource.is_none() {
