@@ -2,7 +2,19 @@
 //! fast virtual time runs against the wall clock. Parsed by hand (four flags) so the binary
 //! stays small; errors read like a Go flag error so they sit well next to kubectl's.
 
+use watchlab_engine::clock::Timestamp;
 use watchlab_engine::cluster::ProfileName;
+
+/// Where the virtual clock starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Start {
+    /// The wall-clock time the server starts (the default): clients that compute ages on
+    /// their own clock (`kubectl describe`, the UI's live mode) agree with the server.
+    #[default]
+    Now,
+    /// A fixed instant (`--start 2026-01-01T00:00:00Z`), for reproducible timestamps.
+    At(Timestamp),
+}
 
 /// What the server was asked to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +25,7 @@ pub struct Args {
     pub profile: ProfileName,
     /// Virtual milliseconds per real millisecond.
     pub speed: f64,
+    pub start: Start,
 }
 
 impl Default for Args {
@@ -22,6 +35,7 @@ impl Default for Args {
             seed: 7,
             profile: ProfileName::Training,
             speed: 1.0,
+            start: Start::Now,
         }
     }
 }
@@ -54,7 +68,7 @@ impl std::fmt::Display for ArgsError {
 
 impl std::error::Error for ArgsError {}
 
-pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1]";
+pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1] [--start now|2026-01-01T00:00:00Z]";
 
 impl Args {
     /// Parses the arguments after the program name; `--flag value` and `--flag=value` both work.
@@ -69,7 +83,10 @@ impl Args {
                 Some((f, v)) => (f.to_string(), Some(v.to_string())),
                 None => (arg.clone(), None),
             };
-            if !matches!(flag.as_str(), "--port" | "--seed" | "--profile" | "--speed") {
+            if !matches!(
+                flag.as_str(),
+                "--port" | "--seed" | "--profile" | "--speed" | "--start"
+            ) {
                 return Err(ArgsError::UnknownFlag(arg));
             }
             let value = match inline {
@@ -90,6 +107,12 @@ impl Args {
                         "training" => ProfileName::Training,
                         "kubernetes" => ProfileName::Kubernetes,
                         _ => return Err(invalid()),
+                    }
+                }
+                "--start" => {
+                    out.start = match value.as_str() {
+                        "now" => Start::Now,
+                        _ => Start::At(Timestamp::parse_rfc3339(&value).ok_or_else(invalid)?),
                     }
                 }
                 _ => {
@@ -130,9 +153,17 @@ mod tests {
                 port: 0,
                 seed: 42,
                 profile: ProfileName::Kubernetes,
-                speed: 2.5
+                speed: 2.5,
+                start: Start::Now,
             })
         );
+        assert_eq!(
+            parse(&["--start=2026-03-01T10:00:00Z"]).map(|a| a.start),
+            Ok(Start::At(Timestamp::from_secs(
+                (31 + 28) * 86_400 + 10 * 3600
+            )))
+        );
+        assert_eq!(parse(&["--start", "now"]).map(|a| a.start), Ok(Start::Now));
     }
 
     #[test]
@@ -150,6 +181,7 @@ mod tests {
             ["--speed", "0"],
             ["--speed", "NaN"],
             ["--profile", "x"],
+            ["--start", "yesterday"],
         ] {
             assert!(
                 matches!(parse(&bad), Err(ArgsError::InvalidValue { .. })),

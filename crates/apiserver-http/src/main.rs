@@ -44,8 +44,9 @@ fn main() -> ExitCode {
             .local_addr()
             .map(|a| a.to_string())
             .unwrap_or_default();
+        let started = server.started_at();
         println!(
-            "Serving the watchlab API server on http://{addr} (seed {}, speed x{})",
+            "Serving the watchlab API server on http://{addr} (seed {}, speed x{}, virtual clock from {started})",
             args.seed, args.speed
         );
         println!(

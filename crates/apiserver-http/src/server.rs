@@ -10,7 +10,7 @@
 use std::cell::{RefCell, RefMut};
 use std::convert::Infallible;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
@@ -28,10 +28,12 @@ use tokio_stream::StreamExt;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
 use watchlab_apimachinery::request::{parse_request, Verb};
 use watchlab_apimachinery::status::Status;
+use watchlab_engine::clock::EPOCH_UNIX_SECONDS;
 use watchlab_engine::cluster::{Cluster, ClusterConfig};
+use watchlab_engine::journal::MAX_START_MS;
 use watchlab_kubectl::age::virtual_now_unix_ms;
 
-use crate::args::Args;
+use crate::args::{Args, Start};
 use crate::clock_driver::{ClockDriver, TICK_MS};
 use crate::table::{self, IncludeObject};
 use crate::{discovery, strategic_merge};
@@ -113,6 +115,7 @@ impl Server {
         let cluster = Cluster::new(ClusterConfig {
             seed: args.seed,
             profile: args.profile,
+            start_ms: start_ms(args.start, SystemTime::now()),
             ..ClusterConfig::default()
         });
         let clock = ClockDriver::new(cluster.now(), args.speed);
@@ -123,6 +126,11 @@ impl Server {
             address: local.to_string(),
         });
         Ok(Server { listener, shared })
+    }
+
+    /// The instant the virtual clock started at (RFC 3339).
+    pub fn started_at(&self) -> String {
+        self.shared.cluster.borrow().now().to_rfc3339()
     }
 
     pub fn local_addr(&self) -> std::io::Result<std::net::SocketAddr> {
@@ -172,6 +180,25 @@ impl Server {
             });
         }
     }
+}
+
+/// Where the cluster's virtual clock starts, in milliseconds after the engine's virtual epoch:
+/// `wall_clock` for [`Start::Now`] (so a client's own clock, which `kubectl describe` uses for
+/// ages, agrees with the server's), clamped to what the engine represents (a clock before
+/// 2026-01-01 starts at the epoch).
+pub fn start_ms(start: Start, wall_clock: SystemTime) -> u64 {
+    let ms = match start {
+        Start::At(t) => t.as_millis(),
+        Start::Now => {
+            let unix_ms = wall_clock
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_millis())
+                .unwrap_or(0);
+            let ms = unix_ms.saturating_sub(u128::from(EPOCH_UNIX_SECONDS) * 1000);
+            u64::try_from(ms).unwrap_or(u64::MAX)
+        }
+    };
+    ms.min(MAX_START_MS)
 }
 
 /// The largest request body accepted (the real server's limit is 3 MiB for most requests).
@@ -438,7 +465,23 @@ fn json(code: StatusCode, body: String) -> Response<Body> {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_json, user_of};
+    use super::{is_json, start_ms, user_of};
+    use crate::args::Start;
+    use std::time::{Duration, UNIX_EPOCH};
+    use watchlab_engine::clock::Timestamp;
+
+    #[test]
+    fn the_clock_starts_at_the_wall_clock_or_the_given_instant() {
+        let at = |unix_secs: u64| UNIX_EPOCH + Duration::from_secs(unix_secs);
+        // 2026-12-02T22:39:23Z.
+        let wall = at(1_796_251_163);
+        assert_eq!(
+            Timestamp(start_ms(Start::Now, wall)).to_rfc3339(),
+            "2026-12-02T22:39:23Z"
+        );
+        assert_eq!(start_ms(Start::Now, at(0)), 0);
+        assert_eq!(start_ms(Start::At(Timestamp(5_000)), wall), 5_000);
+    }
 
     #[test]
     fn only_json_bodies_are_decoded() {

@@ -498,3 +498,48 @@ fn apply_merges_containers_by_name_strategically() {
     assert_eq!(containers, "nginx:1.28 80");
     assert_eq!(s.ok(&apply).trim(), "deployment.apps/web unchanged");
 }
+
+/// Whether a kubectl age (`5s`, `2m3s`, `10m`) is under two minutes.
+fn under_two_minutes(age: &str) -> bool {
+    age.strip_suffix('s')
+        .and_then(|n| n.parse::<u64>().ok())
+        .is_some_and(|n| n < 120)
+        || age.starts_with("1m")
+}
+
+#[test]
+fn ages_agree_with_kubectls_own_clock() {
+    need_kubectl!("ages_agree_with_kubectls_own_clock");
+    // The virtual clock starts at the server's wall-clock start, so ages kubectl computes
+    // itself (`describe`) read like the ones the server prints (`get`): seconds, not months.
+    let s = TestServer::start();
+    s.ok(&["run", "web", "--image=nginx"]);
+    let mut phase = String::new();
+    for _ in 0..300 {
+        phase = s.ok(&["get", "pod", "web", "-o", "jsonpath={.status.phase}"]);
+        if phase == "Running" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(phase, "Running");
+    let get = s.ok(&["get", "pod", "web", "--no-headers"]);
+    let age = get.split_whitespace().nth(4).unwrap_or_default();
+    assert!(under_two_minutes(age), "{get}");
+    let describe = s.ok(&["describe", "pod", "web"]);
+    let events: Vec<&str> = describe
+        .lines()
+        .skip_while(|l| !l.starts_with("Events:"))
+        .filter(|l| l.trim_start().starts_with("Normal"))
+        .collect();
+    assert!(events.len() >= 3, "{describe}");
+    for row in events {
+        let age = row.split_whitespace().nth(2).unwrap_or_default();
+        assert!(under_two_minutes(age), "{row}\n{describe}");
+    }
+    let nodes = s.ok(&["get", "nodes", "--no-headers"]);
+    for row in nodes.lines() {
+        let age = row.split_whitespace().nth(3).unwrap_or_default();
+        assert!(under_two_minutes(age), "{nodes}");
+    }
+}

@@ -41,6 +41,16 @@ pub struct ClusterConfig {
     /// Create the seed texts' starting point: namespace `production` with the Deployment
     /// `orders-api` (3 replicas of `orders-api:1.0`).
     pub seed_objects: bool,
+    /// The virtual time the cluster starts at, in milliseconds after the virtual epoch
+    /// (2026-01-01T00:00:00Z). The playground starts at 0; `watchlab-apiserver` passes its
+    /// wall-clock start, so real clients that compute ages on their own clock (`kubectl
+    /// describe`) agree with it. The engine never reads a clock itself.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_ms: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Default for ClusterConfig {
@@ -51,6 +61,7 @@ impl Default for ClusterConfig {
             etcd_members: 3,
             profile: ProfileName::Training,
             seed_objects: true,
+            start_ms: 0,
         }
     }
 }
@@ -199,8 +210,11 @@ impl Cluster {
         let nodes: Vec<&str> = config.nodes.iter().map(String::as_str).collect();
         let profile = Profile::named(config.profile);
         let control_plane = ControlPlane::new(config.seed, &profile, &nodes);
-        let server_config = ServerConfig::default()
-            .with_default_toleration_seconds(profile.default_toleration_seconds);
+        let server_config = ServerConfig {
+            start: Timestamp(config.start_ms),
+            ..ServerConfig::default()
+        }
+        .with_default_toleration_seconds(profile.default_toleration_seconds);
         let mut cluster = Cluster {
             api: ApiServer::with_config(config.seed, server_config),
             etcd,

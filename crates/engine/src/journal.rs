@@ -40,6 +40,8 @@ pub const MAX_INPUTS: usize = 100_000;
 pub const MAX_BYTES: usize = 16 * 1024 * 1024;
 /// Virtual time one journal may span (7 days): a restore replays all of it.
 pub const MAX_VIRTUAL_MS: u64 = 7 * 24 * 60 * 60 * 1000;
+/// The latest start a saved config may ask for: 100 years after the virtual epoch.
+pub const MAX_START_MS: u64 = 100 * 365 * 24 * 60 * 60 * 1000;
 /// Nodes a saved config may name (the Kubernetes scalability limit is 5,000 nodes per cluster).
 pub const MAX_NODES: usize = 5_000;
 /// The longest opaque scenario marker the UI may store.
@@ -275,8 +277,8 @@ impl Journal {
         let mut j = Journal {
             format: FORMAT.to_string(),
             version: VERSION,
+            now_ms: config.start_ms,
             config,
-            now_ms: 0,
             revision: 0,
             settled: false,
             scenario: None,
@@ -358,7 +360,7 @@ impl Journal {
 
     /// The clock ran at `now` (timers and controllers), leaving the ledger at `revision`.
     pub(crate) fn clock_ran(&mut self, now: Timestamp, revision: u64) {
-        if now.as_millis() > MAX_VIRTUAL_MS {
+        if now.as_millis().saturating_sub(self.config.start_ms) > MAX_VIRTUAL_MS {
             self.refuse(Refusal::TooMuchTime);
         }
         self.now_ms = now.as_millis();
@@ -422,13 +424,14 @@ impl Journal {
                 "missing field `ledger_fingerprint`".into(),
             ));
         }
-        if self.now_ms > MAX_VIRTUAL_MS {
+        let start = self.config.start_ms;
+        if self.now_ms.saturating_sub(start) > MAX_VIRTUAL_MS {
             return Err(JournalError::Damaged(format!(
                 "now_ms {} is beyond the {MAX_VIRTUAL_MS} ms a journal may span",
                 self.now_ms
             )));
         }
-        let mut last = 0;
+        let mut last = start;
         for (index, e) in self.inputs.iter().enumerate() {
             if e.at_ms < last || e.at_ms > self.now_ms {
                 return Err(JournalError::OutOfOrder { index });
@@ -445,6 +448,12 @@ fn check_config(c: &ClusterConfig) -> Result<(), JournalError> {
         return bad(format!(
             "etcd_members must be 1, 3 or 5, not {}",
             c.etcd_members
+        ));
+    }
+    if c.start_ms > MAX_START_MS {
+        return bad(format!(
+            "start_ms {} is beyond {MAX_START_MS} (year 2126)",
+            c.start_ms
         ));
     }
     if c.nodes.len() > MAX_NODES {

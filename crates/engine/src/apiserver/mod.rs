@@ -65,6 +65,9 @@ pub struct ServerConfig {
     pub default_not_ready_toleration_seconds: i64,
     /// `--default-unreachable-toleration-seconds` (300), DefaultTolerationSeconds admission.
     pub default_unreachable_toleration_seconds: i64,
+    /// The virtual time the server starts at (zero for the playground; a server on a socket
+    /// starts at its wall-clock start so clients' own clocks agree with it).
+    pub start: Timestamp,
 }
 
 impl Default for ServerConfig {
@@ -77,6 +80,7 @@ impl Default for ServerConfig {
             ledger_limit: ledger::DEFAULT_LEDGER_LIMIT,
             default_not_ready_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
             default_unreachable_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
+            start: Timestamp::ZERO,
         }
     }
 }
@@ -123,11 +127,11 @@ impl ApiServer {
     pub fn with_config(seed: u64, config: ServerConfig) -> Self {
         let mut s = ApiServer {
             store: Store::new(),
-            now: Timestamp::ZERO,
+            now: config.start,
             rng: SimRng::child(seed, "kube-apiserver"),
             watch: WatchHub::new(config.watch),
             ledger: Ledger::new(config.ledger_limit),
-            compactor: Compactor::new(config.compaction_interval_ms, Timestamp::ZERO),
+            compactor: Compactor::new(config.compaction_interval_ms, config.start),
             config,
             writable: true,
         };
