@@ -236,15 +236,23 @@ fn node_name_index_delivers_to_old_and_new_node_and_shares_events() {
     ));
     assert!(s.poll(on_b).unwrap_or_default().is_empty());
     // The scheduler's "unscheduled pods" watch sees the pod leave its selector at binding:
-    // a DELETED carrying the bound state (offered through the old nodeName's bucket).
+    // a DELETED (offered through the old nodeName's bucket) carrying, as the cacher does, the
+    // last state that matched (still unbound) at the binding's revision.
     let sched = s.poll(unscheduled).unwrap_or_default();
     let kinds: Vec<_> = sched.iter().map(|e| e.event_type).collect();
     assert_eq!(kinds, vec![WatchEventType::Added, WatchEventType::Deleted]);
-    let bound_to = sched[1]
-        .object()
-        .and_then(|o| o.as_pod())
-        .map(|p| p.spec.node_name.clone());
-    assert_eq!(bound_to.as_deref(), Some("node-a"));
+    let left = sched[1].object().and_then(|o| o.as_pod()).map(|p| {
+        (
+            p.spec.node_name.clone(),
+            p.metadata.resource_version.clone(),
+        )
+    });
+    let bound_at = s
+        .get(Kind::Pod, Some("default"), "web")
+        .map(|o| o.meta().resource_version.clone())
+        .unwrap_or_default();
+    assert_eq!(left, Some((String::new(), bound_at)));
+
     assert_eq!(
         s.stream(on_b).map(|st| st.filtered_out()),
         Some(0),
@@ -359,4 +367,41 @@ fn one_event_is_shared_by_every_stream_and_rendered_once() {
     let line = got[0][0].json();
     assert!(got[2][0].json_rendered());
     assert!(Arc::ptr_eq(&line, &got[1][0].json()));
+}
+
+/// Found by the simulation's watch auditor: an object relabelled out of a label selector left
+/// the stream as a DELETED carrying its new labels. The cacher's `convertToWatchEvent` sends the
+/// previous (last matching) state with the event's resourceVersion, live and on resume alike.
+#[test]
+fn leaving_a_label_selector_is_a_deleted_of_the_last_matching_state() {
+    let mut s = ApiServer::new(1);
+    post(&mut s, "a", "nginx");
+    let created = s.revision();
+    let mut opts = ListOptions {
+        label_selector: watchlab_apimachinery::labels::LabelSelector::parse("app=nginx")
+            .unwrap_or_else(|e| panic!("{e}")),
+        ..Default::default()
+    };
+    opts.resource_version = Some(created.to_string());
+    let live = s
+        .watch("kubectl", Kind::Pod, Some("default"), &opts)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    relabel(&mut s, "a", "other");
+    let left_at = s.revision();
+    let resumed = s
+        .watch("kubectl", Kind::Pod, Some("default"), &opts)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    for id in [live, resumed] {
+        let ev = s.poll(id).unwrap_or_default();
+        assert_eq!(ev.len(), 1);
+        assert_eq!(ev[0].event_type, WatchEventType::Deleted);
+        assert_eq!(ev[0].resource_version, left_at);
+        let obj = ev[0].object().map(|o| (**o).clone());
+        let labels = obj.as_ref().map(|o| o.meta().labels.clone());
+        assert_eq!(
+            labels.and_then(|l| l.get("app").cloned()).as_deref(),
+            Some("nginx")
+        );
+        assert_eq!(obj.map(|o| o.resource_version()), Some(left_at));
+    }
 }

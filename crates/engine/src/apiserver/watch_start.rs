@@ -54,10 +54,10 @@ impl ApiServer {
                         for e in events {
                             let change = change_of(e);
                             if let Some(t) = filter.decide(&change) {
-                                if let Some(obj) = change.object_for() {
+                                if let Some(obj) = change.object_for_event(t) {
                                     initial.push(Arc::new(WatchEvent::new(
                                         t,
-                                        obj.clone(),
+                                        obj,
                                         change.revision,
                                     )));
                                 }

@@ -202,8 +202,8 @@ impl EventRecorder {
                 reason: p.reason.clone(),
                 message: p.message.clone(),
                 source: self.source.clone(),
-                first_timestamp: Some(p.at),
-                last_timestamp: Some(p.at),
+                first_timestamp: Some(whole_second(p.at)),
+                last_timestamp: Some(whole_second(p.at)),
                 count: Some(1),
                 type_: p.event_type.as_str().to_string(),
                 event_time: None,
@@ -245,6 +245,13 @@ impl EventRecorder {
             },
         );
     }
+}
+
+/// `t` cut to its second: what `metav1.Time` keeps (it serializes, and is stored, in whole
+/// seconds). An Event written with milliseconds would see its firstTimestamp move back when a
+/// repeat's merge patch round-trips it through JSON.
+fn whole_second(t: Timestamp) -> Timestamp {
+    Timestamp::from_secs(t.as_millis() / 1000)
 }
 
 /// Nanoseconds since the Unix epoch of a virtual time.
@@ -322,6 +329,44 @@ mod tests {
             "m",
         );
         assert_eq!(events(&api).len(), 3);
+    }
+
+    /// Found by the simulation: an Event first written at 85.396 s had its firstTimestamp
+    /// turned into 85 s by the count bump's merge patch (JSON carries whole seconds).
+    #[test]
+    fn a_repeat_keeps_first_timestamp_and_moves_last_timestamp_forward() {
+        let mut api = ApiServer::new(1);
+        let ns = api.get(Kind::Namespace, None, "default").unwrap();
+        let mut rec = EventRecorder::new("kube-scheduler", "default-scheduler", "");
+        let t0 = Timestamp(85_396);
+        rec.record(
+            &mut api,
+            t0,
+            &ns,
+            EventType::Warning,
+            "FailedScheduling",
+            "m",
+        );
+        let before = events(&api);
+        rec.record(
+            &mut api,
+            Timestamp(86_250),
+            &ns,
+            EventType::Warning,
+            "FailedScheduling",
+            "m",
+        );
+        let after = events(&api);
+        assert_eq!(after.len(), 1);
+        assert_eq!(after[0].count, Some(2));
+        assert_eq!(after[0].first_timestamp, before[0].first_timestamp);
+        assert_eq!(after[0].first_timestamp, Some(Timestamp(85_000)));
+        assert_eq!(after[0].last_timestamp, Some(Timestamp(86_000)));
+        // The name still tells the two apart by the millisecond.
+        assert_eq!(
+            after[0].metadata.name,
+            format!("default.{:x}", unix_nanos(t0))
+        );
     }
 
     #[test]

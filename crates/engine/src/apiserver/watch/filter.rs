@@ -59,9 +59,25 @@ pub struct Change {
 }
 
 impl Change {
-    /// The object an event of type `t` carries: the new state, or the tombstone for a deletion.
+    /// The object the change leaves behind: the new state, or the tombstone for a deletion.
     pub fn object_for(&self) -> Option<&Arc<Object>> {
         self.cur.as_ref().or(self.tombstone.as_ref())
+    }
+
+    /// The object an event of type `t` carries. ADDED and MODIFIED carry the new state; DELETED
+    /// carries the previous state at the change's revision, as the cacher's
+    /// `convertToWatchEvent` does: the tombstone for a deletion, and for an object that stops
+    /// matching the filter (a relabel out of a label selector) its last state that matched,
+    /// not the new one.
+    pub fn object_for_event(&self, t: WatchEventType) -> Option<Arc<Object>> {
+        match (t, &self.cur, &self.prev) {
+            (WatchEventType::Deleted, Some(_), Some(prev)) => {
+                let mut last = (**prev).clone();
+                last.meta_mut().resource_version = self.revision.to_string();
+                Some(Arc::new(last))
+            }
+            _ => self.object_for().cloned(),
+        }
     }
 
     pub fn namespace(&self) -> &str {

@@ -145,8 +145,7 @@ impl WatchHub {
                 let event = shared[slot]
                     .get_or_insert_with(|| {
                         let obj = change
-                            .object_for()
-                            .cloned()
+                            .object_for_event(t)
                             .unwrap_or_else(|| Arc::new(Object::empty(change.kind)));
                         Arc::new(WatchEvent::new(t, obj, change.revision))
                     })
