@@ -15,6 +15,7 @@ pub mod console;
 pub mod fanout;
 pub mod i18n;
 pub mod inspect;
+pub mod live;
 pub mod scenario;
 pub mod seeds;
 pub mod state;
@@ -42,7 +43,7 @@ pub const DEFAULT_SEED: u64 = 7;
 /// Browser ticks per second driving the virtual clock.
 pub const TICK_MS: u32 = 100;
 
-fn stored_lang() -> Lang {
+pub(crate) fn stored_lang() -> Lang {
     web_sys::window()
         .and_then(|w| w.local_storage().ok().flatten())
         .and_then(|s| s.get_item(i18n::STORAGE_KEY).ok().flatten())
@@ -50,7 +51,7 @@ fn stored_lang() -> Lang {
         .unwrap_or_default()
 }
 
-fn remember_lang(lang: Lang) {
+pub(crate) fn remember_lang(lang: Lang) {
     let window = web_sys::window();
     if let Some(s) = window
         .as_ref()
@@ -112,7 +113,7 @@ fn save_if_due(state: &UseReducerHandle<State>, mark: &mut SaveMark) {
     }
 }
 
-fn performance_now() -> f64 {
+pub(crate) fn performance_now() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map(|p| p.now())
@@ -243,7 +244,22 @@ fn ToolsPane() -> Html {
     }
 }
 
-/// Mounts the app on the page's body.
+/// Mounts the app on the page's body: the in-tab engine, or with `?live` the live mode over
+/// the API server of the page's origin ([`live`]).
 pub fn run() {
-    yew::Renderer::<App>::new().render();
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    match live::requested(&search) {
+        Some(request) => {
+            let props = live::app::Props {
+                request,
+                lang: stored_lang(),
+            };
+            yew::Renderer::<live::app::LiveApp>::with_props(props).render();
+        }
+        None => {
+            yew::Renderer::<App>::new().render();
+        }
+    }
 }

@@ -1,0 +1,379 @@
+//! The live page's views, drawn with the playground's markup and classes: nodes as columns of
+//! pod cards, the events table, the page's own watch streams with one stream's raw body, the
+//! kubectl console, and a notice where a view needs what a real API server does not expose.
+
+use watchlab_engine::cluster::{NodeView, PodView};
+use web_sys::{Element, HtmlInputElement};
+use yew::prelude::*;
+
+use super::app::{use_live, LiveAction};
+use super::model::Phase;
+use super::texts::L;
+use crate::components::node_column::status_class;
+use crate::console::LineKind;
+use crate::i18n::{Lang, T};
+use crate::seeds::SEED_COMMANDS;
+
+/// Pod cards drawn per column; the rest are counted.
+pub const MAX_CARDS: usize = 60;
+/// Event rows drawn (the newest).
+pub const MAX_EVENTS: usize = 200;
+/// Console lines drawn (the newest).
+pub const VISIBLE_LINES: usize = 400;
+
+#[derive(Properties, PartialEq)]
+pub struct UnavailableProps {
+    /// The view or tool it stands for (`data-unavailable`).
+    pub id: &'static str,
+    pub text: L,
+}
+
+/// Says a view is not available in live mode, and why.
+#[component]
+pub fn Unavailable(props: &UnavailableProps) -> Html {
+    let ctx = use_live();
+    let lang = ctx.lang;
+    // The same page without `?live`: the in-tab engine.
+    let in_tab = Callback::from(|_: MouseEvent| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().set_href("./");
+        }
+    });
+    html! {
+        <section class="scenario-panel unavailable" data-unavailable={props.id}>
+            <h3>{ L::NotAvailable.tr(lang) }</h3>
+            <p class="narration">{ props.text.tr(lang) }</p>
+            <p class="hint"><button class="link in-tab" onclick={in_tab}>{ L::InTabLink.tr(lang) }</button></p>
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ColumnProps {
+    node: Option<NodeView>,
+    pods: Vec<PodView>,
+    lang: Lang,
+}
+
+#[component]
+fn NodeColumn(props: &ColumnProps) -> Html {
+    let lang = props.lang;
+    let (name, header) = match &props.node {
+        Some(n) => {
+            let class = if n.status == "Ready" {
+                "ready"
+            } else {
+                "notready"
+            };
+            let mut status = n.status.clone();
+            if !n.schedulable {
+                status.push(',');
+                status.push_str(L::Cordoned.tr(lang));
+            }
+            (
+                n.name.clone(),
+                html! {
+                    <h2>
+                        <span class="name">{ &n.name }</span>
+                        <span class={classes!("status", class)}>{ status }</span>
+                        <span class="rv" title="resourceVersion">{ format!("rv {}", n.resource_version) }</span>
+                    </h2>
+                },
+            )
+        }
+        None => (
+            String::new(),
+            html! { <h2><span class="name">{ L::Unscheduled.tr(lang) }</span></h2> },
+        ),
+    };
+    let extra = props.pods.len().saturating_sub(MAX_CARDS);
+    html! {
+        <article class="node" data-node={name}>
+            { header }
+            <div class="pods">
+            { for props.pods.iter().take(MAX_CARDS).map(|p| html! {
+                <div key={format!("{}/{}", p.namespace, p.name)} class={classes!("pod", status_class(&p.status))}
+                    data-pod={p.name.clone()} data-namespace={p.namespace.clone()} data-status={p.status.clone()}
+                    title={format!("{}/{} · resourceVersion {}", p.namespace, p.name, p.resource_version)}>
+                    <span class="pod-name">{ &p.name }</span>
+                    <span class="pod-status">{ &p.status }</span>
+                    <span class="pod-ready">{ &p.ready }</span>
+                    <span class="rv">{ p.resource_version }</span>
+                </div>
+            }) }
+            if extra > 0 { <div class="more">{ L::MorePods.fill(lang, &[&extra.to_string()]) }</div> }
+            </div>
+        </article>
+    }
+}
+
+/// Nodes as columns with their pods, from the nodes and pods informers.
+#[component]
+pub fn ClusterView() -> Html {
+    let ctx = use_live();
+    let lang = ctx.lang;
+    let (nodes, pods) = {
+        let e = ctx.engine.borrow();
+        let now = e.client.now_ms();
+        (e.model.nodes(), e.model.pods(now))
+    };
+    let unscheduled: Vec<_> = pods.iter().filter(|p| p.node.is_none()).cloned().collect();
+    // Pods bound to a node the page has not listed (yet) are still shown, under their node.
+    let mut orphans: Vec<&str> = pods
+        .iter()
+        .filter_map(|p| p.node.as_deref())
+        .filter(|n| nodes.iter().all(|node| node.name != *n))
+        .collect();
+    orphans.sort_unstable();
+    orphans.dedup();
+    let on = |name: &str| -> Vec<PodView> {
+        pods.iter()
+            .filter(|p| p.node.as_deref() == Some(name))
+            .cloned()
+            .collect()
+    };
+    html! {
+        <div class="cluster-view live">
+            <p class="summary"><span id="pod-count">{ L::PodsCount.fill(lang, &[&pods.len().to_string()]) }</span></p>
+            if nodes.is_empty() { <p class="muted">{ L::NoNodes.tr(lang) }</p> }
+            <section class="nodes" aria-label={L::NodesTitle.tr(lang)}>
+                { for nodes.iter().map(|n| html! {
+                    <NodeColumn key={n.name.clone()} node={Some(n.clone())} pods={on(&n.name)} {lang} />
+                }) }
+                { for orphans.iter().map(|n| html! {
+                    <NodeColumn key={format!("?{n}")} node={Some(NodeView {
+                        name: n.to_string(), status: "Unknown".into(), killed: false, schedulable: true, resource_version: 0,
+                    })} pods={on(n)} {lang} />
+                }) }
+                if !unscheduled.is_empty() { <NodeColumn key="-" node={None} pods={unscheduled} {lang} /> }
+            </section>
+            <section class="etcd" data-unavailable="etcd">
+                <h3>{ T::EtcdMembers.tr(lang) }<span class="muted">{ L::NotAvailable.tr(lang) }</span></h3>
+                <p class="hint">{ L::NoEtcd.tr(lang) }</p>
+            </section>
+        </div>
+    }
+}
+
+/// The Events table from the events informer, as `kubectl get events -A
+/// --sort-by=.lastTimestamp` prints it.
+#[component]
+pub fn EventsView() -> Html {
+    let ctx = use_live();
+    let lang = ctx.lang;
+    let events = {
+        let e = ctx.engine.borrow();
+        e.model.events(e.client.now_ms())
+    };
+    let skip = events.len().saturating_sub(MAX_EVENTS);
+    html! {
+        <div class="events-view">
+            <h3>{ T::EventsTitle.tr(lang) }<span class="muted">{ T::AllNamespaces.tr(lang) }</span></h3>
+            if events.is_empty() { <p class="muted">{ L::NoEvents.tr(lang) }</p> } else {
+            <div class="scroll">
+            <table class="events">
+                <thead><tr><th>{"NAMESPACE"}</th><th>{"LAST SEEN"}</th><th>{"TYPE"}</th><th>{"REASON"}</th><th>{"OBJECT"}</th><th>{"MESSAGE"}</th></tr></thead>
+                <tbody>
+                { for events.iter().skip(skip).map(|ev| html! {
+                    <tr class={classes!("event", (ev.type_ == "Warning").then_some("warning"))} data-reason={ev.reason.clone()}>
+                        <td>{ &ev.namespace }</td><td class="num">{ &ev.last_seen }</td><td>{ &ev.type_ }</td>
+                        <td>{ &ev.reason }</td><td>{ &ev.object }</td><td class="message">{ &ev.message }</td>
+                    </tr>
+                }) }
+                </tbody>
+            </table>
+            </div>
+            }
+        </div>
+    }
+}
+
+/// The page's own list + watch streams and one stream's raw body.
+#[component]
+pub fn StreamsView() -> Html {
+    let ctx = use_live();
+    let lang = ctx.lang;
+    let streams = ctx.engine.borrow().model.streams();
+    let rows = streams.iter().map(|s| {
+        let state = match &s.phase {
+            Phase::Listing => L::StateListing.tr(lang).to_string(),
+            Phase::WaitingToWatch => L::StateWaiting.tr(lang).to_string(),
+            Phase::Watching => L::StateWatching.tr(lang).to_string(),
+            Phase::BackingOff(m) => L::StateBackoff.fill(lang, &[m]),
+        };
+        let raw = {
+            let ctx = ctx.clone();
+            let r = s.resource;
+            Callback::from(move |_: MouseEvent| ctx.dispatch(LiveAction::ShowRaw(Some(r))))
+        };
+        html! {
+            <tr key={s.resource} data-stream={s.resource}>
+                <td>{ s.resource }</td>
+                <td class="filter">{ format!("GET {}?watch=true", s.collection) }</td>
+                <td>{ state }</td>
+                <td class="num last-rv">{ s.last_rv }</td>
+                <td class="num">{ s.cached }</td>
+                <td class="num delivered">{ s.events }</td>
+                <td class="num">{ s.rewatches }</td>
+                <td class="num">{ s.relists }</td>
+                <td class="num">{ s.expired }</td>
+                <td class="buttons"><button class="small raw" onclick={raw}>{ L::Raw.tr(lang) }</button></td>
+            </tr>
+        }
+    });
+    html! {
+        <div class="broadcast-view live">
+            <h3>{ L::PageStreams.tr(lang) }</h3>
+            <div class="scroll">
+            <table class="streams">
+                <thead><tr>
+                    <th>{ L::ColResource.tr(lang) }</th><th>{ L::ColRequest.tr(lang) }</th><th>{ L::ColState.tr(lang) }</th>
+                    <th>{ L::ColLastRv.tr(lang) }</th><th>{ L::ColCached.tr(lang) }</th><th>{ L::ColEvents.tr(lang) }</th>
+                    <th>{ L::ColRewatches.tr(lang) }</th><th>{ L::ColRelists.tr(lang) }</th><th>{ L::Col410.tr(lang) }</th><th></th>
+                </tr></thead>
+                <tbody>{ for rows }</tbody>
+            </table>
+            </div>
+            <p class="hint" data-unavailable="fan-out">{ L::NotAvailable.tr(lang) }{ ": " }{ L::NoFanOut.tr(lang) }</p>
+            <RawPane />
+        </div>
+    }
+}
+
+#[component]
+fn RawPane() -> Html {
+    let ctx = use_live();
+    let lang = ctx.lang;
+    let Some(resource) = ctx.raw else {
+        return html! {};
+    };
+    let lines = ctx.engine.borrow().model.raw(resource);
+    let close = {
+        let ctx = ctx.clone();
+        Callback::from(move |_: MouseEvent| ctx.dispatch(LiveAction::ShowRaw(None)))
+    };
+    html! {
+        <section class="raw" id="raw-stream" data-stream={resource}>
+            <h3>{ L::RawTitle.fill(lang, &[resource]) }
+                <button class="small" onclick={close}>{ L::Close.tr(lang) }</button></h3>
+            if lines.is_empty() { <p class="hint">{ L::RawEmpty.tr(lang) }</p> }
+            <pre class="json">{ for lines.iter().map(|l| html!{ <>{ l }{ "\n" }</> }) }</pre>
+        </section>
+    }
+}
+
+/// The kubectl console over the real API server.
+#[component]
+pub fn ConsolePanel() -> Html {
+    let ctx = use_live();
+    let lang = ctx.lang;
+    let input = use_node_ref();
+    let output = use_node_ref();
+    let (lines, following, last_id) = {
+        let e = ctx.engine.borrow();
+        let all = e.model.console.lines();
+        let skip = all.len().saturating_sub(VISIBLE_LINES);
+        let lines: Vec<_> = all.iter().skip(skip).cloned().collect();
+        (lines, e.model.console.following(), all.back().map(|l| l.id))
+    };
+    {
+        let output = output.clone();
+        use_effect_with(last_id, move |_| {
+            if let Some(el) = output.cast::<Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
+    let run = {
+        let ctx = ctx.clone();
+        let input = input.clone();
+        move || {
+            if let Some(i) = input.cast::<HtmlInputElement>() {
+                let line = i.value();
+                i.set_value("");
+                ctx.dispatch(LiveAction::Command(line));
+            }
+        }
+    };
+    let onkeydown = {
+        let ctx = ctx.clone();
+        let input = input.clone();
+        let run = run.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let Some(i) = input.cast::<HtmlInputElement>() else {
+                return;
+            };
+            match e.key().as_str() {
+                "Enter" => {
+                    e.prevent_default();
+                    run();
+                }
+                "ArrowUp" => {
+                    e.prevent_default();
+                    let prev = ctx.engine.borrow_mut().model.console.history_prev();
+                    if let Some(l) = prev {
+                        i.set_value(&l);
+                    }
+                }
+                "ArrowDown" => {
+                    e.prevent_default();
+                    let next = ctx.engine.borrow_mut().model.console.history_next();
+                    i.set_value(&next);
+                }
+                "c" | "C" if e.ctrl_key() => {
+                    let selected =
+                        i.selection_start().ok().flatten() != i.selection_end().ok().flatten();
+                    if !selected {
+                        e.prevent_default();
+                        ctx.dispatch(LiveAction::Interrupt);
+                    }
+                }
+                _ => {}
+            }
+        })
+    };
+    let on_run = Callback::from(move |_: MouseEvent| run());
+    let on_stop = {
+        let ctx = ctx.clone();
+        Callback::from(move |_: MouseEvent| ctx.dispatch(LiveAction::Interrupt))
+    };
+    let on_clear = {
+        let ctx = ctx.clone();
+        Callback::from(move |_: MouseEvent| ctx.dispatch(LiveAction::ClearConsole))
+    };
+    html! {
+        <section class="console" aria-label={T::ConsoleTitle.tr(lang)}>
+            <pre id="console-output" class="output" ref={output} tabindex="0" aria-live="polite">
+                { for lines.iter().map(|l| {
+                    let class = match l.kind {
+                        LineKind::Input => "in",
+                        LineKind::Stdout => "out",
+                        LineKind::Stderr => "err",
+                        LineKind::Note => "note",
+                    };
+                    html! { <div key={l.id} class={class}>{ &l.text }</div> }
+                }) }
+            </pre>
+            <div class="prompt">
+                <span class="ps1" aria-hidden="true">{ "$" }</span>
+                <input id="console-input" ref={input} type="text" spellcheck="false" autocomplete="off"
+                    aria-label={T::ConsoleInput.tr(lang)} placeholder={T::ConsoleHint.tr(lang)} {onkeydown} />
+                <button id="console-run" onclick={on_run}>{ T::Run.tr(lang) }</button>
+                <button id="console-stop" disabled={!following} onclick={on_stop}>{ T::Stop.tr(lang) }</button>
+                <button id="console-clear" onclick={on_clear}>{ T::Clear.tr(lang) }</button>
+            </div>
+            <p class="hint">
+                if following { <span id="following" class="badge live">{ T::Following.tr(lang) }</span> }
+                { T::ConsoleHint.tr(lang) }
+            </p>
+            <details class="examples">
+                <summary>{ T::Examples.tr(lang) }</summary>
+                { for SEED_COMMANDS.iter().map(|c| {
+                    let ctx = ctx.clone();
+                    let onclick = Callback::from(move |_: MouseEvent| ctx.dispatch(LiveAction::Command((*c).to_string())));
+                    html! { <button class="example" {onclick}>{ *c }</button> }
+                }) }
+            </details>
+        </section>
+    }
+}
