@@ -13,7 +13,6 @@ pub mod args;
 pub mod clock_driver;
 pub mod discovery;
 pub mod server;
-pub mod strategic_merge;
 pub mod table;
 
 pub use args::{Args, ArgsError};

@@ -36,8 +36,7 @@ use watchlab_kubectl::age::virtual_now_unix_ms;
 use crate::args::{Args, Start};
 use crate::clock_driver::{ClockDriver, TICK_MS};
 use crate::table::{self, IncludeObject};
-use crate::{discovery, strategic_merge};
-use watchlab_engine::apiserver::ApiServer;
+use crate::discovery;
 
 /// A response body: a whole JSON document or a stream of watch lines.
 type Body = UnsyncBoxBody<Bytes, Infallible>;
@@ -295,15 +294,7 @@ fn respond(
     let mut cluster = shared.cluster();
     let now = virtual_now_unix_ms(cluster.now().as_millis());
     let mut session = cluster.session(&user);
-    let method_str = method.as_str();
-    // The engine serves the `scale` subresource itself; only strategic merge patches of whole
-    // objects are applied here (the engine treats that media type as a JSON merge patch).
-    let r = if *method == Method::PATCH && is_strategic(content_type) && info.subresource.is_none()
-    {
-        strategic_patch(session.server(), &user, path_and_query, body)
-    } else {
-        session.request(method_str, path_and_query, content_type, body)
-    };
+    let r = session.request(method.as_str(), path_and_query, content_type, body);
     drop(cluster);
     if as_table && r.code == 200 && *method == Method::GET && info.subresource.is_none() {
         if let Ok(value) = serde_json::from_str::<serde_json::Value>(&r.body) {
@@ -314,58 +305,6 @@ fn respond(
         }
     }
     api(r)
-}
-
-fn is_strategic(content_type: Option<&str>) -> bool {
-    content_type
-        .and_then(|c| c.split(';').next())
-        .is_some_and(|m| m.trim() == "application/strategic-merge-patch+json")
-}
-
-/// A strategic merge patch, applied here (the engine merges it as a JSON merge patch): read,
-/// patch, write back, all under one borrow of the cluster so nothing interleaves. A
-/// resourceVersion in the patch stays in the object and is the update's precondition (409).
-fn strategic_patch(
-    server: &mut ApiServer,
-    user: &str,
-    path_and_query: &str,
-    body: Option<&str>,
-) -> ApiResponse {
-    let path = path_and_query.split('?').next().unwrap_or_default();
-    let current = server.handle(user, "GET", path, None, None);
-    if !current.is_success() {
-        return current;
-    }
-    let patch = match body.map(serde_json::from_str::<serde_json::Value>) {
-        Some(Ok(p)) if p.is_object() => p,
-        Some(Ok(_)) => {
-            return status_response(&Status::bad_request(
-                "json: cannot unmarshal into Go value of type map[string]interface {}",
-            ))
-        }
-        Some(Err(e)) => {
-            return status_response(&Status::bad_request(&format!("error decoding patch: {e}")))
-        }
-        None => return status_response(&Status::bad_request("the body of the request was empty")),
-    };
-    let Ok(mut object) = serde_json::from_str::<serde_json::Value>(&current.body) else {
-        return status_response(&Status::internal_error("the stored object is not JSON"));
-    };
-    strategic_merge::apply(&mut object, &patch);
-    server.handle(
-        user,
-        "PUT",
-        path_and_query,
-        Some("application/json"),
-        Some(&object.to_string()),
-    )
-}
-
-fn status_response(s: &Status) -> ApiResponse {
-    ApiResponse {
-        code: s.code(),
-        body: s.to_json(),
-    }
 }
 
 /// Whether a create/update body's Content-Type is JSON (absent counts as JSON, as `curl -d`).
