@@ -245,8 +245,8 @@ fn pod_conflict_text_and_merge_patch() {
     let r = s.request(
         "PATCH",
         &path,
-        Some("application/json-patch+json"),
-        Some("[]"),
+        Some("application/apply-patch+yaml"),
+        Some("{}"),
     );
     assert_eq!(r.code, 415);
     let (code, st) = call(

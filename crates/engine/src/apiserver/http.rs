@@ -4,7 +4,7 @@
 //! answers written as the real server writes them (objects, `...List`, `Status`, watch lines).
 
 use super::delete::{delete_response, DeleteOptions};
-use super::patch::{MERGE_PATCH, STRATEGIC_MERGE_PATCH};
+use super::patch::{PatchTarget, PatchType, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH};
 use super::{ApiServer, DEFAULT_USER};
 use crate::api::binding::Binding;
 use crate::api::resource::{self, ResourceInfo};
@@ -38,20 +38,24 @@ fn route(info: &RequestInfo) -> Result<&'static ResourceInfo, Status> {
     Ok(r)
 }
 
-/// A PATCH body as JSON, refusing media types other than the merge patches.
-fn patch_of(content_type: Option<&str>, body: Option<&str>) -> Result<serde_json::Value, Status> {
-    let ct = content_type.unwrap_or_default();
-    let media = ct.split(';').next().unwrap_or_default().trim();
-    if media != MERGE_PATCH && media != STRATEGIC_MERGE_PATCH {
-        return Err(Status::failure(
-            415,
-            StatusReason::UnsupportedMediaType,
-            format!("the body of the request was in an unknown format - accepted media types include: {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}"),
-            None,
-        ));
-    }
-    serde_json::from_str(body_of(body)?)
-        .map_err(|e| Status::bad_request(&format!("error decoding patch: {e}")))
+/// A PATCH body as JSON with its type, refusing other media types in the real server's words
+/// (its list for built-in kinds less `application/apply-patch+yaml`: no server-side apply here).
+fn patch_of(
+    content_type: Option<&str>,
+    body: Option<&str>,
+) -> Result<(serde_json::Value, PatchType), Status> {
+    let patch_type = PatchType::from_content_type(content_type.unwrap_or_default())
+        .ok_or_else(|| {
+            Status::failure(
+                415,
+                StatusReason::UnsupportedMediaType,
+                format!("the body of the request was in an unknown format - accepted media types include: {JSON_PATCH}, {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}"),
+                None,
+            )
+        })?;
+    let patch = serde_json::from_str(body_of(body)?)
+        .map_err(|e| Status::bad_request(&format!("error decoding patch: {e}")))?;
+    Ok((patch, patch_type))
 }
 
 /// `/version` (with an optional trailing slash), outside the API groups.
@@ -189,16 +193,22 @@ impl ApiServer {
                 Ok(respond(200, out.to_json()))
             }
             (Verb::Patch, Some("scale")) => {
-                let patch = patch_of(content_type, body)?;
+                // A Scale has no lists: both patch types merge it the same way.
+                let (patch, _) = patch_of(content_type, body)?;
                 Ok(respond(
                     200,
                     self.patch_scale(user, r.kind, ns, name, &patch)?.to_json(),
                 ))
             }
             (Verb::Patch, None | Some("status")) => {
-                let patch = patch_of(content_type, body)?;
-                let out =
-                    self.merge_patch(user, r.kind, ns, name, &patch, sub == Some("status"))?;
+                let (patch, patch_type) = patch_of(content_type, body)?;
+                let target = PatchTarget {
+                    kind: r.kind,
+                    namespace: ns,
+                    name,
+                    status: sub == Some("status"),
+                };
+                let out = self.patch(user, target, &patch, patch_type)?;
                 Ok(respond(200, out.to_json()))
             }
             (Verb::Delete, None) => {

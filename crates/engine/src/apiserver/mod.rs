@@ -10,6 +10,7 @@ pub mod continue_token;
 pub mod http;
 pub mod ledger;
 pub mod patch;
+pub mod strategic_merge;
 pub mod version;
 pub mod watch;
 

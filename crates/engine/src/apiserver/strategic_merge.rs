@@ -1,10 +1,13 @@
 //! Strategic merge patch (`application/strategic-merge-patch+json`), which `kubectl apply`,
-//! `label`, `set image`... send, and which the engine applies as a plain JSON merge patch. The
-//! difference bites `kubectl apply`: lists of containers, ports, env, conditions... merge by
+//! `set image`... send. It differs from a JSON merge patch where it matters to
+//! `kubectl apply`: lists of containers, ports, env, conditions... merge by
 //! their key (`name`, `containerPort`, `type`) instead of being replaced, and the patch carries
 //! directives (`$setElementOrder/<list>`, `$patch: delete|replace`, `$retainKeys`,
 //! `$deleteFromPrimitiveList/<list>`). The merge keys are those of the real API types
 //! (`patchMergeKey` tags in k8s.io/api) for the resources watchlab serves.
+//!
+//! The API server applies it to the stored object's JSON in [`super::patch`], for every client
+//! alike: the real kubectl over HTTP and the page's own.
 
 use serde_json::{Map, Value};
 
@@ -268,7 +271,7 @@ mod tests {
             let plain = |v: &Value| !v.to_string().contains('$') && !v.to_string().contains("null") && !v.to_string().contains('[');
             if plain(&patch) && plain(&target) {
                 let mut expected = target.clone();
-                watchlab_engine::apiserver::patch::merge(&mut expected, &patch);
+                crate::apiserver::patch::merge(&mut expected, &patch);
                 prop_assert_eq!(t, expected);
             }
         }
