@@ -126,7 +126,9 @@ texts! {
     QuorumOk => "majority: writes commit", "多数派在线：写入可提交";
     QuorumLost => "no majority: writes fail, reads still served", "失去多数派：写入失败，读仍可用";
     Alive => "alive", "存活";
-    MorePods => "+{} more", "还有 {} 个";
+    PodsOn => "Pods on {}", "{} 上的 Pod";
+    PodCardTitle => "{} · {} · READY {} · resourceVersion {}", "{} · {} · 就绪 {} · resourceVersion {}";
+    RvShort => "rv {}", "页码 {}";
     // Ledger
     LedgerTitle => "The ledger: one line per revision", "账本：每个页码一行";
     ColRevision => "RV", "页码";
@@ -134,7 +136,7 @@ texts! {
     ColObject => "Object", "对象";
     ColWriter => "Writer", "写入者";
     ColTime => "Time", "时间";
-    ShowingLast => "showing the last {} of {}", "显示最近 {} 条，共 {} 条";
+    LedgerLines => "{} lines, newest first", "共 {} 行，最新的在最上面";
     ClickToInspect => "Click a line to see the object as it was at that revision.", "点击一行，查看该对象在那一页时的样子。";
     ObjectAt => "{} at revision {}", "{}，第 {} 页";
     Close => "Close", "关闭";
@@ -165,7 +167,9 @@ texts! {
     NotYet => "not yet delivered", "尚未送达";
     Outside => "not in its recent log", "不在其最近记录中";
     NoStreams => "No open streams.", "没有打开的流。";
-    Offered => "offered", "投递尝试";
+    StreamsOffered => "{} streams · {} offered", "{} 条流 · 投递尝试 {} 次";
+    FanOutCounts => " · received by {}, filtered out by {}, opened later: {}", " · {} 条流收到，{} 条过滤掉，{} 条之后才打开";
+    OpenedLater => "opened later", "之后才打开";
     // Informers
     InformersTitle => "Informer caches against the ledger", "各 Informer 缓存与账本的差距";
     ColComponent => "Component", "组件";
@@ -177,12 +181,17 @@ texts! {
     Col410 => "410s", "410 次数";
     NoInformers => "No informers yet (controllers start them).", "还没有 Informer（由控制器启动）。";
     // Events
-    EventsTitle => "Events (kubectl get events --sort-by=.lastTimestamp)", "事件（kubectl get events --sort-by=.lastTimestamp）";
+    EventsTitle => "Events, as kubectl get events prints them", "事件（与 kubectl get events 的输出一致）";
+    EventsCount => "{} events", "共 {} 条事件";
+    SortBy => "Sort", "排序";
+    NoSort => "no --sort-by (list order)", "不加 --sort-by（列表顺序）";
     AllNamespaces => "all namespaces", "所有命名空间";
     NoEvents => "No events.", "没有事件。";
     // Timeline
     TimelineTitle => "Writes over virtual time, one lane per writer", "按虚拟时间排列的写入，每个写入者一条泳道";
     NoWrites => "No writes yet.", "还没有写入。";
+    TimelineKeys => "Keyboard: Tab to the marks, ←/→ previous/next write, ↑/↓ the writer above/below, Home/End first/last, Enter shows the object, Esc closes it.", "键盘：Tab 进入标记，←/→ 上一笔/下一笔写入，↑/↓ 上/下一个写入者，Home/End 第一笔/最后一笔，回车查看对象，Esc 关闭。";
+    MarkLabel => "revision {}: {} {} by {} at {}", "第 {} 页：{} {}，写入者 {}，时间 {}";
     // Console
     ConsoleTitle => "kubectl console", "kubectl 终端";
     ConsoleHint => "Type a kubectl command and press Enter. ↑/↓ history, Ctrl-C stops a -w stream.", "输入 kubectl 命令后回车。↑/↓ 翻历史，Ctrl-C 结束 -w 流。";

@@ -1,18 +1,21 @@
-//! The broadcast: every open watch stream with its filter, last delivered revision and
-//! counters; the fan-out of one revision (who received it, who filtered it out); and one
+//! The broadcast: every open watch stream (newest first) with its filter, last delivered
+//! revision and counters; the fan-out of one revision (who received it, who filtered it out); and one
 //! stream's raw HTTP body, line by line, exactly as a chunked watch response carries it.
 
-use super::{fill, tr, use_ctx};
+use super::window::{VirtualTable, Window};
+use super::{fill, tr, use_ctx, Ctx};
 use crate::fanout::{reach, Reach};
 use crate::i18n::T;
 use crate::state::Action;
 use watchlab_engine::apiserver::watch::{EndReason, StreamState};
-use watchlab_engine::apiserver::WatchStream;
+use watchlab_engine::apiserver::{LedgerEntry, WatchStream};
 use watchlab_engine::cluster::Action as ClusterAction;
 use yew::prelude::*;
 
-/// Streams drawn; the rest are counted.
-pub const MAX_STREAMS: usize = 60;
+/// A stream row's height in CSS pixels (`table.streams tr` in style.css).
+pub const ROW_PX: u32 = 44;
+/// Recent events shown per stream row.
+const RECENT_SHOWN: usize = 2;
 
 /// A stream's filter as a query string would state it.
 pub fn describe_filter(s: &WatchStream) -> String {
@@ -32,73 +35,119 @@ pub fn describe_filter(s: &WatchStream) -> String {
     out
 }
 
+/// How many streams received, filtered out, or opened after one revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FanOutCounts {
+    pub received: usize,
+    pub filtered: usize,
+    pub later: usize,
+}
+
+/// Counts every stream's part in `entry`'s broadcast.
+pub fn fan_out_counts<'a>(
+    streams: impl Iterator<Item = &'a WatchStream>,
+    entry: &LedgerEntry,
+) -> FanOutCounts {
+    let mut c = FanOutCounts::default();
+    for s in streams {
+        match reach(s, entry) {
+            Reach::Received(_) => c.received += 1,
+            Reach::Filtered => c.filtered += 1,
+            Reach::OpenedLater => c.later += 1,
+            Reach::Forgotten => {}
+        }
+    }
+    c
+}
+
+fn stream_row(ctx: &Ctx, s: &WatchStream, entry: Option<&LedgerEntry>) -> Html {
+    let id = s.id();
+    let state = match s.state() {
+        StreamState::Open => tr(ctx, T::StreamOpen),
+        StreamState::Ended(EndReason::Timeout) => tr(ctx, T::StreamTimeout),
+        StreamState::Ended(EndReason::Overflow) => tr(ctx, T::StreamOverflow),
+        StreamState::Ended(EndReason::Expired) => tr(ctx, T::StreamExpired),
+    };
+    let (reach_class, reach_text) = match entry.map(|en| reach(s, en)) {
+        Some(Reach::Received(t)) => ("received", format!("{} {t}", tr(ctx, T::Received))),
+        Some(Reach::Filtered) => ("filtered", tr(ctx, T::NotReceived).to_string()),
+        Some(Reach::OpenedLater) => ("later", tr(ctx, T::OpenedLater).to_string()),
+        Some(Reach::Forgotten) | None => ("unknown", tr(ctx, T::Outside).to_string()),
+    };
+    let drop = {
+        let ctx = ctx.clone();
+        Callback::from(move |_: MouseEvent| {
+            ctx.dispatch(Action::Cluster(ClusterAction::DropWatch(id)))
+        })
+    };
+    let raw = {
+        let ctx = ctx.clone();
+        Callback::from(move |_: MouseEvent| ctx.dispatch(Action::ShowRaw(Some(id))))
+    };
+    let kept: Vec<_> = s.recent().collect();
+    let recent: Vec<String> = kept
+        .iter()
+        .rev()
+        .take(RECENT_SHOWN)
+        .map(|ev| {
+            let name = ev
+                .object()
+                .map(|o| o.name().to_string())
+                .unwrap_or_default();
+            format!(
+                "{} {} @{}",
+                ev.event_type.as_str(),
+                name,
+                ev.resource_version
+            )
+        })
+        .collect();
+    let filter = describe_filter(s);
+    html! {
+        <tr key={id} data-stream={id.to_string()} data-user={s.user().to_string()}>
+            <td class="num">{ id }</td>
+            <td class="stream"><div class="writer" title={s.user().to_string()}>{ s.user().to_string() }</div><div class="filter" title={filter.clone()}>{ filter }</div></td>
+            <td class="num last-rv">{ s.last_revision() }</td>
+            <td class="num delivered">{ s.delivered() }</td>
+            <td class="num filtered">{ s.filtered_out() }</td>
+            <td class="num">{ s.pending() }</td>
+            <td class="state">{ state }</td>
+            <td class={classes!("reach", reach_class)}>{ reach_text }</td>
+            <td class="recent">{ for recent.iter().map(|r| html!{ <div title={r.clone()}>{ r }</div> }) }</td>
+            <td class="buttons">
+                <button class="small raw" onclick={raw}>{ tr(ctx, T::Raw) }</button>
+                <button class="small drop" title={tr(ctx, T::DropHint)} onclick={drop}>{ tr(ctx, T::Drop) }</button>
+            </td>
+        </tr>
+    }
+}
+
 #[component]
 pub fn BroadcastView() -> Html {
     let ctx = use_ctx();
-    let e = ctx.engine.borrow();
-    let api = e.cluster.api();
-    let streams: Vec<&WatchStream> = api.streams().collect();
-    let fan_rev = ctx
-        .inspection
-        .as_ref()
-        .map(|i| i.revision)
-        .unwrap_or_else(|| api.revision());
-    let entry = api
-        .ledger()
-        .iter()
-        .rev()
-        .find(|l| l.revision == fan_rev)
-        .cloned();
-    let rows = streams.iter().take(MAX_STREAMS).map(|s| {
-        let id = s.id();
-        let state = match s.state() {
-            StreamState::Open => tr(&ctx, T::StreamOpen),
-            StreamState::Ended(EndReason::Timeout) => tr(&ctx, T::StreamTimeout),
-            StreamState::Ended(EndReason::Overflow) => tr(&ctx, T::StreamOverflow),
-            StreamState::Ended(EndReason::Expired) => tr(&ctx, T::StreamExpired),
-        };
-        let reach = entry.as_ref().map(|en| reach(s, en));
-        let (reach_class, reach_text) = match reach {
-            Some(Reach::Received(t)) => ("received", format!("{} {t}", tr(&ctx, T::Received))),
-            Some(Reach::Filtered) => ("filtered", tr(&ctx, T::NotReceived).to_string()),
-            Some(Reach::OpenedLater) => ("later", "—".to_string()),
-            Some(Reach::Forgotten) | None => ("unknown", tr(&ctx, T::Outside).to_string()),
-        };
-        let drop = {
-            let ctx = ctx.clone();
-            Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(ClusterAction::DropWatch(id))))
-        };
-        let raw = {
-            let ctx = ctx.clone();
-            Callback::from(move |_: MouseEvent| ctx.dispatch(Action::ShowRaw(Some(id))))
-        };
-        let mut recent: Vec<String> = s
-            .recent()
-            .map(|ev| {
-                let name = ev.object().map(|o| o.name().to_string()).unwrap_or_default();
-                format!("{} {} @{}", ev.event_type.as_str(), name, ev.resource_version)
-            })
-            .collect();
-        recent.reverse();
-        recent.truncate(2);
-        html! {
-            <tr key={id} data-stream={id.to_string()} data-user={s.user().to_string()}>
-                <td class="num">{ id }</td>
-                <td class="stream"><div class="writer">{ s.user().to_string() }</div><div class="filter">{ describe_filter(s) }</div></td>
-                <td class="num last-rv">{ s.last_revision() }</td>
-                <td class="num delivered">{ s.delivered() }</td>
-                <td class="num filtered">{ s.filtered_out() }</td>
-                <td class="num">{ s.pending() }</td>
-                <td>{ state }</td>
-                <td class={classes!("reach", reach_class)}>{ reach_text }</td>
-                <td class="recent">{ for recent.iter().map(|r| html!{ <div>{ r }</div> }) }</td>
-                <td class="buttons">
-                    <button class="small raw" onclick={raw}>{ tr(&ctx, T::Raw) }</button>
-                    <button class="small drop" title={tr(&ctx, T::DropHint)} onclick={drop}>{ tr(&ctx, T::Drop) }</button>
-                </td>
-            </tr>
-        }
-    });
+    let (total, fan_rev, entry, counts, offers) = {
+        let e = ctx.engine.borrow();
+        let api = e.cluster.api();
+        let fan_rev = ctx
+            .inspection
+            .as_ref()
+            .map(|i| i.revision)
+            .unwrap_or_else(|| api.revision());
+        let entry = api
+            .ledger()
+            .iter()
+            .rev()
+            .find(|l| l.revision == fan_rev)
+            .cloned();
+        let counts = entry.as_ref().map(|en| fan_out_counts(api.streams(), en));
+        (
+            api.streams().count(),
+            fan_rev,
+            entry,
+            counts,
+            api.watch_offers(),
+        )
+    };
     let fan_title = match &entry {
         Some(en) => format!(
             "{} — {} {}/{}",
@@ -109,22 +158,43 @@ pub fn BroadcastView() -> Html {
         ),
         None => tr(&ctx, T::FanOutPick).to_string(),
     };
+    let render = {
+        let ctx = ctx.clone();
+        let entry = entry.clone();
+        Callback::from(move |w: Window| {
+            let e = ctx.engine.borrow();
+            // Newest first: a watch just opened (the learner's own, a resumed one) is on top.
+            let streams: Vec<&WatchStream> = e.cluster.api().streams().collect();
+            let rows: Vec<Html> = streams
+                .iter()
+                .rev()
+                .skip(w.first)
+                .take(w.len())
+                .map(|s| stream_row(&ctx, s, entry.as_ref()))
+                .collect();
+            html! { <>{ for rows }</> }
+        })
+    };
+    let head = html! {
+        <tr>
+            <th class="c-id">{ "#" }</th><th class="c-stream">{ format!("{} / {}", tr(&ctx, T::ColStream), tr(&ctx, T::ColFilter)) }</th>
+            <th class="c-num">{ tr(&ctx, T::ColLastRv) }</th><th class="c-num">{ tr(&ctx, T::ColDelivered) }</th><th class="c-num">{ tr(&ctx, T::ColFiltered) }</th>
+            <th class="c-num">{ tr(&ctx, T::ColPending) }</th><th class="c-state">{ tr(&ctx, T::ColState) }</th>
+            <th class="c-reach">{ fill(&ctx, T::FanOut, &[&fan_rev.to_string()]) }</th><th class="c-recent">{ tr(&ctx, T::Recent) }</th><th class="c-buttons"></th>
+        </tr>
+    };
     html! {
         <div class="broadcast-view">
-            <h3>{ tr(&ctx, T::Streams) }<span class="muted">{ format!("{} · {} {}", streams.len(), tr(&ctx, T::Offered), api.watch_offers()) }</span></h3>
-            <p class="hint" id="fanout-title">{ fan_title }</p>
-            if streams.is_empty() { <p class="muted">{ tr(&ctx, T::NoStreams) }</p> } else {
-            <div class="scroll">
-            <table class="streams">
-                <thead><tr>
-                    <th>{ "#" }</th><th>{ format!("{} / {}", tr(&ctx, T::ColStream), tr(&ctx, T::ColFilter)) }</th>
-                    <th>{ tr(&ctx, T::ColLastRv) }</th><th>{ tr(&ctx, T::ColDelivered) }</th><th>{ tr(&ctx, T::ColFiltered) }</th>
-                    <th>{ tr(&ctx, T::ColPending) }</th><th>{ tr(&ctx, T::ColState) }</th>
-                    <th>{ fill(&ctx, T::FanOut, &[&fan_rev.to_string()]) }</th><th>{ tr(&ctx, T::Recent) }</th><th></th>
-                </tr></thead>
-                <tbody>{ for rows }</tbody>
-            </table>
-            </div>
+            <h3>{ tr(&ctx, T::Streams) }<span class="muted" id="stream-count" data-count={total.to_string()}>{ fill(&ctx, T::StreamsOffered, &[&total.to_string(), &offers.to_string()]) }</span></h3>
+            <p class="hint" id="fanout-title">{ fan_title }
+                if let Some(c) = counts {
+                    <span class="fanout-counts" id="fanout-counts" data-received={c.received.to_string()} data-filtered={c.filtered.to_string()}>
+                        { fill(&ctx, T::FanOutCounts, &[&c.received.to_string(), &c.filtered.to_string(), &c.later.to_string()]) }
+                    </span>
+                }
+            </p>
+            if total == 0 { <p class="muted">{ tr(&ctx, T::NoStreams) }</p> } else {
+                <VirtualTable class="streams" {total} row_px={ROW_PX} head_px={40} {head} columns={10} {render} label={tr(&ctx, T::Streams)} />
             }
             <RawPane />
         </div>

@@ -1,63 +1,79 @@
-//! The ledger: the current revision and the last writes — revision, verb, object, writer and
-//! virtual time — each clickable to show the object as it was at that revision.
+//! The ledger: the current revision and every write it keeps — revision, verb, object, writer
+//! and virtual time, newest first — each clickable to show the object as it was at that
+//! revision. The table scrolls in a window: only the lines in view are drawn.
 
 use super::actions_panel::server_error;
+use super::window::{VirtualTable, Window};
 use super::{fill, tr, use_ctx};
 use crate::i18n::T;
 use crate::inspect::Inspected;
 use crate::state::{format_time, Action};
 use yew::prelude::*;
 
-/// Ledger lines drawn (newest first); the rest are counted.
-pub const MAX_ROWS: usize = 80;
+/// A ledger line's height in CSS pixels (`table.ledger tr` in style.css).
+pub const ROW_PX: u32 = 26;
 
 #[component]
 pub fn LedgerView() -> Html {
     let ctx = use_ctx();
-    let e = ctx.engine.borrow();
-    let api = e.cluster.api();
-    let ledger = api.ledger();
-    let selected = ctx.inspection.as_ref().map(|i| i.revision);
-    let compacted = api.store().compact_revision();
-    let rows = ledger.iter().rev().take(MAX_ROWS).map(|l| {
-        let rev = l.revision;
-        let onclick = {
-            let ctx = ctx.clone();
-            Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Inspect(rev)))
-        };
-        let object = if l.namespace.is_empty() {
-            format!("{}/{}", l.resource, l.name)
-        } else {
-            format!("{}/{}/{}", l.resource, l.namespace, l.name)
-        };
-        html! {
-            <tr key={rev} class={classes!("entry", (selected == Some(rev)).then_some("selected"), (rev < compacted).then_some("compacted"))} data-rev={rev.to_string()}>
-                <td class="num"><button class="link" {onclick} aria-label={fill(&ctx, T::ObjectAt, &[&object, &rev.to_string()])}>{ rev }</button></td>
-                <td class={classes!("verb", l.verb)}>{ l.verb }</td>
-                <td class="object">{ object }</td>
-                <td class="writer">{ l.user.to_string() }</td>
-                <td class="num">{ format_time(l.time) }</td>
-            </tr>
-        }
-    });
-    let shown = ledger.len().min(MAX_ROWS);
+    let (total, compacted) = {
+        let e = ctx.engine.borrow();
+        let api = e.cluster.api();
+        (api.ledger().len(), api.store().compact_revision())
+    };
+    let render = {
+        let ctx = ctx.clone();
+        Callback::from(move |w: Window| {
+            let e = ctx.engine.borrow();
+            let selected = ctx.inspection.as_ref().map(|i| i.revision);
+            let rows: Vec<Html> = e
+                .cluster
+                .api()
+                .ledger()
+                .iter()
+                .rev()
+                .skip(w.first)
+                .take(w.len())
+                .map(|l| {
+                    let rev = l.revision;
+                    let onclick = {
+                        let ctx = ctx.clone();
+                        Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Inspect(rev)))
+                    };
+                    let object = if l.namespace.is_empty() {
+                        format!("{}/{}", l.resource, l.name)
+                    } else {
+                        format!("{}/{}/{}", l.resource, l.namespace, l.name)
+                    };
+                    html! {
+                        <tr key={rev} class={classes!("entry", (selected == Some(rev)).then_some("selected"), (rev < compacted).then_some("compacted"))} data-rev={rev.to_string()}>
+                            <td class="num"><button class="link" {onclick} aria-label={fill(&ctx, T::ObjectAt, &[&object, &rev.to_string()])}>{ rev }</button></td>
+                            <td class={classes!("verb", l.verb)}>{ l.verb }</td>
+                            <td class="object" title={object.clone()}>{ object }</td>
+                            <td class="writer" title={l.user.to_string()}>{ l.user.to_string() }</td>
+                            <td class="num">{ format_time(l.time) }</td>
+                        </tr>
+                    }
+                })
+                .collect();
+            html! { <>{ for rows }</> }
+        })
+    };
+    let head = html! {
+        <tr>
+            <th class="c-rev">{ tr(&ctx, T::ColRevision) }</th><th class="c-verb">{ tr(&ctx, T::ColVerb) }</th>
+            <th class="c-object">{ tr(&ctx, T::ColObject) }</th><th class="c-writer">{ tr(&ctx, T::ColWriter) }</th><th class="c-time">{ tr(&ctx, T::ColTime) }</th>
+        </tr>
+    };
     html! {
         <div class="ledger-view split">
             <div class="pane">
                 <h3>{ tr(&ctx, T::LedgerTitle) }
-                    <span class="muted">{ fill(&ctx, T::ShowingLast, &[&shown.to_string(), &ledger.len().to_string()]) }</span>
+                    <span class="muted" id="ledger-count" data-count={total.to_string()}>{ fill(&ctx, T::LedgerLines, &[&total.to_string()]) }</span>
                     if compacted > 0 { <span class="muted">{ fill(&ctx, T::CompactedAt, &[&compacted.to_string()]) }</span> }
                 </h3>
                 <p class="hint">{ tr(&ctx, T::ClickToInspect) }</p>
-                <div class="scroll">
-                <table class="ledger">
-                    <thead><tr>
-                        <th>{ tr(&ctx, T::ColRevision) }</th><th>{ tr(&ctx, T::ColVerb) }</th>
-                        <th>{ tr(&ctx, T::ColObject) }</th><th>{ tr(&ctx, T::ColWriter) }</th><th>{ tr(&ctx, T::ColTime) }</th>
-                    </tr></thead>
-                    <tbody>{ for rows }</tbody>
-                </table>
-                </div>
+                <VirtualTable class="ledger" {total} row_px={ROW_PX} {head} columns={5} {render} label={tr(&ctx, T::LedgerTitle)} />
             </div>
             <InspectionPane />
         </div>
@@ -66,7 +82,7 @@ pub fn LedgerView() -> Html {
 
 /// The object viewer beside the ledger.
 #[component]
-fn InspectionPane() -> Html {
+pub fn InspectionPane() -> Html {
     let ctx = use_ctx();
     let Some(i) = ctx.inspection.clone() else {
         return html! {};

@@ -16,6 +16,7 @@ pub mod node_column;
 pub mod scenario_panel;
 pub mod tabs;
 pub mod timeline_view;
+pub mod window;
 
 use crate::i18n::T;
 use crate::state::State;

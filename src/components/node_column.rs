@@ -1,18 +1,23 @@
 //! A node drawn as a column holding the cards of the pods bound to it: status (Ready,
-//! NotReady, killed), its resourceVersion, and each pod's STATUS, READY and resourceVersion.
+//! NotReady, killed), its resourceVersion, how many pods it holds, and each pod's STATUS, READY
+//! and resourceVersion. The cards scroll in a window: only those in view are drawn, so a
+//! column of thousands of pods costs what a screenful costs.
 
+use std::rc::Rc;
+
+use super::window::{VirtualList, Window};
 use crate::i18n::{Lang, T};
 use watchlab_engine::cluster::{NodeView, PodView};
 use yew::prelude::*;
 
-/// Pod cards drawn per column; the rest are summarised (thousands of pods stay smooth).
-pub const MAX_CARDS: usize = 24;
+/// A pod card's height in CSS pixels, margin included (`.pod` in style.css).
+pub const CARD_PX: u32 = 44;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     /// None for the column of pods not yet bound to a node.
     pub node: Option<NodeView>,
-    pub pods: Vec<PodView>,
+    pub pods: Rc<Vec<PodView>>,
     pub lang: Lang,
 }
 
@@ -24,6 +29,27 @@ pub fn status_class(status: &str) -> &'static str {
         "Terminating" => "terminating",
         "Succeeded" | "Completed" => "done",
         _ => "failed",
+    }
+}
+
+fn card(p: &PodView, lang: Lang) -> Html {
+    let title = T::PodCardTitle.fill(
+        lang,
+        &[
+            &format!("{}/{}", p.namespace, p.name),
+            &p.status,
+            &p.ready,
+            &p.resource_version.to_string(),
+        ],
+    );
+    html! {
+        <div key={format!("{}/{}", p.namespace, p.name)} class={classes!("pod", status_class(&p.status))}
+            data-pod={p.name.clone()} data-status={p.status.clone()} {title}>
+            <span class="pod-name">{ &p.name }</span>
+            <span class="pod-status">{ &p.status }</span>
+            <span class="pod-ready">{ &p.ready }</span>
+            <span class="rv">{ p.resource_version }</span>
+        </div>
     }
 }
 
@@ -51,7 +77,7 @@ pub fn NodeColumn(props: &Props) -> Html {
                         <span class="name">{ &n.name }</span>
                         <span class={classes!("status", status_class)}>{ status }</span>
                         if n.killed { <span class="badge killed">{ T::Killed.tr(lang) }</span> }
-                        <span class="rv" title="resourceVersion">{ format!("rv {}", n.resource_version) }</span>
+                        <span class="rv" title="resourceVersion">{ T::RvShort.fill(lang, &[&n.resource_version.to_string()]) }</span>
                     </h2>
                 },
             )
@@ -61,21 +87,22 @@ pub fn NodeColumn(props: &Props) -> Html {
             html! { <h2><span class="name">{ T::Unscheduled.tr(lang) }</span></h2> },
         ),
     };
-    let extra = props.pods.len().saturating_sub(MAX_CARDS);
+    let count = props.pods.len();
+    let render = {
+        let pods = props.pods.clone();
+        Callback::from(move |w: Window| {
+            html! { <>{ for pods.get(w.first..w.end).unwrap_or_default().iter().map(|p| card(p, lang)) }</> }
+        })
+    };
+    let label = match &props.node {
+        Some(n) => T::PodsOn.fill(lang, &[&n.name]),
+        None => T::Unscheduled.tr(lang).to_string(),
+    };
     html! {
         <article class={classes!("node", props.node.as_ref().is_some_and(|n| n.killed).then_some("is-killed"))} data-node={name}>
             { header }
-            <div class="pods">
-            { for props.pods.iter().take(MAX_CARDS).map(|p| html! {
-                <div class={classes!("pod", status_class(&p.status))} data-pod={p.name.clone()} data-status={p.status.clone()}>
-                    <span class="pod-name">{ &p.name }</span>
-                    <span class="pod-status">{ &p.status }</span>
-                    <span class="pod-ready">{ &p.ready }</span>
-                    <span class="rv">{ p.resource_version }</span>
-                </div>
-            }) }
-            if extra > 0 { <div class="more">{ T::MorePods.fill(lang, &[&extra.to_string()]) }</div> }
-            </div>
+            <p class="count" data-count={count.to_string()}>{ T::PodsCount.fill(lang, &[&count.to_string()]) }</p>
+            <VirtualList class="pods" total={count} row_px={CARD_PX} {render} label={label} />
         </article>
     }
 }
