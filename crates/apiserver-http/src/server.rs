@@ -35,8 +35,9 @@ use watchlab_kubectl::age::virtual_now_unix_ms;
 
 use crate::args::{Args, Start};
 use crate::clock_driver::{ClockDriver, TICK_MS};
-use crate::table::{self, IncludeObject};
 use crate::discovery;
+use crate::protobuf;
+use crate::table::{self, IncludeObject};
 
 /// A response body: a whole JSON document or a stream of watch lines.
 type Body = UnsyncBoxBody<Bytes, Infallible>;
@@ -204,8 +205,8 @@ pub fn start_ms(start: Start, wall_clock: SystemTime) -> u64 {
 const MAX_BODY: usize = 3 * 1024 * 1024;
 
 async fn handle(shared: Rc<Shared>, req: Request<Incoming>) -> Response<Body> {
-    let (parts, body) = req.into_parts();
-    let body = match Limited::new(body, MAX_BODY).collect().await {
+    let (mut parts, body) = req.into_parts();
+    let mut body = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => {
             return status(&Status::request_entity_too_large(
@@ -213,17 +214,38 @@ async fn handle(shared: Rc<Shared>, req: Request<Incoming>) -> Response<Body> {
             ))
         }
     };
-    let content_type = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok());
-    if !body.is_empty()
-        && matches!(parts.method, Method::POST | Method::PUT)
-        && !is_json(content_type)
-    {
-        // kubectl's typed clients (`create deployment`...) send protobuf, which is not served.
+    let writes = !body.is_empty() && matches!(parts.method, Method::POST | Method::PUT);
+    let content_type = |parts: &hyper::http::request::Parts| {
+        parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    if writes && protobuf::is_protobuf(content_type(&parts).as_deref()) {
+        // kubectl's typed clients (`create deployment`...) send protobuf: read as JSON.
+        match protobuf::to_json(&body) {
+            Ok(object) => {
+                body = Bytes::from(object.to_string());
+                parts.headers.insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+            }
+            Err(protobuf::Error::Malformed(m)) => return status(&Status::bad_request(&m)),
+            // A resource the engine does not serve is answered as such (404), whatever the body.
+            Err(protobuf::Error::Unsupported(_)) if !served(&parts.method, &parts.uri) => {
+                body = Bytes::new();
+                parts.headers.remove(header::CONTENT_TYPE);
+            }
+            Err(protobuf::Error::Unsupported(m)) => {
+                return status(&Status::unsupported_media_type(&m))
+            }
+        }
+    }
+    if writes && !is_json(content_type(&parts).as_deref()) {
         return status(&Status::unsupported_media_type(
-            "the body of the request was in an unknown format - accepted media types include: application/json",
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf",
         ));
     }
     let body = match std::str::from_utf8(&body) {
@@ -240,6 +262,16 @@ async fn handle(shared: Rc<Shared>, req: Request<Incoming>) -> Response<Body> {
     );
     shared.notify();
     answer
+}
+
+/// Whether the request is for a resource the engine serves.
+fn served(method: &Method, uri: &Uri) -> bool {
+    let path = uri
+        .path_and_query()
+        .map(|p| p.as_str())
+        .unwrap_or(uri.path());
+    parse_request(method.as_str(), path)
+        .is_ok_and(|(info, _)| watchlab_engine::api::resource::resolve(&info.resource).is_some())
 }
 
 fn respond(

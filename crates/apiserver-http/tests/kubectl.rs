@@ -135,22 +135,62 @@ const WEB: &str = r#"{"apiVersion":"apps/v1","kind":"Deployment",
 "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}"#;
 
 #[test]
-fn typed_protobuf_clients_get_415() {
-    need_kubectl!("typed_protobuf_clients_get_415");
+fn typed_protobuf_clients_create_deployments_and_namespaces() {
+    need_kubectl!("typed_protobuf_clients_create_deployments_and_namespaces");
     let s = TestServer::start();
-    // `kubectl create deployment` uses the protobuf clientset, which is not served.
-    let r = s.kubectl(&[
+    // `create namespace` and `create deployment` use client-go's typed clientset, which sends
+    // protobuf bodies (Content-Type: application/vnd.kubernetes.protobuf) since v1.31.
+    assert_eq!(
+        s.ok(&["create", "namespace", "shop"]).trim(),
+        "namespace/shop created"
+    );
+    let out = s.ok(&[
         "create",
         "deployment",
         "web",
-        "--image=nginx",
+        "--image=nginx:1.27",
+        "--replicas=2",
+        "--port=80",
         "-n",
-        "production",
+        "shop",
     ]);
+    assert_eq!(out.trim(), "deployment.apps/web created");
+    let spec = s.ok(&[
+        "get",
+        "deployment",
+        "web",
+        "-n",
+        "shop",
+        "-o",
+        "jsonpath={.spec.replicas} {.spec.selector.matchLabels.app} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort}",
+    ]);
+    assert_eq!(spec, "2 web nginx:1.27 80");
+    // The controllers run it like any other Deployment.
+    let mut ready = String::new();
+    for _ in 0..300 {
+        ready = s.ok(&[
+            "get",
+            "deployment",
+            "web",
+            "-n",
+            "shop",
+            "-o",
+            "jsonpath={.status.readyReplicas}",
+        ]);
+        if ready == "2" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(ready, "2");
+    // What the engine does not serve is still refused with the server's wording.
+    let r = s.kubectl(&["create", "configmap", "c", "--from-literal=a=b"]);
     assert_eq!(r.code, 1);
-    assert_eq!(
-        r.stderr.trim(),
-        "error: failed to create deployment: the body of the request was in an unknown format - accepted media types include: application/json"
+    assert!(
+        r.stderr
+            .contains("the server could not find the requested resource"),
+        "{}",
+        r.stderr
     );
 }
 

@@ -1,0 +1,840 @@
+//! Request bodies in Kubernetes' protobuf encoding (`application/vnd.kubernetes.protobuf`),
+//! turned into the JSON the engine reads.
+//!
+//! Since v1.31 client-go's typed clientset (`kubernetes.NewForConfig`) sends built-in objects as
+//! protobuf and accepts `application/vnd.kubernetes.protobuf,application/json`. kubectl v1.32
+//! uses it for `create deployment`, `create namespace` and the like, and does not fall back to
+//! JSON on 415 (client-go's fallback is for CBOR only). The answers stay JSON, which the client
+//! accepts. So a Kubernetes-compatible server has to read protobuf bodies.
+//!
+//! The wire format is the one `go-to-protobuf` generates: the 4 bytes `k8s\0`, then a
+//! `runtime.Unknown` message (`typeMeta` = 1 with `apiVersion` = 1 and `kind` = 2, `raw` = 2,
+//! `contentEncoding` = 3, `contentType` = 4) whose `raw` is the object's message. The message
+//! schemas below give the field numbers and JSON names of the kinds the engine serves (Pod,
+//! Namespace, Deployment, ReplicaSet) from `k8s.io/api`'s `generated.proto`.
+//!
+//! Go's generated marshallers write every non-pointer field, zero or not; Go's JSON leaves
+//! them out (`omitempty`), and the API server cannot tell the two apart. So a zero scalar of a
+//! non-pointer field, and an empty non-pointer message, are dropped; pointer fields
+//! (`replicas`, `terminationGracePeriodSeconds`...) keep whatever was sent. A field this schema
+//! does not list is accepted only when it is empty: anything else is refused with 415 and what
+//! to do instead, never silently dropped.
+
+use serde_json::{Map, Value};
+use watchlab_engine::clock::Timestamp;
+
+/// The prefix of every Kubernetes protobuf document.
+pub const MAGIC: &[u8; 4] = b"k8s\0";
+
+/// The media type.
+pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
+
+/// Why a body could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// Not valid protobuf (400, as the API server answers an undecodable body).
+    Malformed(String),
+    /// Valid, but something this server does not decode (415).
+    Unsupported(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Malformed(m) | Error::Unsupported(m) => f.write_str(m),
+        }
+    }
+}
+
+/// What a field holds.
+#[derive(Debug, Clone, Copy)]
+enum Ty {
+    Str,
+    I32,
+    I64,
+    Bool,
+    Msg(&'static Schema),
+    /// `map<string, string>`.
+    StrMap,
+    /// `map<string, resource.Quantity>`.
+    QuantityMap,
+    /// `meta.v1.Time`: RFC 3339 with second precision.
+    Time,
+    /// `intstr.IntOrString`.
+    IntOrString,
+    /// Read and dropped (a `status`: the server sets it, whatever the client sends).
+    Ignore,
+}
+
+#[derive(Debug)]
+struct Field {
+    no: u32,
+    name: &'static str,
+    ty: Ty,
+    repeated: bool,
+    /// A Go pointer (or a field without omitempty): zero values are kept.
+    keep_zero: bool,
+}
+
+#[derive(Debug)]
+struct Schema {
+    name: &'static str,
+    fields: &'static [Field],
+}
+
+const fn f(no: u32, name: &'static str, ty: Ty) -> Field {
+    Field {
+        no,
+        name,
+        ty,
+        repeated: false,
+        keep_zero: false,
+    }
+}
+
+const fn list(no: u32, name: &'static str, ty: Ty) -> Field {
+    Field {
+        no,
+        name,
+        ty,
+        repeated: true,
+        keep_zero: false,
+    }
+}
+
+const fn ptr(no: u32, name: &'static str, ty: Ty) -> Field {
+    Field {
+        no,
+        name,
+        ty,
+        repeated: false,
+        keep_zero: true,
+    }
+}
+
+static OWNER_REFERENCE: Schema = Schema {
+    name: "OwnerReference",
+    fields: &[
+        f(1, "kind", Ty::Str),
+        f(3, "name", Ty::Str),
+        f(4, "uid", Ty::Str),
+        f(5, "apiVersion", Ty::Str),
+        ptr(6, "controller", Ty::Bool),
+        ptr(7, "blockOwnerDeletion", Ty::Bool),
+    ],
+};
+
+static OBJECT_META: Schema = Schema {
+    name: "ObjectMeta",
+    fields: &[
+        f(1, "name", Ty::Str),
+        f(2, "generateName", Ty::Str),
+        f(3, "namespace", Ty::Str),
+        f(4, "selfLink", Ty::Str),
+        f(5, "uid", Ty::Str),
+        f(6, "resourceVersion", Ty::Str),
+        f(7, "generation", Ty::I64),
+        f(8, "creationTimestamp", Ty::Time),
+        ptr(9, "deletionTimestamp", Ty::Time),
+        ptr(10, "deletionGracePeriodSeconds", Ty::I64),
+        f(11, "labels", Ty::StrMap),
+        f(12, "annotations", Ty::StrMap),
+        list(13, "ownerReferences", Ty::Msg(&OWNER_REFERENCE)),
+        list(14, "finalizers", Ty::Str),
+        // managedFields: set by the server; a client's are not decoded.
+        f(17, "managedFields", Ty::Ignore),
+    ],
+};
+
+static LABEL_SELECTOR_REQUIREMENT: Schema = Schema {
+    name: "LabelSelectorRequirement",
+    fields: &[
+        f(1, "key", Ty::Str),
+        f(2, "operator", Ty::Str),
+        list(3, "values", Ty::Str),
+    ],
+};
+
+static LABEL_SELECTOR: Schema = Schema {
+    name: "LabelSelector",
+    fields: &[
+        f(1, "matchLabels", Ty::StrMap),
+        list(2, "matchExpressions", Ty::Msg(&LABEL_SELECTOR_REQUIREMENT)),
+    ],
+};
+
+static CONTAINER_PORT: Schema = Schema {
+    name: "ContainerPort",
+    fields: &[
+        f(1, "name", Ty::Str),
+        f(2, "hostPort", Ty::I32),
+        f(3, "containerPort", Ty::I32),
+        f(4, "protocol", Ty::Str),
+        f(5, "hostIP", Ty::Str),
+    ],
+};
+
+static ENV_VAR: Schema = Schema {
+    name: "EnvVar",
+    fields: &[f(1, "name", Ty::Str), f(2, "value", Ty::Str)],
+};
+
+static RESOURCE_REQUIREMENTS: Schema = Schema {
+    name: "ResourceRequirements",
+    fields: &[
+        f(1, "limits", Ty::QuantityMap),
+        f(2, "requests", Ty::QuantityMap),
+    ],
+};
+
+static CONTAINER: Schema = Schema {
+    name: "Container",
+    fields: &[
+        f(1, "name", Ty::Str),
+        f(2, "image", Ty::Str),
+        list(3, "command", Ty::Str),
+        list(4, "args", Ty::Str),
+        f(5, "workingDir", Ty::Str),
+        list(6, "ports", Ty::Msg(&CONTAINER_PORT)),
+        list(7, "env", Ty::Msg(&ENV_VAR)),
+        f(8, "resources", Ty::Msg(&RESOURCE_REQUIREMENTS)),
+        f(13, "terminationMessagePath", Ty::Str),
+        f(14, "imagePullPolicy", Ty::Str),
+        f(16, "stdin", Ty::Bool),
+        f(17, "stdinOnce", Ty::Bool),
+        f(18, "tty", Ty::Bool),
+        f(20, "terminationMessagePolicy", Ty::Str),
+        ptr(24, "restartPolicy", Ty::Str),
+    ],
+};
+
+static TOLERATION: Schema = Schema {
+    name: "Toleration",
+    fields: &[
+        f(1, "key", Ty::Str),
+        f(2, "operator", Ty::Str),
+        f(3, "value", Ty::Str),
+        f(4, "effect", Ty::Str),
+        ptr(5, "tolerationSeconds", Ty::I64),
+    ],
+};
+
+static POD_SPEC: Schema = Schema {
+    name: "PodSpec",
+    fields: &[
+        list(2, "containers", Ty::Msg(&CONTAINER)),
+        f(3, "restartPolicy", Ty::Str),
+        ptr(4, "terminationGracePeriodSeconds", Ty::I64),
+        ptr(5, "activeDeadlineSeconds", Ty::I64),
+        f(6, "dnsPolicy", Ty::Str),
+        f(7, "nodeSelector", Ty::StrMap),
+        f(8, "serviceAccountName", Ty::Str),
+        f(9, "serviceAccount", Ty::Str),
+        f(10, "nodeName", Ty::Str),
+        f(11, "hostNetwork", Ty::Bool),
+        f(12, "hostPID", Ty::Bool),
+        f(13, "hostIPC", Ty::Bool),
+        f(16, "hostname", Ty::Str),
+        f(17, "subdomain", Ty::Str),
+        f(19, "schedulerName", Ty::Str),
+        list(20, "initContainers", Ty::Msg(&CONTAINER)),
+        ptr(21, "automountServiceAccountToken", Ty::Bool),
+        list(22, "tolerations", Ty::Msg(&TOLERATION)),
+        f(24, "priorityClassName", Ty::Str),
+        ptr(25, "priority", Ty::I32),
+        ptr(30, "enableServiceLinks", Ty::Bool),
+        ptr(31, "preemptionPolicy", Ty::Str),
+    ],
+};
+
+static POD_TEMPLATE_SPEC: Schema = Schema {
+    name: "PodTemplateSpec",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&POD_SPEC)),
+    ],
+};
+
+static POD: Schema = Schema {
+    name: "Pod",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&POD_SPEC)),
+        f(3, "status", Ty::Ignore),
+    ],
+};
+
+static NAMESPACE_SPEC: Schema = Schema {
+    name: "NamespaceSpec",
+    fields: &[list(1, "finalizers", Ty::Str)],
+};
+
+static NAMESPACE: Schema = Schema {
+    name: "Namespace",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&NAMESPACE_SPEC)),
+        f(3, "status", Ty::Ignore),
+    ],
+};
+
+static ROLLING_UPDATE_DEPLOYMENT: Schema = Schema {
+    name: "RollingUpdateDeployment",
+    fields: &[
+        ptr(1, "maxUnavailable", Ty::IntOrString),
+        ptr(2, "maxSurge", Ty::IntOrString),
+    ],
+};
+
+static DEPLOYMENT_STRATEGY: Schema = Schema {
+    name: "DeploymentStrategy",
+    fields: &[
+        f(1, "type", Ty::Str),
+        ptr(2, "rollingUpdate", Ty::Msg(&ROLLING_UPDATE_DEPLOYMENT)),
+    ],
+};
+
+static DEPLOYMENT_SPEC: Schema = Schema {
+    name: "DeploymentSpec",
+    fields: &[
+        ptr(1, "replicas", Ty::I32),
+        ptr(2, "selector", Ty::Msg(&LABEL_SELECTOR)),
+        f(3, "template", Ty::Msg(&POD_TEMPLATE_SPEC)),
+        f(4, "strategy", Ty::Msg(&DEPLOYMENT_STRATEGY)),
+        f(5, "minReadySeconds", Ty::I32),
+        ptr(6, "revisionHistoryLimit", Ty::I32),
+        f(7, "paused", Ty::Bool),
+        ptr(9, "progressDeadlineSeconds", Ty::I32),
+    ],
+};
+
+static DEPLOYMENT: Schema = Schema {
+    name: "Deployment",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&DEPLOYMENT_SPEC)),
+        f(3, "status", Ty::Ignore),
+    ],
+};
+
+static REPLICA_SET_SPEC: Schema = Schema {
+    name: "ReplicaSetSpec",
+    fields: &[
+        ptr(1, "replicas", Ty::I32),
+        ptr(2, "selector", Ty::Msg(&LABEL_SELECTOR)),
+        f(3, "template", Ty::Msg(&POD_TEMPLATE_SPEC)),
+        f(4, "minReadySeconds", Ty::I32),
+    ],
+};
+
+static REPLICA_SET: Schema = Schema {
+    name: "ReplicaSet",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&REPLICA_SET_SPEC)),
+        f(3, "status", Ty::Ignore),
+    ],
+};
+
+/// The kinds decoded, by (apiVersion, kind).
+static KINDS: [(&str, &str, &Schema); 4] = [
+    ("v1", "Pod", &POD),
+    ("v1", "Namespace", &NAMESPACE),
+    ("apps/v1", "Deployment", &DEPLOYMENT),
+    ("apps/v1", "ReplicaSet", &REPLICA_SET),
+];
+
+static TYPE_META: Schema = Schema {
+    name: "TypeMeta",
+    fields: &[f(1, "apiVersion", Ty::Str), f(2, "kind", Ty::Str)],
+};
+
+/// Whether a Content-Type is the protobuf media type.
+pub fn is_protobuf(content_type: Option<&str>) -> bool {
+    content_type
+        .and_then(|c| c.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case(MEDIA_TYPE))
+}
+
+/// Decodes a protobuf document into the object's JSON (with `apiVersion` and `kind`).
+pub fn to_json(body: &[u8]) -> Result<Value, Error> {
+    let rest = body.strip_prefix(MAGIC.as_slice()).ok_or_else(|| {
+        Error::Malformed("the protobuf body does not start with the k8s\\0 prefix".into())
+    })?;
+    let mut type_meta = None;
+    let mut raw: Option<&[u8]> = None;
+    let mut encoding = "";
+    let mut r = Reader::new(rest);
+    while let Some((no, wire)) = r.key()? {
+        match (no, wire) {
+            (1, Wire::Len(b)) => type_meta = Some(decode(b, &TYPE_META)?),
+            (2, Wire::Len(b)) => raw = Some(b),
+            (3, Wire::Len(b)) => {
+                encoding = std::str::from_utf8(b)
+                    .map_err(|_| Error::Malformed("contentEncoding is not UTF-8".into()))?
+            }
+            (4, Wire::Len(_)) => {}
+            _ => {
+                return Err(Error::Malformed(format!(
+                    "unexpected field {no} in runtime.Unknown"
+                )))
+            }
+        }
+    }
+    if !encoding.is_empty() {
+        return Err(Error::Unsupported(format!(
+            "the protobuf body's content encoding {encoding:?} is not supported"
+        )));
+    }
+    let meta = type_meta.unwrap_or_default();
+    let text = |k: &str| meta.get(k).and_then(Value::as_str).unwrap_or_default();
+    let (api_version, kind) = (text("apiVersion").to_string(), text("kind").to_string());
+    let Some((_, _, schema)) = KINDS
+        .iter()
+        .find(|(v, k, _)| *v == api_version && *k == kind)
+    else {
+        return Err(Error::Unsupported(format!(
+            "watchlab-apiserver decodes protobuf bodies of Pod, Namespace, Deployment and ReplicaSet only, not {kind:?} ({api_version}); send it as application/json (kubectl create -f, or --dry-run=client -o json | kubectl create -f -)"
+        )));
+    };
+    let mut object = decode(raw.unwrap_or_default(), schema)?;
+    let mut out = Map::new();
+    out.insert("apiVersion".into(), Value::String(api_version));
+    out.insert("kind".into(), Value::String(kind));
+    out.append(&mut object);
+    Ok(Value::Object(out))
+}
+
+/// A field's payload on the wire.
+#[derive(Debug, Clone, Copy)]
+enum Wire<'a> {
+    Varint(u64),
+    Fixed64,
+    Len(&'a [u8]),
+    Fixed32,
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn new(buf: &'a [u8]) -> Self {
+        Reader { buf }
+    }
+
+    fn varint(&mut self) -> Result<u64, Error> {
+        let mut v: u64 = 0;
+        for i in 0..10 {
+            let (&b, rest) = self
+                .buf
+                .split_first()
+                .ok_or_else(|| Error::Malformed("truncated varint".into()))?;
+            self.buf = rest;
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(Error::Malformed("varint longer than 10 bytes".into()))
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
+        if n > self.buf.len() {
+            return Err(Error::Malformed("truncated field".into()));
+        }
+        let (head, rest) = self.buf.split_at(n);
+        self.buf = rest;
+        Ok(head)
+    }
+
+    /// The next field number and payload, `None` at the end.
+    fn key(&mut self) -> Result<Option<(u32, Wire<'a>)>, Error> {
+        if self.buf.is_empty() {
+            return Ok(None);
+        }
+        let key = self.varint()?;
+        let no = u32::try_from(key >> 3)
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| Error::Malformed(format!("invalid field key {key}")))?;
+        let wire = match key & 7 {
+            0 => Wire::Varint(self.varint()?),
+            1 => {
+                self.take(8)?;
+                Wire::Fixed64
+            }
+            2 => {
+                let n = usize::try_from(self.varint()?)
+                    .map_err(|_| Error::Malformed("field length out of range".into()))?;
+                Wire::Len(self.take(n)?)
+            }
+            5 => {
+                self.take(4)?;
+                Wire::Fixed32
+            }
+            t => return Err(Error::Malformed(format!("unsupported wire type {t}"))),
+        };
+        Ok(Some((no, wire)))
+    }
+}
+
+fn utf8(b: &[u8], what: &str) -> Result<String, Error> {
+    String::from_utf8(b.to_vec()).map_err(|_| Error::Malformed(format!("{what} is not UTF-8")))
+}
+
+fn mismatch(schema: &Schema, field: &Field) -> Error {
+    Error::Malformed(format!(
+        "field {} ({}) of {} has the wrong wire type",
+        field.no, field.name, schema.name
+    ))
+}
+
+/// Decodes one message into a JSON object.
+fn decode(buf: &[u8], schema: &Schema) -> Result<Map<String, Value>, Error> {
+    let mut out = Map::new();
+    let mut r = Reader::new(buf);
+    while let Some((no, wire)) = r.key()? {
+        let Some(field) = schema.fields.iter().find(|f| f.no == no) else {
+            let empty =
+                matches!(wire, Wire::Varint(0)) || matches!(wire, Wire::Len(b) if b.is_empty());
+            if empty {
+                continue;
+            }
+            return Err(Error::Unsupported(format!(
+                "watchlab-apiserver decodes a subset of the protobuf encoding, and field {no} of {} is set; send the object as application/json (kubectl create -f, or --dry-run=client -o json | kubectl create -f -)",
+                schema.name
+            )));
+        };
+        let value = match (field.ty, wire) {
+            (Ty::Ignore, _) => continue,
+            (Ty::Str, Wire::Len(b)) => Value::String(utf8(b, field.name)?),
+            // int32 travels sign-extended to 64 bits.
+            (Ty::I32, Wire::Varint(v)) => Value::from(v as i64 as i32),
+            (Ty::I64, Wire::Varint(v)) => Value::from(v as i64),
+            (Ty::Bool, Wire::Varint(v)) => Value::Bool(v != 0),
+            (Ty::Msg(s), Wire::Len(b)) => Value::Object(decode(b, s)?),
+            (Ty::StrMap | Ty::QuantityMap, Wire::Len(b)) => {
+                let (k, v) = map_entry(b, field)?;
+                let entry = out
+                    .entry(field.name)
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(m) = entry {
+                    m.insert(k, Value::String(v));
+                }
+                continue;
+            }
+            (Ty::Time, Wire::Len(b)) => time(b)?,
+            (Ty::IntOrString, Wire::Len(b)) => int_or_string(b)?,
+            _ => return Err(mismatch(schema, field)),
+        };
+        if field.repeated {
+            let entry = out
+                .entry(field.name)
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(a) = entry {
+                a.push(value);
+            }
+        } else if field.keep_zero || !is_zero(&value) {
+            out.insert(field.name.to_string(), value);
+        } else {
+            // A later zero still overrides an earlier value, as protobuf's last-one-wins.
+            out.remove(field.name);
+        }
+    }
+    Ok(out)
+}
+
+/// Go's `omitempty`: "", 0, false, an empty object, null.
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        Value::Array(a) => a.is_empty(),
+    }
+}
+
+/// A `map<string, V>` entry (key = 1, value = 2); a Quantity value is `{string = 1}`.
+fn map_entry(b: &[u8], field: &Field) -> Result<(String, String), Error> {
+    let (mut key, mut value) = (String::new(), String::new());
+    let mut r = Reader::new(b);
+    while let Some((no, wire)) = r.key()? {
+        match (no, wire) {
+            (1, Wire::Len(k)) => key = utf8(k, field.name)?,
+            (2, Wire::Len(v)) if matches!(field.ty, Ty::StrMap) => value = utf8(v, field.name)?,
+            (2, Wire::Len(q)) => {
+                let mut qr = Reader::new(q);
+                while let Some((qn, qw)) = qr.key()? {
+                    if let (1, Wire::Len(s)) = (qn, qw) {
+                        value = utf8(s, field.name)?;
+                    }
+                }
+            }
+            _ => {
+                return Err(Error::Malformed(format!(
+                    "a {} entry has an unexpected field {no}",
+                    field.name
+                )))
+            }
+        }
+    }
+    Ok((key, value))
+}
+
+/// `meta.v1.Time` (`seconds` = 1, `nanos` = 2) as RFC 3339; the zero time is null.
+fn time(b: &[u8]) -> Result<Value, Error> {
+    let (mut seconds, mut nanos) = (0i64, 0i64);
+    let mut r = Reader::new(b);
+    while let Some((no, wire)) = r.key()? {
+        match (no, wire) {
+            (1, Wire::Varint(v)) => seconds = v as i64,
+            (2, Wire::Varint(v)) => nanos = i64::from(v as i64 as i32),
+            _ => return Err(Error::Malformed("a Time has an unexpected field".into())),
+        }
+    }
+    if seconds == 0 && nanos == 0 {
+        return Ok(Value::Null);
+    }
+    let epoch = watchlab_engine::clock::EPOCH_UNIX_SECONDS as i64;
+    if seconds < epoch {
+        return Err(Error::Unsupported(format!(
+            "the time {seconds} s after 1970 is before the engine's virtual epoch (2026-01-01)"
+        )));
+    }
+    Ok(Value::String(
+        Timestamp::from_secs((seconds - epoch) as u64).to_rfc3339(),
+    ))
+}
+
+/// `intstr.IntOrString` (`type` = 1: 0 int, 1 string; `intVal` = 2; `strVal` = 3).
+fn int_or_string(b: &[u8]) -> Result<Value, Error> {
+    let (mut ty, mut int, mut text) = (0u64, 0i32, String::new());
+    let mut r = Reader::new(b);
+    while let Some((no, wire)) = r.key()? {
+        match (no, wire) {
+            (1, Wire::Varint(v)) => ty = v,
+            (2, Wire::Varint(v)) => int = v as i64 as i32,
+            (3, Wire::Len(s)) => text = utf8(s, "strVal")?,
+            _ => {
+                return Err(Error::Malformed(
+                    "an IntOrString has an unexpected field".into(),
+                ))
+            }
+        }
+    }
+    Ok(if ty == 1 {
+        Value::String(text)
+    } else {
+        Value::from(int)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// What `kubectl create deployment x --image=nginx --replicas=2 --port=80` (v1.32.4) sent,
+    /// byte for byte (`-v=9`).
+    const CREATE_DEPLOYMENT: &str = "\
+        6b 38 73 00 0a 15 0a 07 61 70 70 73 2f 76 31 12 0a 44 65 70 6c 6f 79 6d 65 6e 74 12 b0 01 0a 1b \
+        0a 01 78 12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 5a 08 0a 03 61 70 70 12 01 78 12 82 01 08 02 \
+        12 0a 0a 08 0a 03 61 70 70 12 01 78 1a 6a 0a 1a 0a 00 12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 \
+        5a 08 0a 03 61 70 70 12 01 78 12 4c 12 2e 0a 05 6e 67 69 6e 78 12 05 6e 67 69 6e 78 2a 00 32 0a \
+        0a 00 10 00 18 50 22 00 2a 00 42 00 6a 00 72 00 80 01 00 88 01 00 90 01 00 a2 01 00 1a 00 32 00 \
+        42 00 4a 00 52 00 58 00 60 00 68 00 82 01 00 8a 01 00 9a 01 00 c2 01 00 22 02 0a 00 28 00 38 00 \
+        1a 0c 08 00 10 00 18 00 20 00 28 00 38 00 1a 00 22 00";
+
+    fn hex(s: &str) -> Vec<u8> {
+        s.split_whitespace()
+            .map(|b| u8::from_str_radix(b, 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn kubectl_create_deployment_decodes_to_what_its_json_would_be() {
+        let got = to_json(&hex(CREATE_DEPLOYMENT)).unwrap();
+        assert_eq!(
+            got,
+            json!({
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "x", "labels": {"app": "x"}},
+                "spec": {
+                    "replicas": 2,
+                    "selector": {"matchLabels": {"app": "x"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "x"}},
+                        "spec": {"containers": [{
+                            "name": "nginx",
+                            "image": "nginx",
+                            "ports": [{"containerPort": 80}],
+                        }]},
+                    },
+                },
+            })
+        );
+    }
+
+    /// Protobuf encoding helpers for the tests.
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        loop {
+            let b = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                out.push(b);
+                return;
+            }
+            out.push(b | 0x80);
+        }
+    }
+    fn len(no: u32, body: &[u8], out: &mut Vec<u8>) {
+        varint(u64::from(no) << 3 | 2, out);
+        varint(body.len() as u64, out);
+        out.extend_from_slice(body);
+    }
+    fn num(no: u32, v: u64, out: &mut Vec<u8>) {
+        varint(u64::from(no) << 3, out);
+        varint(v, out);
+    }
+    fn document(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+        let mut tm = Vec::new();
+        len(1, api_version.as_bytes(), &mut tm);
+        len(2, kind.as_bytes(), &mut tm);
+        let mut out = MAGIC.to_vec();
+        len(1, &tm, &mut out);
+        len(2, raw, &mut out);
+        out
+    }
+
+    #[test]
+    fn pointers_keep_zero_times_quantities_and_int_or_string() {
+        let mut meta = Vec::new();
+        len(1, b"web", &mut meta);
+        let mut ts = Vec::new();
+        num(1, 1_767_225_600 + 65, &mut ts);
+        len(9, &ts, &mut meta);
+        let mut q = Vec::new();
+        len(1, b"250m", &mut q);
+        let mut entry = Vec::new();
+        len(1, b"cpu", &mut entry);
+        len(2, &q, &mut entry);
+        let mut res = Vec::new();
+        len(2, &entry, &mut res);
+        let mut c = Vec::new();
+        len(1, b"c", &mut c);
+        len(8, &res, &mut c);
+        let mut tol = Vec::new();
+        len(1, b"k", &mut tol);
+        num(5, (-1i64) as u64, &mut tol);
+        let mut spec = Vec::new();
+        len(2, &c, &mut spec);
+        num(4, 0, &mut spec); // terminationGracePeriodSeconds: 0 (a pointer: kept)
+        num(11, 0, &mut spec); // hostNetwork: false (dropped)
+        len(22, &tol, &mut spec);
+        let mut pod = Vec::new();
+        len(1, &meta, &mut pod);
+        len(2, &spec, &mut pod);
+        len(3, b"\x0a\x07Running", &mut pod); // status: ignored
+        let got = to_json(&document("v1", "Pod", &pod)).unwrap();
+        assert_eq!(
+            got,
+            json!({
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "web", "deletionTimestamp": "2026-01-01T00:01:05Z"},
+                "spec": {
+                    "containers": [{"name": "c", "resources": {"requests": {"cpu": "250m"}}}],
+                    "terminationGracePeriodSeconds": 0,
+                    "tolerations": [{"key": "k", "tolerationSeconds": -1}],
+                },
+            })
+        );
+        let mut ru = Vec::new();
+        let mut pct = Vec::new();
+        num(1, 1, &mut pct);
+        len(3, b"25%", &mut pct);
+        len(1, &pct, &mut ru);
+        let mut two = Vec::new();
+        num(2, 2, &mut two);
+        len(2, &two, &mut ru);
+        let mut strategy = Vec::new();
+        len(1, b"RollingUpdate", &mut strategy);
+        len(2, &ru, &mut strategy);
+        let mut dspec = Vec::new();
+        num(1, 0, &mut dspec); // replicas: 0 (a pointer: kept)
+        len(4, &strategy, &mut dspec);
+        let mut d = Vec::new();
+        len(2, &dspec, &mut d);
+        let got = to_json(&document("apps/v1", "Deployment", &d)).unwrap();
+        assert_eq!(
+            got["spec"],
+            json!({"replicas": 0, "strategy": {"type": "RollingUpdate",
+                "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": 2}}})
+        );
+    }
+
+    #[test]
+    fn what_is_not_decoded_is_refused_not_dropped() {
+        // A volume (PodSpec field 1) is set.
+        let mut spec = Vec::new();
+        len(1, b"\x0a\x01v", &mut spec);
+        let mut pod = Vec::new();
+        len(2, &spec, &mut pod);
+        let err = to_json(&document("v1", "Pod", &pod)).unwrap_err();
+        assert!(
+            matches!(&err, Error::Unsupported(m) if m.contains("field 1 of PodSpec")),
+            "{err:?}"
+        );
+        // Empty unknown fields (as Go writes them) pass.
+        let mut spec = Vec::new();
+        len(15, b"", &mut spec);
+        num(27, 0, &mut spec);
+        let mut pod = Vec::new();
+        len(2, &spec, &mut pod);
+        assert!(to_json(&document("v1", "Pod", &pod)).is_ok());
+        let err = to_json(&document("v1", "ConfigMap", &[])).unwrap_err();
+        assert!(matches!(&err, Error::Unsupported(m) if m.contains("\"ConfigMap\"")));
+        assert!(matches!(
+            to_json(b"{\"kind\":\"Pod\"}"),
+            Err(Error::Malformed(_))
+        ));
+    }
+
+    #[test]
+    fn truncated_or_garbage_input_is_an_error_never_a_panic() {
+        let full = hex(CREATE_DEPLOYMENT);
+        for cut in 0..full.len() {
+            let _ = to_json(&full[..cut]);
+        }
+        let mut x: u64 = 7;
+        for _ in 0..2000 {
+            let mut doc = MAGIC.to_vec();
+            for _ in 0..64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                doc.push(x as u8);
+            }
+            let _ = to_json(&doc);
+        }
+        let mut flipped = full.clone();
+        for i in 4..flipped.len() {
+            flipped[i] ^= 0x5a;
+            let _ = to_json(&flipped);
+            flipped[i] ^= 0x5a;
+        }
+    }
+
+    #[test]
+    fn the_media_type_is_recognized() {
+        assert!(is_protobuf(Some("application/vnd.kubernetes.protobuf")));
+        assert!(is_protobuf(Some(
+            "application/vnd.kubernetes.protobuf; charset=x"
+        )));
+        assert!(!is_protobuf(Some("application/json")));
+        assert!(!is_protobuf(None));
+    }
+}
