@@ -12,6 +12,7 @@ mod get;
 mod info;
 mod label;
 mod node;
+mod patch;
 mod run;
 mod scale;
 
@@ -180,6 +181,7 @@ pub(crate) fn run(
         "scale" => scale::run(&mut ctx, &args),
         "label" => label::run(&mut ctx, &args, label::Kind::Label),
         "annotate" => label::run(&mut ctx, &args, label::Kind::Annotate),
+        "patch" => patch::run(&mut ctx, &args),
         "cordon" => node::run(&mut ctx, &args, true),
         "uncordon" => node::run(&mut ctx, &args, false),
         "api-resources" => info::api_resources(&args),
