@@ -148,6 +148,18 @@ test('live mode reads and watches the API server through kubectl proxy', { skip:
   const listing = await output(page);
   assert.match(listing, /web\s+1\/1\s+Running\s+0\s+\d+s/);
 
+  // A followed `get -w` is a fourth stream next to the page's three; requests still go through.
+  await run(page, 'kubectl get pods -w');
+  await page.waitForSelector('#following');
+  await run(page, 'kubectl label pod web tier=front');
+  assert.match(await output(page), /pod\/web labeled/);
+  await page.waitForFunction(() => {
+    const text = document.querySelector('#console-output').textContent;
+    return /pod\/web labeled[\s\S]*web\s+1\/1\s+Running/.test(text);
+  });
+  await page.click('#console-stop');
+  await page.waitForSelector('#following', { state: 'detached' });
+
   // The raw watch view: the pods stream's lines exactly as the chunked HTTP body carries them.
   await page.click('#tab-broadcast');
   await page.waitForSelector('#raw-stream[data-stream="pods"]');
