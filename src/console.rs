@@ -14,6 +14,12 @@ use crate::seeds;
 
 /// Scrollback lines kept (older ones drop first).
 pub const MAX_LINES: usize = 3000;
+/// Scrollback text kept, in bytes (older lines drop first): 3000 lines of kubectl's largest
+/// output would not fit in a tab.
+pub const MAX_BYTES: usize = 4 * 1024 * 1024;
+/// A longer scrollback line (a pasted blob, a one-line `-o jsonpath` over thousands of objects)
+/// is cut here, with a note.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// What a scrollback line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +45,8 @@ pub struct Line {
 pub struct Console {
     kubectl: Kubectl,
     lines: VecDeque<Line>,
+    /// Bytes of text in `lines`.
+    bytes: usize,
     next_id: u64,
     follow: Option<Follow>,
     /// Index into the history while browsing with ↑/↓ (None = at the fresh line).
@@ -59,6 +67,7 @@ impl Console {
         Console {
             kubectl,
             lines: VecDeque::new(),
+            bytes: 0,
             next_id: 0,
             follow: None,
             cursor: None,
@@ -127,6 +136,7 @@ impl Console {
     /// Empties the scrollback (the stream, if any, keeps being followed).
     pub fn clear(&mut self) {
         self.lines.clear();
+        self.bytes = 0;
     }
 
     /// ↑: the previous history line, if any.
@@ -164,9 +174,21 @@ impl Console {
         }
     }
 
-    fn push(&mut self, kind: LineKind, text: String) {
-        if self.lines.len() == MAX_LINES {
-            self.lines.pop_front();
+    fn push(&mut self, kind: LineKind, mut text: String) {
+        if text.len() > MAX_LINE_BYTES {
+            let mut cut = MAX_LINE_BYTES;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push_str(&format!(" ... (line cut at {MAX_LINE_BYTES} bytes)"));
+        }
+        self.bytes += text.len();
+        while self.lines.len() >= MAX_LINES || (self.bytes > MAX_BYTES && !self.lines.is_empty()) {
+            let Some(old) = self.lines.pop_front() else {
+                break;
+            };
+            self.bytes -= old.text.len();
         }
         self.lines.push_back(Line {
             id: self.next_id,
@@ -250,6 +272,33 @@ mod tests {
         assert_eq!(c.lines().len(), MAX_LINES);
         let ids: Vec<_> = c.lines().iter().map(|l| l.id).collect();
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn scrollback_is_bounded_in_bytes_and_long_lines_are_cut() {
+        let mut server = ApiServer::new(7);
+        let mut c = Console::new();
+        let pasted = format!("kubectl get pods {}", "x".repeat(MAX_LINE_BYTES * 2));
+        c.run(&pasted, &mut server.as_user("kubectl"));
+        let first = &c.lines()[0].text;
+        assert!(first.len() < MAX_LINE_BYTES + 64, "{}", first.len());
+        assert!(first.ends_with(&format!("(line cut at {MAX_LINE_BYTES} bytes)")));
+        assert!(
+            texts(&c).iter().any(|t| t.contains("longer than")),
+            "kubectl refused the line: {:?}",
+            &texts(&c)[1..]
+        );
+        for _ in 0..(2 * MAX_BYTES / MAX_LINE_BYTES) {
+            c.run(&pasted, &mut server.as_user("kubectl"));
+        }
+        let total: usize = c.lines().iter().map(|l| l.text.len()).sum();
+        assert!(total <= MAX_BYTES, "{total} bytes of scrollback");
+        assert!(c.lines().len() > 1);
+        let ids: Vec<_> = c.lines().iter().map(|l| l.id).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        c.clear();
+        c.run("kubectl get pods", &mut server.as_user("kubectl"));
+        assert_eq!(c.lines().len(), 2);
     }
 
     #[test]

@@ -109,6 +109,7 @@ impl ApiServer {
                 respond(405, "405: Method Not Allowed".to_string())
             });
         }
+        super::limits::check_body(body)?;
         let (info, query) = parse_request(method, path_and_query)?;
         let r = route(&info)?;
         let ns = info.namespace.as_deref().filter(|_| r.namespaced);

@@ -9,6 +9,7 @@ pub mod compaction;
 pub mod continue_token;
 pub mod http;
 pub mod ledger;
+pub mod limits;
 pub mod patch;
 pub mod strategic_merge;
 pub mod version;
@@ -108,6 +109,8 @@ pub struct ApiServer {
     config: ServerConfig,
     writable: bool,
     compactor: Compactor,
+    /// Live keys plus retained revisions before puts fail ([`limits::DEFAULT_QUOTA_ENTRIES`]).
+    quota_entries: usize,
 }
 
 /// What a committed write does to its key.
@@ -135,6 +138,7 @@ impl ApiServer {
             compactor: Compactor::new(config.compaction_interval_ms, config.start),
             config,
             writable: true,
+            quota_entries: limits::DEFAULT_QUOTA_ENTRIES,
         };
         for ns in SYSTEM_NAMESPACES {
             let obj = Object::Namespace(Namespace {
@@ -254,6 +258,11 @@ impl ApiServer {
         self.watch.set_buffer_limit(limit);
     }
 
+    /// Sets the store's space quota in entries (see [`limits::DEFAULT_QUOTA_ENTRIES`]).
+    pub fn set_quota_entries(&mut self, entries: usize) {
+        self.quota_entries = entries;
+    }
+
     /// The watch hub's count of (change, stream) offers, for cost meters.
     pub fn watch_offers(&self) -> u64 {
         self.watch.offered()
@@ -283,6 +292,8 @@ impl ApiServer {
         let (op, stored) = match write {
             Write::Put { mut obj, lease } => {
                 obj.meta_mut().resource_version = next.to_string();
+                limits::check_put(&self.store, self.quota_entries, &key, &obj)
+                    .map_err(CommitError::Store)?;
                 let obj = Arc::new(*obj);
                 (
                     Op::Put {
