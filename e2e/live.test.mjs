@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, start, stop, waitFor, launch, screenshot } from './helpers.mjs';
@@ -16,7 +16,7 @@ import { ROOT, start, stop, waitFor, launch, screenshot } from './helpers.mjs';
 // WATCHLAB_APISERVER names an already built server binary (else cargo builds it).
 const DIST = process.env.WATCHLAB_DIST || join(ROOT, 'dist');
 const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
-let server, proxy, browser, site;
+let server, proxy, browser, site, dir;
 
 /** Builds (or finds up to date) the server binary natively, whatever wasm settings are set. */
 function serverBinary() {
@@ -55,7 +55,7 @@ before(async () => {
   const bin = process.env.WATCHLAB_APISERVER || serverBinary();
   server = start(bin, ['--port', '0', '--seed', '7']);
   const [, apiAddr] = await printed(server, /on http:\/\/(127\.0\.0\.1:\d+)/, 30_000);
-  const dir = mkdtempSync(join(tmpdir(), 'watchlab-live-'));
+  dir = mkdtempSync(join(tmpdir(), 'watchlab-live-'));
   const kubeconfig = join(dir, 'config');
   writeFileSync(kubeconfig, `apiVersion: v1
 kind: Config
@@ -86,6 +86,7 @@ after(async () => {
   await browser?.close();
   stop(proxy);
   stop(server);
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const output = (page) => page.innerText('#console-output');
