@@ -80,6 +80,7 @@ impl JsonPath {
             pos: 0,
         };
         let flat = parser.parse_template().map_err(JsonPathError::Parse)?;
+        check_range_depth(&flat).map_err(JsonPathError::Parse)?;
         let mut iter = flat.into_iter();
         let blocks = nest(&mut iter, false);
         Ok(JsonPath {
@@ -117,6 +118,29 @@ impl JsonPath {
         }
         Ok(found)
     }
+}
+
+/// How deep `{range}` blocks may nest. Real kubectl has no bound (Go's stack grows); here
+/// building, running and dropping the nesting recurse once per level on the page's 1 MiB
+/// WebAssembly stack, so a template nesting deeper is refused as a parse error. Real templates
+/// nest two or three levels.
+pub const MAX_RANGE_DEPTH: usize = 64;
+
+fn check_range_depth(flat: &[FlatBlock]) -> Result<(), String> {
+    let mut depth = 0usize;
+    for b in flat {
+        match b {
+            FlatBlock::Range(_) => {
+                depth += 1;
+                if depth > MAX_RANGE_DEPTH {
+                    return Err(format!("range nested more than {MAX_RANGE_DEPTH} deep"));
+                }
+            }
+            FlatBlock::End => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Builds range/end nesting from the flat block list.
