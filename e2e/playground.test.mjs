@@ -168,9 +168,9 @@ test('create, scale, label (RV moves), delete from the buttons', async () => {
   await page.waitForFunction((r) => Number(document.querySelector('#revision').textContent) > r, r2);
   assert.match(await page.textContent('#result'), /\d+/);
   await page.click('#tab-ledger');
-  await page.waitForSelector('.ledger tbody tr');
-  assert.match(await page.textContent('.ledger tbody tr:first-child'), /patch\s*deployments\/production\/payments/);
-  await page.click('.ledger tbody tr:first-child button');
+  await page.waitForSelector('.ledger tr.entry');
+  assert.match(await page.locator('.ledger tr.entry').first().textContent(), /patch\s*deployments\/production\/payments/);
+  await page.locator('.ledger tr.entry button').first().click();
   assert.match(await page.textContent('#inspection pre'), /"team": "pay"/);
   await screenshot(page, 'ledger-inspect');
   await page.click('#delete');
@@ -244,7 +244,7 @@ test('compact the ledger (old pages answer 410) and drop a watch', async () => {
   await page.click('#compact');
   await page.waitForSelector('#result.ok');
   await page.click('#tab-ledger');
-  await page.click('.ledger tbody tr:last-child button');
+  await page.locator('.ledger tr.entry button').last().click();
   await page.waitForSelector('#inspection pre.error');
   assert.match(await page.textContent('#inspection pre.error'), /Error from server \(Expired\): The resourceVersion for the provided list is too old\./);
   await screenshot(page, 'compacted');
@@ -437,5 +437,255 @@ test('export downloads the cluster file; a bad import keeps the current cluster'
   await page.waitForSelector('#file-notice.ok');
   assert.equal(await revision(page), rev);
   await page.waitForSelector('[data-pod="stays"]');
+  await done(page);
+});
+
+/** Clicks `selector` and resolves with the real milliseconds until `ready` is in the page. */
+async function timedClick(page, selector, ready) {
+  return page.evaluate(async ([sel, rdy]) => {
+    const t0 = performance.now();
+    document.querySelector(sel).click();
+    while (!document.querySelector(rdy)) {
+      if (performance.now() - t0 > 20_000) throw new Error(`${rdy} never showed`);
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    return performance.now() - t0;
+  }, [selector, ready]);
+}
+
+/** Per scrolling window in the page: rows drawn, rows in the list, the most its height allows. */
+async function windows(page, rowSelector) {
+  return page.evaluate((rowSel) => [...document.querySelectorAll('.vlist, .vtable')].map((w) => {
+    const list = w.matches('.vtable') ? w.querySelector('table') : w;
+    const row = w.matches('.vlist') ? 44 : Number(getComputedStyle(w.querySelector('tbody tr:not(.spacer)') ?? w).height.replace('px', '')) || 26;
+    return {
+      drawn: w.querySelectorAll(rowSel).length,
+      total: Number(list.dataset.total),
+      // window.rs: rows in view + 1 + 4 above + 4 below.
+      bound: Math.ceil(w.clientHeight / row) + 1 + 8,
+    };
+  }), rowSelector);
+}
+
+test('thousands of pods: each view draws a window, shows the true totals and still responds', async (t) => {
+  const page = await open();
+  const N = 3000;
+  // The seed Deployment's rollout first (its events), then the figures of a quiet cluster.
+  await page.click('#speed-10');
+  await page.click('#pause');
+  await page.waitForFunction(() => Number(document.querySelector('#clock').dataset.ms) > 8000);
+  await page.click('#pause');
+  const quiet = { nodes: await page.evaluate(() => document.getElementsByTagName('*').length) };
+  await page.click('#tab-ledger');
+  quiet.cluster = await timedClick(page, '#tab-cluster', '#view-cluster .pod');
+  quiet.ledger = await timedClick(page, '#tab-ledger', '#view-ledger tr.entry');
+  quiet.events = await timedClick(page, '#tab-events', '#view-events tr.event');
+  await page.click('#tab-cluster');
+  await run(page, `kubectl scale deployment orders-api -n production --replicas=${N}`);
+  assert.match(await after_(page, `kubectl scale deployment orders-api -n production --replicas=${N}`), /deployment\.apps\/orders-api scaled/);
+  const created = Date.now();
+  await page.click('#speed-10');
+  await page.click('#pause');
+  await page.waitForFunction((n) => document.querySelector('#pod-count')?.dataset.count === String(n), N, { timeout: 180_000 });
+  const createMs = Date.now() - created;
+  await page.click('#pause');
+
+  // The counts are the true totals: overall, per column, per STATUS.
+  const sum = (sel) => page.$$eval(sel, (els) => els.reduce((a, e) => a + Number(e.dataset.count), 0));
+  assert.equal(await sum('.node .count'), N);
+  assert.equal(await sum('.summary .chip'), N);
+  // Three nodes hold 110 pods each; the rest wait, Pending, in the Unscheduled column.
+  assert.equal(Number(await page.getAttribute('.node:not([data-node=""]) .count', 'data-count')), 110);
+  assert.equal(Number(await page.getAttribute('.chip[data-status="Pending"]', 'data-count')), N - 330);
+
+  // Only the cards in view are in the page.
+  for (const w of await windows(page, '.pod')) {
+    assert.ok(w.drawn <= w.bound, `${w.drawn} cards drawn in a window of ${w.bound}`);
+    assert.ok(w.drawn >= Math.min(w.total, 5), `${w.drawn} of ${w.total}`);
+  }
+  const cards = await page.locator('.pod').count();
+  assert.ok(cards <= 200, `${cards} cards for ${N} pods`);
+  // Scrolling the Unscheduled column to its end draws its last cards, still a window.
+  const col = '.node[data-node=""] .vlist';
+  await page.$eval(col, (el) => { el.scrollTop = el.scrollHeight; });
+  await page.waitForFunction((c) => { const el = document.querySelector(c); return el.dataset.end === el.dataset.total; }, col);
+  assert.ok(Number(await page.getAttribute(col, 'data-first')) > 2000);
+  assert.ok((await page.locator(`${col} .pod`).count()) <= 40);
+  await screenshot(page, 'thousands-of-pods');
+
+  // The page responds: each click changes the view, and each view is a window too.
+  const busy = {};
+  busy.ledger = await timedClick(page, '#tab-ledger', '#view-ledger tr.entry');
+  const ledgerLines = Number(await page.getAttribute('#ledger-count', 'data-count'));
+  assert.ok(ledgerLines > N, `${ledgerLines} ledger lines`);
+  for (const w of await windows(page, 'tr.entry')) assert.ok(w.drawn <= w.bound, JSON.stringify(w));
+  busy.events = await timedClick(page, '#tab-events', '#view-events tr.event');
+  const events = Number(await page.getAttribute('#events-count', 'data-count'));
+  assert.ok(events >= N, `one SuccessfulCreate per pod at least: ${events}`);
+  for (const w of await windows(page, 'tr.event')) assert.ok(w.drawn <= w.bound, JSON.stringify(w));
+  await screenshot(page, 'thousands-of-pods-events');
+  busy.broadcast = await timedClick(page, '#tab-broadcast', '#view-broadcast tr[data-stream]');
+  busy.timeline = await timedClick(page, '#tab-timeline', '#view-timeline #timeline circle');
+  assert.ok((await page.locator('#timeline circle').count()) <= 600);
+  busy.cluster = await timedClick(page, '#tab-cluster', '#view-cluster .pod');
+  busy.nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
+  assert.equal(Number(await page.getAttribute('#pod-count', 'data-count')), N);
+
+  // With the clock running (1×) over all those pods, a click still changes the view.
+  await page.click('#speed-1');
+  await page.click('#pause');
+  await page.click('#tab-ledger');
+  await page.waitForSelector('#view-ledger tr.entry');
+  await page.click('#tab-cluster');
+  await page.waitForSelector('#view-cluster .pod');
+  await page.click('#pause');
+
+  const f = (ms) => `${ms.toFixed(0)} ms`;
+  t.diagnostic(`figure: ${N} pods created by the ReplicaSet (10x clock) in ${(createMs / 1000).toFixed(1)} s real`);
+  t.diagnostic(`figure: DOM elements, 3 pods / ${N} pods: ${quiet.nodes} / ${busy.nodes}`);
+  t.diagnostic(`figure: click to view drawn, 3 pods: cluster ${f(quiet.cluster)}, ledger ${f(quiet.ledger)}, events ${f(quiet.events)}; ${N} pods: cluster ${f(busy.cluster)}, ledger ${f(busy.ledger)}, events ${f(busy.events)}, broadcast ${f(busy.broadcast)}, timeline ${f(busy.timeline)}`);
+  await done(page);
+});
+
+test('the timeline is keyboard operable: Tab reaches the marks, arrows move, Enter shows the object', async () => {
+  const page = await open();
+  await run(page, 'kubectl run debug-tools --image=debug-tools:1.0 -n production');
+  await page.click('#tab-timeline');
+  await page.waitForSelector('#timeline circle');
+  // One tab stop: from the selected tab, Tab lands on the newest mark.
+  await page.focus('#tab-timeline');
+  await page.keyboard.press('Tab');
+  const active = () => page.evaluate(() => {
+    const a = document.activeElement;
+    return { rev: Number(a?.dataset?.rev), label: a?.getAttribute('aria-label') ?? '', role: a?.getAttribute('role') };
+  });
+  const newest = await active();
+  assert.equal(newest.role, 'button');
+  assert.match(newest.label, /^revision \d+: create pods\/production\/debug-tools by kubectl at /);
+  assert.equal(await page.locator('#timeline circle[tabindex="0"]').count(), 1);
+  await page.keyboard.press('ArrowLeft');
+  const earlier = await active();
+  assert.ok(earlier.rev < newest.rev, `${earlier.rev} < ${newest.rev}`);
+  assert.equal(await page.textContent('#timeline-detail'), earlier.label);
+  await page.keyboard.press('Home');
+  assert.ok((await active()).rev < earlier.rev);
+  await page.keyboard.press('End');
+  assert.equal((await active()).rev, newest.rev);
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#inspection pre');
+  assert.match(await page.textContent('#inspection h3'), new RegExp(`debug-tools.*${newest.rev}`));
+  assert.match(await page.textContent('#inspection pre'), /"image": "debug-tools:1.0"/);
+  await screenshot(page, 'timeline-keyboard');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#inspection', { state: 'detached' });
+  await done(page);
+});
+
+test('the events view prints what kubectl get events prints, sorted by the chosen field', async () => {
+  const page = await open();
+  await actions(page);
+  await page.click('#kill-node-c');
+  await page.click('#speed-60');
+  await page.click('#pause');
+  await page.click('#tab-cluster');
+  await page.waitForFunction(() => document.querySelector('[data-node="node-c"] .status')?.textContent.startsWith('NotReady'), null, { timeout: 30_000 });
+  await page.click('#pause');
+  await page.click('#tab-events');
+  const headers = () => page.$$eval('#events-table thead th', (ths) => ths.map((th) => th.textContent));
+  assert.deepEqual(await headers(), ['NAMESPACE', 'LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+  assert.equal(await page.textContent('#events-command'), 'kubectl get events -A --sort-by=.lastTimestamp');
+  assert.ok(await page.locator('tr.event[data-reason="NodeNotReady"]').count() >= 1);
+  await screenshot(page, 'events-view');
+
+  await page.selectOption('#events-namespace', 'production');
+  assert.deepEqual(await headers(), ['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+  for (const sort of ['.lastTimestamp', '.reason', '.involvedObject.name']) {
+    await page.selectOption('#events-sort', sort);
+    const line = `kubectl get events -n production --sort-by=${sort}`;
+    assert.equal(await page.textContent('#events-command'), line);
+    const rows = await page.$$eval('#events-table tr.event', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    assert.ok(rows.length >= 5, `${rows.length} rows`);
+    // The console prints the same rows in the same order (kubectl's tab-aligned columns).
+    await run(page, line);
+    const printed = (await after_(page, line)).trim().split('\n').slice(1, 1 + rows.length)
+      .map((l) => l.split(/\s{2,}/));
+    assert.deepEqual(printed.map((r) => r.slice(0, 4)), rows.slice(0, printed.length).map((r) => r.slice(0, 4)));
+    assert.deepEqual(printed.map((r) => r.slice(4).join('  ')), rows.slice(0, printed.length).map((r) => r[4]));
+    await page.click('#tab-events');
+  }
+  await done(page);
+});
+
+test('console: get/describe/scale/delete with -o json|yaml|wide|name, -A, -l, --field-selector, and kubectl\'s errors', async () => {
+  const page = await open();
+  await page.click('#speed-10');
+  await page.click('#pause');
+  await page.waitForFunction(() => Number(document.querySelector('#clock').dataset.ms) > 8000);
+  await page.click('#pause');
+  const check = async (line, re) => {
+    await run(page, line);
+    const out = await after_(page, line);
+    assert.match(out, re, `${line}\n${out}`);
+    return out;
+  };
+  await check('kubectl get pods -A', /^\s*NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE(\nproduction\s+orders-api-\S+\s+1\/1\s+Running\s+0\s+\d+s){3}$/);
+  await check('kubectl get pods -n production -o wide', /NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES/);
+  const wide = await after_(page, 'kubectl get pods -n production -o wide');
+  const nodeA = (wide.match(/\snode-a\s/g) ?? []).length;
+  const fs = await check('kubectl get pods -A --field-selector spec.nodeName=node-a', /NAMESPACE\s+NAME/);
+  assert.equal(fs.trim().split('\n').length - 1, nodeA);
+  const json = JSON.parse(await check('kubectl get deployment orders-api -n production -o json', /"kind": "Deployment"/));
+  assert.equal(json.spec.replicas, 3);
+  await check('kubectl get deployment orders-api -n production -o yaml', /^\s*apiVersion: apps\/v1\nkind: Deployment\n/);
+  await check('kubectl get pods -n production -l app=orders-api -o name', /^\s*(pod\/orders-api-\S+\n?){3}$/);
+  await check('kubectl get nodes', /node-a\s+Ready\s+<none>\s+\S+\s+v1\.32\.0/);
+  await check('kubectl describe deployment orders-api -n production', /Name:\s+orders-api\n[\s\S]*Replicas:\s+3 desired \| 3 updated \| 3 total \| 3 available/);
+  await check('kubectl scale deployment orders-api -n production --replicas=5', /deployment\.apps\/orders-api scaled/);
+  await check("kubectl get deployment orders-api -n production -o jsonpath='{.spec.replicas}'", /^\s*5\s*$/);
+  await check('kubectl run x --image=nginx', /pod\/x created/);
+  await check('kubectl delete pod x', /pod "x" deleted/);
+  await check('kubectl get pod x', /Error from server \(NotFound\): pods "x" not found/);
+  await check('kubectl frobnicate', /Error: unknown command "frobnicate" for "kubectl"/);
+  await check('kubectl get pods --bogus', /Error: unknown flag: --bogus\nSee 'kubectl get --help' for usage\./);
+  await check('kubectl get widgets', /error: the server doesn't have a resource type "widgets"/);
+  await screenshot(page, 'console-more-commands');
+  await done(page);
+});
+
+test('a dropped controller watch resumes from its last RV: no relist, nothing lost', async () => {
+  const page = await open();
+  // Past client-go's "very short watch" (closed within 1 s with nothing received: that relists).
+  await page.click('#speed-10');
+  await page.click('#pause');
+  await page.waitForFunction(() => Number(document.querySelector('#clock').dataset.ms) > 3000);
+  await page.click('#pause');
+  await page.click('#tab-broadcast');
+  const row = 'tr[data-user="kube-scheduler"]';
+  await page.waitForSelector(row);
+  const before = await page.$$eval(row, (trs) => trs.map((tr) => ({ id: Number(tr.dataset.stream), rv: Number(tr.querySelector('.last-rv').textContent), filter: tr.querySelector('.filter').textContent })));
+  const pods = before.find((s) => s.filter.startsWith('pods'));
+  assert.ok(pods, JSON.stringify(before));
+  await page.click(`tr[data-stream="${pods.id}"] .drop`);
+  await page.waitForSelector(`tr[data-stream="${pods.id}"]`, { state: 'detached' });
+  // The reflector watches again from the last resourceVersion it saw (a new stream, no list).
+  await page.click('#speed-10');
+  await page.click('#pause');
+  await page.waitForFunction((old) => [...document.querySelectorAll('tr[data-user="kube-scheduler"]')]
+    .some((tr) => Number(tr.dataset.stream) > old && tr.querySelector('.filter').textContent.startsWith('pods')), pods.id);
+  await page.click('#pause');
+  await screenshot(page, 'watch-resumed');
+  await page.click('#tab-informers');
+  const relists = await page.$$eval('tr[data-informer^="kube-scheduler/"] td:nth-child(6)', (tds) => tds.map((td) => td.textContent));
+  assert.ok(relists.length >= 1 && relists.every((r) => r === '0'), JSON.stringify(relists));
+  // Nothing lost: a pod created now is scheduled through the resumed stream.
+  await run(page, 'kubectl run after-drop --image=nginx');
+  await page.click('#tab-cluster');
+  await page.click('#speed-10');
+  await page.click('#pause');
+  await page.waitForSelector('.node:not([data-node=""]) [data-pod="after-drop"]');
+  await page.click('#pause');
   await done(page);
 });
