@@ -689,3 +689,46 @@ test('a dropped controller watch resumes from its last RV: no relist, nothing lo
   await page.click('#pause');
   await done(page);
 });
+
+test('no layout jumps while events stream: the frame of every view stays put', async (t) => {
+  const page = await open();
+  await page.evaluate(() => {
+    window.__shift = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  await run(page, 'kubectl get pods -n production -w');
+  await run(page, 'kubectl scale deployment orders-api -n production --replicas=12');
+  const frame = {
+    cluster: ['.node[data-node="node-a"] h2', '.node[data-node="node-c"] .count', '.node[data-node="node-b"] .vlist', '.summary', '.etcd', '#quorum'],
+    ledger: ['.ledger thead', '#ledger-count', '.ledger tr.entry'],
+    broadcast: ['#fanout-title', 'table.streams thead', 'table.streams tr[data-stream]'],
+    events: ['.events-controls', '#events-table thead', '#events-table tr.event'],
+  };
+  const always = ['#tab-cluster', '#tab-console', '#console-output', '#console-input', '#revision', '#clock', '#pause', '#lang'];
+  // Where each part is (x, y, height; widths of texts may change with their numbers).
+  const boxes = (sels) => page.evaluate((ss) => ss.map((s) => {
+    const r = document.querySelector(s)?.getBoundingClientRect();
+    return r ? `${s} ${Math.round(r.x)},${Math.round(r.y)} h${Math.round(r.height)}` : `${s} missing`;
+  }), sels);
+  let samples = 0;
+  for (const [view, parts] of Object.entries(frame)) {
+    await page.click(`#tab-${view}`);
+    await page.waitForSelector(parts[parts.length - 1]);
+    const before = await boxes([...always, ...parts]);
+    await page.click('#speed-10');
+    await page.click('#pause');
+    for (let i = 0; i < 8; i++) {
+      await page.waitForTimeout(150);
+      assert.deepEqual(await boxes([...always, ...parts]), before, `${view} moved while the clock ran`);
+      samples++;
+    }
+    await page.click('#pause');
+  }
+  assert.ok(Number(await page.textContent('#revision')) > 60, 'writes streamed meanwhile');
+  assert.match(await output(page), /\norders-api-\S+\s+0\/1\s+Pending/);
+  const shift = await page.evaluate(() => window.__shift);
+  t.diagnostic(`figure: layout shift score (Chromium's Layout Instability API) over ${samples} samples while pods streamed in: ${shift.toFixed(4)}`);
+  await done(page);
+});

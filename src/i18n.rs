@@ -113,6 +113,7 @@ texts! {
     Nodes => "Nodes", "节点";
     Pods => "Pods", "Pod";
     PodsCount => "{} pods", "{} 个 Pod";
+    OnePod => "1 pod", "1 个 Pod";
     Unscheduled => "Unscheduled", "未调度";
     Killed => "killed", "已宕机";
     Cordoned => "SchedulingDisabled", "禁止调度";

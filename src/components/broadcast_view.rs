@@ -106,14 +106,16 @@ fn stream_row(ctx: &Ctx, s: &WatchStream, entry: Option<&LedgerEntry>) -> Html {
     html! {
         <tr key={id} data-stream={id.to_string()} data-user={s.user().to_string()}>
             <td class="num">{ id }</td>
-            <td class="stream"><div class="writer" title={s.user().to_string()}>{ s.user().to_string() }</div><div class="filter" title={filter.clone()}>{ filter }</div></td>
+            <td class="stream">
+                <div class="who" title={format!("{} · {filter}", s.user())}><span class="writer">{ s.user().to_string() }</span>{ " " }<span class="filter">{ filter }</span></div>
+                <div class="recent" title={recent.join("\n")}>{ recent.join(" · ") }</div>
+            </td>
             <td class="num last-rv">{ s.last_revision() }</td>
             <td class="num delivered">{ s.delivered() }</td>
             <td class="num filtered">{ s.filtered_out() }</td>
             <td class="num">{ s.pending() }</td>
             <td class="state">{ state }</td>
             <td class={classes!("reach", reach_class)}>{ reach_text }</td>
-            <td class="recent">{ for recent.iter().map(|r| html!{ <div title={r.clone()}>{ r }</div> }) }</td>
             <td class="buttons">
                 <button class="small raw" onclick={raw}>{ tr(ctx, T::Raw) }</button>
                 <button class="small drop" title={tr(ctx, T::DropHint)} onclick={drop}>{ tr(ctx, T::Drop) }</button>
@@ -177,10 +179,10 @@ pub fn BroadcastView() -> Html {
     };
     let head = html! {
         <tr>
-            <th class="c-id">{ "#" }</th><th class="c-stream">{ format!("{} / {}", tr(&ctx, T::ColStream), tr(&ctx, T::ColFilter)) }</th>
+            <th class="c-id">{ "#" }</th><th class="c-stream">{ format!("{} · {} / {}", tr(&ctx, T::ColStream), tr(&ctx, T::ColFilter), tr(&ctx, T::Recent)) }</th>
             <th class="c-num">{ tr(&ctx, T::ColLastRv) }</th><th class="c-num">{ tr(&ctx, T::ColDelivered) }</th><th class="c-num">{ tr(&ctx, T::ColFiltered) }</th>
             <th class="c-num">{ tr(&ctx, T::ColPending) }</th><th class="c-state">{ tr(&ctx, T::ColState) }</th>
-            <th class="c-reach">{ fill(&ctx, T::FanOut, &[&fan_rev.to_string()]) }</th><th class="c-recent">{ tr(&ctx, T::Recent) }</th><th class="c-buttons"></th>
+            <th class="c-reach">{ fill(&ctx, T::FanOut, &[&fan_rev.to_string()]) }</th><th class="c-buttons"></th>
         </tr>
     };
     html! {
@@ -194,7 +196,7 @@ pub fn BroadcastView() -> Html {
                 }
             </p>
             if total == 0 { <p class="muted">{ tr(&ctx, T::NoStreams) }</p> } else {
-                <VirtualTable class="streams" {total} row_px={ROW_PX} head_px={40} {head} columns={10} {render} label={tr(&ctx, T::Streams)} />
+                <VirtualTable class="streams" {total} row_px={ROW_PX} head_px={40} {head} columns={9} {render} label={tr(&ctx, T::Streams)} />
             }
             <RawPane />
         </div>

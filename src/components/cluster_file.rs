@@ -52,6 +52,16 @@ fn js_message(e: &JsValue) -> String {
 #[component]
 pub fn ClusterFile() -> Html {
     let ctx = use_ctx();
+    let file_input = use_node_ref();
+    // A button (focusable, Enter/Space) opens the hidden file picker.
+    let on_pick = {
+        let file_input = file_input.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(input) = file_input.cast::<HtmlInputElement>() {
+                input.click();
+            }
+        })
+    };
     let on_export = {
         let ctx = ctx.clone();
         Callback::from(move |_: MouseEvent| {
@@ -104,10 +114,14 @@ pub fn ClusterFile() -> Html {
     html! {
         <div class="cluster-file">
             <button id="export" title={super::tr(&ctx, T::ExportHint)} onclick={on_export}>{ super::tr(&ctx, T::ExportCluster) }</button>
-            <label class="button" for="import-file" title={super::tr(&ctx, T::ImportHint)}>{ super::tr(&ctx, T::ImportCluster) }</label>
-            <input id="import-file" type="file" accept=".json,application/json" hidden=true onchange={on_import} />
+            <button id="import" title={super::tr(&ctx, T::ImportHint)} onclick={on_pick}>{ super::tr(&ctx, T::ImportCluster) }</button>
+            <input id="import-file" ref={file_input} type="file" accept=".json,application/json" hidden=true
+                tabindex="-1" aria-label={super::tr(&ctx, T::ImportHint)} onchange={on_import} />
             if let Some((class, text)) = notice {
-                <p id="file-notice" class={classes!("file-notice", class)} role="status" onclick={on_dismiss}>{ text }</p>
+                <p id="file-notice" class={classes!("file-notice", class)} role="status" onclick={on_dismiss.clone()}>
+                    <span class="text">{ text }</span>
+                    <button class="small" id="file-notice-close" onclick={on_dismiss}>{ super::tr(&ctx, T::Close) }</button>
+                </p>
             }
         </div>
     }

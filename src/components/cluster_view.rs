@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::etcd_panel::EtcdPanel;
-use super::node_column::{status_class, NodeColumn};
-use super::{fill, tr, use_ctx};
+use super::node_column::{pods_text, status_class, NodeColumn};
+use super::{tr, use_ctx};
 use crate::i18n::T;
 use watchlab_engine::cluster::PodView;
 use yew::prelude::*;
@@ -60,7 +60,7 @@ pub fn ClusterView() -> Html {
     html! {
         <div class="cluster-view">
             <p class="summary">
-                <span id="pod-count" data-count={total.to_string()}>{ fill(&ctx, T::PodsCount, &[&total.to_string()]) }</span>
+                <span id="pod-count" data-count={total.to_string()}>{ pods_text(lang, total) }</span>
                 { for counts.iter().map(|(status, n)| html! {
                     <span class={classes!("chip", status_class(status))} data-status={status.clone()} data-count={n.to_string()}>{ format!("{status} {n}") }</span>
                 }) }

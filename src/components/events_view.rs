@@ -21,8 +21,9 @@ use watchlab_kubectl::{printers, sort};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-/// An event row's height in CSS pixels (`table.events tr` in style.css).
-pub const ROW_PX: u32 = 26;
+/// An event row's height in CSS pixels: two lines, so OBJECT and MESSAGE wrap once
+/// (`table.events tr` in style.css).
+pub const ROW_PX: u32 = 40;
 
 /// The `--sort-by` expressions offered (the first is the texts' and the default); "" is
 /// kubectl's own order without `--sort-by` (the list's, by name).
@@ -291,7 +292,7 @@ pub fn EventsView() -> Html {
                             html! {
                                 <tr key={key} class={classes!("event", warning.then_some("warning"))} data-reason={reason}>
                                     { for cells.into_iter().zip(&headers).map(|(c, h)| html! {
-                                        <td class={format!("c-{}", h.to_lowercase().replace(' ', "-"))} title={c.clone()}>{ c }</td>
+                                        <td class={format!("c-{}", h.to_lowercase().replace(' ', "-"))} title={c.clone()}><div class="clamp">{ c }</div></td>
                                     }) }
                                 </tr>
                             }

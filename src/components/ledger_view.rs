@@ -40,16 +40,17 @@ pub fn LedgerView() -> Html {
                         let ctx = ctx.clone();
                         Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Inspect(rev)))
                     };
-                    let object = if l.namespace.is_empty() {
-                        format!("{}/{}", l.resource, l.name)
+                    let prefix = if l.namespace.is_empty() {
+                        format!("{}/", l.resource)
                     } else {
-                        format!("{}/{}/{}", l.resource, l.namespace, l.name)
+                        format!("{}/{}/", l.resource, l.namespace)
                     };
+                    let object = format!("{prefix}{}", l.name);
                     html! {
                         <tr key={rev} class={classes!("entry", (selected == Some(rev)).then_some("selected"), (rev < compacted).then_some("compacted"))} data-rev={rev.to_string()}>
                             <td class="num"><button class="link" {onclick} aria-label={fill(&ctx, T::ObjectAt, &[&object, &rev.to_string()])}>{ rev }</button></td>
                             <td class={classes!("verb", l.verb)}>{ l.verb }</td>
-                            <td class="object" title={object.clone()}>{ object }</td>
+                            <td class="object" title={object.clone()}><div class="ends"><span class="head">{ prefix }</span><span class="tail">{ &l.name }</span></div></td>
                             <td class="writer" title={l.user.to_string()}>{ l.user.to_string() }</td>
                             <td class="num">{ format_time(l.time) }</td>
                         </tr>

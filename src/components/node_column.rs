@@ -32,7 +32,26 @@ pub fn status_class(status: &str) -> &'static str {
     }
 }
 
+/// "N pods" (one pod, in English, is "1 pod").
+pub fn pods_text(lang: Lang, n: usize) -> String {
+    if n == 1 {
+        T::OnePod.tr(lang).to_string()
+    } else {
+        T::PodsCount.fill(lang, &[&n.to_string()])
+    }
+}
+
+/// A pod name cut before its last `-`: the part that may be shortened with an ellipsis and the
+/// distinguishing suffix always shown (`orders-api-6cffd967f6-` + `qpgx4`).
+pub fn split_name(name: &str) -> (&str, &str) {
+    match name.rfind('-') {
+        Some(at) if at > 0 && name.len() - at <= 9 => name.split_at(at + 1),
+        _ => (name, ""),
+    }
+}
+
 fn card(p: &PodView, lang: Lang) -> Html {
+    let (head, tail) = split_name(&p.name);
     let title = T::PodCardTitle.fill(
         lang,
         &[
@@ -45,7 +64,7 @@ fn card(p: &PodView, lang: Lang) -> Html {
     html! {
         <div key={format!("{}/{}", p.namespace, p.name)} class={classes!("pod", status_class(&p.status))}
             data-pod={p.name.clone()} data-status={p.status.clone()} {title}>
-            <span class="pod-name">{ &p.name }</span>
+            <span class="pod-name"><span class="head">{ head }</span><span class="tail">{ tail }</span></span>
             <span class="pod-status">{ &p.status }</span>
             <span class="pod-ready">{ &p.ready }</span>
             <span class="rv">{ p.resource_version }</span>
@@ -101,8 +120,29 @@ pub fn NodeColumn(props: &Props) -> Html {
     html! {
         <article class={classes!("node", props.node.as_ref().is_some_and(|n| n.killed).then_some("is-killed"))} data-node={name}>
             { header }
-            <p class="count" data-count={count.to_string()}>{ T::PodsCount.fill(lang, &[&count.to_string()]) }</p>
+            <p class="count" data-count={count.to_string()}>{ pods_text(lang, count) }</p>
             <VirtualList class="pods" total={count} row_px={CARD_PX} {render} label={label} />
         </article>
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pod_name_keeps_its_suffix_visible() {
+        assert_eq!(
+            split_name("orders-api-6cffd967f6-qpgx4"),
+            ("orders-api-6cffd967f6-", "qpgx4")
+        );
+        assert_eq!(split_name("debug-tools"), ("debug-", "tools"));
+        assert_eq!(split_name("web"), ("web", ""));
+        assert_eq!(
+            split_name("a-very-long-final-segment"),
+            ("a-very-long-final-", "segment")
+        );
+        assert_eq!(split_name("x-abcdefghijkl"), ("x-abcdefghijkl", ""));
+        assert_eq!(split_name("-"), ("-", ""));
     }
 }

@@ -21,7 +21,7 @@ use yew::prelude::*;
 pub const MAX_DOTS: usize = 600;
 const WIDTH: f64 = 720.0;
 const LANE: f64 = 26.0;
-const LEFT: f64 = 150.0;
+const LEFT: f64 = 172.0;
 
 /// A mark's place: which lane, when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
