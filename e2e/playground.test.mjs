@@ -486,16 +486,18 @@ test('thousands of pods: each view draws a window, shows the true totals and sti
   const created = Date.now();
   await page.click('#speed-10');
   await page.click('#pause');
-  await page.waitForFunction((n) => document.querySelector('#pod-count')?.dataset.count === String(n), N, { timeout: 180_000 });
+  // Created, and the three nodes full (110 pods each): the rest stay Pending.
+  await page.waitForFunction((n) => document.querySelector('#pod-count')?.dataset.count === String(n)
+    && [...document.querySelectorAll('.node .count')].reduce((a, e) => a + Number(e.dataset.count), 0) === 330, N, { timeout: 180_000 });
   const createMs = Date.now() - created;
   await page.click('#pause');
 
   // The counts are the true totals: overall, per column, per STATUS.
   const sum = (sel) => page.$$eval(sel, (els) => els.reduce((a, e) => a + Number(e.dataset.count), 0));
-  assert.equal(await sum('.node .count'), N);
+  assert.equal(await sum('.column .count'), N);
   assert.equal(await sum('.summary .chip'), N);
   // Three nodes hold 110 pods each; the rest wait, Pending, in the Unscheduled column.
-  assert.equal(Number(await page.getAttribute('.node:not([data-node=""]) .count', 'data-count')), 110);
+  assert.equal(Number(await page.getAttribute('.node .count', 'data-count')), 110);
   assert.equal(Number(await page.getAttribute('.chip[data-status="Pending"]', 'data-count')), N - 330);
 
   // Only the cards in view are in the page.
@@ -506,7 +508,7 @@ test('thousands of pods: each view draws a window, shows the true totals and sti
   const cards = await page.locator('.pod').count();
   assert.ok(cards <= 200, `${cards} cards for ${N} pods`);
   // Scrolling the Unscheduled column to its end draws its last cards, still a window.
-  const col = '.node[data-node=""] .vlist';
+  const col = '.column.unscheduled .vlist';
   await page.$eval(col, (el) => { el.scrollTop = el.scrollHeight; });
   await page.waitForFunction((c) => { const el = document.querySelector(c); return el.dataset.end === el.dataset.total; }, col);
   assert.ok(Number(await page.getAttribute(col, 'data-first')) > 2000);
@@ -531,18 +533,38 @@ test('thousands of pods: each view draws a window, shows the true totals and sti
   busy.nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
   assert.equal(Number(await page.getAttribute('#pod-count', 'data-count')), N);
 
-  // With the clock running (1×) over all those pods, a click still changes the view.
-  await page.click('#speed-1');
-  await page.click('#pause');
-  await page.click('#tab-ledger');
-  await page.waitForSelector('#view-ledger tr.entry');
-  await page.click('#tab-cluster');
-  await page.waitForSelector('#view-cluster .pod');
-  await page.click('#pause');
+  // With the clock running (1×) over all those pods, a click still changes the view. The
+  // longest task the page ran meanwhile (Long Tasks API) is reported, at 1× and at 60×.
+  const longest = async (speed) => {
+    await page.evaluate(() => {
+      window.__longest = 0;
+      window.__obs?.disconnect();
+      window.__obs = new PerformanceObserver((l) => {
+        for (const e of l.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
+      });
+      window.__obs.observe({ type: 'longtask' });
+    });
+    await page.click(`#speed-${speed}`);
+    await page.click('#pause');
+    await page.click('#tab-ledger');
+    await page.waitForSelector('#view-ledger tr.entry');
+    await page.click('#tab-cluster');
+    await page.waitForSelector('#view-cluster .pod');
+    await page.waitForTimeout(3000);
+    const busy = await page.isVisible('#behind');
+    await page.click('#pause');
+    assert.ok(!(await page.isVisible('#behind')), 'paused: not busy');
+    return [await page.evaluate(() => window.__longest), busy];
+  };
+  const [long1] = await longest(1);
+  const [long60, busy60] = await longest(60);
+  // At 60× the cluster has more to do than a frame allows: the clock slows, the page says so.
+  assert.ok(busy60, 'the busy badge shows at 60x');
 
   const f = (ms) => `${ms.toFixed(0)} ms`;
   t.diagnostic(`figure: ${N} pods created by the ReplicaSet (10x clock) in ${(createMs / 1000).toFixed(1)} s real`);
   t.diagnostic(`figure: DOM elements, 3 pods / ${N} pods: ${quiet.nodes} / ${busy.nodes}`);
+  t.diagnostic(`figure: longest task while the clock runs over ${N} pods (2,670 Pending retried by the scheduler): 1x ${f(long1)}, 60x ${f(long60)}`);
   t.diagnostic(`figure: click to view drawn, 3 pods: cluster ${f(quiet.cluster)}, ledger ${f(quiet.ledger)}, events ${f(quiet.events)}; ${N} pods: cluster ${f(busy.cluster)}, ledger ${f(busy.ledger)}, events ${f(busy.events)}, broadcast ${f(busy.broadcast)}, timeline ${f(busy.timeline)}`);
   await done(page);
 });
@@ -685,7 +707,7 @@ test('a dropped controller watch resumes from its last RV: no relist, nothing lo
   await page.click('#tab-cluster');
   await page.click('#speed-10');
   await page.click('#pause');
-  await page.waitForSelector('.node:not([data-node=""]) [data-pod="after-drop"]');
+  await page.waitForSelector('.node [data-pod="after-drop"]');
   await page.click('#pause');
   await done(page);
 });
@@ -730,5 +752,51 @@ test('no layout jumps while events stream: the frame of every view stays put', a
   assert.match(await output(page), /\norders-api-\S+\s+0\/1\s+Pending/);
   const shift = await page.evaluate(() => window.__shift);
   t.diagnostic(`figure: layout shift score (Chromium's Layout Instability API) over ${samples} samples while pods streamed in: ${shift.toFixed(4)}`);
+  await done(page);
+});
+
+test('keyboard alone: tabs move with the arrows, a column scrolls, Import opens the file picker, a notice closes', async () => {
+  const page = await open();
+  const focused = () => page.evaluate(() => document.activeElement?.id);
+  await page.focus('#tab-cluster');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await focused(), 'tab-broadcast');
+  assert.equal(await page.getAttribute('#tab-broadcast', 'aria-selected'), 'true');
+  await page.waitForSelector('#view-broadcast');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await focused(), 'tab-ledger');
+  await page.keyboard.press('End');
+  assert.equal(await focused(), 'tab-timeline');
+  await page.keyboard.press('Home');
+  assert.equal(await focused(), 'tab-cluster');
+  // A pod column is a focusable scroll region: the arrow keys scroll it.
+  await run(page, 'kubectl scale deployment orders-api -n production --replicas=60');
+  await page.click('#speed-10');
+  await page.click('#pause');
+  // All 60 bound to nodes (not only created).
+  await page.waitForFunction(() => [...document.querySelectorAll('.node .count')].reduce((a, e) => a + Number(e.dataset.count), 0) === 60);
+  await page.click('#pause');
+  const column = '.node[data-node="node-a"] .vlist';
+  await page.focus(column);
+  assert.equal(await page.getAttribute(column, 'role'), 'region');
+  assert.match(await page.getAttribute(column, 'aria-label'), /node-a/);
+  for (let i = 0; i < 4; i++) await page.keyboard.press('PageDown');
+  await page.waitForFunction((c) => document.querySelector(c).scrollTop > 0, column);
+  // The console's history: ↑ recalls older lines, ↓ comes back.
+  await run(page, 'kubectl get nodes');
+  await page.press('#console-input', 'ArrowUp');
+  await page.press('#console-input', 'ArrowUp');
+  assert.equal(await page.inputValue('#console-input'), 'kubectl scale deployment orders-api -n production --replicas=60');
+  await page.press('#console-input', 'ArrowDown');
+  assert.equal(await page.inputValue('#console-input'), 'kubectl get nodes');
+  // Import is a button: Enter opens the file picker.
+  await page.focus('#import');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+  await chooser.setFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{not json') });
+  await page.waitForSelector('#file-notice.error');
+  await page.focus('#file-notice-close');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#file-notice', { state: 'detached' });
   await done(page);
 });

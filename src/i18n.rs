@@ -96,6 +96,8 @@ texts! {
     Seed => "Seed", "种子";
     Restart => "Restart", "重新开始";
     NoTimer => "nothing scheduled", "没有待执行的定时事件";
+    EngineBehind => "busy", "忙碌";
+    EngineBehindHint => "The cluster has more to do than one frame allows: virtual time runs slower than the chosen speed until it catches up", "集群要做的事超过一帧的预算：虚拟时间暂时比所选速度慢，直到追上";
     // Tabs
     TabCluster => "Cluster", "集群";
     TabLedger => "Ledger", "账本";

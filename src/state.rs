@@ -121,12 +121,34 @@ impl Progress {
     }
 }
 
+/// Real milliseconds the engine may work in one browser frame before it yields to the page;
+/// the virtual clock then runs slower than asked until the cluster has less to do.
+pub const FRAME_BUDGET_MS: f64 = 40.0;
+
+/// The real clock the frame budget is measured on: `performance.now()` in the browser. Native
+/// runs (the tests) have no budget: each frame does all its work, deterministically.
+fn real_now_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map(|p| p.now())
+            .unwrap_or(0.0)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
+    }
+}
+
 /// What the reducer drives: the cluster, the console and the clock.
 #[derive(Debug)]
 pub struct Engine {
     pub cluster: Cluster,
     pub console: Console,
     pub clock: ClockDriver,
+    /// The last frame ran out of its budget: virtual time is behind real time × speed.
+    pub behind: bool,
 }
 
 impl Engine {
@@ -142,6 +164,7 @@ impl Engine {
             cluster,
             console: Console::new(),
             clock: ClockDriver::new(Speed::X1, false),
+            behind: false,
         }
     }
 
@@ -162,6 +185,27 @@ impl Engine {
         let to = self.cluster.now().plus_millis(ms);
         self.cluster.advance_to(to);
         self.poll_console();
+    }
+
+    /// Advances virtual time by up to `ms`, timer by timer, and stops at the first timer that
+    /// ends after `clock()` passed `deadline` (real ms): however much the cluster has to do, a
+    /// frame yields to the page. Returns whether it stopped early (the rest is not owed: the
+    /// clock just ran slower).
+    pub fn advance_within(&mut self, ms: u64, clock: &dyn Fn() -> f64, deadline: f64) -> bool {
+        let to = self.cluster.now().plus_millis(ms);
+        let mut stopped = false;
+        while let Some(next) = self.cluster.next_timer().filter(|t| *t <= to) {
+            self.cluster.advance_to(next);
+            if clock() > deadline {
+                stopped = true;
+                break;
+            }
+        }
+        if !stopped {
+            self.cluster.advance_to(to);
+        }
+        self.poll_console();
+        stopped
     }
 }
 
@@ -416,13 +460,23 @@ impl State {
         if ms == 0 && !e.console.following() {
             return false;
         }
-        let before = (e.cluster.now(), e.console.lines().back().map(|l| l.id));
+        let before = (
+            e.cluster.now(),
+            e.console.lines().back().map(|l| l.id),
+            e.behind,
+        );
         if ms > 0 {
-            e.advance(ms);
+            let deadline = real_now_ms() + FRAME_BUDGET_MS;
+            e.behind = e.advance_within(ms, &real_now_ms, deadline);
         } else {
             e.poll_console();
         }
-        before != (e.cluster.now(), e.console.lines().back().map(|l| l.id))
+        before
+            != (
+                e.cluster.now(),
+                e.console.lines().back().map(|l| l.id),
+                e.behind,
+            )
     }
 
     fn cluster_action(&mut self, action: ClusterAction) {

@@ -332,14 +332,20 @@ async fn many_pods_draw_only_the_cards_in_view_and_count_true_totals() {
     assert!(text(&root, "#console-output").contains("deployment.apps/orders-api scaled"));
     click(&root, "#speed-10").await;
     click(&root, "#pause").await;
+    // Created, and the three nodes full (110 pods each): the rest stay Pending.
     wait_until(15_000, "the ReplicaSet to create the pods", || {
         data_count(&find(&root, "#pod-count")) == MANY_PODS
+            && all(&root, ".node .count")
+                .iter()
+                .map(data_count)
+                .sum::<usize>()
+                == 330
     })
     .await;
     click(&root, "#pause").await;
 
     // The totals are the true ones: per column, per STATUS, overall.
-    let columns: usize = all(&root, ".node .count").iter().map(data_count).sum();
+    let columns: usize = all(&root, ".column .count").iter().map(data_count).sum();
     assert_eq!(columns, MANY_PODS);
     let by_status: usize = all(&root, ".summary .chip").iter().map(data_count).sum();
     assert_eq!(by_status, MANY_PODS);

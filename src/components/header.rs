@@ -14,7 +14,7 @@ pub fn Header() -> Html {
     let ctx = use_ctx();
     let seed_input = use_node_ref();
     use_initial_value(seed_input.clone(), ctx.seed.to_string());
-    let (revision, now, paused, speed, next) = {
+    let (revision, now, paused, speed, next, behind) = {
         let e = ctx.engine.borrow();
         (
             e.cluster.api().revision(),
@@ -22,6 +22,7 @@ pub fn Header() -> Html {
             e.clock.paused(),
             e.clock.speed(),
             e.cluster.next_timer(),
+            e.behind,
         )
     };
     let dispatch = |a: Action| {
@@ -64,6 +65,10 @@ pub fn Header() -> Html {
                     <button id={format!("speed-{}", s.factor())} class={classes!("speed", (*s == speed).then_some("selected"))}
                         aria-pressed={(*s == speed).to_string()} onclick={dispatch(Action::SetSpeed(*s))}>{ s.label() }</button>
                 }) }
+                // Always in the layout (hidden when not needed) so the header never moves.
+                <span id="behind" class={classes!("badge", "behind", (!behind || paused).then_some("idle"))}
+                    title={tr(&ctx, T::EngineBehindHint)} aria-hidden={(!behind || paused).to_string()}>
+                    { tr(&ctx, T::EngineBehind) }</span>
             </div>
             <div class="seed">
                 <label for="seed">{ tr(&ctx, T::Seed) }</label>

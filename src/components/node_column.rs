@@ -64,7 +64,7 @@ fn card(p: &PodView, lang: Lang) -> Html {
     html! {
         <div key={format!("{}/{}", p.namespace, p.name)} class={classes!("pod", status_class(&p.status))}
             data-pod={p.name.clone()} data-status={p.status.clone()} {title}>
-            <span class="pod-name"><span class="head">{ head }</span><span class="tail">{ tail }</span></span>
+            <span class="pod-name ends"><span class="head">{ head }</span><span class="tail">{ tail }</span></span>
             <span class="pod-status">{ &p.status }</span>
             <span class="pod-ready">{ &p.ready }</span>
             <span class="rv">{ p.resource_version }</span>
@@ -118,7 +118,10 @@ pub fn NodeColumn(props: &Props) -> Html {
         None => T::Unscheduled.tr(lang).to_string(),
     };
     html! {
-        <article class={classes!("node", props.node.as_ref().is_some_and(|n| n.killed).then_some("is-killed"))} data-node={name}>
+        // `.node` only for a real node, so counting `.node` counts nodes even while pods wait
+        // in the Unscheduled column.
+        <article class={classes!("column", if props.node.is_some() { "node" } else { "unscheduled" },
+            props.node.as_ref().is_some_and(|n| n.killed).then_some("is-killed"))} data-node={name}>
             { header }
             <p class="count" data-count={count.to_string()}>{ pods_text(lang, count) }</p>
             <VirtualList class="pods" total={count} row_px={CARD_PX} {render} label={label} />

@@ -1,5 +1,7 @@
-//! A keyboard-operable tab bar (WAI-ARIA tabs: the selected tab is focusable, ←/→ move).
+//! A keyboard-operable tab bar (WAI-ARIA tabs: the selected tab is the one tab stop; ←/→,
+//! Home/End select and focus another).
 
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -29,10 +31,23 @@ pub fn Tabs(props: &Props) -> Html {
                         let next = match e.key().as_str() {
                             "ArrowRight" => (at + 1) % n,
                             "ArrowLeft" => (at + n - 1) % n,
+                            "Home" => 0,
+                            "End" => n - 1,
                             _ => return,
                         };
                         e.prevent_default();
-                        if let Some(next) = ids.get(next) { cb.emit(next) }
+                        if let Some(next) = ids.get(next) {
+                            cb.emit(next);
+                            // The focus follows the selection (WAI-ARIA tabs), so the next
+                            // arrow moves on from the new tab.
+                            if let Some(el) = web_sys::window()
+                                .and_then(|w| w.document())
+                                .and_then(|d| d.get_element_by_id(&format!("tab-{next}")))
+                                .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+                            {
+                                let _ = el.focus();
+                            }
+                        }
                     })
                 };
                 html! {

@@ -409,3 +409,25 @@ fn only_the_learners_actions_make_a_save_due() {
     assert_eq!(notified.user_actions, 0);
     assert_eq!(run(notified, Action::Show(View::Ledger)).user_actions, 1);
 }
+
+#[test]
+fn a_frame_stops_at_its_budget_and_the_clock_runs_slower_instead() {
+    let s = fresh();
+    let mut e = s.engine.borrow_mut();
+    let start = e.cluster.now();
+    // A real clock that moves one millisecond per look: the budget ends after the first timer.
+    let ticks = std::cell::Cell::new(0.0);
+    let clock = || {
+        ticks.set(ticks.get() + 1.0);
+        ticks.get()
+    };
+    assert!(e.advance_within(60_000, &clock, 0.5), "stopped early");
+    let reached = e.cluster.now();
+    assert!(
+        reached > start && reached < start.plus_millis(60_000),
+        "{reached:?}"
+    );
+    // With time to spare, a frame runs every timer up to its end.
+    assert!(!e.advance_within(60_000, &|| 0.0, 1.0));
+    assert_eq!(e.cluster.now(), reached.plus_millis(60_000));
+}
