@@ -13,7 +13,11 @@ fuzz_target!(|data: &[u8]| {
     };
     if text.contains('\0') {
         let words: Vec<String> = text.split('\0').map(str::to_string).collect();
-        let line = words.iter().map(|w| shell::quote(w)).collect::<Vec<_>>().join(" ");
+        let line = words
+            .iter()
+            .map(|w| shell::quote(w))
+            .collect::<Vec<_>>()
+            .join(" ");
         let parsed = shell::parse_pipeline(&line).map(|p| p.words);
         assert_eq!(parsed.as_ref(), Ok(&words), "{line:?}");
         return;
@@ -21,9 +25,16 @@ fuzz_target!(|data: &[u8]| {
     let _ = shell::parse_pipeline(text);
     let mut api = ApiServer::new(1);
     let mut k = Kubectl::new();
-    k.set_file("m.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: fuzz\n");
+    k.set_file(
+        "m.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: fuzz\n",
+    );
     let out = k.exec(text, &mut api);
-    assert!(out.exit_code >= 0 && out.exit_code < 256, "{text:?} -> {}", out.exit_code);
+    assert!(
+        out.exit_code >= 0 && out.exit_code < 256,
+        "{text:?} -> {}",
+        out.exit_code
+    );
     if let Some(mut f) = out.follow {
         let _ = f.poll(&mut api);
         f.stop(&mut api);

@@ -32,7 +32,11 @@ fuzz_target!(|data: &[u8]| {
     let mut api = ApiServer::new(1);
     let before = api.revision();
     let r = api.request(method, path, Some(content_type), body);
-    assert!((200..600).contains(&r.code), "{method} {path:?} -> {}", r.code);
+    assert!(
+        (200..600).contains(&r.code),
+        "{method} {path:?} -> {}",
+        r.code
+    );
     if !(200..300).contains(&r.code) && r.code != 405 {
         assert_eq!(api.revision(), before, "{method} {path:?} -> {}", r.body);
         let v: serde_json::Value = serde_json::from_str(&r.body).unwrap_or_default();
