@@ -790,10 +790,15 @@ test('keyboard alone: tabs move with the arrows, a column scrolls, Import opens 
   assert.equal(await page.inputValue('#console-input'), 'kubectl scale deployment orders-api -n production --replicas=60');
   await page.press('#console-input', 'ArrowDown');
   assert.equal(await page.inputValue('#console-input'), 'kubectl get nodes');
-  // Import is a button: Enter opens the file picker.
+  // Import is a button: Enter opens the file picker (a click on the hidden file input).
+  await page.$eval('#import-file', (input) => input.addEventListener('click', (e) => {
+    window.__picker = true;
+    e.preventDefault();
+  }));
   await page.focus('#import');
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
-  await chooser.setFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{not json') });
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => window.__picker === true);
+  await page.setInputFiles('#import-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{not json') });
   await page.waitForSelector('#file-notice.error');
   await page.focus('#file-notice-close');
   await page.keyboard.press('Enter');
