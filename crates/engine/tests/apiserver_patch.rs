@@ -171,3 +171,18 @@ fn other_patch_media_types_are_refused_with_415() {
     );
     assert_eq!(s.revision(), before);
 }
+
+#[test]
+fn a_server_dry_run_is_refused_and_writes_nothing() {
+    let mut s = server_with_two_containers();
+    let before = s.revision();
+    let r = s.request(
+        "PATCH",
+        &format!("{DEPLOY}?dryRun=All"),
+        Some(MERGE),
+        Some(r#"{"spec":{"replicas":5}}"#),
+    );
+    assert_eq!(r.code, 400, "{}", r.body);
+    assert!(r.body.contains("dryRun is not supported"), "{}", r.body);
+    assert_eq!(s.revision(), before);
+}

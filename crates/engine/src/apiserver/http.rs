@@ -111,6 +111,12 @@ impl ApiServer {
         }
         super::limits::check_body(body)?;
         let (info, query) = parse_request(method, path_and_query)?;
+        if query.dry_run {
+            // Refused rather than ignored: a dry run that wrote would lie to the learner.
+            return Err(Status::bad_request(
+                "dryRun is not supported by this API server (watchlab): nothing was written",
+            ));
+        }
         let r = route(&info)?;
         let ns = info.namespace.as_deref().filter(|_| r.namespaced);
         let name = info.name.as_deref().unwrap_or_default();

@@ -51,7 +51,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     if dry == DryRun::Client {
         // A client-side dry run would need kubectl's own copy of every merge strategy.
         return Err(CmdError::msg(
-            "--dry-run=client is not available in this playground for patch; use --dry-run=server",
+            "--dry-run=client is not available in this playground for patch",
         ));
     }
     let subresource = p.last("subresource");
