@@ -805,3 +805,30 @@ test('keyboard alone: tabs move with the arrows, a column scrolls, Import opens 
   await page.waitForSelector('#file-notice', { state: 'detached' });
   await done(page);
 });
+
+test('zoomed for a projector (1280×720 at 125% = 1024×576): every control stays on screen', async () => {
+  const page = await browser.newPage({ viewport: { width: 1024, height: 576 } });
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  await page.addInitScript(() => { if (!localStorage.getItem('watchlab.lang')) localStorage.setItem('watchlab.lang', 'en'); });
+  await page.goto(SITE);
+  await page.waitForSelector('.node');
+  await page.click('#pause');
+  const inside = (sel) => page.$eval(sel, (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.left >= 0 && r.right <= window.innerWidth && r.top >= 0 && r.bottom <= window.innerHeight;
+  });
+  for (const sel of ['#revision', '#clock', '#pause', '#step', '#speed-60', '#seed', '#restart', '#export', '#import', '#lang',
+    '#tab-timeline', '#tab-editor', '#console-input', '#console-run', '#console-clear']) {
+    assert.ok(await inside(sel), `${sel} on screen`);
+  }
+  for (const w of await page.$$eval('.node', (els) => els.map((e) => e.getBoundingClientRect().width))) assert.ok(w >= 150, `column ${w}px`);
+  await page.click('#tab-broadcast');
+  // The stream column keeps room for who watches what (the table scrolls sideways instead).
+  const stream = await page.$eval('table.streams th.c-stream', (th) => th.getBoundingClientRect().width);
+  assert.ok(stream >= 120, `stream column ${stream}px`);
+  await screenshot(page, 'projector-broadcast');
+  await page.click('#tab-events');
+  await screenshot(page, 'projector-events');
+  await done(page);
+});
