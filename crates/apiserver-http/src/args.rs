@@ -2,6 +2,7 @@
 //! fast virtual time runs against the wall clock. Parsed by hand (four flags) so the binary
 //! stays small; errors read like a Go flag error so they sit well next to kubectl's.
 
+use crate::faults::{self, Fault};
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::cluster::ProfileName;
 
@@ -26,6 +27,8 @@ pub struct Args {
     /// Virtual milliseconds per real millisecond.
     pub speed: f64,
     pub start: Start,
+    /// Nodes and etcd members that die or come back at set instants (`--kill-node node-c@30s`).
+    pub faults: Vec<Fault>,
 }
 
 impl Default for Args {
@@ -36,6 +39,7 @@ impl Default for Args {
             profile: ProfileName::Training,
             speed: 1.0,
             start: Start::Now,
+            faults: Vec::new(),
         }
     }
 }
@@ -68,7 +72,7 @@ impl std::fmt::Display for ArgsError {
 
 impl std::error::Error for ArgsError {}
 
-pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1] [--start now|2026-01-01T00:00:00Z]";
+pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1] [--start now|2026-01-01T00:00:00Z]\n         [--kill-node NAME@DURATION] [--restore-node NAME@DURATION] [--kill-etcd-member NAME@DURATION] [--restore-etcd-member NAME@DURATION]\n  (a fault flag repeats; DURATION is virtual time after start-up, as 30s, 1m30s)";
 
 impl Args {
     /// Parses the arguments after the program name; `--flag value` and `--flag=value` both work.
@@ -86,7 +90,8 @@ impl Args {
             if !matches!(
                 flag.as_str(),
                 "--port" | "--seed" | "--profile" | "--speed" | "--start"
-            ) {
+            ) && !faults::FLAGS.contains(&flag.as_str())
+            {
                 return Err(ArgsError::UnknownFlag(arg));
             }
             let value = match inline {
@@ -109,6 +114,9 @@ impl Args {
                         _ => return Err(invalid()),
                     }
                 }
+                f if faults::FLAGS.contains(&f) => out
+                    .faults
+                    .push(faults::parse(f, &value).ok_or_else(invalid)?),
                 "--start" => {
                     out.start = match value.as_str() {
                         "now" => Start::Now,
@@ -155,6 +163,7 @@ mod tests {
                 profile: ProfileName::Kubernetes,
                 speed: 2.5,
                 start: Start::Now,
+                faults: Vec::new(),
             })
         );
         assert_eq!(
@@ -164,6 +173,9 @@ mod tests {
             )))
         );
         assert_eq!(parse(&["--start", "now"]).map(|a| a.start), Ok(Start::Now));
+        let faults = parse(&["--kill-node", "node-c@30s", "--restore-node=node-c@5m"])
+            .map(|a| a.faults.iter().map(|f| f.after_ms).collect::<Vec<_>>());
+        assert_eq!(faults, Ok(vec![30_000, 300_000]));
     }
 
     #[test]
@@ -182,6 +194,8 @@ mod tests {
             ["--speed", "NaN"],
             ["--profile", "x"],
             ["--start", "yesterday"],
+            ["--kill-node", "node-c"],
+            ["--kill-etcd-member", "etcd-1@soon"],
         ] {
             assert!(
                 matches!(parse(&bad), Err(ArgsError::InvalidValue { .. })),

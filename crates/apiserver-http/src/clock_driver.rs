@@ -32,9 +32,14 @@ impl ClockDriver {
         self.origin.plus_millis(virtual_ms)
     }
 
+    /// The virtual now: the origin plus the real time elapsed since, times the speed.
+    pub fn target(&self) -> Timestamp {
+        self.virtual_at(self.started.elapsed().as_millis())
+    }
+
     /// Runs the cluster's timers up to the virtual now (never backwards).
     pub fn sync(&self, cluster: &mut Cluster) {
-        let target = self.virtual_at(self.started.elapsed().as_millis());
+        let target = self.target();
         if target > cluster.now() {
             cluster.advance_to(target);
         }

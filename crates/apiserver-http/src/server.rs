@@ -8,6 +8,7 @@
 //! `RefCell` that is borrowed only between awaits (never across one).
 
 use std::cell::{RefCell, RefMut};
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::rc::Rc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -28,8 +29,8 @@ use tokio_stream::StreamExt;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
 use watchlab_apimachinery::request::{parse_request, Verb};
 use watchlab_apimachinery::status::Status;
-use watchlab_engine::clock::EPOCH_UNIX_SECONDS;
-use watchlab_engine::cluster::{Cluster, ClusterConfig};
+use watchlab_engine::clock::{Timestamp, EPOCH_UNIX_SECONDS};
+use watchlab_engine::cluster::{Action, Cluster, ClusterConfig};
 use watchlab_engine::journal::MAX_START_MS;
 use watchlab_kubectl::age::virtual_now_unix_ms;
 
@@ -50,6 +51,8 @@ pub struct Shared {
     changed: Notify,
     /// `host:port`, for `serverAddressByClientCIDRs`.
     address: String,
+    /// The command line's faults not yet applied, earliest first, at their virtual instants.
+    faults: RefCell<VecDeque<(Timestamp, Action)>>,
 }
 
 impl Shared {
@@ -57,6 +60,21 @@ impl Shared {
     /// before any await, so the borrow never overlaps another.
     pub fn cluster(&self) -> RefMut<'_, Cluster> {
         let mut guard = self.cluster.borrow_mut();
+        let target = self.clock.target();
+        let mut faults = self.faults.borrow_mut();
+        while faults.front().is_some_and(|(at, _)| *at <= target) {
+            let Some((at, action)) = faults.pop_front() else {
+                break;
+            };
+            // The fault lands at its own instant, not at the tick that noticed it.
+            if at > guard.now() {
+                guard.advance_to(at);
+            }
+            match guard.apply(action.clone()) {
+                Ok(_) => eprintln!("watchlab-apiserver: {} {action:?}", at.to_rfc3339()),
+                Err(s) => eprintln!("watchlab-apiserver: {action:?} refused: {}", s.message),
+            }
+        }
         self.clock.sync(&mut guard);
         guard
     }
@@ -119,11 +137,18 @@ impl Server {
             ..ClusterConfig::default()
         });
         let clock = ClockDriver::new(cluster.now(), args.speed);
+        let mut faults: Vec<(Timestamp, Action)> = args
+            .faults
+            .iter()
+            .map(|f| (cluster.now().plus_millis(f.after_ms), f.action.clone()))
+            .collect();
+        faults.sort_by_key(|(at, _)| *at);
         let shared = Rc::new(Shared {
             cluster: RefCell::new(cluster),
             clock,
             changed: Notify::new(),
             address: local.to_string(),
+            faults: RefCell::new(faults.into()),
         });
         Ok(Server { listener, shared })
     }
