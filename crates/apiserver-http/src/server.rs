@@ -29,6 +29,7 @@ use tokio_stream::StreamExt;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
 use watchlab_apimachinery::request::{parse_request, Verb};
 use watchlab_apimachinery::status::Status;
+use watchlab_engine::apiserver::limits::MAX_REQUEST_BODY_BYTES;
 use watchlab_engine::clock::{Timestamp, EPOCH_UNIX_SECONDS};
 use watchlab_engine::cluster::{Action, Cluster, ClusterConfig};
 use watchlab_engine::journal::MAX_START_MS;
@@ -226,17 +227,17 @@ pub fn start_ms(start: Start, wall_clock: SystemTime) -> u64 {
     ms.min(MAX_START_MS)
 }
 
-/// The largest request body accepted (the real server's limit is 3 MiB for most requests).
-const MAX_BODY: usize = 3 * 1024 * 1024;
+/// The largest request body read: the engine's (kube-apiserver's `MaxRequestBodyBytes`).
+const MAX_BODY: usize = MAX_REQUEST_BODY_BYTES;
 
 async fn handle(shared: Rc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let (mut parts, body) = req.into_parts();
     let mut body = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => {
-            return status(&Status::request_entity_too_large(
-                "the request body is too large",
-            ))
+            return status(&Status::request_entity_too_large(&format!(
+                "limit is {MAX_BODY}"
+            )))
         }
     };
     let writes = !body.is_empty() && matches!(parts.method, Method::POST | Method::PUT);
