@@ -39,50 +39,57 @@ impl Lang {
 /// The localStorage key the language choice is remembered under.
 pub const STORAGE_KEY: &str = "watchlab.lang";
 
+/// Declares a text-key enum `$name` with its (English, Chinese) pairs, `ALL`, `tr` and `fill`.
+/// The playground's texts are [`T`]; the live mode declares its own the same way.
 macro_rules! texts {
-    ($($key:ident => $en:literal, $zh:literal;)*) => {
+    ($name:ident; $($key:ident => $en:literal, $zh:literal;)*) => {
         /// A UI text key.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum T { $($key,)* }
+        pub enum $name { $($key,)* }
 
-        impl T {
+        impl $name {
             /// Every key (for completeness tests).
-            pub const ALL: &'static [T] = &[$(T::$key,)*];
+            pub const ALL: &'static [$name] = &[$($name::$key,)*];
 
             /// The (English, Chinese) pair.
             pub fn pair(self) -> (&'static str, &'static str) {
-                match self { $(T::$key => ($en, $zh),)* }
+                match self { $($name::$key => ($en, $zh),)* }
+            }
+
+            /// The text in `lang`.
+            pub fn tr(self, lang: $crate::i18n::Lang) -> &'static str {
+                let (en, zh) = self.pair();
+                match lang {
+                    $crate::i18n::Lang::En => en,
+                    $crate::i18n::Lang::Zh => zh,
+                }
+            }
+
+            /// The text in `lang` with `{}` placeholders filled in order.
+            pub fn fill(self, lang: $crate::i18n::Lang, args: &[&str]) -> String {
+                $crate::i18n::fill(self.tr(lang), args)
             }
         }
     };
 }
+pub(crate) use texts;
 
-impl T {
-    /// The text in `lang`.
-    pub fn tr(self, lang: Lang) -> &'static str {
-        let (en, zh) = self.pair();
-        match lang {
-            Lang::En => en,
-            Lang::Zh => zh,
-        }
+/// `template` with its `{}` placeholders replaced by `args` in order (missing ones empty).
+pub fn fill(template: &str, args: &[&str]) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    let mut args = args.iter();
+    while let Some(at) = rest.find("{}") {
+        out.push_str(&rest[..at]);
+        out.push_str(args.next().copied().unwrap_or(""));
+        rest = &rest[at + 2..];
     }
-
-    /// The text in `lang` with `{}` placeholders filled in order.
-    pub fn fill(self, lang: Lang, args: &[&str]) -> String {
-        let mut out = String::new();
-        let mut rest = self.tr(lang);
-        let mut args = args.iter();
-        while let Some(at) = rest.find("{}") {
-            out.push_str(&rest[..at]);
-            out.push_str(args.next().copied().unwrap_or(""));
-            rest = &rest[at + 2..];
-        }
-        out.push_str(rest);
-        out
-    }
+    out.push_str(rest);
+    out
 }
 
 texts! {
+    T;
     Tagline => "the ledger and the broadcast, live", "账本与广播站，现场演示";
     Language => "中文", "English";
     LanguageHint => "Switch language", "切换语言";

@@ -2,52 +2,10 @@
 //! ([`crate::i18n`]). They sit apart from the engine playground's texts because they describe
 //! only this mode: which views a real API server can feed, and why the others cannot be.
 
-use crate::i18n::Lang;
+use crate::i18n::texts;
 
-macro_rules! live_texts {
-    ($($key:ident => $en:literal, $zh:literal;)*) => {
-        /// A live-mode text key.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum L { $($key,)* }
-
-        impl L {
-            /// Every key (for completeness tests).
-            pub const ALL: &'static [L] = &[$(L::$key,)*];
-
-            /// The (English, Chinese) pair.
-            pub fn pair(self) -> (&'static str, &'static str) {
-                match self { $(L::$key => ($en, $zh),)* }
-            }
-        }
-    };
-}
-
-impl L {
-    /// The text in `lang`.
-    pub fn tr(self, lang: Lang) -> &'static str {
-        let (en, zh) = self.pair();
-        match lang {
-            Lang::En => en,
-            Lang::Zh => zh,
-        }
-    }
-
-    /// The text in `lang` with `{}` placeholders filled in order.
-    pub fn fill(self, lang: Lang, args: &[&str]) -> String {
-        let mut out = String::new();
-        let mut rest = self.tr(lang);
-        let mut args = args.iter();
-        while let Some(at) = rest.find("{}") {
-            out.push_str(&rest[..at]);
-            out.push_str(args.next().copied().unwrap_or(""));
-            rest = &rest[at + 2..];
-        }
-        out.push_str(rest);
-        out
-    }
-}
-
-live_texts! {
+texts! {
+    L;
     Live => "live", "实时";
     LiveHint => "Reading and watching a real API server at {} (same origin, e.g. through kubectl proxy)", "正在读取并 watch 一个真实的 API server：{}（同源，例如经由 kubectl proxy）";
     ThisOrigin => "this page's origin", "本页所在的源";
@@ -100,6 +58,7 @@ live_texts! {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+    use crate::i18n::Lang;
 
     #[test]
     fn every_text_has_both_languages_translated_with_matching_placeholders() {
