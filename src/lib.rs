@@ -158,32 +158,12 @@ pub fn App() -> Html {
     }
 }
 
-fn view_label(v: View) -> T {
-    match v {
-        View::Cluster => T::TabCluster,
-        View::Ledger => T::TabLedger,
-        View::Broadcast => T::TabBroadcast,
-        View::Informers => T::TabInformers,
-        View::Events => T::TabEvents,
-        View::Timeline => T::TabTimeline,
-    }
-}
-
-fn tool_label(t: Tool) -> T {
-    match t {
-        Tool::Console => T::TabConsole,
-        Tool::Actions => T::TabActions,
-        Tool::Scenarios => T::TabScenarios,
-        Tool::Editor => T::TabEditor,
-    }
-}
-
 #[component]
 fn ViewsPane() -> Html {
     let ctx = components::use_ctx();
     let tabs: Vec<_> = View::ALL
         .iter()
-        .map(|v| (v.id(), tr(&ctx, view_label(*v))))
+        .map(|v| (v.id(), tr(&ctx, v.label())))
         .collect();
     let on_select = {
         let ctx = ctx.clone();
@@ -214,7 +194,7 @@ fn ToolsPane() -> Html {
     let ctx = components::use_ctx();
     let tabs: Vec<_> = Tool::ALL
         .iter()
-        .map(|t| (t.id(), tr(&ctx, tool_label(*t))))
+        .map(|t| (t.id(), tr(&ctx, t.label())))
         .collect();
     let on_select = {
         let ctx = ctx.clone();

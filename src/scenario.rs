@@ -18,6 +18,21 @@ pub enum View {
 }
 
 impl View {
+    /// The view's tab label.
+    pub fn label(self) -> crate::i18n::T {
+        use crate::i18n::T;
+        match self {
+            View::Cluster => T::TabCluster,
+            View::Ledger => T::TabLedger,
+            View::Broadcast => T::TabBroadcast,
+            View::Informers => T::TabInformers,
+            View::Events => T::TabEvents,
+            View::Timeline => T::TabTimeline,
+        }
+    }
+}
+
+impl View {
     pub const ALL: [View; 6] = [
         View::Cluster,
         View::Ledger,

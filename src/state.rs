@@ -42,6 +42,17 @@ pub enum Tool {
 impl Tool {
     pub const ALL: [Tool; 4] = [Tool::Console, Tool::Actions, Tool::Scenarios, Tool::Editor];
 
+    /// The tool's tab label.
+    pub fn label(self) -> crate::i18n::T {
+        use crate::i18n::T;
+        match self {
+            Tool::Console => T::TabConsole,
+            Tool::Actions => T::TabActions,
+            Tool::Scenarios => T::TabScenarios,
+            Tool::Editor => T::TabEditor,
+        }
+    }
+
     pub fn id(self) -> &'static str {
         match self {
             Tool::Console => "console",

@@ -254,33 +254,13 @@ fn LiveHeader() -> Html {
     }
 }
 
-fn view_label(v: View) -> T {
-    match v {
-        View::Cluster => T::TabCluster,
-        View::Ledger => T::TabLedger,
-        View::Broadcast => T::TabBroadcast,
-        View::Informers => T::TabInformers,
-        View::Events => T::TabEvents,
-        View::Timeline => T::TabTimeline,
-    }
-}
-
-fn tool_label(t: Tool) -> T {
-    match t {
-        Tool::Console => T::TabConsole,
-        Tool::Actions => T::TabActions,
-        Tool::Scenarios => T::TabScenarios,
-        Tool::Editor => T::TabEditor,
-    }
-}
-
 #[component]
 fn ViewsPane() -> Html {
     let ctx = use_live();
     let lang = ctx.lang;
     let tabs: Vec<_> = View::ALL
         .iter()
-        .map(|v| (v.id(), view_label(*v).tr(lang)))
+        .map(|v| (v.id(), v.label().tr(lang)))
         .collect();
     let on_select = {
         let ctx = ctx.clone();
@@ -312,7 +292,7 @@ fn ToolsPane() -> Html {
     let lang = ctx.lang;
     let tabs: Vec<_> = Tool::ALL
         .iter()
-        .map(|t| (t.id(), tool_label(*t).tr(lang)))
+        .map(|t| (t.id(), t.label().tr(lang)))
         .collect();
     let on_select = {
         let ctx = ctx.clone();
