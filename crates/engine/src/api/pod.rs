@@ -118,9 +118,10 @@ pub struct PodStatus {
     pub reason: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub nominated_node_name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    /// `hostIP`, `podIP`: Kubernetes spells the initialism in capitals (not serde's `hostIp`).
+    #[serde(default, rename = "hostIP", skip_serializing_if = "String::is_empty")]
     pub host_ip: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, rename = "podIP", skip_serializing_if = "String::is_empty")]
     pub pod_ip: String,
     #[serde(
         default,
@@ -263,5 +264,24 @@ impl Pod {
                 ..Default::default()
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ip_fields_keep_kubernetes_spelling() {
+        let status = PodStatus {
+            host_ip: "10.0.0.3".into(),
+            pod_ip: "10.244.2.7".into(),
+            ..PodStatus::default()
+        };
+        let json = serde_json::to_value(&status).unwrap();
+        assert_eq!(json["hostIP"], "10.0.0.3");
+        assert_eq!(json["podIP"], "10.244.2.7");
+        let back: PodStatus = serde_json::from_value(json).unwrap();
+        assert_eq!(back, status);
     }
 }
