@@ -15,6 +15,7 @@ pub mod ledger_view;
 pub mod node_column;
 pub mod scenario_panel;
 pub mod tabs;
+pub mod terminal;
 pub mod timeline_view;
 pub mod window;
 

@@ -3,23 +3,19 @@
 //! kubectl console, and a notice where a view needs what a real API server does not expose.
 
 use watchlab_engine::cluster::{NodeView, PodView};
-use web_sys::{Element, HtmlInputElement};
 use yew::prelude::*;
 
 use super::app::{use_live, LiveAction};
 use super::model::Phase;
 use super::texts::L;
 use crate::components::node_column::status_class;
-use crate::console::LineKind;
+use crate::components::terminal::{visible, History, Terminal};
 use crate::i18n::{Lang, T};
-use crate::seeds::SEED_COMMANDS;
 
 /// Pod cards drawn per column; the rest are counted.
 pub const MAX_CARDS: usize = 60;
 /// Event rows drawn (the newest).
 pub const MAX_EVENTS: usize = 200;
-/// Console lines drawn (the newest).
-pub const VISIBLE_LINES: usize = 400;
 
 #[derive(Properties, PartialEq)]
 pub struct UnavailableProps {
@@ -262,118 +258,38 @@ fn RawPane() -> Html {
     }
 }
 
-/// The kubectl console over the real API server.
+/// The kubectl console over the real API server: the shared terminal, wired to live mode.
 #[component]
 pub fn ConsolePanel() -> Html {
     let ctx = use_live();
     let lang = ctx.lang;
-    let input = use_node_ref();
-    let output = use_node_ref();
-    let (lines, following, last_id) = {
+    let (lines, following) = {
         let e = ctx.engine.borrow();
-        let all = e.model.console.lines();
-        let skip = all.len().saturating_sub(VISIBLE_LINES);
-        let lines: Vec<_> = all.iter().skip(skip).cloned().collect();
-        (lines, e.model.console.following(), all.back().map(|l| l.id))
+        (
+            visible(e.model.console.lines()),
+            e.model.console.following(),
+        )
     };
-    {
-        let output = output.clone();
-        use_effect_with(last_id, move |_| {
-            if let Some(el) = output.cast::<Element>() {
-                el.set_scroll_top(el.scroll_height());
-            }
-        });
-    }
-    let run = {
+    let on_command = {
         let ctx = ctx.clone();
-        let input = input.clone();
-        move || {
-            if let Some(i) = input.cast::<HtmlInputElement>() {
-                let line = i.value();
-                i.set_value("");
-                ctx.dispatch(LiveAction::Command(line));
-            }
-        }
+        Callback::from(move |line: String| ctx.dispatch(LiveAction::Command(line)))
     };
-    let onkeydown = {
+    let on_interrupt = {
         let ctx = ctx.clone();
-        let input = input.clone();
-        let run = run.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            let Some(i) = input.cast::<HtmlInputElement>() else {
-                return;
-            };
-            match e.key().as_str() {
-                "Enter" => {
-                    e.prevent_default();
-                    run();
-                }
-                "ArrowUp" => {
-                    e.prevent_default();
-                    let prev = ctx.engine.borrow_mut().model.console.history_prev();
-                    if let Some(l) = prev {
-                        i.set_value(&l);
-                    }
-                }
-                "ArrowDown" => {
-                    e.prevent_default();
-                    let next = ctx.engine.borrow_mut().model.console.history_next();
-                    i.set_value(&next);
-                }
-                "c" | "C" if e.ctrl_key() => {
-                    let selected =
-                        i.selection_start().ok().flatten() != i.selection_end().ok().flatten();
-                    if !selected {
-                        e.prevent_default();
-                        ctx.dispatch(LiveAction::Interrupt);
-                    }
-                }
-                _ => {}
-            }
-        })
-    };
-    let on_run = Callback::from(move |_: MouseEvent| run());
-    let on_stop = {
-        let ctx = ctx.clone();
-        Callback::from(move |_: MouseEvent| ctx.dispatch(LiveAction::Interrupt))
+        Callback::from(move |()| ctx.dispatch(LiveAction::Interrupt))
     };
     let on_clear = {
         let ctx = ctx.clone();
-        Callback::from(move |_: MouseEvent| ctx.dispatch(LiveAction::ClearConsole))
+        Callback::from(move |()| ctx.dispatch(LiveAction::ClearConsole))
     };
+    let on_history = Callback::from(move |step: History| {
+        let mut e = ctx.engine.borrow_mut();
+        match step {
+            History::Previous => e.model.console.history_prev(),
+            History::Next => Some(e.model.console.history_next()),
+        }
+    });
     html! {
-        <section class="console" aria-label={T::ConsoleTitle.tr(lang)}>
-            <pre id="console-output" class="output" ref={output} tabindex="0" aria-live="polite">
-                { for lines.iter().map(|l| {
-                    let class = match l.kind {
-                        LineKind::Input => "in",
-                        LineKind::Stdout => "out",
-                        LineKind::Stderr => "err",
-                        LineKind::Note => "note",
-                    };
-                    html! { <div key={l.id} class={class}>{ &l.text }</div> }
-                }) }
-            </pre>
-            <div class="prompt">
-                <span class="ps1" aria-hidden="true">{ "$" }</span>
-                <input id="console-input" ref={input} type="text" spellcheck="false" autocomplete="off"
-                    aria-label={T::ConsoleInput.tr(lang)} placeholder={T::ConsoleHint.tr(lang)} {onkeydown} />
-                <button id="console-run" onclick={on_run}>{ T::Run.tr(lang) }</button>
-                <button id="console-stop" disabled={!following} onclick={on_stop}>{ T::Stop.tr(lang) }</button>
-                <button id="console-clear" onclick={on_clear}>{ T::Clear.tr(lang) }</button>
-            </div>
-            <p class="hint">
-                if following { <span id="following" class="badge live">{ T::Following.tr(lang) }</span> }
-                { T::ConsoleHint.tr(lang) }
-            </p>
-            <details class="examples">
-                <summary>{ T::Examples.tr(lang) }</summary>
-                { for SEED_COMMANDS.iter().map(|c| {
-                    let ctx = ctx.clone();
-                    let onclick = Callback::from(move |_: MouseEvent| ctx.dispatch(LiveAction::Command((*c).to_string())));
-                    html! { <button class="example" {onclick}>{ *c }</button> }
-                }) }
-            </details>
-        </section>
+        <Terminal {lang} {lines} {following} {on_command} {on_interrupt} {on_clear} {on_history} />
     }
 }
