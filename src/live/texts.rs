@@ -17,9 +17,6 @@ texts! {
     NoClock => "The virtual clock (pause, step, speed, seed, export) belongs to the in-tab engine; a real cluster runs on real time.", "虚拟时钟（暂停、单步、速度、种子、导出）属于标签页内的引擎；真实集群按真实时间运行。";
     PodsCount => "{} pods", "{} 个 Pod";
     NodesTitle => "Nodes", "节点";
-    Unscheduled => "Unscheduled", "未调度";
-    Cordoned => "SchedulingDisabled", "禁止调度";
-    MorePods => "+{} more", "还有 {} 个";
     NoNodes => "No nodes listed yet.", "还没有列出任何节点。";
     // Not available in live mode
     NotAvailable => "Not available in live mode", "实时模式下不可用";

@@ -2,18 +2,17 @@
 //! pod cards, the events table, the page's own watch streams with one stream's raw body, the
 //! kubectl console, and a notice where a view needs what a real API server does not expose.
 
+use std::rc::Rc;
 use watchlab_engine::cluster::{NodeView, PodView};
 use yew::prelude::*;
 
 use super::app::{use_live, LiveAction};
 use super::model::Phase;
 use super::texts::L;
-use crate::components::node_column::status_class;
+use crate::components::node_column::NodeColumn;
 use crate::components::terminal::{visible, History, Terminal};
-use crate::i18n::{Lang, T};
+use crate::i18n::T;
 
-/// Pod cards drawn per column; the rest are counted.
-pub const MAX_CARDS: usize = 60;
 /// Event rows drawn (the newest).
 pub const MAX_EVENTS: usize = 200;
 
@@ -44,65 +43,6 @@ pub fn Unavailable(props: &UnavailableProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-struct ColumnProps {
-    node: Option<NodeView>,
-    pods: Vec<PodView>,
-    lang: Lang,
-}
-
-#[component]
-fn NodeColumn(props: &ColumnProps) -> Html {
-    let lang = props.lang;
-    let (name, header) = match &props.node {
-        Some(n) => {
-            let class = if n.status == "Ready" {
-                "ready"
-            } else {
-                "notready"
-            };
-            let mut status = n.status.clone();
-            if !n.schedulable {
-                status.push(',');
-                status.push_str(L::Cordoned.tr(lang));
-            }
-            (
-                n.name.clone(),
-                html! {
-                    <h2>
-                        <span class="name">{ &n.name }</span>
-                        <span class={classes!("status", class)}>{ status }</span>
-                        <span class="rv" title="resourceVersion">{ format!("rv {}", n.resource_version) }</span>
-                    </h2>
-                },
-            )
-        }
-        None => (
-            String::new(),
-            html! { <h2><span class="name">{ L::Unscheduled.tr(lang) }</span></h2> },
-        ),
-    };
-    let extra = props.pods.len().saturating_sub(MAX_CARDS);
-    html! {
-        <article class="node" data-node={name}>
-            { header }
-            <div class="pods">
-            { for props.pods.iter().take(MAX_CARDS).map(|p| html! {
-                <div key={format!("{}/{}", p.namespace, p.name)} class={classes!("pod", status_class(&p.status))}
-                    data-pod={p.name.clone()} data-namespace={p.namespace.clone()} data-status={p.status.clone()}
-                    title={format!("{}/{} · resourceVersion {}", p.namespace, p.name, p.resource_version)}>
-                    <span class="pod-name">{ &p.name }</span>
-                    <span class="pod-status">{ &p.status }</span>
-                    <span class="pod-ready">{ &p.ready }</span>
-                    <span class="rv">{ p.resource_version }</span>
-                </div>
-            }) }
-            if extra > 0 { <div class="more">{ L::MorePods.fill(lang, &[&extra.to_string()]) }</div> }
-            </div>
-        </article>
-    }
-}
-
 /// Nodes as columns with their pods, from the nodes and pods informers.
 #[component]
 pub fn ClusterView() -> Html {
@@ -122,11 +62,13 @@ pub fn ClusterView() -> Html {
         .collect();
     orphans.sort_unstable();
     orphans.dedup();
-    let on = |name: &str| -> Vec<PodView> {
-        pods.iter()
-            .filter(|p| p.node.as_deref() == Some(name))
-            .cloned()
-            .collect()
+    let on = |name: &str| -> Rc<Vec<PodView>> {
+        Rc::new(
+            pods.iter()
+                .filter(|p| p.node.as_deref() == Some(name))
+                .cloned()
+                .collect(),
+        )
     };
     html! {
         <div class="cluster-view live">
@@ -141,7 +83,7 @@ pub fn ClusterView() -> Html {
                         name: n.to_string(), status: "Unknown".into(), killed: false, schedulable: true, resource_version: 0,
                     })} pods={on(n)} {lang} />
                 }) }
-                if !unscheduled.is_empty() { <NodeColumn key="-" node={None} pods={unscheduled} {lang} /> }
+                if !unscheduled.is_empty() { <NodeColumn key="-" node={None} pods={Rc::new(unscheduled)} {lang} /> }
             </section>
             <section class="etcd" data-unavailable="etcd">
                 <h3>{ T::EtcdMembers.tr(lang) }<span class="muted">{ L::NotAvailable.tr(lang) }</span></h3>
