@@ -82,6 +82,14 @@ fn merge_and_json_types_and_no_change() {
     );
     assert_eq!(out.stdout, "deployment.apps/web patched\n");
     assert_eq!(get(&mut k, &mut api, "{.spec.replicas}"), "3");
+    // A file from the editor, as `apply -f` reads them.
+    k.set_file("replicas.yaml", "spec:\n  replicas: 5\n");
+    let out = k.exec(
+        "kubectl patch deployment web --patch-file replicas.yaml",
+        &mut api,
+    );
+    assert_eq!(out.stdout, "deployment.apps/web patched\n");
+    assert_eq!(get(&mut k, &mut api, "{.spec.replicas}"), "5");
     let out = k.exec(r#"kubectl patch deployment web --type merge -p '{"spec":{"replicas":2}}' -o jsonpath={.spec.replicas}"#, &mut api);
     assert_eq!(out.stdout, "2");
 }
@@ -120,6 +128,22 @@ fn bad_input_gets_kubectls_errors_and_changes_nothing() {
             assert_eq!(out.stderr, want, "{line}");
         }
     }
+    let out = k.exec(
+        "kubectl patch deployment web --patch-file=missing.yaml",
+        &mut api,
+    );
+    assert_eq!(
+        out.stderr,
+        "error: unable to read patch file: open missing.yaml: no such file or directory\n"
+    );
+    let out = k.exec(
+        "kubectl patch deployment web -p '{}' --patch-file=p.yaml",
+        &mut api,
+    );
+    assert_eq!(
+        out.stderr,
+        "error: cannot specify --patch and --patch-file together\n"
+    );
     let out = k.exec("kubectl patch deployment web -p '{spec: ['", &mut api);
     assert!(
         out.stderr

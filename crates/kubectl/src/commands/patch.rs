@@ -1,5 +1,6 @@
-//! `kubectl patch TYPE NAME -p PATCH [--type strategic|merge|json]`: one PATCH request per object
-//! with the patch as given (YAML or JSON, sent as JSON), the media type chosen by `--type`
+//! `kubectl patch TYPE NAME -p PATCH|--patch-file FILE [--type strategic|merge|json]`: one PATCH
+//! request per object with the patch as given (YAML or JSON, sent as JSON; a file is one of the
+//! editor's, as for `apply -f`), the media type chosen by `--type`
 //! (strategic by default, as kubectl for built-in kinds). Prints `deployment.apps/x patched`,
 //! or `patched (no change)` when the server's object came back as it was.
 
@@ -12,6 +13,7 @@ use serde_json::Value;
 
 const FLAGS: &[FlagSpec] = &[
     value("patch", Some('p')),
+    value("patch-file", None),
     value("type", None),
     value("subresource", None),
     value("output", Some('o')),
@@ -40,11 +42,28 @@ fn patch_json(text: &str) -> Result<Value, CmdError> {
 
 pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let p = parse_flags("patch", args, FLAGS)?;
-    let Some(text) = p.last("patch").filter(|t| !t.is_empty()) else {
-        return Err(CmdError::msg(
-            "must specify --patch or --patch-file containing the contents of the patch",
-        ));
+    let inline = p.last("patch").filter(|t| !t.is_empty());
+    let file = p.last("patch-file").filter(|f| !f.is_empty());
+    let text = match (inline, file) {
+        (Some(_), Some(_)) => {
+            return Err(CmdError::msg(
+                "cannot specify --patch and --patch-file together",
+            ))
+        }
+        (Some(t), None) => t.to_string(),
+        // The editor's files (what `apply -f` reads), as kubectl reads a file from disk.
+        (None, Some(f)) => ctx.kubectl.file(f).map(str::to_string).ok_or_else(|| {
+            CmdError::msg(format!(
+                "unable to read patch file: open {f}: no such file or directory"
+            ))
+        })?,
+        (None, None) => {
+            return Err(CmdError::msg(
+                "must specify --patch or --patch-file containing the contents of the patch",
+            ))
+        }
     };
+    let text = text.as_str();
     let content_type = media_type(p.last("type").unwrap_or("strategic"))?;
     let patch = patch_json(text)?;
     let dry = dry_run(&p)?;
