@@ -12,17 +12,11 @@ use web_sys::{
     Element, HtmlElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent, KeyboardEventInit,
 };
 
+mod common;
+
+use common::{click, document, find, settle, text, type_line};
+
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn document() -> web_sys::Document {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .expect("a document")
-}
-
-async fn settle() {
-    gloo_timers::future::sleep(Duration::from_millis(60)).await;
-}
 
 fn storage() -> web_sys::Storage {
     web_sys::window()
@@ -74,35 +68,6 @@ async fn mount() -> Element {
 thread_local! {
     static MOUNTED: std::cell::RefCell<Option<(yew::AppHandle<watchlab::App>, Element)>> =
         const { std::cell::RefCell::new(None) };
-}
-
-fn find(root: &Element, selector: &str) -> Element {
-    root.query_selector(selector)
-        .expect("query")
-        .unwrap_or_else(|| panic!("{selector} missing"))
-}
-
-fn text(root: &Element, selector: &str) -> String {
-    find(root, selector).text_content().unwrap_or_default()
-}
-
-async fn click(root: &Element, selector: &str) {
-    find(root, selector)
-        .dyn_into::<HtmlElement>()
-        .expect("html")
-        .click();
-    settle().await;
-}
-
-async fn type_line(root: &Element, line: &str) {
-    let input: HtmlInputElement = find(root, "#console-input").dyn_into().expect("input");
-    input.set_value(line);
-    let init = KeyboardEventInit::new();
-    init.set_key("Enter");
-    init.set_bubbles(true);
-    let ev = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).expect("event");
-    input.dispatch_event(&ev).expect("dispatch");
-    settle().await;
 }
 
 #[wasm_bindgen_test]

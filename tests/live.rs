@@ -4,25 +4,16 @@
 //! a real API cannot feed say so. The page against a real server is e2e/live.test.mjs.
 #![cfg(target_arch = "wasm32")]
 
-use std::time::Duration;
-
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use watchlab::i18n::Lang;
 use watchlab::live::app::{LiveApp, Props};
-use web_sys::{Element, HtmlElement, HtmlInputElement, KeyboardEvent, KeyboardEventInit};
+use web_sys::Element;
+
+mod common;
+
+use common::{click, document, find, settle, text, type_line};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn document() -> web_sys::Document {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .expect("a document")
-}
-
-async fn settle() {
-    gloo_timers::future::sleep(Duration::from_millis(60)).await;
-}
 
 thread_local! {
     static MOUNTED: std::cell::RefCell<Option<(yew::AppHandle<LiveApp>, Element)>> =
@@ -49,16 +40,6 @@ async fn mount(request: Result<String, String>) -> Element {
     root
 }
 
-fn find(root: &Element, selector: &str) -> Element {
-    root.query_selector(selector)
-        .expect("query")
-        .unwrap_or_else(|| panic!("{selector} missing"))
-}
-
-fn text(root: &Element, selector: &str) -> String {
-    find(root, selector).text_content().unwrap_or_default()
-}
-
 /// Waits (a bounded number of page ticks) until `done` holds.
 async fn until(root: &Element, done: impl Fn(&Element) -> bool) {
     for _ in 0..100 {
@@ -67,14 +48,6 @@ async fn until(root: &Element, done: impl Fn(&Element) -> bool) {
         }
         settle().await;
     }
-}
-
-async fn click(root: &Element, selector: &str) {
-    find(root, selector)
-        .dyn_into::<HtmlElement>()
-        .expect("html")
-        .click();
-    settle().await;
 }
 
 #[wasm_bindgen_test]
@@ -92,14 +65,7 @@ async fn a_missing_api_server_is_reported_and_the_console_prints_the_error() {
     assert_eq!(text(&root, "#live-badge"), "live");
     assert!(text(&root, "#live-no-clock").contains("in-tab engine"));
 
-    let input: HtmlInputElement = find(&root, "#console-input").dyn_into().expect("input");
-    input.set_value("kubectl get nodes");
-    let init = KeyboardEventInit::new();
-    init.set_key("Enter");
-    init.set_bubbles(true);
-    let ev = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).expect("event");
-    input.dispatch_event(&ev).expect("dispatch");
-    settle().await;
+    type_line(&root, "kubectl get nodes").await;
     let out = text(&root, "#console-output");
     assert!(out.contains("$ kubectl get nodes"), "{out}");
     assert!(out.contains("Error from server (NotFound)"), "{out}");
