@@ -113,11 +113,20 @@ fn save_if_due(state: &UseReducerHandle<State>, mark: &mut SaveMark) {
     }
 }
 
+/// The page's monotonic real clock (`performance.now()`), in milliseconds. Native runs (the
+/// tests) have no browser: it reads 0, so a frame budget measured on it never runs out there.
 pub(crate) fn performance_now() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map(|p| p.now())
-        .unwrap_or(0.0)
+    #[cfg(target_arch = "wasm32")]
+    {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map(|p| p.now())
+            .unwrap_or(0.0)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
+    }
 }
 
 /// The root component.

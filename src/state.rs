@@ -136,22 +136,6 @@ impl Progress {
 /// the virtual clock then runs slower than asked until the cluster has less to do.
 pub const FRAME_BUDGET_MS: f64 = 40.0;
 
-/// The real clock the frame budget is measured on: `performance.now()` in the browser. Native
-/// runs (the tests) have no budget: each frame does all its work, deterministically.
-fn real_now_ms() -> f64 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        web_sys::window()
-            .and_then(|w| w.performance())
-            .map(|p| p.now())
-            .unwrap_or(0.0)
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        0.0
-    }
-}
-
 /// What the reducer drives: the cluster, the console and the clock.
 #[derive(Debug)]
 pub struct Engine {
@@ -477,8 +461,8 @@ impl State {
             e.behind,
         );
         if ms > 0 {
-            let deadline = real_now_ms() + FRAME_BUDGET_MS;
-            e.behind = e.advance_within(ms, &real_now_ms, deadline);
+            let deadline = crate::performance_now() + FRAME_BUDGET_MS;
+            e.behind = e.advance_within(ms, &crate::performance_now, deadline);
         } else {
             e.poll_console();
         }
