@@ -37,31 +37,9 @@ pub fn requested(search: &str) -> Option<Result<String, String>> {
 /// The first value of `key` in an `application/x-www-form-urlencoded` query (`""` for a bare
 /// `key`).
 fn form_value(query: &str, key: &str) -> Option<String> {
-    query.split('&').find_map(|pair| {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        (decode(k) == key).then(|| decode(v))
-    })
-}
-
-fn decode(s: &str) -> String {
-    let bytes = s.replace('+', " ").into_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                let v = hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0);
-                out.push(v as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.into_owned())
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
