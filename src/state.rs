@@ -12,7 +12,6 @@ use watchlab_engine::clock::Timestamp;
 use watchlab_engine::cluster::{
     Action as ClusterAction, Cluster, ClusterConfig, ConflictReport, Outcome,
 };
-use watchlab_engine::etcd_cluster::Role;
 use yew::Reducible;
 
 use crate::clock::{ClockDriver, Speed};
@@ -512,30 +511,19 @@ impl State {
             Effect::KillNode(n) => self.cluster_action(ClusterAction::KillNode(n.into())),
             Effect::RestoreNode(n) => self.cluster_action(ClusterAction::RestoreNode(n.into())),
             Effect::KillEtcdMember => {
-                let victim = {
-                    let e = self.engine.borrow();
-                    let members = e.cluster.etcd().members();
-                    members
-                        .iter()
-                        .find(|m| m.is_alive() && m.role != Role::Leader)
-                        .or_else(|| members.iter().find(|m| m.is_alive()))
-                        .map(|m| m.name.clone())
-                };
+                let victim = self
+                    .engine
+                    .borrow()
+                    .cluster
+                    .etcd()
+                    .member_to_kill()
+                    .map(str::to_string);
                 if let Some(name) = victim {
                     self.cluster_action(ClusterAction::KillEtcdMember(name));
                 }
             }
             Effect::RestoreEtcd => {
-                let down: Vec<String> = {
-                    let e = self.engine.borrow();
-                    e.cluster
-                        .etcd()
-                        .members()
-                        .iter()
-                        .filter(|m| !m.is_alive())
-                        .map(|m| m.name.clone())
-                        .collect()
-                };
+                let down = self.engine.borrow().cluster.etcd().down_members();
                 for name in down {
                     self.cluster_action(ClusterAction::RestoreEtcdMember(name));
                 }

@@ -154,6 +154,25 @@ impl EtcdCluster {
         &self.members
     }
 
+    /// The member a "kill an etcd member" scenario step takes down: a live follower, so the
+    /// cluster keeps its leader and the story is about quorum, else any live member.
+    pub fn member_to_kill(&self) -> Option<&str> {
+        let alive = || self.members.iter().filter(|m| m.is_alive());
+        alive()
+            .find(|m| m.role != Role::Leader)
+            .or_else(|| alive().next())
+            .map(|m| m.name.as_str())
+    }
+
+    /// The members that are down, in order: what "restore etcd" brings back.
+    pub fn down_members(&self) -> Vec<String> {
+        self.members
+            .iter()
+            .filter(|m| !m.is_alive())
+            .map(|m| m.name.clone())
+            .collect()
+    }
+
     pub fn term(&self) -> u64 {
         self.term
     }
@@ -336,6 +355,26 @@ mod tests {
         assert!(c.can_commit());
         assert_eq!(c.next_timer(), None);
         assert_eq!(c.term(), 1);
+    }
+
+    #[test]
+    fn the_scenario_kills_followers_first_and_restores_every_member_down() {
+        let mut c = EtcdCluster::new(3, 1).unwrap();
+        assert_eq!(
+            c.member_to_kill(),
+            Some("etcd-1"),
+            "a follower, not the leader"
+        );
+        c.kill("etcd-1", t(0)).unwrap();
+        c.kill("etcd-2", t(0)).unwrap();
+        assert_eq!(
+            c.member_to_kill(),
+            Some("etcd-0"),
+            "only the leader is left"
+        );
+        assert_eq!(c.down_members(), ["etcd-1", "etcd-2"]);
+        c.kill("etcd-0", t(0)).unwrap();
+        assert_eq!(c.member_to_kill(), None);
     }
 
     #[test]

@@ -18,6 +18,11 @@ pub mod clock;
 pub mod cluster;
 pub mod controllers;
 pub mod etcd_cluster;
-pub mod journal;
+/// Save and restore under their old name: the journal ([`cluster::journal`]) and the digests
+/// its replay is checked with.
+pub mod journal {
+    pub use crate::cluster::journal::*;
+    pub use crate::cluster::{history_digest, ledger_fingerprint};
+}
 pub mod rng;
 pub mod store;

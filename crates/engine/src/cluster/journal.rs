@@ -1,11 +1,12 @@
-//! "Nothing lost": a cluster saved as the inputs that made it, and restored by replaying them.
+//! "Nothing lost": the inputs that made a cluster, recorded in order, bounded, and checked.
 //!
 //! The engine is deterministic (same seed, same inputs at the same virtual instants → the same
 //! ledger byte for byte), so a save is event sourcing rather than a snapshot: the starting
-//! [`ClusterConfig`] plus every input with the virtual time it happened at — each
-//! [`Cluster::apply`] action and each request, watch open, state-changing poll and watch stop
-//! made through [`Cluster::session`]. Restoring builds a new cluster from the config and replays
-//! the inputs in order, advancing the clock to each one's instant first.
+//! [`ClusterConfig`] plus every input with the virtual time it happened at — each action the
+//! cluster applied and each request, watch open, state-changing poll and watch stop made
+//! through a journaled session. This module only records and checks; the cluster replays a
+//! journal (`super::replay`), so the dependency goes one way: the cluster knows the journal,
+//! the journal knows only the inputs' vocabulary.
 //!
 //! Two rules make the replay exact however the original driver moved time (one big jump or
 //! many animation frames): the components look at the cluster one millisecond after every
@@ -22,12 +23,13 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
+use watchlab_apimachinery::client::WatchId;
 use watchlab_apimachinery::validation::is_dns1123_subdomain;
 
-use crate::apiserver::{ApiServer, UserSession};
 use crate::clock::Timestamp;
-use crate::cluster::{Action, Cluster, ClusterConfig};
+
+use super::action::Action;
+use super::config::ClusterConfig;
 
 /// The `format` of every journal file; anything else is not ours.
 pub const FORMAT: &str = "watchlab-journal";
@@ -71,7 +73,7 @@ pub struct Journal {
     pub settled: bool,
     /// Opaque to the engine: the UI's open scenario (id and step).
     pub scenario: Option<String>,
-    /// [`ledger_fingerprint`] of the cluster when saved (written by [`Cluster::export`]; a
+    /// `ledger_fingerprint` of the cluster when saved (written by `Cluster::export`; a
     /// live journal leaves it `None`). A replay must reach it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger_fingerprint: Option<String>,
@@ -116,7 +118,7 @@ pub struct Entry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum Input {
-    /// A [`Cluster::apply`] call.
+    /// A `Cluster::apply` call.
     Apply(Action),
     /// A non-watch request through a session.
     #[serde(rename_all = "camelCase")]
@@ -140,7 +142,7 @@ pub enum Input {
 
 impl Input {
     /// A short human description for error messages.
-    fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         match self {
             Input::Apply(a) => format!("action {}", action_name(a)),
             Input::Request { method, path, .. } => format!("{method} {path}"),
@@ -166,7 +168,7 @@ pub enum Refusal {
     TooManyInputs,
     TooManyBytes,
     TooMuchTime,
-    /// Someone wrote through [`ClusterSession::server`], around the journal.
+    /// Someone wrote through `ClusterSession::server`, around the journal.
     Unrecorded,
 }
 
@@ -316,7 +318,7 @@ impl Journal {
         self.react_at
     }
 
-    fn refuse(&mut self, why: Refusal) {
+    pub(super) fn refuse(&mut self, why: Refusal) {
         self.refusal.get_or_insert(why);
     }
 
@@ -442,7 +444,7 @@ impl Journal {
     }
 }
 
-fn check_config(c: &ClusterConfig) -> Result<(), JournalError> {
+pub(super) fn check_config(c: &ClusterConfig) -> Result<(), JournalError> {
     let bad = |m: String| Err(JournalError::BadConfig(m));
     if !ETCD_SIZES.contains(&c.etcd_members) {
         return bad(format!(
@@ -476,342 +478,11 @@ fn check_config(c: &ClusterConfig) -> Result<(), JournalError> {
     Ok(())
 }
 
-fn check_scenario(s: &str) -> Result<(), JournalError> {
+pub(super) fn check_scenario(s: &str) -> Result<(), JournalError> {
     if s.len() > MAX_SCENARIO_BYTES {
         return Err(JournalError::ScenarioTooLong(s.len()));
     }
     Ok(())
-}
-
-impl Cluster {
-    /// The journal as a JSON file, or why this session cannot be saved.
-    pub fn export(&self) -> Result<String, JournalError> {
-        let j = self.journal();
-        if let Some(r) = j.refusal() {
-            return Err(JournalError::SessionTooLong(r.clone()));
-        }
-        let saved = Saved {
-            journal: j,
-            ledger_fingerprint: ledger_fingerprint(self),
-        };
-        serde_json::to_string(&saved).map_err(|e| JournalError::Damaged(e.to_string()))
-    }
-
-    /// Restores a cluster from [`Cluster::export`]'s text: checks it, replays every input, and
-    /// refuses a file that does not replay to what it recorded. Never panics on any text.
-    pub fn import(text: &str) -> Result<Cluster, JournalError> {
-        Journal::parse(text)?.replay()
-    }
-
-    /// Sets the UI's opaque scenario marker, saved with the journal.
-    pub fn set_scenario(&mut self, scenario: Option<String>) -> Result<(), JournalError> {
-        if let Some(s) = &scenario {
-            check_scenario(s)?;
-        }
-        self.journal_mut().scenario = scenario;
-        Ok(())
-    }
-}
-
-/// The file: the live journal plus what only the save knows.
-#[derive(Serialize)]
-struct Saved<'a> {
-    #[serde(flatten)]
-    journal: &'a Journal,
-    ledger_fingerprint: String,
-}
-
-/// A short hash (FNV-1a, 64 bits, hex) of every ledger line: who wrote what, when, at which
-/// revision. Stable across builds and platforms, unlike `std`'s hasher.
-pub fn ledger_fingerprint(c: &Cluster) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for l in c.api().ledger().iter() {
-        let line = format!(
-            "{} {} {} {} {} {} {}\n",
-            l.revision,
-            l.verb,
-            l.resource,
-            l.namespace,
-            l.name,
-            l.user,
-            l.time.as_millis()
-        );
-        for b in line.bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    format!("fnv1a64:{h:016x}")
-}
-
-impl Journal {
-    /// A new cluster from the config with every input replayed at its instant.
-    pub fn replay(&self) -> Result<Cluster, JournalError> {
-        check_config(&self.config)?;
-        let mut c = Cluster::new(self.config.clone());
-        for (index, e) in self.inputs.iter().enumerate() {
-            let at = Timestamp(e.at_ms);
-            if at < c.now() {
-                return Err(JournalError::OutOfOrder { index });
-            }
-            if at > c.now() || e.settled {
-                c.advance_to(at);
-            }
-            perform(&mut c, &e.input);
-            let replayed = c.journal().inputs.get(index);
-            if replayed != Some(e) {
-                return Err(JournalError::Diverged {
-                    index,
-                    detail: divergence(e, replayed),
-                });
-            }
-        }
-        let end = Timestamp(self.now_ms);
-        if end > c.now() || self.settled {
-            c.advance_to(end);
-        }
-        let fingerprint = ledger_fingerprint(&c);
-        let want = self.ledger_fingerprint.as_deref();
-        if c.api().revision() != self.revision
-            || c.now() != end
-            || want.is_some_and(|f| f != fingerprint)
-        {
-            return Err(JournalError::DivergedAtEnd(format!(
-                "the ledger is {fingerprint} at revision {} at {} ms, the file says {} at revision {} at {} ms",
-                c.api().revision(),
-                c.now().as_millis(),
-                want.unwrap_or("no fingerprint"),
-                self.revision,
-                self.now_ms
-            )));
-        }
-        c.set_scenario(self.scenario.clone())?;
-        Ok(c)
-    }
-}
-
-/// Runs one input through the cluster's public, recording, entry points.
-fn perform(c: &mut Cluster, input: &Input) {
-    match input {
-        Input::Apply(a) => {
-            let _ = c.apply(a.clone());
-        }
-        Input::Request {
-            user,
-            method,
-            path,
-            content_type,
-            body,
-        } => {
-            let _ = c
-                .session(user)
-                .request(method, path, content_type.as_deref(), body.as_deref());
-        }
-        Input::Watch { user, path } => {
-            let _ = c.session(user).watch(path);
-        }
-        Input::Poll { id } => {
-            let _ = c.session("").poll_watch(*id);
-        }
-        Input::Stop { id } => c.session("").stop_watch(*id),
-    }
-}
-
-fn divergence(want: &Entry, got: Option<&Entry>) -> String {
-    let what = want.input.describe();
-    let Some(got) = got else {
-        return format!("({what}) changed nothing on replay, the file recorded it");
-    };
-    let answer = |e: &Entry| match e.watch_id {
-        Some(id) => format!("{} (watch {id}) at revision {}", e.code, e.revision),
-        None => format!("{} at revision {}", e.code, e.revision),
-    };
-    format!(
-        "({what}) answered {}, the file says {}",
-        answer(got),
-        answer(want)
-    )
-}
-
-/// The API server seen by one user agent, with every state-changing call journaled. What
-/// [`Cluster::session`] returns; the console passes it on as `&mut dyn ApiClient`.
-pub struct ClusterSession<'a> {
-    inner: UserSession<'a>,
-    journal: &'a mut Journal,
-}
-
-impl<'a> ClusterSession<'a> {
-    pub(crate) fn new(inner: UserSession<'a>, journal: &'a mut Journal) -> Self {
-        ClusterSession { inner, journal }
-    }
-
-    pub fn user(&self) -> &str {
-        self.inner.user()
-    }
-
-    /// The API server itself. Whatever is done through it is not journaled, so the journal
-    /// stops here ([`Refusal::Unrecorded`]): the session can no longer be saved.
-    pub fn server(&mut self) -> &mut ApiServer {
-        self.journal.refuse(Refusal::Unrecorded);
-        self.inner.server()
-    }
-
-    fn record(&mut self, input: Input, code: u16, watch_id: Option<WatchId>) {
-        let server = self.inner.server();
-        let (now, revision) = (server.now(), server.revision());
-        self.journal.record(now, revision, input, code, watch_id);
-    }
-}
-
-impl ApiClient for ClusterSession<'_> {
-    fn request(
-        &mut self,
-        method: &str,
-        path_and_query: &str,
-        content_type: Option<&str>,
-        body: Option<&str>,
-    ) -> ApiResponse {
-        let r = self
-            .inner
-            .request(method, path_and_query, content_type, body);
-        let input = Input::Request {
-            user: self.inner.user().to_string(),
-            method: method.to_string(),
-            path: path_and_query.to_string(),
-            content_type: content_type.map(str::to_string),
-            body: body.map(str::to_string),
-        };
-        self.record(input, r.code, None);
-        r
-    }
-
-    fn watch(&mut self, path_and_query: &str) -> Result<WatchId, ApiResponse> {
-        let r = self.inner.watch(path_and_query);
-        let input = Input::Watch {
-            user: self.inner.user().to_string(),
-            path: path_and_query.to_string(),
-        };
-        match &r {
-            Ok(id) => self.record(input, 200, Some(*id)),
-            Err(e) => self.record(input, e.code, None),
-        }
-        r
-    }
-
-    fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>> {
-        let existed = self.inner.server().stream(id).is_some();
-        let lines = self.inner.poll_watch(id);
-        match &lines {
-            Some(l) if !l.is_empty() => self.record(Input::Poll { id }, 200, None),
-            None if existed => self.record(Input::Poll { id }, 0, None),
-            _ => {}
-        }
-        lines
-    }
-
-    fn stop_watch(&mut self, id: WatchId) {
-        let existed = self.inner.server().stream(id).is_some();
-        self.inner.stop_watch(id);
-        if existed {
-            self.record(Input::Stop { id }, 0, None);
-        }
-    }
-
-    fn now_ms(&self) -> u64 {
-        self.inner.now_ms()
-    }
-}
-
-/// Every revision of the ledger and everything derived from inputs, one line each: two
-/// clusters with equal digests have the same history (tests compare restores with it).
-pub fn history_digest(c: &Cluster) -> Vec<String> {
-    let store = c.api().store();
-    let mut out = vec![format!(
-        "now {} revision {} compacted {}",
-        c.now().as_millis(),
-        store.revision(),
-        store.compact_revision()
-    )];
-    if let Ok(events) = store.events_after("", store.compact_revision()) {
-        out.extend(events.into_iter().map(|e| {
-            format!(
-                "{} {:?} {} {}",
-                e.kv.mod_revision,
-                e.kind,
-                e.kv.key,
-                e.kv.value.to_json()
-            )
-        }));
-    }
-    if let Ok(current) = store.range_prefix("", None, None, None) {
-        out.extend(current.kvs.iter().map(|kv| {
-            format!(
-                "key {} created {} modified {} version {} {}",
-                kv.key,
-                kv.create_revision,
-                kv.mod_revision,
-                kv.version,
-                kv.value.to_json()
-            )
-        }));
-    }
-    out.extend(c.api().ledger().iter().map(|l| format!("ledger {l:?}")));
-    out.extend(
-        c.membership_log()
-            .iter()
-            .map(|(t, e)| format!("membership {} {e:?}", t.as_millis())),
-    );
-    out.extend(
-        c.api()
-            .streams()
-            .map(|s| format!("stream {} {:?} {:?}", s.id(), s.state(), s.deadline())),
-    );
-    out
-}
-
-/// serde for [`crate::api::Kind`] as its resource's plural name (`pods`, `deployments`).
-pub(crate) mod kind_plural {
-    use crate::api::Kind;
-    use serde::{de::Error, Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(kind: &Kind, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(kind.resource().plural)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Kind, D::Error> {
-        let name = String::deserialize(d)?;
-        Kind::ALL
-            .into_iter()
-            .find(|k| k.resource().plural == name)
-            // kubectl's wording for an unknown resource.
-            .ok_or_else(|| {
-                D::Error::custom(format!(
-                    "the server doesn't have a resource type \"{name}\""
-                ))
-            })
-    }
-}
-
-/// serde for [`crate::cluster::ProfileName`] as `kubernetes` / `training`.
-pub(crate) mod profile_name {
-    use crate::cluster::ProfileName;
-    use serde::{de::Error, Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(p: &ProfileName, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match p {
-            ProfileName::Kubernetes => "kubernetes",
-            ProfileName::Training => "training",
-        })
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ProfileName, D::Error> {
-        match String::deserialize(d)?.as_str() {
-            "kubernetes" => Ok(ProfileName::Kubernetes),
-            "training" => Ok(ProfileName::Training),
-            other => Err(D::Error::custom(format!(
-                "unknown profile \"{other}\" (expected \"kubernetes\" or \"training\")"
-            ))),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,467 @@
+//! The simulated cluster as one value that a test, a benchmark and the UI drive the same way:
+//! `cluster.apply(action)`, `cluster.advance_to(t)` / `cluster.step()`, and read-only views.
+//!
+//! It owns the API server (and through it the ledger), the etcd membership, and the
+//! controllers, and it owns virtual time: advancing runs every timer that is due, in time order,
+//! so idle time costs nothing. It adds no semantics: an action is API requests made by a named
+//! client, exactly as a person at a terminal would make them.
+
+mod action;
+mod config;
+pub mod journal;
+mod manifests;
+mod perform;
+mod replay;
+mod session;
+mod views;
+
+use std::collections::BTreeSet;
+
+use watchlab_apimachinery::status::Status;
+
+use crate::apiserver::{ApiServer, ServerConfig};
+use crate::clock::Timestamp;
+use crate::controllers::{ControlPlane, Profile};
+use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
+
+pub use action::{Action, ConflictReport, Outcome};
+pub use config::{ClusterConfig, ProfileName};
+use journal::{Input, Journal};
+pub use manifests::{deployment_manifest, object_path, pod_manifest};
+pub use replay::{history_digest, ledger_fingerprint};
+pub use session::ClusterSession;
+pub use views::{InformerView, NodeView, PodView};
+
+/// The user agent of the playground's buttons.
+pub const PLAYGROUND_USER: &str = "watchlab-ui";
+
+#[derive(Debug)]
+pub struct Cluster {
+    config: ClusterConfig,
+    api: ApiServer,
+    etcd: EtcdCluster,
+    control_plane: ControlPlane,
+    killed_nodes: BTreeSet<String>,
+    membership_log: Vec<(Timestamp, MembershipEvent)>,
+    /// The earliest wake-up the controllers asked for when they last settled.
+    controllers_wake: Option<Timestamp>,
+    /// Every input since `new`, for save and restore.
+    journal: Journal,
+}
+
+impl std::fmt::Debug for ControlPlane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControlPlane")
+            .field("kubelets", &self.kubelets.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Cluster {
+    pub fn new(config: ClusterConfig) -> Cluster {
+        let etcd = EtcdCluster::new_or_three(config.etcd_members, config.seed);
+        let nodes: Vec<&str> = config.nodes.iter().map(String::as_str).collect();
+        let profile = Profile::named(config.profile);
+        let control_plane = ControlPlane::new(config.seed, &profile, &nodes);
+        let server_config = ServerConfig {
+            start: Timestamp(config.start_ms),
+            ..ServerConfig::default()
+        }
+        .with_default_toleration_seconds(profile.default_toleration_seconds);
+        let mut cluster = Cluster {
+            api: ApiServer::with_config(config.seed, server_config),
+            etcd,
+            control_plane,
+            killed_nodes: BTreeSet::new(),
+            membership_log: Vec::new(),
+            controllers_wake: None,
+            journal: Journal::new(config.clone()),
+            config,
+        };
+        // The kubelets register their Nodes and the controllers sync their caches.
+        cluster.settle();
+        if cluster.config.seed_objects {
+            cluster.create_seed_objects();
+            cluster.settle();
+        }
+        cluster.journal.revision = cluster.api.revision();
+        cluster
+    }
+
+    pub fn with_seed(seed: u64) -> Cluster {
+        Cluster::new(ClusterConfig {
+            seed,
+            ..ClusterConfig::default()
+        })
+    }
+
+    pub fn config(&self) -> &ClusterConfig {
+        &self.config
+    }
+
+    pub fn now(&self) -> Timestamp {
+        self.api.now()
+    }
+
+    pub fn api(&self) -> &ApiServer {
+        &self.api
+    }
+
+    /// An API client that writes as `user` (the console uses `kubectl`); what it changes is
+    /// journaled.
+    pub fn session(&mut self, user: &str) -> ClusterSession<'_> {
+        ClusterSession::new(self.api.as_user(user), &mut self.journal)
+    }
+
+    /// Every input so far: what [`Cluster::export`] saves.
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    pub(crate) fn journal_mut(&mut self) -> &mut Journal {
+        &mut self.journal
+    }
+
+    pub fn etcd(&self) -> &EtcdCluster {
+        &self.etcd
+    }
+
+    /// Membership changes with the virtual time they happened at.
+    pub fn membership_log(&self) -> &[(Timestamp, MembershipEvent)] {
+        &self.membership_log
+    }
+
+    pub fn is_node_killed(&self, name: &str) -> bool {
+        self.killed_nodes.contains(name)
+    }
+
+    pub fn apply(&mut self, action: Action) -> Result<Outcome, Status> {
+        let input = Input::Apply(action.clone());
+        let outcome = self.perform(action);
+        let code = match &outcome {
+            Ok(_) => 200,
+            Err(s) => s.code(),
+        };
+        self.journal
+            .record(self.now(), self.api.revision(), input, code, None);
+        outcome
+    }
+
+    /// The earliest moment anything is scheduled.
+    pub fn next_timer(&self) -> Option<Timestamp> {
+        // A controller that asks for the current instant again runs one millisecond later, as
+        // the harness does, so time always moves forward.
+        let controllers = self
+            .controllers_wake
+            .map(|t| t.max(self.now().plus_millis(1)));
+        [
+            self.api.next_timer(),
+            self.etcd.next_timer(),
+            controllers,
+            self.journal.reaction_due(),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|t| *t > self.now())
+        .min()
+    }
+
+    /// Runs every timer due by `t`, in time order, and leaves the clock at `t`.
+    pub fn advance_to(&mut self, t: Timestamp) {
+        while let Some(next) = self.next_timer().filter(|n| *n <= t) {
+            self.run_until(next);
+        }
+        self.run_until(t.max(self.now()));
+    }
+
+    /// Jumps to the next timer and runs it; `None` when nothing is scheduled.
+    pub fn step(&mut self) -> Option<Timestamp> {
+        let next = self.next_timer()?;
+        self.run_until(next);
+        Some(next)
+    }
+
+    fn run_until(&mut self, t: Timestamp) {
+        let events = self.etcd.advance_to(t);
+        self.record_membership(t, events);
+        self.api.set_store_writable(self.etcd.can_commit());
+        self.api.advance_to(t);
+        self.settle();
+        self.journal.clock_ran(self.now(), self.api.revision());
+    }
+
+    /// Steps every controller at the current instant until none writes.
+    fn settle(&mut self) {
+        let now = self.api.now();
+        let (wake, _steps) = self.control_plane.settle(now, &mut self.api);
+        self.controllers_wake = wake;
+    }
+
+    fn record_membership(&mut self, at: Timestamp, events: Vec<MembershipEvent>) {
+        self.membership_log
+            .extend(events.into_iter().map(|e| (at, e)));
+        self.api.set_store_writable(self.etcd.can_commit());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Kind;
+
+    fn bare() -> Cluster {
+        Cluster::new(ClusterConfig {
+            seed_objects: false,
+            ..ClusterConfig::default()
+        })
+    }
+
+    #[test]
+    fn starts_with_three_nodes_and_the_seed_deployment() {
+        let c = Cluster::with_seed(1);
+        let names: Vec<_> = c.nodes().into_iter().map(|n| n.name).collect();
+        assert_eq!(names, ["node-a", "node-b", "node-c"]);
+        let d = c
+            .api()
+            .get(Kind::Deployment, Some("production"), "orders-api")
+            .unwrap();
+        assert_eq!(d.as_deployment().unwrap().spec.replicas, Some(3));
+    }
+
+    #[test]
+    fn create_pod_lands_in_the_ledger_as_the_playground() {
+        let mut c = bare();
+        let before = c.api().revision();
+        let out = c
+            .apply(Action::CreatePod {
+                namespace: "default".into(),
+                name: "web".into(),
+                image: "nginx:1.27".into(),
+                labels: vec![],
+            })
+            .unwrap();
+        assert_eq!(
+            out,
+            Outcome::Done {
+                revision: before + 1
+            }
+        );
+        let last = c.api().ledger().iter().next_back().unwrap();
+        assert_eq!(
+            (last.verb, last.name.as_str(), &*last.user),
+            ("create", "web", PLAYGROUND_USER)
+        );
+        let pods = c.pods();
+        assert_eq!(pods.len(), 1);
+        assert_eq!(
+            (pods[0].status.as_str(), pods[0].ready.as_str()),
+            ("Pending", "0/1")
+        );
+    }
+
+    #[test]
+    fn a_bad_action_changes_nothing() {
+        let mut c = bare();
+        let before = c.api().revision();
+        let err = c
+            .apply(Action::CreatePod {
+                namespace: "nowhere".into(),
+                name: "web".into(),
+                image: "nginx".into(),
+                labels: vec![],
+            })
+            .unwrap_err();
+        assert_eq!(err.code(), 404);
+        assert_eq!(err.message(), "namespaces \"nowhere\" not found");
+        assert_eq!(c.api().revision(), before);
+    }
+
+    #[test]
+    fn label_without_overwrite_keeps_the_value() {
+        let mut c = Cluster::with_seed(1);
+        let label = |value: &str, overwrite| Action::Label {
+            kind: Kind::Deployment,
+            namespace: "production".into(),
+            name: "orders-api".into(),
+            key: "team".into(),
+            value: value.into(),
+            overwrite,
+        };
+        let Outcome::Done { revision: r1 } = c.apply(label("orders", false)).unwrap() else {
+            panic!()
+        };
+        let err = c.apply(label("payments", false)).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "'team' already has a value (orders), and --overwrite is false"
+        );
+        let Outcome::Done { revision: r2 } = c.apply(label("payments", true)).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            r2,
+            r1 + 1,
+            "the label change is one more page in the ledger"
+        );
+    }
+
+    #[test]
+    fn conflicting_write_has_one_winner_and_a_409_then_a_successful_retry() {
+        let mut c = Cluster::with_seed(1);
+        let Outcome::Conflict(r) = c
+            .apply(Action::ConflictingWrite {
+                namespace: "production".into(),
+                name: "orders-api".into(),
+            })
+            .unwrap()
+        else {
+            panic!("expected a conflict report")
+        };
+        assert!(r.winner_revision > r.read_revision);
+        assert_eq!(
+            r.loser_message,
+            "Operation cannot be fulfilled on deployments.apps \"orders-api\": the object has been modified; please apply your changes to the latest version and try again"
+        );
+        assert_eq!(r.retry_revision, r.winner_revision + 1);
+        let d = c
+            .api()
+            .get(Kind::Deployment, Some("production"), "orders-api")
+            .unwrap();
+        let ann = &d.meta().annotations;
+        assert_eq!(
+            ann.get("watchlab.dev/edited-by").map(String::as_str),
+            Some("editor-1")
+        );
+        assert_eq!(
+            ann.get("watchlab.dev/reviewed-by").map(String::as_str),
+            Some("editor-2"),
+            "no write lost"
+        );
+    }
+
+    #[test]
+    fn losing_the_etcd_majority_stops_writes_until_a_member_returns() {
+        let mut c = bare();
+        c.apply(Action::KillEtcdMember("etcd-1".into())).unwrap();
+        c.apply(Action::KillEtcdMember("etcd-2".into())).unwrap();
+        let before = c.api().revision();
+        let pod = || Action::CreatePod {
+            namespace: "default".into(),
+            name: "web".into(),
+            image: "nginx".into(),
+            labels: vec![],
+        };
+        assert!(c.apply(pod()).is_err());
+        assert_eq!(c.api().revision(), before);
+        assert_eq!(c.nodes().len(), 3, "reads keep working");
+        c.apply(Action::RestoreEtcdMember("etcd-2".into())).unwrap();
+        let t = c.now().plus_secs(10);
+        c.advance_to(t);
+        assert!(c.etcd().can_commit());
+        assert!(c.apply(pod()).is_ok());
+    }
+
+    #[test]
+    fn killing_an_unknown_node_is_404() {
+        let mut c = bare();
+        let err = c.apply(Action::KillNode("node-z".into())).unwrap_err();
+        assert_eq!(err.message(), "nodes \"node-z\" not found");
+    }
+
+    fn running(c: &Cluster, namespace: &str) -> Vec<PodView> {
+        c.pods()
+            .into_iter()
+            .filter(|p| p.namespace == namespace && p.status == "Running" && p.ready == "1/1")
+            .collect()
+    }
+
+    #[test]
+    fn the_seed_deployment_comes_up_on_three_nodes() {
+        let mut c = Cluster::with_seed(7);
+        assert_eq!(c.nodes().iter().filter(|n| n.status == "Ready").count(), 3);
+        let t = c.now().plus_secs(30);
+        c.advance_to(t);
+        let pods = running(&c, "production");
+        assert_eq!(pods.len(), 3, "{:?}", c.pods());
+        assert!(pods.iter().all(|p| p.name.starts_with("orders-api-")));
+        let mut nodes: Vec<_> = pods.iter().filter_map(|p| p.node.clone()).collect();
+        nodes.sort();
+        assert_eq!(
+            nodes,
+            ["node-a", "node-b", "node-c"],
+            "spread by LeastAllocated"
+        );
+    }
+
+    #[test]
+    fn a_created_pod_walks_pending_container_creating_running() {
+        let mut c = bare();
+        c.apply(Action::CreatePod {
+            namespace: "default".into(),
+            name: "debug-tools".into(),
+            image: "debug-tools:1.0".into(),
+            labels: vec![],
+        })
+        .unwrap();
+        let mut seen = Vec::new();
+        while c.now().as_millis() < 30_000 {
+            let Some(p) = c.pods().into_iter().find(|p| p.name == "debug-tools") else {
+                break;
+            };
+            if seen.last() != Some(&p.status) {
+                seen.push(p.status.clone());
+            }
+            if p.status == "Running" || c.step().is_none() {
+                break;
+            }
+        }
+        assert_eq!(
+            seen,
+            ["Pending", "ContainerCreating", "Running"],
+            "three separate writes, as `kubectl get pods -w` shows"
+        );
+    }
+
+    #[test]
+    fn node_c_dies_and_orders_api_is_back_to_three_within_two_minutes() {
+        let mut c = Cluster::with_seed(7);
+        let t = c.now().plus_secs(30);
+        c.advance_to(t);
+        c.apply(Action::KillNode("node-c".into())).unwrap();
+        let killed_at = c.now();
+        let mut not_ready_at = None;
+        let mut recovered_at = None;
+        while c.now().millis_since(killed_at) < 180_000 {
+            if c.step().is_none() {
+                break;
+            }
+            let node_c = c.nodes().into_iter().find(|n| n.name == "node-c").unwrap();
+            if not_ready_at.is_none() && node_c.status == "NotReady" {
+                not_ready_at = Some(c.now());
+            }
+            let up = running(&c, "production");
+            if not_ready_at.is_some()
+                && up.len() == 3
+                && up.iter().all(|p| p.node.as_deref() != Some("node-c"))
+            {
+                recovered_at = Some(c.now());
+                break;
+            }
+        }
+        let not_ready = not_ready_at
+            .expect("node-c goes NotReady")
+            .millis_since(killed_at);
+        assert!(
+            (20_000..=30_000).contains(&not_ready),
+            "grace period of the training profile: {not_ready}"
+        );
+        let back = recovered_at
+            .expect("three replicas again")
+            .millis_since(killed_at);
+        assert!(back <= 120_000, "about two virtual minutes, got {back} ms");
+        assert!(c
+            .informers()
+            .iter()
+            .any(|i| i.component == "replicaset-controller" && i.resource == "pods"));
+    }
+}

@@ -1,0 +1,228 @@
+//! How each [`Action`] is carried out: API requests made as the playground's user agent (or
+//! two editors racing), plus the machine-level faults no API can express (a node's machine
+//! dying, an etcd member going down).
+
+use serde_json::{json, Value};
+use watchlab_apimachinery::client::ApiClient;
+use watchlab_apimachinery::status::Status;
+
+use crate::api::Kind;
+
+use super::manifests::{deployment_manifest, object_path, pod_manifest};
+use super::{Action, Cluster, ConflictReport, Outcome, PLAYGROUND_USER};
+
+impl Cluster {
+    pub(super) fn perform(&mut self, action: Action) -> Result<Outcome, Status> {
+        let now = self.now();
+        match action {
+            Action::CreatePod {
+                namespace,
+                name,
+                image,
+                labels,
+            } => {
+                let body = pod_manifest(&namespace, &name, &image, &labels);
+                self.post(&format!("/api/v1/namespaces/{namespace}/pods"), &body)?;
+            }
+            Action::CreateDeployment {
+                namespace,
+                name,
+                image,
+                replicas,
+                labels,
+            } => {
+                let body = deployment_manifest(&namespace, &name, &image, replicas, &labels);
+                self.post(
+                    &format!("/apis/apps/v1/namespaces/{namespace}/deployments"),
+                    &body,
+                )?;
+            }
+            Action::Scale {
+                namespace,
+                name,
+                replicas,
+            } => {
+                let patch = json!({"spec": {"replicas": replicas}});
+                self.patch(&object_path(Kind::Deployment, &namespace, &name), &patch)?;
+            }
+            Action::Label {
+                kind,
+                namespace,
+                name,
+                key,
+                value,
+                overwrite,
+            } => {
+                let path = object_path(kind, &namespace, &name);
+                let current = self.get_json(&path)?;
+                let existing = current["metadata"]["labels"][&key].as_str();
+                if let (Some(old), false) = (existing, overwrite) {
+                    if old != value {
+                        return Err(Status::bad_request(&format!(
+                            "'{key}' already has a value ({old}), and --overwrite is false"
+                        )));
+                    }
+                }
+                let patch = json!({"metadata": {"labels": {key: value}}});
+                self.patch(&path, &patch)?;
+            }
+            Action::Delete {
+                kind,
+                namespace,
+                name,
+            } => {
+                let path = object_path(kind, &namespace, &name);
+                let r = self
+                    .api
+                    .as_user(PLAYGROUND_USER)
+                    .request("DELETE", &path, None, None);
+                check(r.code, &r.body)?;
+            }
+            Action::KillNode(name) => {
+                self.known_node(&name)?;
+                if let Some(k) = self.control_plane.kubelet_mut(&name) {
+                    k.set_running(false);
+                }
+                self.killed_nodes.insert(name);
+            }
+            Action::RestoreNode(name) => {
+                self.known_node(&name)?;
+                if let Some(k) = self.control_plane.kubelet_mut(&name) {
+                    k.set_running(true);
+                }
+                self.killed_nodes.remove(&name);
+            }
+            Action::KillEtcdMember(name) => {
+                let events = self
+                    .etcd
+                    .kill(&name, now)
+                    .map_err(|e| Status::bad_request(&e.to_string()))?;
+                self.record_membership(now, events);
+            }
+            Action::RestoreEtcdMember(name) => {
+                let events = self
+                    .etcd
+                    .restore(&name, now)
+                    .map_err(|e| Status::bad_request(&e.to_string()))?;
+                self.record_membership(now, events);
+            }
+            Action::CompactNow => {
+                self.api.compact_now()?;
+            }
+            Action::DropWatch(id) => self.api.stop_watch(id),
+            Action::ConflictingWrite { namespace, name } => {
+                return self
+                    .conflicting_write(&namespace, &name)
+                    .map(Outcome::Conflict);
+            }
+        }
+        Ok(Outcome::Done {
+            revision: self.api.revision(),
+        })
+    }
+
+    fn known_node(&self, name: &str) -> Result<(), Status> {
+        self.api.get(Kind::Node, None, name).map(|_| ())
+    }
+
+    pub(super) fn create_seed_objects(&mut self) {
+        let ns =
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "production"}});
+        let _ = self.post("/api/v1/namespaces", &ns);
+        let labels = [("app".to_string(), "orders-api".to_string())];
+        let d = deployment_manifest("production", "orders-api", "orders-api:1.0", 3, &labels);
+        let _ = self.post("/apis/apps/v1/namespaces/production/deployments", &d);
+    }
+
+    fn post(&mut self, path: &str, body: &Value) -> Result<Value, Status> {
+        let r =
+            self.api
+                .as_user(PLAYGROUND_USER)
+                .request("POST", path, None, Some(&body.to_string()));
+        check(r.code, &r.body)
+    }
+
+    fn patch(&mut self, path: &str, patch: &Value) -> Result<Value, Status> {
+        let r = self.api.as_user(PLAYGROUND_USER).request(
+            "PATCH",
+            path,
+            Some("application/merge-patch+json"),
+            Some(&patch.to_string()),
+        );
+        check(r.code, &r.body)
+    }
+
+    fn get_json(&mut self, path: &str) -> Result<Value, Status> {
+        let r = self
+            .api
+            .as_user(PLAYGROUND_USER)
+            .request("GET", path, None, None);
+        check(r.code, &r.body)
+    }
+
+    /// Two read-modify-write cycles racing on one resourceVersion, then the loser's retry.
+    fn conflicting_write(&mut self, namespace: &str, name: &str) -> Result<ConflictReport, Status> {
+        let path = object_path(Kind::Deployment, namespace, name);
+        let mut first = self
+            .api
+            .as_user("editor-1")
+            .request("GET", &path, None, None);
+        let mut a: Value = check(first.code, &first.body)?;
+        let second = self
+            .api
+            .as_user("editor-2")
+            .request("GET", &path, None, None);
+        let mut b: Value = check(second.code, &second.body)?;
+        let read_revision = rv_of(&a);
+
+        a["metadata"]["annotations"]["watchlab.dev/edited-by"] = json!("editor-1");
+        first = self
+            .api
+            .as_user("editor-1")
+            .request("PUT", &path, None, Some(&a.to_string()));
+        let winner_revision = rv_of(&check(first.code, &first.body)?);
+
+        b["metadata"]["annotations"]["watchlab.dev/reviewed-by"] = json!("editor-2");
+        let lost = self
+            .api
+            .as_user("editor-2")
+            .request("PUT", &path, None, Some(&b.to_string()));
+        let loser_message = match check(lost.code, &lost.body) {
+            Err(s) => s.message().to_string(),
+            Ok(_) => String::new(),
+        };
+
+        // retry.RetryOnConflict: re-read the latest version, re-apply the change, write again.
+        let reread = self
+            .api
+            .as_user("editor-2")
+            .request("GET", &path, None, None);
+        let mut c = check(reread.code, &reread.body)?;
+        c["metadata"]["annotations"]["watchlab.dev/reviewed-by"] = json!("editor-2");
+        let retried =
+            self.api
+                .as_user("editor-2")
+                .request("PUT", &path, None, Some(&c.to_string()));
+        let retry_revision = rv_of(&check(retried.code, &retried.body)?);
+        Ok(ConflictReport {
+            read_revision,
+            winner_revision,
+            loser_message,
+            retry_revision,
+        })
+    }
+}
+fn rv_of(v: &Value) -> u64 {
+    v["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Turns an HTTP-shaped answer into the JSON body or the `Status` it carries.
+fn check(code: u16, body: &str) -> Result<Value, Status> {
+    if (200..300).contains(&code) {
+        return serde_json::from_str(body).map_err(|e| Status::internal_error(&e.to_string()));
+    }
+    Err(serde_json::from_str::<Status>(body).unwrap_or_else(|_| Status::internal_error(body)))
+}

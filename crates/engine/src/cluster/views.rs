@@ -1,0 +1,136 @@
+//! What the cluster view shows, derived from the API server's objects like `kubectl get`
+//! derives its columns: nodes, pods, and each informer's cache against the ledger.
+
+use crate::api::Kind;
+
+use super::Cluster;
+
+/// A node as the cluster view shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeView {
+    pub name: String,
+    /// The Ready condition as `kubectl get nodes` prints it: `Ready`, `NotReady` (False or
+    /// Unknown), or `Unknown` before the kubelet has posted one.
+    pub status: String,
+    pub killed: bool,
+    pub schedulable: bool,
+    pub resource_version: u64,
+}
+
+/// A pod as the cluster view shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodView {
+    pub namespace: String,
+    pub name: String,
+    pub node: Option<String>,
+    /// kubectl's STATUS column: `Pending`, `ContainerCreating`, `Running`, `Terminating`...
+    pub status: String,
+    /// kubectl's READY column (`1/1`).
+    pub ready: String,
+    pub resource_version: u64,
+    pub deleting: bool,
+}
+
+/// One informer's cache against the ledger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InformerView {
+    pub component: String,
+    pub resource: String,
+    pub cache_revision: u64,
+    pub latest_revision: u64,
+    pub relists: u64,
+    pub expired: u64,
+}
+
+impl Cluster {
+    pub fn nodes(&self) -> Vec<NodeView> {
+        let Ok(list) = self.api.list(Kind::Node, None, &Default::default()) else {
+            return Vec::new();
+        };
+        list.items
+            .iter()
+            .filter_map(|o| o.as_node())
+            .map(|n| {
+                let ready = n.status.conditions.iter().find(|c| c.type_ == "Ready");
+                let status = match ready.map(|c| c.status.to_string()) {
+                    Some(s) if s == "True" => "Ready",
+                    Some(_) => "NotReady",
+                    None => "Unknown",
+                };
+                NodeView {
+                    name: n.metadata.name.clone(),
+                    status: status.to_string(),
+                    killed: self.killed_nodes.contains(&n.metadata.name),
+                    schedulable: !n.spec.unschedulable,
+                    resource_version: n.metadata.resource_version.parse().unwrap_or(0),
+                }
+            })
+            .collect()
+    }
+
+    pub fn pods(&self) -> Vec<PodView> {
+        let Ok(list) = self.api.list(Kind::Pod, None, &Default::default()) else {
+            return Vec::new();
+        };
+        list.items
+            .iter()
+            .filter_map(|o| o.as_pod())
+            .map(|p| {
+                let total = p.spec.containers.len();
+                let ready = p
+                    .status
+                    .container_statuses
+                    .iter()
+                    .filter(|c| c.ready)
+                    .count();
+                let waiting = p
+                    .status
+                    .container_statuses
+                    .iter()
+                    .find_map(|c| c.state.waiting.as_ref().map(|w| w.reason.clone()))
+                    .filter(|r| !r.is_empty());
+                let deleting = p.metadata.deletion_timestamp.is_some();
+                let status = if deleting {
+                    "Terminating".to_string()
+                } else if let Some(reason) = waiting {
+                    reason
+                } else if p.status.phase.is_empty() {
+                    "Pending".to_string()
+                } else {
+                    p.status.phase.clone()
+                };
+                PodView {
+                    namespace: p.metadata.namespace.clone(),
+                    name: p.metadata.name.clone(),
+                    node: Some(p.spec.node_name.clone()).filter(|n| !n.is_empty()),
+                    status,
+                    ready: format!("{ready}/{total}"),
+                    resource_version: p.metadata.resource_version.parse().unwrap_or(0),
+                    deleting,
+                }
+            })
+            .collect()
+    }
+
+    /// Every controller's informers: each cache's revision against the ledger's.
+    pub fn informers(&self) -> Vec<InformerView> {
+        let latest = self.api.revision();
+        self.control_plane
+            .all()
+            .into_iter()
+            .flat_map(|c| {
+                c.informers().into_iter().map(move |i| {
+                    let stats = i.informer().reflector_stats();
+                    InformerView {
+                        component: c.name().to_string(),
+                        resource: i.kind().resource().plural.to_string(),
+                        cache_revision: i.informer().cache_resource_version(),
+                        latest_revision: latest,
+                        relists: stats.relists,
+                        expired: stats.expired,
+                    }
+                })
+            })
+            .collect()
+    }
+}
