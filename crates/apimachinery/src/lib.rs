@@ -12,5 +12,6 @@ pub mod labels;
 pub mod quantity;
 pub mod quote;
 pub mod request;
+pub mod rfc3339;
 pub mod status;
 pub mod validation;

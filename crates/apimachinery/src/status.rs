@@ -159,9 +159,13 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-/// The (always empty) `metadata` of a `Status`: a `ListMeta`, written as `{}`.
+/// The `metadata` of a `Status`: a `ListMeta`, written as `{}` except for the one error that
+/// fills it, an expired `continue`, which carries a fresh token (`handleCompactedErrorForPaging`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct StatusMetadata {}
+pub struct StatusMetadata {
+    #[serde(default, rename = "continue", skip_serializing_if = "String::is_empty")]
+    pub continue_token: String,
+}
 
 fn status_kind() -> String {
     "Status".to_string()
@@ -223,7 +227,7 @@ impl Status {
         Status {
             kind: status_kind(),
             api_version: status_api_version(),
-            metadata: StatusMetadata {},
+            metadata: StatusMetadata::default(),
             status: "Failure".to_string(),
             message: message.into(),
             reason,
@@ -355,6 +359,12 @@ impl Status {
     /// `NewResourceExpired`: 410, reason Expired (`too old resource version: 5 (10)`).
     pub fn resource_expired(msg: &str) -> Status {
         Status::failure(410, StatusReason::Expired, msg, None)
+    }
+
+    /// This status with `metadata.continue` set (the 410 for an expired `continue` token).
+    pub fn with_continue(mut self, token: String) -> Status {
+        self.metadata.continue_token = token;
+        self
     }
 
     /// `NewTimeoutError`: 504 `Timeout: <msg>`, with a retry hint.

@@ -453,14 +453,38 @@ fn paging_covers_every_object_exactly_once() {
         .unwrap_or_default()
         .to_string();
     call(&mut s, "POST", PODS, Some(pod("after")));
+    call(&mut s, "POST", PODS, Some(pod("z-after")));
     s.compact_now().ok();
     let (code, err) = call(&mut s, "GET", &format!("{PODS}?limit=5&continue={t}"), None);
     assert_eq!(code, 410);
     assert_eq!(err["reason"], "Expired");
-    assert!(
-        msg(&err).starts_with("The provided continue parameter is too old"),
-        "{err}"
+    assert_eq!(
+        msg(&err),
+        "The provided continue parameter is too old to display a consistent list result. \
+         You can start a new list without the continue parameter, or use the continue token in \
+         this response to retrieve the remainder of the results. Continuing with the provided \
+         token results in an inconsistent list - objects that were created, modified, or deleted \
+         between the time the first chunk was returned and now may show up in the list."
     );
+    // The 410 carries a fresh token: the rest after the same key, read at the latest revision
+    // ("z-after", created since the first page, shows up; "after" sorts before that key).
+    let fresh = err["metadata"]["continue"].as_str().unwrap_or_default();
+    assert!(!fresh.is_empty(), "{err}");
+    let (code, rest) = call(
+        &mut s,
+        "GET",
+        &format!("{PODS}?limit=100&continue={fresh}"),
+        None,
+    );
+    assert_eq!(code, 200, "{rest}");
+    assert_eq!(
+        rest["metadata"]["resourceVersion"],
+        s.revision().to_string()
+    );
+    let rest = names(&rest);
+    let last_of_first = names(&first).last().cloned().unwrap_or_default();
+    assert!(rest.iter().all(|n| *n > last_of_first), "{rest:?}");
+    assert!(rest.contains(&"z-after".to_string()), "{rest:?}");
     let (code, _) = call(&mut s, "GET", &format!("{PODS}?continue=garbage!"), None);
     assert_eq!(code, 400);
 }
@@ -583,4 +607,44 @@ fn delete_collection_by_label() {
     assert_eq!(names(&list), vec!["a"]);
     let (_, left) = call(&mut s, "GET", PODS, None);
     assert_eq!(names(&left), vec!["b"]);
+}
+
+/// Clients write RFC 3339 with numeric offsets (the Python client sends `+00:00`): every time is
+/// decoded as Go's `time.Parse(time.RFC3339, …)` does and written back in UTC with `Z`.
+#[test]
+fn times_with_numeric_offsets_are_accepted_and_written_in_utc() {
+    let mut s = ApiServer::new(1);
+    s.set_now(Timestamp::from_secs(5));
+    let (code, mut created) = call(&mut s, "POST", PODS, Some(pod("web")));
+    assert_eq!(code, 201, "{created}");
+    // Read and written back as the Python client does it.
+    created["metadata"]["creationTimestamp"] = json!("2026-01-01T00:00:05+00:00");
+    let (code, replaced) = call(&mut s, "PUT", &format!("{PODS}/web"), Some(created));
+    assert_eq!(code, 200, "{replaced}");
+    assert_eq!(
+        replaced["metadata"]["creationTimestamp"],
+        "2026-01-01T00:00:05Z"
+    );
+
+    let node = json!({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},
+        "spec":{"taints":[{"key":"k","effect":"NoExecute","timeAdded":"2026-01-01T09:00:07+09:00"}]}});
+    let (code, created) = call(&mut s, "POST", "/api/v1/nodes", Some(node));
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(
+        created["spec"]["taints"][0]["timeAdded"],
+        "2026-01-01T00:00:07Z"
+    );
+
+    let lease = json!({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},
+        "spec":{"renewTime":"2026-01-01T01:00:08.250000+01:00"}});
+    let path = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+    let (code, created) = call(&mut s, "POST", path, Some(lease));
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(created["spec"]["renewTime"], "2026-01-01T00:00:08.250000Z");
+
+    let bad = json!({"apiVersion":"v1","kind":"Node","metadata":{"name":"n2"},
+        "spec":{"taints":[{"key":"k","effect":"NoExecute","timeAdded":"2026-01-01T00:00:07+0900"}]}});
+    let (code, err) = call(&mut s, "POST", "/api/v1/nodes", Some(bad));
+    assert_eq!(code, 400, "{err}");
+    assert!(msg(&err).contains("invalid RFC 3339 time"), "{err}");
 }

@@ -479,3 +479,34 @@ fn a_short_kubelet_outage_goes_unnoticed_and_a_restored_kubelet_keeps_its_pods()
     assert_eq!(after.status.pod_ip, before.status.pod_ip);
     assert_eq!(events(&h.api, "Started").len(), 1, "not restarted");
 }
+
+/// The kubelet writes all ten `status.nodeInfo` fields (none is `omitempty` in the Go type; the
+/// official clients refuse a Node that lacks one), each node with its own machine identities.
+#[test]
+fn kubelets_report_every_node_system_info_field() {
+    let h = cluster(7);
+    let mut machine_ids = Vec::new();
+    for name in ["node-a", "node-b", "node-c"] {
+        let node = h.api.get(Kind::Node, None, name).expect("node");
+        let json = serde_json::to_value(&*node).expect("json");
+        let info = &json["status"]["nodeInfo"];
+        for field in [
+            "machineID",
+            "systemUUID",
+            "bootID",
+            "kernelVersion",
+            "osImage",
+            "containerRuntimeVersion",
+            "kubeletVersion",
+            "kubeProxyVersion",
+            "operatingSystem",
+            "architecture",
+        ] {
+            let value = info[field].as_str().unwrap_or_default();
+            assert!(!value.is_empty(), "{name} nodeInfo.{field}: {info}");
+        }
+        machine_ids.push(info["machineID"].to_string());
+    }
+    machine_ids.dedup();
+    assert_eq!(machine_ids.len(), 3, "{machine_ids:?}");
+}

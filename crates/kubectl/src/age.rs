@@ -15,49 +15,7 @@ pub fn virtual_now_unix_ms(now_ms: u64) -> i64 {
 /// Parses an RFC 3339 time (`2026-01-01T00:00:05Z`, fractional seconds and offsets allowed)
 /// into Unix milliseconds.
 pub fn parse_rfc3339_ms(text: &str) -> Option<i64> {
-    let (date, time) = text.split_once(['T', 't'])?;
-    let mut d = date.splitn(3, '-');
-    let y: i64 = d.next()?.parse().ok()?;
-    let mo: i64 = d.next()?.parse().ok()?;
-    let day: i64 = d.next()?.parse().ok()?;
-    let (clock, offset_secs) = split_offset(time)?;
-    let mut c = clock.splitn(3, ':');
-    let h: i64 = c.next()?.parse().ok()?;
-    let mi: i64 = c.next()?.parse().ok()?;
-    let sec_text = c.next()?;
-    let (whole, frac) = sec_text.split_once('.').unwrap_or((sec_text, ""));
-    let s: i64 = whole.parse().ok()?;
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&day) || h > 23 || mi > 59 || s > 60 {
-        return None;
-    }
-    let millis = format!("{frac:0<3}").get(..3)?.parse::<i64>().ok()?;
-    let days = days_from_civil(y, mo, day);
-    Some(((days * 86_400 + h * 3600 + mi * 60 + s - offset_secs) * 1000) + millis)
-}
-
-fn split_offset(time: &str) -> Option<(&str, i64)> {
-    if let Some(clock) = time.strip_suffix(['Z', 'z']) {
-        return Some((clock, 0));
-    }
-    let pos = time.rfind(['+', '-'])?;
-    let (clock, off) = time.split_at(pos);
-    let sign = if off.starts_with('-') { -1 } else { 1 };
-    let (oh, om) = off.get(1..)?.split_once(':')?;
-    Some((
-        clock,
-        sign * (oh.parse::<i64>().ok()? * 3600 + om.parse::<i64>().ok()? * 60),
-    ))
-}
-
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    watchlab_apimachinery::rfc3339::parse_unix_millis(text)
 }
 
 /// apimachinery's `duration.HumanDuration`, from milliseconds.
@@ -181,7 +139,7 @@ pub fn rfc1123z(unix_ms: i64) -> String {
     ];
     let secs = unix_ms.div_euclid(1000);
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = watchlab_apimachinery::rfc3339::civil_from_days(days);
     let weekday = DAYS
         .get(days.rem_euclid(7) as usize)
         .copied()
@@ -193,19 +151,6 @@ pub fn rfc1123z(unix_ms: i64) -> String {
         (rem % 3600) / 60,
         rem % 60
     )
-}
-
-/// A (year, month, day) from days since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]

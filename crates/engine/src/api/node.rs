@@ -113,18 +113,26 @@ pub struct NodeAddress {
     pub address: String,
 }
 
+/// `v1.NodeSystemInfo`: all ten fields are required and written even when empty (none is
+/// `omitempty` in the Go type), so the official clients' models, which refuse a Node whose
+/// `nodeInfo` lacks one, can read every Node.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct NodeSystemInfo {
-    #[serde(default)]
-    pub kubelet_version: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub container_runtime_version: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(rename = "machineID")]
+    pub machine_id: String,
+    #[serde(rename = "systemUUID")]
+    pub system_uuid: String,
+    #[serde(rename = "bootID")]
+    pub boot_id: String,
+    pub kernel_version: String,
     pub os_image: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub container_runtime_version: String,
+    pub kubelet_version: String,
+    /// Deprecated (KEP-4004); the v1.32 kubelet still writes its own version here, since the
+    /// `DisableNodeKubeProxyVersion` gate defaults to false from v1.31.1 on.
+    pub kube_proxy_version: String,
     pub operating_system: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub architecture: String,
 }
 

@@ -5,20 +5,10 @@
 use crate::clock::Timestamp;
 use serde::{Deserialize, Deserializer, Serializer};
 
-/// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, keeping millisecond precision.
+/// Parses an RFC 3339 time as the API server decodes `metav1.Time` and `metav1.MicroTime`
+/// (`Z` or a numeric offset, any fraction), keeping millisecond precision.
 pub fn parse(text: &str) -> Option<Timestamp> {
-    let (base, millis) = match text.find('.') {
-        Some(dot) => {
-            let frac = text.get(dot + 1..)?.strip_suffix('Z')?;
-            if frac.is_empty() || !frac.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            let ms: String = frac.chars().chain("000".chars()).take(3).collect();
-            (format!("{}Z", text.get(..dot)?), ms.parse::<u64>().ok()?)
-        }
-        None => (text.to_string(), 0),
-    };
-    Timestamp::parse_rfc3339(&base).map(|t| t.plus_millis(millis))
+    Timestamp::parse_rfc3339(text)
 }
 
 /// `metav1.MicroTime`: `2026-01-01T00:00:05.250000Z`.
@@ -79,5 +69,33 @@ mod tests {
         assert_eq!(parse("2026-01-01T00:00:05.1Z"), Some(Timestamp(5_100)));
         assert_eq!(parse("2026-01-01T00:00:05.Z"), None);
         assert_eq!(parse("yesterday"), None);
+    }
+
+    /// The Python client writes `+00:00`; a Pod read and written back must be accepted, and the
+    /// time comes back in UTC with `Z` as the real API server writes it.
+    #[test]
+    fn numeric_offsets_decode_and_encode_as_utc() {
+        #[derive(Debug, serde::Deserialize, serde::Serialize)]
+        struct T {
+            #[serde(with = "rfc3339")]
+            at: Option<Timestamp>,
+            #[serde(with = "micro_time")]
+            micro: Option<Timestamp>,
+        }
+        let t: T = serde_json::from_str(
+            r#"{"at":"2026-01-01T09:00:05+09:00","micro":"2026-01-01T00:00:05.250000+00:00"}"#,
+        )
+        .unwrap();
+        assert_eq!(t.at, Some(Timestamp(5_000)));
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            r#"{"at":"2026-01-01T00:00:05Z","micro":"2026-01-01T00:00:05.250000Z"}"#
+        );
+        let bad: Result<T, _> =
+            serde_json::from_str(r#"{"at":"2026-01-01T00:00:05+0900","micro":null}"#);
+        assert!(bad
+            .unwrap_err()
+            .to_string()
+            .contains("invalid RFC 3339 time"));
     }
 }

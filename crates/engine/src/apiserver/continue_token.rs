@@ -17,18 +17,31 @@ const VERSION: &str = "meta.k8s.io/v1";
 
 /// Encodes the token continuing after `last_key` (a full key under `prefix`) at `revision`.
 pub fn encode(prefix: &str, last_key: &str, revision: u64) -> String {
+    encode_at(prefix, last_key, revision as i64)
+}
+
+/// The token a 410 for an expired `continue` hands back: the same start key at `rv: -1`, which
+/// continues at the latest revision (an inconsistent but complete remainder).
+pub fn encode_latest(prefix: &str, last_key: &str) -> String {
+    encode_at(prefix, last_key, LATEST)
+}
+
+/// `rv: -1` in a token: read the rest at the current revision (`storage.DecodeContinue`).
+const LATEST: i64 = -1;
+
+fn encode_at(prefix: &str, last_key: &str, rv: i64) -> String {
     let start = format!("{}\u{0}", last_key.strip_prefix(prefix).unwrap_or(last_key));
     let token = Token {
         v: VERSION.into(),
-        rv: revision as i64,
+        rv,
         start,
     };
     URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).unwrap_or_default())
 }
 
 /// Decodes a token into (revision, the key to continue strictly after), with the real error
-/// texts of `storage.DecodeContinue`.
-pub fn decode(token: &str, prefix: &str) -> Result<(u64, String), String> {
+/// texts of `storage.DecodeContinue`; the revision is `None` for an `rv: -1` token (latest).
+pub fn decode(token: &str, prefix: &str) -> Result<(Option<u64>, String), String> {
     let bytes = URL_SAFE_NO_PAD
         .decode(token.trim_end_matches('='))
         .map_err(|e| format!("continue key is not valid: {e}"))?;
@@ -40,7 +53,7 @@ pub fn decode(token: &str, prefix: &str) -> Result<(u64, String), String> {
             t.v
         ));
     }
-    if t.rv <= 0 {
+    if t.rv == 0 || t.rv < LATEST {
         return Err("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)".into());
     }
     let start = t.start.strip_suffix('\u{0}').unwrap_or(&t.start);
@@ -53,7 +66,8 @@ pub fn decode(token: &str, prefix: &str) -> Result<(u64, String), String> {
                 .into(),
         );
     }
-    Ok((t.rv as u64, format!("{prefix}{start}")))
+    let at = u64::try_from(t.rv).ok();
+    Ok((at, format!("{prefix}{start}")))
 }
 
 #[cfg(test)]
@@ -65,7 +79,12 @@ mod tests {
         let t = encode("/registry/pods/", "/registry/pods/default/web-1", 42);
         assert_eq!(
             decode(&t, "/registry/pods/"),
-            Ok((42, "/registry/pods/default/web-1".to_string()))
+            Ok((Some(42), "/registry/pods/default/web-1".to_string()))
+        );
+        let latest = encode_latest("/registry/pods/", "/registry/pods/default/web-1");
+        assert_eq!(
+            decode(&latest, "/registry/pods/"),
+            Ok((None, "/registry/pods/default/web-1".to_string()))
         );
         assert!(decode("!!!", "/registry/pods/")
             .unwrap_err()

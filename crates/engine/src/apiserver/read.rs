@@ -16,7 +16,9 @@ use watchlab_apimachinery::validation::FieldError;
 
 /// The real texts for lists that can no longer be served (`storage/etcd3`).
 pub const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
-pub const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
+/// `inconsistentContinue`: the 410 for a compacted `continue` token, which carries a fresh token
+/// (`metadata.continue`) that reads the remainder at the latest revision.
+pub const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
 /// A list answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,7 +110,9 @@ impl ApiServer {
             .map(|l| l as usize);
         let read_err = |e: StoreError| match e {
             StoreError::Compacted { .. } if plan.from_continue => {
+                let fresh = plan.start_after.as_deref().unwrap_or_default();
                 Status::resource_expired(CONTINUE_EXPIRED)
+                    .with_continue(continue_token::encode_latest(&prefix, fresh))
             }
             StoreError::Compacted { .. } => Status::resource_expired(LIST_EXPIRED),
             StoreError::FutureRevision { requested, current } => {
@@ -204,7 +208,7 @@ impl ApiServer {
             let (at, key) =
                 continue_token::decode(token, prefix).map_err(|e| Status::bad_request(&e))?;
             return Ok(ReadPlan {
-                at: Some(at),
+                at,
                 paged: true,
                 start_after: Some(key),
                 from_continue: true,

@@ -252,14 +252,26 @@ impl Kubelet {
                         address: self.node.clone(),
                     },
                 ],
-                node_info: NodeSystemInfo {
-                    kubelet_version: KUBELET_VERSION.into(),
-                    container_runtime_version: "containerd://1.7.24".into(),
-                    os_image: "Ubuntu 24.04.1 LTS".into(),
-                    operating_system: "linux".into(),
-                    architecture: "amd64".into(),
-                },
+                node_info: self.system_info(),
             },
+        }
+    }
+
+    /// `status.nodeInfo` as the kubelet reads it from the machine (cAdvisor's MachineInfo and
+    /// the runtime): the identities are derived from the node's ordinal, so a run replays.
+    fn system_info(&self) -> NodeSystemInfo {
+        let id = u64::from(self.ordinal) + 1;
+        NodeSystemInfo {
+            machine_id: format!("{id:032x}"),
+            system_uuid: format!("00000000-0000-4000-8000-{id:012x}"),
+            boot_id: format!("00000000-0000-4000-9000-{id:012x}"),
+            kernel_version: "6.8.0-49-generic".into(),
+            os_image: "Ubuntu 24.04.1 LTS".into(),
+            container_runtime_version: "containerd://1.7.24".into(),
+            kubelet_version: KUBELET_VERSION.into(),
+            kube_proxy_version: KUBELET_VERSION.into(),
+            operating_system: "linux".into(),
+            architecture: "amd64".into(),
         }
     }
 
