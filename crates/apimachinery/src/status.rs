@@ -163,8 +163,9 @@ fn is_zero(n: &u32) -> bool {
 /// fills it, an expired `continue`, which carries a fresh token (`handleCompactedErrorForPaging`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct StatusMetadata {
-    #[serde(default, rename = "continue", skip_serializing_if = "String::is_empty")]
-    pub continue_token: String,
+    /// Boxed: a `Status` stays small enough to travel in every `Result`.
+    #[serde(default, rename = "continue", skip_serializing_if = "Option::is_none")]
+    pub continue_token: Option<Box<String>>,
 }
 
 fn status_kind() -> String {
@@ -363,7 +364,7 @@ impl Status {
 
     /// This status with `metadata.continue` set (the 410 for an expired `continue` token).
     pub fn with_continue(mut self, token: String) -> Status {
-        self.metadata.continue_token = token;
+        self.metadata.continue_token = Some(Box::new(token));
         self
     }
 
