@@ -6,7 +6,7 @@
 use serde_json::Value;
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::request::percent_encode_query_value;
-use watchlab_engine::api::resource;
+use watchlab_engine::api::Registry;
 use watchlab_engine::apiserver::LedgerEntry;
 
 /// What the object viewer shows for one ledger line.
@@ -40,7 +40,7 @@ pub fn inspect(entry: &LedgerEntry, client: &mut dyn ApiClient) -> Inspection {
     } else {
         format!("{plural}/{}/{}", entry.namespace, entry.name)
     };
-    let outcome = match resource::resolve(plural) {
+    let outcome = match Registry::default().resolve(plural) {
         None => Inspected::Refused {
             code: 404,
             reason: "NotFound".into(),

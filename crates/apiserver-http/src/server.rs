@@ -29,6 +29,7 @@ use tokio_stream::StreamExt;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
 use watchlab_apimachinery::request::{parse_request, Verb};
 use watchlab_apimachinery::status::Status;
+use watchlab_engine::api::Registry;
 use watchlab_engine::apiserver::limits::MAX_REQUEST_BODY_BYTES;
 use watchlab_engine::clock::{Timestamp, EPOCH_UNIX_SECONDS};
 use watchlab_engine::cluster::{Action, Cluster, ClusterConfig};
@@ -260,7 +261,13 @@ async fn handle(shared: Rc<Shared>, req: Request<Incoming>) -> Response<Body> {
             }
             Err(protobuf::Error::Malformed(m)) => return status(&Status::bad_request(&m)),
             // A resource the engine does not serve is answered as such (404), whatever the body.
-            Err(protobuf::Error::Unsupported(_)) if !served(&parts.method, &parts.uri) => {
+            Err(protobuf::Error::Unsupported(_))
+                if !served(
+                    &shared.cluster().api().registry().clone(),
+                    &parts.method,
+                    &parts.uri,
+                ) =>
+            {
                 body = Bytes::new();
                 parts.headers.remove(header::CONTENT_TYPE);
             }
@@ -290,14 +297,17 @@ async fn handle(shared: Rc<Shared>, req: Request<Incoming>) -> Response<Body> {
     answer
 }
 
-/// Whether the request is for a resource the engine serves.
-fn served(method: &Method, uri: &Uri) -> bool {
+/// Whether the request is for a resource the engine's `registry` serves.
+fn served(registry: &Registry, method: &Method, uri: &Uri) -> bool {
     let path = uri
         .path_and_query()
         .map(|p| p.as_str())
         .unwrap_or(uri.path());
-    parse_request(method.as_str(), path)
-        .is_ok_and(|(info, _)| watchlab_engine::api::resource::resolve(&info.resource).is_some())
+    parse_request(method.as_str(), path).is_ok_and(|(info, _)| {
+        registry
+            .lookup(&info.group, &info.version, &info.resource)
+            .is_some()
+    })
 }
 
 fn respond(
@@ -329,7 +339,8 @@ fn respond(
             );
             return resp;
         }
-        if let Some(doc) = discovery::document(path, &shared.address) {
+        let registry = shared.cluster().api().registry().clone();
+        if let Some(doc) = discovery::document(&registry, path, &shared.address) {
             return json(StatusCode::OK, doc.to_string());
         }
     }

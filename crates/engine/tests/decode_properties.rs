@@ -104,21 +104,18 @@ fn value() -> impl Strategy<Value = Value> {
 
 /// A valid object of each kind, one field of which a random value replaces.
 fn valid(kind: Kind) -> Value {
-    match kind {
-        Kind::Pod => {
-            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"app": "a"}},
+    if kind == Kind::Pod {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"app": "a"}},
             "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}})
-        }
-        Kind::Deployment => {
-            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+    } else if kind == Kind::Deployment {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
             "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "d"}},
                      "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}})
-        }
-        Kind::Node => json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
-            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}),
-        _ => {
-            json!({"apiVersion": kind.resource().api_version, "kind": kind.resource().kind_name, "metadata": {"name": "o"}})
-        }
+    } else if kind == Kind::Node {
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+    } else {
+        json!({"apiVersion": kind.resource().api_version, "kind": kind.resource().kind_name, "metadata": {"name": "o"}})
     }
 }
 

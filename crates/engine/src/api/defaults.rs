@@ -1,7 +1,7 @@
 //! Defaulting (`SetObjectDefaults_*` of the real API types): the values the server fills in when
 //! a client leaves a field out, so `kubectl get -o yaml` shows what a real cluster would.
 
-use super::apps::{DeploymentStrategy, IntOrString, RollingUpdateDeployment};
+use super::apps::{DeploymentSpec, DeploymentStrategy, IntOrString, RollingUpdateDeployment};
 use super::pod::PodSpec;
 use super::Object;
 
@@ -17,47 +17,32 @@ pub const DEFAULT_PROGRESS_DEADLINE_SECONDS: i32 = 600;
 pub const DEFAULT_MAX_SURGE: &str = "25%";
 pub const DEFAULT_MAX_UNAVAILABLE: &str = "25%";
 
-/// Fills every defaulted field of `obj`.
+/// Fills every defaulted field of `obj` (its kind's [`super::resource::Rules::default`]).
 pub fn apply(obj: &mut Object) {
-    match obj {
-        Object::Pod(p) => pod_spec(&mut p.spec),
-        Object::ReplicaSet(rs) => {
-            rs.spec.replicas.get_or_insert(1);
-            pod_spec(&mut rs.spec.template.spec);
-        }
-        Object::Deployment(d) => {
-            let s = &mut d.spec;
-            s.replicas.get_or_insert(1);
-            s.revision_history_limit
-                .get_or_insert(DEFAULT_REVISION_HISTORY_LIMIT);
-            s.progress_deadline_seconds
-                .get_or_insert(DEFAULT_PROGRESS_DEADLINE_SECONDS);
-            let strategy = s.strategy.get_or_insert_with(DeploymentStrategy::default);
-            if strategy.type_.is_empty() {
-                strategy.type_ = "RollingUpdate".into();
-            }
-            if strategy.type_ == "RollingUpdate" {
-                let ru = strategy
-                    .rolling_update
-                    .get_or_insert_with(RollingUpdateDeployment::default);
-                ru.max_surge
-                    .get_or_insert_with(|| IntOrString::String(DEFAULT_MAX_SURGE.into()));
-                ru.max_unavailable
-                    .get_or_insert_with(|| IntOrString::String(DEFAULT_MAX_UNAVAILABLE.into()));
-            }
-            pod_spec(&mut s.template.spec);
-        }
-        Object::Namespace(ns) => {
-            // Since v1.21 every namespace carries its own name as a label.
-            let name = ns.metadata.name.clone();
-            if !name.is_empty() {
-                ns.metadata
-                    .labels
-                    .insert("kubernetes.io/metadata.name".into(), name);
-            }
-        }
-        Object::Node(_) | Object::Event(_) | Object::Lease(_) => {}
+    obj.kind().resource().rules.default(obj);
+}
+
+/// apps/v1 Deployment spec defaults.
+pub fn deployment_spec(s: &mut DeploymentSpec) {
+    s.replicas.get_or_insert(1);
+    s.revision_history_limit
+        .get_or_insert(DEFAULT_REVISION_HISTORY_LIMIT);
+    s.progress_deadline_seconds
+        .get_or_insert(DEFAULT_PROGRESS_DEADLINE_SECONDS);
+    let strategy = s.strategy.get_or_insert_with(DeploymentStrategy::default);
+    if strategy.type_.is_empty() {
+        strategy.type_ = "RollingUpdate".into();
     }
+    if strategy.type_ == "RollingUpdate" {
+        let ru = strategy
+            .rolling_update
+            .get_or_insert_with(RollingUpdateDeployment::default);
+        ru.max_surge
+            .get_or_insert_with(|| IntOrString::String(DEFAULT_MAX_SURGE.into()));
+        ru.max_unavailable
+            .get_or_insert_with(|| IntOrString::String(DEFAULT_MAX_UNAVAILABLE.into()));
+    }
+    pod_spec(&mut s.template.spec);
 }
 
 /// Pod spec defaults, also applied to workload templates.

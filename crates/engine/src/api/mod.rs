@@ -6,11 +6,14 @@ pub mod apps;
 pub mod binding;
 pub mod defaults;
 pub mod event;
+pub mod kind;
+pub mod kinds;
 pub mod lease;
 pub mod meta;
 pub mod namespace;
 pub mod node;
 pub mod pod;
+pub mod registry;
 pub mod resource;
 pub mod resource_list;
 pub mod scale;
@@ -21,44 +24,17 @@ pub mod validation;
 pub use apps::{Deployment, ReplicaSet};
 pub use binding::Binding;
 pub use event::Event;
+pub use kind::Kind;
 pub use lease::Lease;
 pub use meta::ObjectMeta;
 pub use namespace::Namespace;
 pub use node::Node;
 pub use pod::Pod;
+pub use registry::Registry;
 pub use resource::ResourceInfo;
 
 use serde::Serialize;
 use watchlab_apimachinery::status::Status;
-
-/// The kinds the API server serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    Namespace,
-    Node,
-    Pod,
-    ReplicaSet,
-    Deployment,
-    Event,
-    Lease,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 7] = [
-        Kind::Namespace,
-        Kind::Node,
-        Kind::Pod,
-        Kind::ReplicaSet,
-        Kind::Deployment,
-        Kind::Event,
-        Kind::Lease,
-    ];
-
-    /// The resource table entry of this kind.
-    pub fn resource(self) -> &'static ResourceInfo {
-        resource::of(self)
-    }
-}
 
 /// Any stored object. The workload variants are boxed so the enum is the size of a Pod (the
 /// kind a large cluster holds most of): 744 bytes instead of 1,000.
@@ -146,15 +122,7 @@ impl Object {
 
     /// An empty object of `kind` (what a BOOKMARK event carries besides its resourceVersion).
     pub fn empty(kind: Kind) -> Object {
-        match kind {
-            Kind::Namespace => Object::Namespace(Namespace::default()),
-            Kind::Node => Object::Node(Node::default()),
-            Kind::Pod => Object::Pod(Pod::default()),
-            Kind::ReplicaSet => Object::ReplicaSet(Box::default()),
-            Kind::Deployment => Object::Deployment(Box::default()),
-            Kind::Event => Object::Event(Event::default()),
-            Kind::Lease => Object::Lease(Lease::default()),
-        }
+        kind.resource().rules.empty()
     }
 
     pub fn as_pod(&self) -> Option<&Pod> {
@@ -240,18 +208,10 @@ impl Object {
                 r.kind_name, r.version, r.kind_name
             ))
         };
-        Ok(match kind {
-            Kind::Namespace => Object::Namespace(serde_json::from_value(value).map_err(bad)?),
-            Kind::Node => Object::Node(serde_json::from_value(value).map_err(bad)?),
-            Kind::Pod => Object::Pod(serde_json::from_value(value).map_err(bad)?),
-            Kind::ReplicaSet => Object::ReplicaSet(serde_json::from_value(value).map_err(bad)?),
-            Kind::Deployment => Object::Deployment(serde_json::from_value(value).map_err(bad)?),
-            Kind::Event => Object::Event(serde_json::from_value(value).map_err(bad)?),
-            Kind::Lease => Object::Lease(serde_json::from_value(value).map_err(bad)?),
-        })
+        r.rules.decode(value).map_err(bad)
     }
 
-    /// Decodes any served object from its own `apiVersion` and `kind` (for clients and the UI).
+    /// Decodes any built-in object from its own `apiVersion` and `kind` (for clients and the UI).
     pub fn from_json(text: &str) -> Result<Object, Status> {
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             Status::bad_request(&format!("couldn't get version/kind; json parse error: {e}"))
@@ -264,15 +224,14 @@ impl Object {
             .get("apiVersion")
             .and_then(|k| k.as_str())
             .unwrap_or_default();
-        let r = resource::RESOURCES
-            .iter()
-            .find(|r| r.kind_name == kind_name && r.api_version == api_version)
+        let r = Registry::default()
+            .by_kind(api_version, kind_name)
             .ok_or_else(|| {
                 Status::bad_request(&format!(
                     "no kind {kind_name:?} is registered for version {api_version:?}"
                 ))
             })?;
-        Object::from_value(r.kind, value)
+        Object::from_value(r.kind(), value)
     }
 }
 

@@ -1,15 +1,23 @@
-//! The resource table: what each served kind is called in URLs (`pods`, `po`), which group and
-//! version serve it, whether it is namespaced, its subresources, its etcd key prefix (the real
-//! ones, `/registry/minions/` for nodes included) and the field selectors it supports.
+//! A resource's description, what the registry holds for each served kind: what it is called in
+//! URLs (`pods`, `po`), which group and version serve it, whether it is namespaced, its
+//! subresources, its etcd key prefix (the real ones, `/registry/minions/` for nodes included),
+//! the field selectors it supports, and — through [`Rules`] — its decoding, defaulting,
+//! validation, update strategy and strategic-merge keys. The built-in kinds declare theirs in
+//! [`super::kinds`]; a custom resource's is built from its CustomResourceDefinition.
 
 use super::{Kind, Object};
 use watchlab_apimachinery::fields::FieldSelector;
 use watchlab_apimachinery::status::{GroupResource, Status};
+use watchlab_apimachinery::validation::FieldError;
 
-/// One row of the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The rank of every custom resource (they order after the built-in kinds).
+pub const CUSTOM_RANK: u16 = u16::MAX;
+
+/// One served resource.
+#[derive(Debug)]
 pub struct ResourceInfo {
-    pub kind: Kind,
+    /// Position in discovery order for built-in kinds; [`CUSTOM_RANK`] for custom resources.
+    pub rank: u16,
     /// `Pod`.
     pub kind_name: &'static str,
     /// `PodList`.
@@ -25,192 +33,108 @@ pub struct ResourceInfo {
     pub api_version: &'static str,
     pub namespaced: bool,
     pub short_names: &'static [&'static str],
+    /// Discovery categories (`all` for what `kubectl get all` lists).
+    pub categories: &'static [&'static str],
+    /// `status`, `scale`, `binding`.
     pub subresources: &'static [&'static str],
-    /// The etcd key segment after `/registry/`.
+    /// The etcd key segment after `/registry/` (`minions`, or `<group>/<plural>` for a custom
+    /// resource).
     pub registry: &'static str,
     /// Field selector labels the real conversion functions accept.
     pub field_labels: &'static [&'static str],
+    /// Whether names are DNS labels (namespaces) rather than DNS subdomains (everything else).
+    pub dns_label_names: bool,
+    /// Whether `metadata.generation` counts spec changes.
+    pub has_generation: bool,
+    /// The strategy's `AllowCreateOnUpdate` (a PUT of a missing object creates it).
+    pub create_on_update: bool,
+    /// `ReturnDeletedObject`: a finished DELETE answers the object rather than a Status.
+    pub returns_deleted_object: bool,
+    /// The kinds whose objects may be this kind's controller owner (the garbage collector's
+    /// owner relations: a ReplicaSet's pods, a Deployment's ReplicaSets).
+    pub controller_owners: &'static [Kind],
+    /// Everything kind-specific that needs the typed object.
+    pub rules: &'static dyn Rules,
+}
+
+impl std::fmt::Debug for dyn Rules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Rules")
+    }
+}
+
+/// What a kind's registry module implements over its typed object. No method has a default,
+/// so a kind cannot silently skip one; each receives only objects of its own kind (the API
+/// server decoded them with [`Rules::decode`]).
+pub trait Rules: Sync {
+    /// The typed object from its JSON (without `apiVersion`/`kind`, already checked).
+    fn decode(&self, value: serde_json::Value) -> Result<Object, serde_json::Error>;
+    /// An empty object (what a BOOKMARK event carries besides its resourceVersion).
+    fn empty(&self) -> Object;
+    /// The value of a supported field label beyond `metadata.name`/`metadata.namespace`.
+    fn field_value(&self, obj: &Object, field: &str) -> Option<String>;
+    /// `SetObjectDefaults_*`: the values the server fills in when a client leaves them out.
+    fn default(&self, obj: &mut Object);
+    /// Everything wrong with the object's own fields (metadata is checked generically).
+    fn validate(&self, obj: &Object) -> Vec<FieldError>;
+    /// What an update may not change (beyond [`Rules::validate`] of the new object).
+    fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError>;
+    /// `PrepareForCreate`: server-owned state of a new object.
+    fn prepare_for_create(&self, obj: &mut Object);
+    /// Main-resource update of a kind with a status subresource: the status stays as stored.
+    fn keep_status(&self, new: &mut Object, old: &Object);
+    /// Status-subresource update: `old` with `new`'s status.
+    fn status_update(&self, new: &Object, old: &Object) -> Object;
+    /// Whether the spec differs (what bumps `generation`).
+    fn spec_changed(&self, new: &Object, old: &Object) -> bool;
+    /// The strategic-merge key of the list at `path` (field names from the object's root,
+    /// list elements skipped: `["spec", "containers", "ports"]`), the `patchMergeKey` tags of
+    /// the real API types. `None`: the list is replaced.
+    fn merge_key(&self, path: &[&str]) -> Option<&'static str>;
 }
 
 const META_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];
 
-/// Every served resource, in discovery order.
-pub const RESOURCES: [ResourceInfo; 7] = [
-    ResourceInfo {
-        kind: Kind::Namespace,
-        kind_name: "Namespace",
-        list_kind: "NamespaceList",
-        go_type: "v1.Namespace",
-        plural: "namespaces",
-        singular: "namespace",
-        group: "",
-        version: "v1",
-        api_version: "v1",
-        namespaced: false,
-        short_names: &["ns"],
-        subresources: &["status"],
-        registry: "namespaces",
-        field_labels: &["metadata.name", "metadata.namespace", "status.phase"],
-    },
-    ResourceInfo {
-        kind: Kind::Node,
-        kind_name: "Node",
-        list_kind: "NodeList",
-        go_type: "v1.Node",
-        plural: "nodes",
-        singular: "node",
-        group: "",
-        version: "v1",
-        api_version: "v1",
-        namespaced: false,
-        short_names: &["no"],
-        subresources: &["status"],
-        registry: "minions",
-        field_labels: &["metadata.name", "metadata.namespace", "spec.unschedulable"],
-    },
-    ResourceInfo {
-        kind: Kind::Pod,
-        kind_name: "Pod",
-        list_kind: "PodList",
-        go_type: "v1.Pod",
-        plural: "pods",
-        singular: "pod",
-        group: "",
-        version: "v1",
-        api_version: "v1",
-        namespaced: true,
-        short_names: &["po"],
-        subresources: &["status", "binding"],
-        registry: "pods",
-        field_labels: &[
-            "metadata.name",
-            "metadata.namespace",
-            "spec.nodeName",
-            "spec.restartPolicy",
-            "spec.schedulerName",
-            "spec.serviceAccountName",
-            "spec.hostNetwork",
-            "status.phase",
-            "status.podIP",
-            "status.podIPs",
-            "status.nominatedNodeName",
-        ],
-    },
-    ResourceInfo {
-        kind: Kind::ReplicaSet,
-        kind_name: "ReplicaSet",
-        list_kind: "ReplicaSetList",
-        go_type: "v1.ReplicaSet",
-        plural: "replicasets",
-        singular: "replicaset",
-        group: "apps",
-        version: "v1",
-        api_version: "apps/v1",
-        namespaced: true,
-        short_names: &["rs"],
-        subresources: &["status"],
-        registry: "replicasets",
-        field_labels: &["metadata.name", "metadata.namespace", "status.replicas"],
-    },
-    ResourceInfo {
-        kind: Kind::Deployment,
-        kind_name: "Deployment",
-        list_kind: "DeploymentList",
-        go_type: "v1.Deployment",
-        plural: "deployments",
-        singular: "deployment",
-        group: "apps",
-        version: "v1",
-        api_version: "apps/v1",
-        namespaced: true,
-        short_names: &["deploy"],
-        subresources: &["status"],
-        registry: "deployments",
-        field_labels: META_FIELDS,
-    },
-    ResourceInfo {
-        kind: Kind::Event,
-        kind_name: "Event",
-        list_kind: "EventList",
-        go_type: "v1.Event",
-        plural: "events",
-        singular: "event",
-        group: "",
-        version: "v1",
-        api_version: "v1",
-        namespaced: true,
-        short_names: &["ev"],
-        subresources: &[],
-        registry: "events",
-        field_labels: &[
-            "metadata.name",
-            "metadata.namespace",
-            "involvedObject.kind",
-            "involvedObject.namespace",
-            "involvedObject.name",
-            "involvedObject.uid",
-            "involvedObject.apiVersion",
-            "involvedObject.resourceVersion",
-            "involvedObject.fieldPath",
-            "reason",
-            "reportingComponent",
-            "source",
-            "type",
-        ],
-    },
-    ResourceInfo {
-        kind: Kind::Lease,
-        kind_name: "Lease",
-        list_kind: "LeaseList",
-        go_type: "v1.Lease",
-        plural: "leases",
-        singular: "lease",
-        group: "coordination.k8s.io",
-        version: "v1",
-        api_version: "coordination.k8s.io/v1",
-        namespaced: true,
-        short_names: &[],
-        subresources: &[],
-        registry: "leases",
-        field_labels: META_FIELDS,
-    },
-];
-
-/// The table row of `kind`.
-pub fn of(kind: Kind) -> &'static ResourceInfo {
-    match kind {
-        Kind::Namespace => &RESOURCES[0],
-        Kind::Node => &RESOURCES[1],
-        Kind::Pod => &RESOURCES[2],
-        Kind::ReplicaSet => &RESOURCES[3],
-        Kind::Deployment => &RESOURCES[4],
-        Kind::Event => &RESOURCES[5],
-        Kind::Lease => &RESOURCES[6],
-    }
-}
-
-/// The resource a URL names (`group`, `version`, plural), as the server routes it.
-pub fn lookup(group: &str, version: &str, plural: &str) -> Option<&'static ResourceInfo> {
-    RESOURCES
-        .iter()
-        .find(|r| r.group == group && r.version == version && r.plural == plural)
-}
-
-/// What kubectl accepts as a resource argument: plural, singular, short name, kind (any case),
-/// or `plural.group` (`deployments.apps`).
-pub fn resolve(name: &str) -> Option<&'static ResourceInfo> {
-    let lower = name.to_ascii_lowercase();
-    RESOURCES.iter().find(|r| {
-        r.plural == lower
-            || r.singular == lower
-            || r.short_names.contains(&lower.as_str())
-            || (!r.group.is_empty()
-                && (lower == format!("{}.{}", r.plural, r.group)
-                    || lower == format!("{}.{}", r.singular, r.group)))
-    })
+/// The field labels every kind supports.
+pub const fn meta_fields() -> &'static [&'static str] {
+    META_FIELDS
 }
 
 impl ResourceInfo {
+    /// The handle of this description.
+    pub fn kind(&'static self) -> Kind {
+        Kind::of(self)
+    }
+
+    /// Whether this resource serves `sub` (`status`, `scale`, `binding`).
+    pub fn has_subresource(&self, sub: &str) -> bool {
+        self.subresources.contains(&sub)
+    }
+
+    /// Whether a kubectl resource argument names this resource: plural, singular, short
+    /// name, kind (any case), optionally qualified by group (`deployments.apps`) or by version
+    /// and group (`deployments.v1.apps`), case-insensitive like kubectl's RESTMapper.
+    pub fn is_named(&self, name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        let (base, qualifier) = match lower.split_once('.') {
+            Some((b, q)) => (b, Some(q)),
+            None => (lower.as_str(), None),
+        };
+        let name_matches = self.plural == base
+            || self.singular == base
+            || self.short_names.contains(&base)
+            || self.kind_name.eq_ignore_ascii_case(base);
+        name_matches
+            && match qualifier {
+                None => true,
+                Some(q) => {
+                    q == self.group
+                        || q.strip_prefix(self.version)
+                            .and_then(|rest| rest.strip_prefix('.'))
+                            == Some(self.group)
+                }
+            }
+    }
     /// `pods`, `deployments.apps` (as errors name it).
     pub fn group_resource(&self) -> GroupResource {
         GroupResource {
@@ -273,60 +197,13 @@ impl ResourceInfo {
     }
 }
 
-fn bool_text(b: bool) -> String {
-    if b { "true" } else { "false" }.to_string()
-}
-
 /// The value of a supported field label on `obj` (what field selectors compare against).
 pub fn field_value(obj: &Object, field: &str) -> Option<String> {
     let meta = obj.meta();
     match field {
-        "metadata.name" => return Some(meta.name.clone()),
-        "metadata.namespace" => return Some(meta.namespace.clone()),
-        _ => {}
-    }
-    match obj {
-        Object::Pod(p) => Some(match field {
-            "spec.nodeName" => p.spec.node_name.clone(),
-            "spec.restartPolicy" => p.spec.restart_policy.clone().unwrap_or_default(),
-            "spec.schedulerName" => p.spec.scheduler_name.clone().unwrap_or_default(),
-            "spec.serviceAccountName" => p.spec.service_account_name.clone(),
-            "spec.hostNetwork" => bool_text(p.spec.host_network),
-            "status.phase" => p.status.phase.clone(),
-            "status.podIP" | "status.podIPs" => p.status.pod_ip.clone(),
-            "status.nominatedNodeName" => p.status.nominated_node_name.clone(),
-            _ => return None,
-        }),
-        Object::Node(n) => match field {
-            "spec.unschedulable" => Some(bool_text(n.spec.unschedulable)),
-            _ => None,
-        },
-        Object::Namespace(n) => match field {
-            "status.phase" => Some(n.status.phase.clone()),
-            _ => None,
-        },
-        Object::ReplicaSet(r) => match field {
-            "status.replicas" => Some(r.status.replicas.to_string()),
-            _ => None,
-        },
-        Object::Event(e) => {
-            let io = &e.involved_object;
-            Some(match field {
-                "involvedObject.kind" => io.kind.clone(),
-                "involvedObject.namespace" => io.namespace.clone(),
-                "involvedObject.name" => io.name.clone(),
-                "involvedObject.uid" => io.uid.clone(),
-                "involvedObject.apiVersion" => io.api_version.clone(),
-                "involvedObject.resourceVersion" => io.resource_version.clone(),
-                "involvedObject.fieldPath" => io.field_path.clone(),
-                "reason" => e.reason.clone(),
-                "reportingComponent" => e.reporting_component.clone(),
-                "source" => e.source.component.clone(),
-                "type" => e.type_.clone(),
-                _ => return None,
-            })
-        }
-        Object::Deployment(_) | Object::Lease(_) => None,
+        "metadata.name" => Some(meta.name.clone()),
+        "metadata.namespace" => Some(meta.namespace.clone()),
+        _ => obj.kind().resource().rules.field_value(obj, field),
     }
 }
 
@@ -342,43 +219,41 @@ mod tests {
 
     #[test]
     fn keys_follow_the_real_registry_layout() {
+        let (pod, node) = (Kind::Pod.resource(), Kind::Node.resource());
+        assert_eq!(pod.key("default", "web"), "/registry/pods/default/web");
+        assert_eq!(node.key("", "node-a"), "/registry/minions/node-a");
         assert_eq!(
-            of(Kind::Pod).key("default", "web"),
-            "/registry/pods/default/web"
-        );
-        assert_eq!(of(Kind::Node).key("", "node-a"), "/registry/minions/node-a");
-        assert_eq!(
-            of(Kind::Deployment).key("prod", "api"),
+            Kind::Deployment.resource().key("prod", "api"),
             "/registry/deployments/prod/api"
         );
         assert_eq!(
-            of(Kind::Namespace).prefix(Some("x")),
+            Kind::Namespace.resource().prefix(Some("x")),
             "/registry/namespaces/"
         );
-        assert_eq!(of(Kind::Pod).prefix(Some("a")), "/registry/pods/a/");
+        assert_eq!(pod.prefix(Some("a")), "/registry/pods/a/");
+        assert_eq!(
+            Kind::Deployment.resource().path(Some("p"), Some("d")),
+            "/apis/apps/v1/namespaces/p/deployments/d"
+        );
+        assert_eq!(node.path(Some("p"), None), "/api/v1/nodes");
     }
 
     #[test]
-    fn table_is_consistent_with_kinds() {
-        for k in Kind::ALL {
-            assert_eq!(of(k).kind, k);
-            assert_eq!(
-                lookup(of(k).group, "v1", of(k).plural).map(|r| r.kind),
-                Some(k)
-            );
+    fn every_name_kubectl_accepts() {
+        let deploy = Kind::Deployment.resource();
+        for name in [
+            "deployments",
+            "deployment",
+            "deploy",
+            "Deployment",
+            "deployments.apps",
+        ] {
+            assert!(deploy.is_named(name), "{name}");
         }
-        assert_eq!(resolve("po").map(|r| r.kind), Some(Kind::Pod));
-        assert_eq!(
-            resolve("deployments.apps").map(|r| r.kind),
-            Some(Kind::Deployment)
-        );
-        assert_eq!(resolve("Deploy").map(|r| r.kind), Some(Kind::Deployment));
-        assert_eq!(resolve("widgets"), None);
-        assert_eq!(
-            of(Kind::Deployment).path(Some("p"), Some("d")),
-            "/apis/apps/v1/namespaces/p/deployments/d"
-        );
-        assert_eq!(of(Kind::Node).path(Some("p"), None), "/api/v1/nodes");
+        assert!(deploy.is_named("deployments.v1.apps"));
+        assert!(!deploy.is_named("deployments.v2.apps"));
+        assert!(!Kind::Pod.resource().is_named("pods.apps"));
+        assert!(Kind::Lease.resource().is_named("lease.coordination.k8s.io"));
     }
 
     #[test]
@@ -392,8 +267,11 @@ mod tests {
             Some("false")
         );
         assert_eq!(field_value(&o, "spec.bogus"), None);
-        for f in of(Kind::Pod).field_labels {
-            assert!(field_value(&o, f).is_some(), "{f}");
+        for kind in Kind::ALL {
+            let empty = kind.resource().rules.empty();
+            for f in kind.resource().field_labels {
+                assert!(field_value(&empty, f).is_some(), "{kind:?} {f}");
+            }
         }
     }
 }

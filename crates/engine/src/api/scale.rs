@@ -49,7 +49,7 @@ fn is_zero(v: &i32) -> bool {
 
 /// The kinds that have a `scale` subresource.
 pub fn has_scale(kind: Kind) -> bool {
-    matches!(kind, Kind::Deployment | Kind::ReplicaSet)
+    kind.resource().has_subresource("scale")
 }
 
 impl Scale {

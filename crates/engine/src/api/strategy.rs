@@ -1,36 +1,28 @@
 //! The registry strategies' object rules (`PrepareForCreate`, `PrepareForUpdate`, generation):
 //! which parts of an object the main resource may change, which the status subresource may,
-//! and what the server sets on its own (a new pod is Pending with a QoS class).
+//! and what the server sets on its own (a new pod is Pending with a QoS class). The generic
+//! steps live here; each kind's own part is its registry module's [`super::resource::Rules`].
 
 use super::pod::PodSpec;
 use super::{Kind, Object};
 
 /// Kinds whose `metadata.generation` counts spec changes (apps workloads).
 pub fn has_generation(kind: Kind) -> bool {
-    matches!(kind, Kind::ReplicaSet | Kind::Deployment)
+    kind.resource().has_generation
 }
 
 /// Kinds with a `status` the main resource must not change (status subresource).
 pub fn has_status(kind: Kind) -> bool {
-    kind.resource().subresources.contains(&"status")
+    kind.resource().has_subresource("status")
 }
 
 /// `PrepareForCreate`: server-owned state of a new object.
 pub fn prepare_for_create(obj: &mut Object) {
-    if has_generation(obj.kind()) {
+    let kind = obj.kind();
+    if has_generation(kind) {
         obj.meta_mut().generation = Some(1);
     }
-    match obj {
-        Object::Pod(p) => {
-            p.status = Default::default();
-            p.status.phase = "Pending".into();
-            p.status.qos_class = qos_class(&p.spec).into();
-        }
-        Object::ReplicaSet(rs) => rs.status = Default::default(),
-        Object::Deployment(d) => d.status = Default::default(),
-        Object::Namespace(ns) => ns.status.phase = "Active".into(),
-        Object::Node(_) | Object::Event(_) | Object::Lease(_) => {}
-    }
+    kind.resource().rules.prepare_for_create(obj);
 }
 
 /// `qos.GetPodQOS`: Guaranteed when every container limits cpu and memory with equal requests,
@@ -63,42 +55,18 @@ pub fn qos_class(spec: &PodSpec) -> &'static str {
 
 /// Main-resource update: the status stays as stored.
 pub fn keep_status(new: &mut Object, old: &Object) {
-    match (new, old) {
-        (Object::Pod(n), Object::Pod(o)) => n.status.clone_from(&o.status),
-        (Object::Node(n), Object::Node(o)) => n.status.clone_from(&o.status),
-        (Object::Namespace(n), Object::Namespace(o)) => n.status.clone_from(&o.status),
-        (Object::ReplicaSet(n), Object::ReplicaSet(o)) => n.status.clone_from(&o.status),
-        (Object::Deployment(n), Object::Deployment(o)) => n.status.clone_from(&o.status),
-        _ => {}
-    }
+    new.kind().resource().rules.keep_status(new, old);
 }
 
 /// Status-subresource update: everything but the status stays as stored
 /// (`ResetObjectMetaForStatus` + spec reset).
 pub fn status_update(new: &Object, old: &Object) -> Object {
-    let mut out = old.clone();
-    match (&mut out, new) {
-        (Object::Pod(o), Object::Pod(n)) => o.status.clone_from(&n.status),
-        (Object::Node(o), Object::Node(n)) => o.status.clone_from(&n.status),
-        (Object::Namespace(o), Object::Namespace(n)) => o.status.clone_from(&n.status),
-        (Object::ReplicaSet(o), Object::ReplicaSet(n)) => o.status.clone_from(&n.status),
-        (Object::Deployment(o), Object::Deployment(n)) => o.status.clone_from(&n.status),
-        _ => {}
-    }
-    out
+    old.kind().resource().rules.status_update(new, old)
 }
 
 /// Whether the spec differs (what bumps `generation`).
 pub fn spec_changed(new: &Object, old: &Object) -> bool {
-    match (new, old) {
-        (Object::ReplicaSet(n), Object::ReplicaSet(o)) => n.spec != o.spec,
-        (Object::Deployment(n), Object::Deployment(o)) => n.spec != o.spec,
-        (Object::Pod(n), Object::Pod(o)) => n.spec != o.spec,
-        (Object::Node(n), Object::Node(o)) => n.spec != o.spec,
-        (Object::Namespace(n), Object::Namespace(o)) => n.spec != o.spec,
-        (Object::Lease(n), Object::Lease(o)) => n.spec != o.spec,
-        _ => false,
-    }
+    new.kind().resource().rules.spec_changed(new, old)
 }
 
 #[cfg(test)]

@@ -8,89 +8,26 @@ use super::pod::{Container, PodSpec};
 use super::{Kind, Object};
 use watchlab_apimachinery::labels::LabelSelector as Selector;
 use watchlab_apimachinery::validation::{
-    is_dns1123_label, is_qualified_name, validate_annotations, validate_labels,
-    validate_object_name, BadValue, FieldError,
+    is_dns1123_label, validate_annotations, validate_labels, validate_object_name, BadValue,
+    FieldError,
 };
 
 const RESTART_POLICIES: &[&str] = &["Always", "OnFailure", "Never"];
-const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
+pub(crate) const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
 const IMMUTABLE: &str = "field is immutable";
 
-/// Everything wrong with a new object.
+/// Everything wrong with a new object: its metadata, then its kind's own rules.
 pub fn validate_create(obj: &Object) -> Vec<FieldError> {
+    let r = obj.kind().resource();
     let mut errs = validate_meta(obj.kind(), obj.meta());
-    match obj {
-        Object::Pod(p) => errs.extend(pod_spec(&p.spec, "spec")),
-        Object::ReplicaSet(rs) => {
-            errs.extend(replicas(rs.spec.replicas));
-            errs.extend(selector_and_template(
-                rs.spec.selector.as_ref(),
-                &rs.spec.template,
-            ));
-        }
-        Object::Deployment(d) => errs.extend(deployment_spec(&d.spec)),
-        Object::Node(n) => {
-            for (i, t) in n.spec.taints.iter().enumerate() {
-                let f = format!("spec.taints[{i}]");
-                errs.extend(
-                    is_qualified_name(&t.key)
-                        .iter()
-                        .map(|m| FieldError::invalid(&format!("{f}.key"), &t.key, m)),
-                );
-                if !TAINT_EFFECTS.contains(&t.effect.as_str()) {
-                    errs.push(FieldError::not_supported(
-                        &format!("{f}.effect"),
-                        &t.effect,
-                        TAINT_EFFECTS,
-                    ));
-                }
-            }
-        }
-        Object::Lease(l) => {
-            if let Some(d) = l.spec.lease_duration_seconds.filter(|d| *d <= 0) {
-                errs.push(FieldError::invalid(
-                    "spec.leaseDurationSeconds",
-                    i64::from(d),
-                    "must be greater than 0",
-                ));
-            }
-        }
-        Object::Event(e) => {
-            let ns = &e.involved_object.namespace;
-            if !ns.is_empty() && *ns != e.metadata.namespace {
-                errs.push(FieldError::invalid(
-                    "involvedObject.namespace",
-                    ns,
-                    "does not match event.namespace",
-                ));
-            }
-        }
-        Object::Namespace(_) => {}
-    }
+    errs.extend(r.rules.validate(obj));
     errs
 }
 
 /// Everything wrong with replacing `old` by `new` (the whole object, main resource).
 pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
     let mut errs = validate_create(new);
-    match (new, old) {
-        (Object::Pod(n), Object::Pod(o)) if !pod_spec_update_allowed(&n.spec, &o.spec) => {
-            errs.push(FieldError::forbidden("spec", POD_UPDATE_FORBIDDEN));
-        }
-        (Object::ReplicaSet(n), Object::ReplicaSet(o)) => {
-            errs.extend(immutable_selector(
-                n.spec.selector.as_ref(),
-                o.spec.selector.as_ref(),
-            ));
-        }
-        (Object::Deployment(n), Object::Deployment(o)) => {
-            errs.extend(immutable_selector(
-                n.spec.selector.as_ref(),
-                o.spec.selector.as_ref(),
-            ));
-        }
-        _ => {}
-    }
+    errs.extend(new.kind().resource().rules.validate_update(new, old));
     errs
 }
 
@@ -100,7 +37,7 @@ pub const POD_UPDATE_FORBIDDEN: &str = "pod updates may not change fields other 
 fn validate_meta(kind: Kind, meta: &ObjectMeta) -> Vec<FieldError> {
     let mut errs = Vec::new();
     // Namespaces are DNS labels; every other kind here is a DNS subdomain.
-    let subdomain = kind != Kind::Namespace;
+    let subdomain = !kind.resource().dns_label_names;
     errs.extend(validate_object_name(&meta.name, "metadata.name", subdomain));
     if kind.resource().namespaced {
         if meta.namespace.is_empty() {
@@ -126,7 +63,7 @@ fn validate_meta(kind: Kind, meta: &ObjectMeta) -> Vec<FieldError> {
     errs
 }
 
-fn replicas(replicas: Option<i32>) -> Vec<FieldError> {
+pub(crate) fn replicas(replicas: Option<i32>) -> Vec<FieldError> {
     match replicas {
         Some(r) if r < 0 => {
             vec![FieldError::invalid(
@@ -144,7 +81,7 @@ fn selector_value(s: &LabelSelector) -> BadValue {
 }
 
 /// `ValidateReplicaSetSpec`'s selector and template rules (shared with Deployments).
-fn selector_and_template(
+pub(crate) fn selector_and_template(
     selector: Option<&LabelSelector>,
     template: &PodTemplateSpec,
 ) -> Vec<FieldError> {
@@ -204,7 +141,7 @@ fn selector_and_template(
     errs
 }
 
-fn deployment_spec(spec: &DeploymentSpec) -> Vec<FieldError> {
+pub(crate) fn deployment_spec(spec: &DeploymentSpec) -> Vec<FieldError> {
     let mut errs = replicas(spec.replicas);
     errs.extend(selector_and_template(
         spec.selector.as_ref(),
@@ -292,7 +229,7 @@ fn int_or_percent(v: Option<&IntOrString>, field: &str) -> Vec<FieldError> {
     }
 }
 
-fn pod_spec(spec: &PodSpec, path: &str) -> Vec<FieldError> {
+pub(crate) fn pod_spec(spec: &PodSpec, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if spec.containers.is_empty() {
         errs.push(FieldError::required(&format!("{path}.containers"), ""));
@@ -351,7 +288,7 @@ fn container(c: &Container, f: &str) -> Vec<FieldError> {
 }
 
 /// `ValidatePodUpdate`: only images, tolerations (additions), and the grace period may change.
-fn pod_spec_update_allowed(new: &PodSpec, old: &PodSpec) -> bool {
+pub(crate) fn pod_spec_update_allowed(new: &PodSpec, old: &PodSpec) -> bool {
     if new.containers.len() != old.containers.len()
         || !new.tolerations.starts_with(&old.tolerations)
     {
@@ -366,7 +303,10 @@ fn pod_spec_update_allowed(new: &PodSpec, old: &PodSpec) -> bool {
     mutated == *old
 }
 
-fn immutable_selector(new: Option<&LabelSelector>, old: Option<&LabelSelector>) -> Vec<FieldError> {
+pub(crate) fn immutable_selector(
+    new: Option<&LabelSelector>,
+    old: Option<&LabelSelector>,
+) -> Vec<FieldError> {
     match (new, old) {
         (Some(n), Some(o)) if n != o => vec![FieldError::invalid(
             "spec.selector",

@@ -199,10 +199,10 @@ impl ApiServer {
 /// a `Status` Success with details for the rest.
 pub(super) fn delete_response(outcome: &DeleteOutcome) -> String {
     let kind = outcome.object.kind();
-    if !outcome.removed || matches!(kind, Kind::Pod | Kind::Namespace) {
+    let r = kind.resource();
+    if !outcome.removed || r.returns_deleted_object {
         return outcome.object.to_json();
     }
-    let r = kind.resource();
     let mut s = Status::success();
     s.details = Some(Box::new(StatusDetails {
         name: outcome.object.name().to_string(),

@@ -7,9 +7,10 @@ use super::delete::{delete_response, DeleteOptions};
 use super::patch::{PatchTarget, PatchType, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH};
 use super::{ApiServer, DEFAULT_USER};
 use crate::api::binding::Binding;
-use crate::api::resource::{self, ResourceInfo};
-use crate::api::scale::{self, Scale};
+use crate::api::resource::ResourceInfo;
+use crate::api::scale::Scale;
 use crate::api::Object;
+use crate::api::Registry;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
 use watchlab_apimachinery::request::{parse_request, Query, RequestInfo, Verb};
 use watchlab_apimachinery::status::{Status, StatusReason};
@@ -25,13 +26,13 @@ fn error(s: Status) -> ApiResponse {
     }
 }
 
-/// The resource a request names, with its subresource checked.
-fn route(info: &RequestInfo) -> Result<&'static ResourceInfo, Status> {
-    let r = resource::lookup(&info.group, &info.version, &info.resource)
+/// The resource a request names in `registry`, with its subresource checked.
+fn route(registry: &Registry, info: &RequestInfo) -> Result<&'static ResourceInfo, Status> {
+    let r = registry
+        .lookup(&info.group, &info.version, &info.resource)
         .ok_or_else(Status::path_not_found)?;
     if let Some(sub) = info.subresource.as_deref() {
-        let scale = sub == "scale" && scale::has_scale(r.kind);
-        if !scale && !r.subresources.contains(&sub) {
+        if !r.has_subresource(sub) {
             return Err(Status::path_not_found());
         }
     }
@@ -109,6 +110,12 @@ impl ApiServer {
                 respond(405, "405: Method Not Allowed".to_string())
             });
         }
+        let path = path_and_query.split(['?', '#']).next().unwrap_or_default();
+        if method.eq_ignore_ascii_case("GET") {
+            if let Some(doc) = super::discovery::document(&self.registry, path) {
+                return Ok(respond(200, doc.to_string()));
+            }
+        }
         super::limits::check_body(body)?;
         let (info, query) = parse_request(method, path_and_query)?;
         if query.dry_run {
@@ -117,18 +124,21 @@ impl ApiServer {
                 "dryRun is not supported by this API server (watchlab): nothing was written",
             ));
         }
-        let r = route(&info)?;
+        let r = route(&self.registry, &info)?;
         let ns = info.namespace.as_deref().filter(|_| r.namespaced);
         let name = info.name.as_deref().unwrap_or_default();
         let sub = info.subresource.as_deref();
         match (info.verb, sub) {
             (Verb::Get, None | Some("status")) => {
-                Ok(respond(200, self.get(r.kind, ns, name)?.to_json()))
+                Ok(respond(200, self.get(r.kind(), ns, name)?.to_json()))
             }
-            (Verb::List, None) => Ok(respond(200, self.list(r.kind, ns, &query.list)?.to_json())),
+            (Verb::List, None) => Ok(respond(
+                200,
+                self.list(r.kind(), ns, &query.list)?.to_json(),
+            )),
             (Verb::Watch, None) => {
                 // A plain request cannot stream: answer what the stream has at once, then close.
-                let id = self.watch(user, r.kind, ns, &query.list)?;
+                let id = self.watch(user, r.kind(), ns, &query.list)?;
                 let lines: Vec<String> = self
                     .poll(id)
                     .unwrap_or_default()
@@ -157,17 +167,17 @@ impl ApiServer {
                 Ok(respond(201, ok.to_json()))
             }
             (Verb::Create, None) => {
-                let mut obj = Object::decode(r.kind, body_of(body)?)?;
+                let mut obj = Object::decode(r.kind(), body_of(body)?)?;
                 place(&mut obj, r, ns)?;
                 Ok(respond(201, self.create(user, obj)?.to_json()))
             }
             (Verb::Update, None | Some("status")) => {
-                let mut obj = Object::decode(r.kind, body_of(body)?)?;
+                let mut obj = Object::decode(r.kind(), body_of(body)?)?;
                 place(&mut obj, r, ns)?;
                 if obj.name() != name {
                     return Err(name_mismatch(obj.name(), name));
                 }
-                let existed = self.get(r.kind, ns, name).is_ok();
+                let existed = self.get(r.kind(), ns, name).is_ok();
                 let out = if sub == Some("status") {
                     self.update_status(user, obj)?
                 } else {
@@ -176,7 +186,7 @@ impl ApiServer {
                 Ok(respond(if existed { 200 } else { 201 }, out.to_json()))
             }
             (Verb::Get, Some("scale")) => {
-                Ok(respond(200, self.get_scale(r.kind, ns, name)?.to_json()))
+                Ok(respond(200, self.get_scale(r.kind(), ns, name)?.to_json()))
             }
             (Verb::Update, Some("scale")) => {
                 let value: serde_json::Value =
@@ -196,7 +206,7 @@ impl ApiServer {
                 if scale.metadata.name != name {
                     return Err(name_mismatch(&scale.metadata.name, name));
                 }
-                let out = self.update_scale(user, r.kind, ns, name, &scale)?;
+                let out = self.update_scale(user, r.kind(), ns, name, &scale)?;
                 Ok(respond(200, out.to_json()))
             }
             (Verb::Patch, Some("scale")) => {
@@ -204,13 +214,14 @@ impl ApiServer {
                 let (patch, _) = patch_of(content_type, body)?;
                 Ok(respond(
                     200,
-                    self.patch_scale(user, r.kind, ns, name, &patch)?.to_json(),
+                    self.patch_scale(user, r.kind(), ns, name, &patch)?
+                        .to_json(),
                 ))
             }
             (Verb::Patch, None | Some("status")) => {
                 let (patch, patch_type) = patch_of(content_type, body)?;
                 let target = PatchTarget {
-                    kind: r.kind,
+                    kind: r.kind(),
                     namespace: ns,
                     name,
                     status: sub == Some("status"),
@@ -220,12 +231,12 @@ impl ApiServer {
             }
             (Verb::Delete, None) => {
                 let opts = delete_options(body, &query)?;
-                let outcome = self.delete(user, r.kind, ns, name, &opts)?;
+                let outcome = self.delete(user, r.kind(), ns, name, &opts)?;
                 Ok(respond(200, delete_response(&outcome)))
             }
             (Verb::DeleteCollection, None) => {
                 let opts = delete_options(body, &query)?;
-                let deleted = self.delete_collection(user, r.kind, ns, &query.list, &opts)?;
+                let deleted = self.delete_collection(user, r.kind(), ns, &query.list, &opts)?;
                 Ok(respond(200, deleted.to_json()))
             }
             (verb, _) => {
@@ -244,7 +255,7 @@ impl ApiServer {
     /// Opens a watch from a path (`?watch=true` or a `/watch/` path) for `user`.
     pub fn watch_path(&mut self, user: &str, path_and_query: &str) -> Result<WatchId, ApiResponse> {
         let (info, query) = parse_request("GET", path_and_query).map_err(error)?;
-        let r = route(&info).map_err(error)?;
+        let r = route(&self.registry, &info).map_err(error)?;
         if info.name.is_some() || info.subresource.is_some() {
             // A watch on one object is a list watch with a metadata.name selector in the real
             // server; route it the same way.
@@ -254,10 +265,10 @@ impl ApiServer {
             list.field_selector = watchlab_apimachinery::fields::FieldSelector::parse(&sel)
                 .map_err(|e| error(Status::bad_request(&e)))?;
             let ns = info.namespace.as_deref().filter(|_| r.namespaced);
-            return self.watch(user, r.kind, ns, &list).map_err(error);
+            return self.watch(user, r.kind(), ns, &list).map_err(error);
         }
         let ns = info.namespace.as_deref().filter(|_| r.namespaced);
-        self.watch(user, r.kind, ns, &query.list).map_err(error)
+        self.watch(user, r.kind(), ns, &query.list).map_err(error)
     }
 
     /// The JSON lines a stream has queued, `None` once it ended.

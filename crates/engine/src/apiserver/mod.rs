@@ -7,6 +7,7 @@
 pub mod admission;
 pub mod compaction;
 pub mod continue_token;
+pub mod discovery;
 pub mod http;
 pub mod ledger;
 pub mod limits;
@@ -31,7 +32,7 @@ pub use read::ObjectList;
 pub use watch::{WatchConfig, WatchEvent, WatchEventType, WatchStream};
 
 use crate::api::namespace::Namespace;
-use crate::api::{Kind, Object, ObjectMeta};
+use crate::api::{Kind, Object, ObjectMeta, Registry};
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
 use crate::store::{
@@ -102,6 +103,8 @@ impl ServerConfig {
 #[derive(Debug)]
 pub struct ApiServer {
     store: Store<Arc<Object>>,
+    /// The served resources (routing and discovery read it).
+    registry: Registry,
     now: Timestamp,
     rng: SimRng,
     watch: WatchHub,
@@ -131,6 +134,7 @@ impl ApiServer {
     pub fn with_config(seed: u64, config: ServerConfig) -> Self {
         let mut s = ApiServer {
             store: Store::new(),
+            registry: Registry::default(),
             now: config.start,
             rng: SimRng::child(seed, "kube-apiserver"),
             watch: WatchHub::new(config.watch),
@@ -149,6 +153,11 @@ impl ApiServer {
             let _ = s.create(SERVER_USER, obj);
         }
         s
+    }
+
+    /// The resources this server serves.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
     }
 
     pub fn config(&self) -> &ServerConfig {

@@ -113,7 +113,10 @@ impl ApiServer {
         let mut doc = current.to_json_value();
         match patch_type {
             PatchType::Merge => merge(&mut doc, patch),
-            PatchType::StrategicMerge => strategic_merge::apply(&mut doc, patch),
+            PatchType::StrategicMerge => {
+                let rules = kind.resource().rules;
+                strategic_merge::apply(&mut doc, patch, &|path| rules.merge_key(path))
+            }
             PatchType::Json => json_patch(&mut doc, patch)?,
         }
         let mut obj = Object::from_value(kind, doc)?;

@@ -4,53 +4,44 @@
 //! their key (`name`, `containerPort`, `type`) instead of being replaced, and the patch carries
 //! directives (`$setElementOrder/<list>`, `$patch: delete|replace`, `$retainKeys`,
 //! `$deleteFromPrimitiveList/<list>`). The merge keys are those of the real API types
-//! (`patchMergeKey` tags in k8s.io/api) for the resources watchlab serves.
+//! (`patchMergeKey` tags in k8s.io/api), looked up by the list's path in the kind's registry
+//! module.
 //!
 //! The API server applies it to the stored object's JSON in [`super::patch`], for every client
 //! alike: the real kubectl over HTTP and the page's own.
 
 use serde_json::{Map, Value};
 
-/// The merge key of a list field, by field name, for the served kinds.
-fn merge_key(field: &str) -> Option<&'static str> {
-    Some(match field {
-        "containers"
-        | "initContainers"
-        | "ephemeralContainers"
-        | "env"
-        | "volumes"
-        | "imagePullSecrets"
-        | "resourceClaims"
-        | "schedulingGates" => "name",
-        "ports" => "containerPort",
-        "volumeMounts" => "mountPath",
-        "volumeDevices" => "devicePath",
-        "conditions" | "addresses" => "type",
-        "hostAliases" => "ip",
-        "ownerReferences" => "uid",
-        "topologySpreadConstraints" => "topologyKey",
-        "taints" => "key",
-        _ => return None,
-    })
-}
+/// The merge key of the list at a path (field names from the object's root), from the
+/// kind's registry module ([`crate::api::resource::Rules::merge_key`]).
+pub type MergeKeys<'a> = &'a dyn Fn(&[&str]) -> Option<&'static str>;
 
 /// Primitive lists whose strategy is `merge` (a set union), not replace.
-fn is_primitive_set(field: &str) -> bool {
-    field == "finalizers"
+fn is_primitive_set(path: &[&str]) -> bool {
+    path == ["metadata", "finalizers"]
 }
 
 const ORDER: &str = "$setElementOrder/";
 const DELETE_FROM: &str = "$deleteFromPrimitiveList/";
 
-/// Applies `patch` to `target` in place.
-pub fn apply(target: &mut Value, patch: &Value) {
+/// Applies `patch` to `target` (an object of the kind whose merge keys `keys` gives) in place.
+pub fn apply(target: &mut Value, patch: &Value, keys: MergeKeys) {
+    apply_at(target, patch, &mut Vec::new(), keys);
+}
+
+fn apply_at<'p>(target: &mut Value, patch: &'p Value, path: &mut Vec<&'p str>, keys: MergeKeys) {
     match (target.as_object_mut(), patch.as_object()) {
-        (Some(t), Some(p)) => merge_map(t, p),
+        (Some(t), Some(p)) => merge_map(t, p, path, keys),
         _ => *target = strip(patch),
     }
 }
 
-fn merge_map(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
+fn merge_map<'p>(
+    target: &mut Map<String, Value>,
+    patch: &'p Map<String, Value>,
+    path: &mut Vec<&'p str>,
+    keys: MergeKeys,
+) {
     if patch.get("$patch").and_then(Value::as_str) == Some("replace") {
         *target = strip_map(patch);
         return;
@@ -63,18 +54,20 @@ fn merge_map(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
             target.remove(key);
             continue;
         }
+        path.push(key);
+        let merge_key = keys(path);
         match (target.get_mut(key), value) {
             (Some(Value::Object(t)), Value::Object(p)) => {
                 if p.get("$patch").and_then(Value::as_str) == Some("delete") {
                     target.remove(key);
                 } else {
-                    merge_map(t, p);
+                    merge_map(t, p, path, keys);
                 }
             }
             (Some(Value::Array(t)), Value::Array(p)) => {
-                if let Some(mk) = merge_key(key) {
-                    merge_keyed_list(t, p, mk);
-                } else if is_primitive_set(key) {
+                if let Some(mk) = merge_key {
+                    merge_keyed_list(t, p, mk, path, keys);
+                } else if is_primitive_set(path) {
                     for v in p {
                         if !t.contains(v) {
                             t.push(v.clone());
@@ -86,13 +79,14 @@ fn merge_map(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
             }
             _ => {
                 let keyed_deletes_only = value.as_array().is_some_and(|items| {
-                    merge_key(key).is_some() && items.iter().all(is_delete_directive)
+                    merge_key.is_some() && items.iter().all(is_delete_directive)
                 });
                 if !keyed_deletes_only {
                     target.insert(key.clone(), strip(value));
                 }
             }
         }
+        path.pop();
     }
     // Directives naming sibling lists.
     for (key, value) in patch {
@@ -104,7 +98,9 @@ fn merge_map(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
         if let Some(field) = key.strip_prefix(ORDER) {
             if let (Some(Value::Array(t)), Some(order)) = (target.get_mut(field), value.as_array())
             {
-                reorder(t, order, merge_key(field));
+                path.push(field);
+                reorder(t, order, keys(path));
+                path.pop();
             }
         }
     }
@@ -117,7 +113,13 @@ fn is_delete_directive(v: &Value) -> bool {
     v.get("$patch").and_then(Value::as_str) == Some("delete")
 }
 
-fn merge_keyed_list(target: &mut Vec<Value>, patch: &[Value], key: &str) {
+fn merge_keyed_list<'p>(
+    target: &mut Vec<Value>,
+    patch: &'p [Value],
+    key: &str,
+    path: &mut Vec<&'p str>,
+    keys: MergeKeys,
+) {
     for item in patch {
         let id = item.get(key);
         let pos = id.and_then(|id| target.iter().position(|t| t.get(key) == Some(id)));
@@ -128,7 +130,7 @@ fn merge_keyed_list(target: &mut Vec<Value>, patch: &[Value], key: &str) {
             (None, true) => {}
             (Some(i), false) => {
                 if let Some(slot) = target.get_mut(i) {
-                    apply(slot, item);
+                    apply_at(slot, item, path, keys);
                 }
             }
             (None, false) => target.push(strip(item)),
@@ -175,8 +177,24 @@ mod tests {
     use serde_json::json;
 
     fn patched(mut target: Value, patch: Value) -> Value {
-        apply(&mut target, &patch);
+        apply(&mut target, &patch, &|p| {
+            crate::api::Kind::Pod.resource().rules.merge_key(p)
+        });
         target
+    }
+
+    #[test]
+    fn keys_follow_the_path_not_the_bare_field_name() {
+        // `ports` is keyed by containerPort inside a container only.
+        let live = json!({"spec": {"containers": [{"name": "web", "ports": [{"containerPort": 80}]}],
+            "ports": [{"containerPort": 1}]}});
+        let patch = json!({"spec": {"containers": [{"name": "web", "ports": [{"containerPort": 81}]}],
+            "ports": [{"containerPort": 2}]}});
+        assert_eq!(
+            patched(live, patch),
+            json!({"spec": {"containers": [{"name": "web", "ports": [{"containerPort": 80}, {"containerPort": 81}]}],
+                "ports": [{"containerPort": 2}]}})
+        );
     }
 
     #[test]
@@ -266,8 +284,7 @@ mod tests {
         /// Never panics, and a directive-free map patch without nulls or lists is a JSON merge.
         #[test]
         fn total_and_agrees_with_merge_patch_on_plain_maps(target in json_value(), patch in json_value()) {
-            let mut t = target.clone();
-            apply(&mut t, &patch);
+                let t = patched(target.clone(), patch.clone());
             let plain = |v: &Value| !v.to_string().contains('$') && !v.to_string().contains("null") && !v.to_string().contains('[');
             if plain(&patch) && plain(&target) {
                 let mut expected = target.clone();

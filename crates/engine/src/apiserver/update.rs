@@ -55,8 +55,8 @@ impl ApiServer {
         }
         let key = r.key(&namespace, &name);
         let Some((old, mod_rev)) = self.current(&key) else {
-            // Leases and Events allow create-on-update (their strategies' AllowCreateOnUpdate).
-            if part == Part::Main && matches!(kind, Kind::Lease | Kind::Event) {
+            // The strategy's AllowCreateOnUpdate (Leases and Events).
+            if part == Part::Main && r.create_on_update {
                 let mut obj = obj;
                 obj.meta_mut().resource_version.clear();
                 return self.create(user, obj);

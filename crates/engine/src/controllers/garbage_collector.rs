@@ -1,7 +1,8 @@
 //! The garbage collector (user agent `generic-garbage-collector`, as in kube-controller-manager):
 //! deletes dependents whose controller owner no longer exists, so deleting a Deployment removes
 //! its ReplicaSets and deleting a ReplicaSet removes its pods (background propagation, the API
-//! server's default for these kinds). An owner is gone when no object of the owner reference's
+//! server's default for these kinds). Which kinds own which is the registry's
+//! (`ResourceInfo::controller_owners`), not a list of its own. An owner is gone when no object of the owner reference's
 //! kind and name exists in the dependent's namespace, or one exists with another uid. It only
 //! judges once its owner informers have synced (never on a cold cache), and confirms a missing
 //! owner with a live GET before deleting, like the real collector's `isDangling`.
@@ -11,7 +12,7 @@ use std::sync::Arc;
 use super::adapter::{controller_uid_index, ApiInformer, CONTROLLER_UID_INDEX};
 use super::profile::Profile;
 use super::{earliest, Controller};
-use crate::api::{Kind, Object};
+use crate::api::{Kind, Object, Registry};
 use crate::apiserver::{ApiServer, DeleteOptions, Preconditions};
 use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
@@ -21,72 +22,94 @@ pub const USER_AGENT: &str = "generic-garbage-collector";
 /// `metav1.DeletePropagationBackground`.
 pub const PROPAGATION_BACKGROUND: &str = "Background";
 
-/// The garbage collector over Deployments → ReplicaSets → Pods.
+/// The garbage collector over the registry's owner graph (Deployments → ReplicaSets → Pods).
 pub struct GarbageCollector {
-    deployments: ApiInformer,
-    replicasets: ApiInformer,
-    pods: ApiInformer,
+    /// One informer per kind of the owner graph, owners before their dependents.
+    informers: Vec<(Kind, ApiInformer)>,
     /// Dependents to check (`attemptToDelete`), by kind and key.
     queue: WorkQueue<(Kind, ObjectKey)>,
 }
 
-/// The owner kinds it knows, by the `kind` an owner reference names.
-fn owner_kind(kind: &str) -> Option<Kind> {
-    match kind {
-        "Deployment" => Some(Kind::Deployment),
-        "ReplicaSet" => Some(Kind::ReplicaSet),
-        _ => None,
-    }
+/// The kinds of `registry` that own or are owned, owners before their dependents (then in
+/// registry order).
+fn owner_graph(registry: &Registry) -> Vec<Kind> {
+    let kinds = registry.kinds();
+    let owns = |k: Kind| {
+        kinds
+            .iter()
+            .any(|d| d.resource().controller_owners.contains(&k))
+    };
+    let depth = |k: Kind| {
+        let mut depth = 0;
+        let mut level = vec![k];
+        while depth < kinds.len() {
+            level = level
+                .iter()
+                .flat_map(|k| k.resource().controller_owners.iter().copied())
+                .collect();
+            if level.is_empty() {
+                break;
+            }
+            depth += 1;
+        }
+        depth
+    };
+    let mut graph: Vec<Kind> = kinds
+        .iter()
+        .copied()
+        .filter(|k| owns(*k) || !k.resource().controller_owners.is_empty())
+        .collect();
+    graph.sort_by_key(|k| depth(*k));
+    graph
 }
 
 impl GarbageCollector {
     pub fn new(seed: u64, profile: &Profile) -> Self {
-        let informer = |kind, name: &str, indexers| {
-            ApiInformer::new(
-                kind,
-                None,
-                profile.informer_config(),
-                indexers,
-                SimRng::child(seed, &format!("{USER_AGENT}/{name}")),
-            )
-        };
+        let informers = owner_graph(&Registry::default())
+            .into_iter()
+            .map(|kind| {
+                let r = kind.resource();
+                let indexers = if r.controller_owners.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![controller_uid_index()]
+                };
+                let informer = ApiInformer::new(
+                    kind,
+                    None,
+                    profile.informer_config(),
+                    indexers,
+                    SimRng::child(seed, &format!("{USER_AGENT}/{}", r.plural)),
+                );
+                (kind, informer)
+            })
+            .collect();
         GarbageCollector {
-            deployments: informer(Kind::Deployment, "deployments", Vec::new()),
-            replicasets: informer(
-                Kind::ReplicaSet,
-                "replicasets",
-                vec![controller_uid_index()],
-            ),
-            pods: informer(Kind::Pod, "pods", vec![controller_uid_index()]),
+            informers,
             queue: WorkQueue::default(),
         }
     }
 
     fn informer_of(&self, kind: Kind) -> Option<&ApiInformer> {
-        match kind {
-            Kind::Deployment => Some(&self.deployments),
-            Kind::ReplicaSet => Some(&self.replicasets),
-            Kind::Pod => Some(&self.pods),
-            _ => None,
-        }
+        self.informers
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, i)| i)
     }
 
     /// Queues a changed dependent, and on an owner's deletion every dependent it controlled.
     fn on_note(&mut self, kind: Kind, note: &Notification<Arc<Object>>) {
-        if kind != Kind::Deployment {
+        if !kind.resource().controller_owners.is_empty() {
             self.queue.add((kind, note.key()));
         }
         let Notification::Delete(d) = note else {
             return;
         };
         let uid = d.object().meta().uid.clone();
-        let dependents = match kind {
-            Kind::Deployment => [(Kind::ReplicaSet, &self.replicasets)],
-            Kind::ReplicaSet => [(Kind::Pod, &self.pods)],
-            _ => return,
-        };
-        let keys: Vec<(Kind, ObjectKey)> = dependents
+        let keys: Vec<(Kind, ObjectKey)> = self
+            .informers
             .iter()
+            .filter(|(k, _)| k.resource().controller_owners.contains(&kind))
             .flat_map(|(k, inf)| {
                 inf.store()
                     .by_index(CONTROLLER_UID_INDEX, &uid)
@@ -106,7 +129,15 @@ impl GarbageCollector {
         let Some(owner) = meta.controller_ref() else {
             return false;
         };
-        let Some(kind) = owner_kind(&owner.kind) else {
+        // Only the owner kinds the dependent's registry entry declares.
+        let Some(kind) = dependent
+            .kind()
+            .resource()
+            .controller_owners
+            .iter()
+            .copied()
+            .find(|k| k.resource().kind_name == owner.kind)
+        else {
             return false;
         };
         let ns = Some(meta.namespace.as_str());
@@ -150,7 +181,7 @@ impl GarbageCollector {
 
 impl Controller for GarbageCollector {
     fn informers(&self) -> Vec<&ApiInformer> {
-        vec![&self.deployments, &self.replicasets, &self.pods]
+        self.informers.iter().map(|(_, i)| i).collect()
     }
 
     fn name(&self) -> &str {
@@ -158,20 +189,17 @@ impl Controller for GarbageCollector {
     }
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        for kind in [Kind::Deployment, Kind::ReplicaSet, Kind::Pod] {
-            let notes = match kind {
-                Kind::Deployment => self.deployments.step(now, api, USER_AGENT),
-                Kind::ReplicaSet => self.replicasets.step(now, api, USER_AGENT),
-                _ => self.pods.step(now, api, USER_AGENT),
+        for i in 0..self.informers.len() {
+            let Some((kind, informer)) = self.informers.get_mut(i) else {
+                break;
             };
+            let kind = *kind;
+            let notes = informer.step(now, api, USER_AGENT);
             for note in &notes {
                 self.on_note(kind, note);
             }
         }
-        let synced = self.deployments.has_synced()
-            && self.replicasets.has_synced()
-            && self.pods.has_synced();
-        if synced {
+        if self.informers.iter().all(|(_, i)| i.has_synced()) {
             while let Some(item) = self.queue.get(now) {
                 let (kind, key) = &item;
                 match self.sync(api, *kind, key) {
@@ -181,11 +209,24 @@ impl Controller for GarbageCollector {
                 self.queue.done(&item);
             }
         }
-        earliest([
-            self.deployments.next_wakeup(),
-            self.replicasets.next_wakeup(),
-            self.pods.next_wakeup(),
-            self.queue.next_ready_at(),
-        ])
+        earliest(
+            self.informers
+                .iter()
+                .map(|(_, i)| i.next_wakeup())
+                .chain([self.queue.next_ready_at()]),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_owner_graph_comes_from_the_registry_owners_first() {
+        assert_eq!(
+            owner_graph(&Registry::default()),
+            [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
+        );
     }
 }

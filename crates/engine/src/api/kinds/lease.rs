@@ -1,0 +1,89 @@
+//! `leases` (coordination.k8s.io/v1): the kubelets' heartbeats and the leader elections.
+
+use super::meta_merge_key;
+use crate::api::resource::{meta_fields, ResourceInfo, Rules};
+use crate::api::{Lease, Object};
+use watchlab_apimachinery::validation::FieldError;
+
+pub static RESOURCE: ResourceInfo = ResourceInfo {
+    rank: 6,
+    kind_name: "Lease",
+    list_kind: "LeaseList",
+    go_type: "v1.Lease",
+    plural: "leases",
+    singular: "lease",
+    group: "coordination.k8s.io",
+    version: "v1",
+    api_version: "coordination.k8s.io/v1",
+    namespaced: true,
+    short_names: &[],
+    categories: &[],
+    subresources: &[],
+    registry: "leases",
+    field_labels: meta_fields(),
+    dns_label_names: false,
+    has_generation: false,
+    create_on_update: true,
+    returns_deleted_object: false,
+    controller_owners: &[],
+    rules: &LeaseRules,
+};
+
+struct LeaseRules;
+
+fn lease(obj: &Object) -> Option<&Lease> {
+    match obj {
+        Object::Lease(l) => Some(l),
+        _ => None,
+    }
+}
+
+impl Rules for LeaseRules {
+    fn decode(&self, value: serde_json::Value) -> Result<Object, serde_json::Error> {
+        serde_json::from_value(value).map(Object::Lease)
+    }
+
+    fn empty(&self) -> Object {
+        Object::Lease(Lease::default())
+    }
+
+    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
+        None
+    }
+
+    fn default(&self, _obj: &mut Object) {}
+
+    fn validate(&self, obj: &Object) -> Vec<FieldError> {
+        match lease(obj).and_then(|l| l.spec.lease_duration_seconds) {
+            Some(d) if d <= 0 => vec![FieldError::invalid(
+                "spec.leaseDurationSeconds",
+                i64::from(d),
+                "must be greater than 0",
+            )],
+            _ => Vec::new(),
+        }
+    }
+
+    fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    fn prepare_for_create(&self, _obj: &mut Object) {}
+
+    fn keep_status(&self, _new: &mut Object, _old: &Object) {}
+
+    fn status_update(&self, _new: &Object, old: &Object) -> Object {
+        old.clone()
+    }
+
+    fn spec_changed(&self, new: &Object, old: &Object) -> bool {
+        match (lease(new), lease(old)) {
+            (Some(n), Some(o)) => n.spec != o.spec,
+            _ => false,
+        }
+    }
+
+    fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
+        meta_merge_key(path)
+    }
+}

@@ -1,0 +1,105 @@
+//! `namespaces` (core/v1, cluster-scoped): the only kind whose names are DNS labels.
+
+use super::conditions_merge_key;
+use crate::api::resource::{ResourceInfo, Rules};
+use crate::api::{Namespace, Object};
+use watchlab_apimachinery::validation::FieldError;
+
+pub static RESOURCE: ResourceInfo = ResourceInfo {
+    rank: 0,
+    kind_name: "Namespace",
+    list_kind: "NamespaceList",
+    go_type: "v1.Namespace",
+    plural: "namespaces",
+    singular: "namespace",
+    group: "",
+    version: "v1",
+    api_version: "v1",
+    namespaced: false,
+    short_names: &["ns"],
+    categories: &[],
+    subresources: &["status"],
+    registry: "namespaces",
+    field_labels: &["metadata.name", "metadata.namespace", "status.phase"],
+    dns_label_names: true,
+    has_generation: false,
+    create_on_update: false,
+    returns_deleted_object: true,
+    controller_owners: &[],
+    rules: &NamespaceRules,
+};
+
+struct NamespaceRules;
+
+fn namespace(obj: &Object) -> Option<&Namespace> {
+    match obj {
+        Object::Namespace(n) => Some(n),
+        _ => None,
+    }
+}
+
+impl Rules for NamespaceRules {
+    fn decode(&self, value: serde_json::Value) -> Result<Object, serde_json::Error> {
+        serde_json::from_value(value).map(Object::Namespace)
+    }
+
+    fn empty(&self) -> Object {
+        Object::Namespace(Namespace::default())
+    }
+
+    fn field_value(&self, obj: &Object, field: &str) -> Option<String> {
+        let n = namespace(obj)?;
+        match field {
+            "status.phase" => Some(n.status.phase.clone()),
+            _ => None,
+        }
+    }
+
+    fn default(&self, obj: &mut Object) {
+        if let Object::Namespace(ns) = obj {
+            // Since v1.21 every namespace carries its own name as a label.
+            let name = ns.metadata.name.clone();
+            if !name.is_empty() {
+                ns.metadata
+                    .labels
+                    .insert("kubernetes.io/metadata.name".into(), name);
+            }
+        }
+    }
+
+    fn validate(&self, _obj: &Object) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    fn prepare_for_create(&self, obj: &mut Object) {
+        if let Object::Namespace(ns) = obj {
+            ns.status.phase = "Active".into();
+        }
+    }
+
+    fn keep_status(&self, new: &mut Object, old: &Object) {
+        if let (Object::Namespace(n), Object::Namespace(o)) = (new, old) {
+            n.status.clone_from(&o.status);
+        }
+    }
+
+    fn status_update(&self, new: &Object, old: &Object) -> Object {
+        let mut out = old.clone();
+        if let (Object::Namespace(o), Object::Namespace(n)) = (&mut out, new) {
+            o.status.clone_from(&n.status);
+        }
+        out
+    }
+
+    fn spec_changed(&self, new: &Object, old: &Object) -> bool {
+        matches!((new, old), (Object::Namespace(n), Object::Namespace(o)) if n.spec != o.spec)
+    }
+
+    fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
+        conditions_merge_key(path)
+    }
+}

@@ -1,0 +1,97 @@
+//! The registry: the resources one API server serves — the built-in kinds of [`super::kinds`]
+//! and, later, those its CustomResourceDefinitions establish. Routing (a URL's group, version
+//! and plural), discovery, kubectl's names and manifests' `apiVersion`/`kind` all resolve here,
+//! so nothing else keeps a list of kinds.
+
+use super::kinds;
+use super::resource::ResourceInfo;
+use super::Kind;
+
+/// The served resources, in discovery order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registry {
+    kinds: Vec<Kind>,
+}
+
+impl Default for Registry {
+    /// The built-in kinds.
+    fn default() -> Self {
+        Registry {
+            kinds: kinds::BUILT_IN.to_vec(),
+        }
+    }
+}
+
+impl Registry {
+    /// Every served kind, in discovery order.
+    pub fn kinds(&self) -> &[Kind] {
+        &self.kinds
+    }
+
+    /// Every served resource's description, in discovery order.
+    pub fn resources(&self) -> impl Iterator<Item = &'static ResourceInfo> + '_ {
+        self.kinds.iter().map(|k| k.resource())
+    }
+
+    /// The resource a URL names (`group`, `version`, plural), as the server routes it.
+    pub fn lookup(
+        &self,
+        group: &str,
+        version: &str,
+        plural: &str,
+    ) -> Option<&'static ResourceInfo> {
+        self.resources()
+            .find(|r| r.group == group && r.version == version && r.plural == plural)
+    }
+
+    /// What a kubectl resource argument names ([`ResourceInfo::is_named`]).
+    pub fn resolve(&self, name: &str) -> Option<&'static ResourceInfo> {
+        self.resources().find(|r| r.is_named(name))
+    }
+
+    /// The resource of a manifest's `apiVersion` and `kind`.
+    pub fn by_kind(&self, api_version: &str, kind_name: &str) -> Option<&'static ResourceInfo> {
+        self.resources()
+            .find(|r| r.kind_name == kind_name && r.api_version == api_version)
+    }
+
+    /// The named groups and their one version each, in discovery order.
+    pub fn groups(&self) -> Vec<(&'static str, &'static str)> {
+        let mut seen = Vec::new();
+        for r in self.resources().filter(|r| !r.group.is_empty()) {
+            if !seen.contains(&(r.group, r.version)) {
+                seen.push((r.group, r.version));
+            }
+        }
+        seen
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_kinds_resolve_by_url_name_and_manifest() {
+        let reg = Registry::default();
+        for (rank, k) in reg.kinds().iter().enumerate() {
+            let r = k.resource();
+            assert_eq!(usize::from(r.rank), rank, "{k:?}");
+            assert_eq!(
+                reg.lookup(r.group, r.version, r.plural).map(|r| r.kind()),
+                Some(*k)
+            );
+            assert_eq!(reg.resolve(r.plural).map(|r| r.kind()), Some(*k));
+            assert_eq!(
+                reg.by_kind(r.api_version, r.kind_name).map(|r| r.kind()),
+                Some(*k)
+            );
+        }
+        assert_eq!(reg.resolve("po").map(|r| r.kind()), Some(Kind::Pod));
+        assert_eq!(reg.resolve("widgets").map(|r| r.kind()), None);
+        assert_eq!(
+            reg.groups(),
+            [("apps", "v1"), ("coordination.k8s.io", "v1")]
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! Discovery, the documents a client reads before anything else to learn what the server serves:
+//! `/api` (APIVersions), `/api/v1` and `/apis/<group>/<version>` (APIResourceList) and `/apis`
+//! (APIGroupList). They are derived from the server's [`Registry`], the same one that routes
+//! requests, so they can never disagree with what is served — a custom resource appears here
+//! the moment it is registered. Only the legacy (unaggregated) forms are served: kubectl 1.32
+//! asks for `apidiscovery.k8s.io/v2` first and falls back when the answer's Content-Type is
+//! plain `application/json`.
+
+use crate::api::resource::ResourceInfo;
+use crate::api::Registry;
+use serde_json::{json, Value};
+
+/// The verbs every served resource advertises (as before the registry: `deletecollection` is
+/// listed in the HTTP server's README as unserved).
+const VERBS: [&str; 7] = [
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
+
+/// Whether `path` (without its query) is a discovery document's.
+pub fn is_discovery_path(registry: &Registry, path: &str) -> bool {
+    document(registry, path).is_some()
+}
+
+/// The answer for a discovery path, `None` when `path` is not one. `/api` carries no
+/// `serverAddressByClientCIDRs` here; a server on a socket adds its own address.
+pub fn document(registry: &Registry, path: &str) -> Option<Value> {
+    let trimmed = path.trim_end_matches('/');
+    match trimmed {
+        "/api" => Some(json!({"kind": "APIVersions", "versions": ["v1"]})),
+        "/apis" => Some(group_list(registry)),
+        "/api/v1" => Some(resource_list(registry, "", "v1")),
+        _ => {
+            let rest = trimmed.strip_prefix("/apis/")?;
+            let (group, version) = rest.split_once('/')?;
+            if version.contains('/') || !registry.groups().contains(&(group, version)) {
+                return None;
+            }
+            Some(resource_list(registry, group, version))
+        }
+    }
+}
+
+fn group_list(registry: &Registry) -> Value {
+    let groups: Vec<Value> = registry
+        .groups()
+        .into_iter()
+        .map(|(name, version)| {
+            let gv = json!({"groupVersion": format!("{name}/{version}"), "version": version});
+            json!({"name": name, "versions": [gv.clone()], "preferredVersion": gv})
+        })
+        .collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// The main resource's entry.
+fn main_entry(r: &ResourceInfo) -> Value {
+    let mut main = json!({
+        "name": r.plural,
+        "singularName": r.singular,
+        "namespaced": r.namespaced,
+        "kind": r.kind_name,
+        "verbs": VERBS,
+    });
+    if !r.short_names.is_empty() {
+        main["shortNames"] = json!(r.short_names);
+    }
+    if !r.categories.is_empty() {
+        main["categories"] = json!(r.categories);
+    }
+    main
+}
+
+/// A subresource's entry: `binding` creates a `Binding`, `scale` reads and writes an
+/// `autoscaling/v1` `Scale`, `status` reads and writes the object itself.
+fn subresource_entry(r: &ResourceInfo, sub: &str) -> Value {
+    let mut entry = json!({
+        "name": format!("{}/{sub}", r.plural),
+        "singularName": "",
+        "namespaced": r.namespaced,
+        "kind": r.kind_name,
+        "verbs": ["get", "patch", "update"],
+    });
+    match sub {
+        "binding" => {
+            entry["kind"] = json!("Binding");
+            entry["verbs"] = json!(["create"]);
+        }
+        "scale" => {
+            entry["group"] = json!("autoscaling");
+            entry["version"] = json!("v1");
+            entry["kind"] = json!("Scale");
+        }
+        _ => {}
+    }
+    entry
+}
+
+fn resource_list(registry: &Registry, group: &str, version: &str) -> Value {
+    let mut resources = Vec::new();
+    for r in registry
+        .resources()
+        .filter(|r| r.group == group && r.version == version)
+    {
+        resources.push(main_entry(r));
+        for sub in r.subresources {
+            resources.push(subresource_entry(r, sub));
+        }
+    }
+    let group_version = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &Value, field: &str, key: &str) -> Vec<String> {
+        list[field]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|g| g[key].as_str().map(str::to_string))
+            .collect()
+    }
+
+    #[test]
+    fn groups_come_from_the_registry() {
+        let reg = Registry::default();
+        let list = document(&reg, "/apis").unwrap_or_default();
+        assert_eq!(
+            names(&list, "groups", "name"),
+            ["apps", "coordination.k8s.io"]
+        );
+        assert_eq!(
+            list["groups"][0]["preferredVersion"]["groupVersion"],
+            "apps/v1"
+        );
+    }
+
+    #[test]
+    fn core_resources_carry_kubectl_needs() {
+        let reg = Registry::default();
+        let list = document(&reg, "/api/v1/").unwrap_or_default();
+        let pods = list["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["name"] == "pods")
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(pods["shortNames"], json!(["po"]));
+        assert_eq!(pods["kind"], "Pod");
+        assert_eq!(pods["namespaced"], true);
+        assert_eq!(pods["categories"], json!(["all"]));
+        assert!(pods["verbs"]
+            .as_array()
+            .is_some_and(|v| v.contains(&json!("watch"))));
+        let names = names(&list, "resources", "name");
+        assert!(names.contains(&"pods/binding".to_string()) && names.contains(&"nodes".into()));
+    }
+
+    #[test]
+    fn deployments_have_a_scale_subresource_and_unknown_paths_are_none() {
+        let reg = Registry::default();
+        let apps = document(&reg, "/apis/apps/v1").unwrap_or_default();
+        assert!(apps["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|r| r["name"] == "deployments/scale" && r["group"] == "autoscaling"));
+        assert!(document(&reg, "/apis/apps/v2").is_none());
+        assert!(document(&reg, "/apis/apps/v1/deployments").is_none());
+        assert!(document(&reg, "/api/v1/pods").is_none());
+    }
+}
