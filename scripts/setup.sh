@@ -95,6 +95,32 @@ setup_browser() {
   fi
 }
 
+# 4. The official Kubernetes clients the HTTP server's tests drive (crates/apiserver-http/tests/
+#    official_clients.rs): PyPI's `kubernetes` in a virtual environment, and npm's
+#    `@kubernetes/client-node` 2.x with npm's `node` 22 package (client-node needs Node >= 22.19,
+#    newer than Debian 12's; the package installs the Node binary from the npm registry).
+setup_clients() {
+  local dir="$ROOT/crates/apiserver-http/tests/clients" out="$ROOT/target/clients" want
+  if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then apt_install python3-venv; fi
+  want=$(sha256sum "$dir/requirements.txt" | cut -d' ' -f1)
+  if [ "$(cat "$STAMPS/python-clients" 2>/dev/null)" != "$want" ] || [ ! -x "$out/python/bin/python" ]; then
+    say "python3 -m venv target/clients/python; pip install -r requirements.txt (kubernetes)"
+    rm -rf "$out/python"
+    python3 -m venv "$out/python"
+    "$out/python/bin/pip" install -q --disable-pip-version-check -r "$dir/requirements.txt"
+    echo "$want" >"$STAMPS/python-clients"
+  fi
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$STAMPS/node-clients" 2>/dev/null)" != "$want" ] || [ ! -x "$out/node/node_modules/.bin/node" ]; then
+    say "npm ci in target/clients/node (@kubernetes/client-node, node 22)"
+    rm -rf "$out/node"
+    mkdir -p "$out/node"
+    cp "$dir/package.json" "$dir/package-lock.json" "$out/node/"
+    (cd "$out/node" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    echo "$want" >"$STAMPS/node-clients"
+  fi
+}
+
 setup_all() {
   setup_wasm_target
   setup_cargo_tools
