@@ -12,6 +12,7 @@ use common::TestServer;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use watchlab_apimachinery::client::ApiClient;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -109,4 +110,190 @@ fn the_javascript_client_works_unchanged() {
     let s = TestServer::start();
     let out = run(&s, node(), &[script("client_node.mjs")]);
     assert_eq!(passed(&out), 8, "{out}");
+}
+
+/// The example controller as a child process, its output read line by line.
+struct Controller {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+    log: String,
+}
+
+impl Controller {
+    fn start(s: &TestServer) -> Controller {
+        let kubeconfig = s.kubeconfig();
+        let mut child = Command::new(python())
+            .arg(root().join("examples/python-controller/controller.py"))
+            .arg("--pause-before-write")
+            .env("KUBECONFIG", kubeconfig)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the controller");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Controller {
+            child,
+            stdin,
+            lines,
+            log: String::new(),
+        }
+    }
+
+    /// Reads lines until one starts with `prefix` (answering every status-write pause on the
+    /// way); a controller that stops talking for a minute or exits fails the test with its log.
+    fn until(&mut self, prefix: &str) -> String {
+        loop {
+            let line = match self.lines.recv_timeout(std::time::Duration::from_secs(60)) {
+                Ok(line) => line,
+                Err(e) => panic!(
+                    "no {prefix:?} from the controller ({e}); it said:\n{}",
+                    self.log
+                ),
+            };
+            println!("controller: {line}");
+            self.log.push_str(&line);
+            self.log.push('\n');
+            if line.starts_with(prefix) {
+                return line;
+            }
+            if line.starts_with("paused before") {
+                self.resume();
+            }
+        }
+    }
+
+    fn resume(&mut self) {
+        writeln!(self.stdin, "go").expect("resume the controller");
+    }
+}
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `examples/python-controller`: list, watch from the list's resourceVersion, a 409 on its status
+/// write retried after a re-read, a 410 after a compaction answered by a relist, and the Pods it
+/// reconciles from the Namespace's annotation.
+#[test]
+fn the_example_python_controller_reconciles_through_409_and_410() {
+    let s = TestServer::start();
+    let request =
+        |method: &'static str, path: &'static str, ct: Option<&'static str>, body: String| {
+            s.with_cluster(move |c| {
+                let r = c.session("learner").request(method, path, ct, Some(&body));
+                assert!(r.is_success(), "{method} {path}: {}", r.body);
+            })
+        };
+    let greeters = |s: &TestServer| -> Vec<String> {
+        s.with_cluster(|c| {
+            let r = c.session("test").request(
+                "GET",
+                "/api/v1/namespaces/demo/pods?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dgreeter-controller",
+                None,
+                None,
+            );
+            let list: serde_json::Value = serde_json::from_str(&r.body).expect("json");
+            let mut names: Vec<String> = list["items"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["metadata"]["deletionTimestamp"].is_null())
+                .filter_map(|p| p["metadata"]["name"].as_str().map(str::to_string))
+                .collect();
+            names.sort();
+            names
+        })
+    };
+    let mut ctl = Controller::start(&s);
+    ctl.until("synced");
+    request(
+        "POST",
+        "/api/v1/namespaces",
+        None,
+        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "demo",
+            "annotations": {"greeter.watchlab.dev/replicas": "3"}}})
+        .to_string(),
+    );
+    ctl.until("paused before writing the status of demo");
+    // Someone else writes the Namespace while the controller holds its older copy: its write
+    // is refused with 409, it re-reads and retries.
+    request(
+        "PATCH",
+        "/api/v1/namespaces/demo",
+        Some("application/merge-patch+json"),
+        r#"{"metadata":{"labels":{"team":"learners"}}}"#.into(),
+    );
+    ctl.resume();
+    let conflict = ctl.until("conflict (409)");
+    assert!(
+        conflict.contains("the object has been modified"),
+        "{conflict}"
+    );
+    ctl.until("reconciled demo: want=3 have=3");
+    assert_eq!(greeters(&s), ["greeter-0", "greeter-1", "greeter-2"]);
+    let observed = s.with_cluster(|c| {
+        let r = c
+            .session("test")
+            .request("GET", "/api/v1/namespaces/demo", None, None);
+        let ns: serde_json::Value = serde_json::from_str(&r.body).expect("json");
+        ns["metadata"]["annotations"]["greeter.watchlab.dev/observed"].clone()
+    });
+    assert_eq!(observed, "3");
+
+    // Writes the controller does not watch, a compaction past its position, and its stream
+    // ended (as an API server restart would): it resumes from its last resourceVersion, gets
+    // 410 Gone and relists.
+    s.with_cluster(|c| {
+        let mut session = c.session("test");
+        let server = session.server();
+        for i in 0..3 {
+            let patch = format!(r#"{{"metadata":{{"labels":{{"round":"{i}"}}}}}}"#);
+            let r = server.handle(
+                "test",
+                "PATCH",
+                "/api/v1/namespaces/demo/pods/greeter-0",
+                Some("application/merge-patch+json"),
+                Some(&patch),
+            );
+            assert_eq!(r.code, 200, "{}", r.body);
+        }
+        server.compact_now().expect("compact");
+        let namespace_watches: Vec<_> = server
+            .streams()
+            .filter(|st| st.filter().kind == watchlab_engine::api::Kind::Namespace)
+            .map(|st| st.id())
+            .collect();
+        assert!(
+            !namespace_watches.is_empty(),
+            "the controller watches namespaces"
+        );
+        for id in namespace_watches {
+            server.stop_watch(id);
+        }
+    });
+    ctl.until("watch ended; resuming");
+    ctl.until("watch from");
+    ctl.until("synced");
+    request(
+        "PATCH",
+        "/api/v1/namespaces/demo",
+        Some("application/merge-patch+json"),
+        r#"{"metadata":{"annotations":{"greeter.watchlab.dev/replicas":"1"}}}"#.into(),
+    );
+    ctl.until("reconciled demo: want=1 have=1");
+    assert_eq!(greeters(&s), ["greeter-0"]);
 }
