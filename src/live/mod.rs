@@ -13,6 +13,7 @@ pub mod app;
 pub mod http_client;
 pub mod lister;
 pub mod model;
+pub mod state;
 pub mod texts;
 pub mod views;
 

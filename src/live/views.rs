@@ -6,8 +6,8 @@ use std::rc::Rc;
 use watchlab_engine::cluster::{NodeView, PodView};
 use yew::prelude::*;
 
-use super::app::{use_live, LiveAction};
 use super::model::Phase;
+use super::state::{use_live, LiveAction};
 use super::texts::L;
 use crate::components::node_column::NodeColumn;
 use crate::components::terminal::{visible, History, Terminal};

@@ -58,9 +58,11 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// The cluster, with its virtual clock caught up to real time. Callers drop the guard
-    /// before any await, so the borrow never overlaps another.
-    pub fn cluster(&self) -> RefMut<'_, Cluster> {
+    /// Catches the cluster up to real time and lends it: applies the command line's faults
+    /// that are due (each at its own virtual instant), advances the virtual clock to the
+    /// wall clock's target, and returns the borrowed cluster. Callers drop the guard before any
+    /// await, so the borrow never overlaps another.
+    pub fn catch_up(&self) -> RefMut<'_, Cluster> {
         let mut guard = self.cluster.borrow_mut();
         let target = self.clock.target();
         let mut faults = self.faults.borrow_mut();
@@ -180,7 +182,7 @@ impl Server {
             let mut every = tokio::time::interval(Duration::from_millis(TICK_MS));
             loop {
                 every.tick().await;
-                drop(ticker.cluster());
+                drop(ticker.catch_up());
                 ticker.notify();
             }
         });
@@ -346,7 +348,7 @@ fn respond(
     }
     let Ok((info, _)) = parse_request(method.as_str(), path_and_query) else {
         // Not an API path (or a malformed one): let the engine word the error.
-        let r = shared.cluster().session(&user).request(
+        let r = shared.catch_up().session(&user).request(
             method.as_str(),
             path_and_query,
             content_type,
@@ -360,7 +362,7 @@ fn respond(
         let plural = as_table.then(|| info.resource.clone());
         return watch(shared.clone(), &user, path_and_query, plural, include);
     }
-    let mut cluster = shared.cluster();
+    let mut cluster = shared.catch_up();
     let now = virtual_now_unix_ms(cluster.now().as_millis());
     let mut session = cluster.session(&user);
     let r = session.request(method.as_str(), path_and_query, content_type, body);
@@ -403,7 +405,7 @@ fn watch(
     table_of: Option<String>,
     include: IncludeObject,
 ) -> Response<Body> {
-    let id: WatchId = match shared.cluster().session(user).watch(path_and_query) {
+    let id: WatchId = match shared.catch_up().session(user).watch(path_and_query) {
         Ok(id) => id,
         Err(r) => return api(r),
     };
@@ -412,7 +414,7 @@ fn watch(
     spawn_local(async move {
         loop {
             let (lines, now) = {
-                let mut cluster = shared.cluster();
+                let mut cluster = shared.catch_up();
                 let now = virtual_now_unix_ms(cluster.now().as_millis());
                 (cluster.session(&user).poll_watch(id), now)
             };
@@ -423,7 +425,7 @@ fn watch(
                     None => line,
                 };
                 if tx.send(line + "\n").await.is_err() {
-                    shared.cluster().session(&user).stop_watch(id);
+                    shared.catch_up().session(&user).stop_watch(id);
                     return;
                 }
             }
@@ -431,7 +433,7 @@ fn watch(
                 _ = shared.changed.notified() => {}
                 _ = tokio::time::sleep(Duration::from_millis(TICK_MS * 2)) => {}
                 _ = tx.closed() => {
-                    shared.cluster().session(&user).stop_watch(id);
+                    shared.catch_up().session(&user).stop_watch(id);
                     return;
                 }
             }

@@ -74,7 +74,7 @@ impl TestServer {
                 tx.send(server.local_addr().expect("addr")).expect("send");
                 tokio::task::spawn_local(async move {
                     while let Some(job) = queue.recv().await {
-                        job(&mut shared.cluster());
+                        job(&mut shared.catch_up());
                         shared.notify();
                     }
                 });

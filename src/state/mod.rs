@@ -1,0 +1,288 @@
+//! The page's state and every way it changes, as a yew [`Reducible`] that is plain Rust: the
+//! reducer turns UI actions into engine calls (cluster actions, console lines, clock moves) and
+//! remembers what the views need (which tab, which revision is inspected, the last result).
+//! The engine itself sits behind one shared cell so an action never clones the cluster; the
+//! state's `version` tells yew (and tests) that something changed.
+
+mod engine;
+mod navigation;
+mod persistence;
+mod scenarios;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use watchlab_apimachinery::client::WatchId;
+use watchlab_engine::clock::Timestamp;
+use watchlab_engine::cluster::{
+    Action as ClusterAction, Cluster, ClusterConfig, ConflictReport, Outcome,
+};
+use yew::Reducible;
+
+use crate::clock::Speed;
+use crate::i18n::Lang;
+use crate::inspect::{inspect, Inspection};
+use crate::scenario::{self, View};
+
+pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS};
+pub use navigation::Tool;
+pub use persistence::{FileNotice, EXPORT_FILE, MAX_SAVE_BYTES, SAVE_EVERY_MS, SAVE_KEY};
+pub use scenarios::{Progress, SEED_DEPLOYMENT, SEED_NAMESPACE};
+
+/// The user agent of the page's own reads (object viewer).
+pub const VIEWER_USER: &str = "watchlab-viewer";
+
+/// The result of the last button action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// The ledger's revision after the action.
+    Done { revision: u64 },
+    /// The API server (or the engine) refused: the Status code, reason and message, verbatim.
+    Failed {
+        code: u16,
+        reason: String,
+        message: String,
+    },
+    /// Step found no timer.
+    NothingScheduled,
+}
+
+/// The whole page state.
+#[derive(Debug, Clone)]
+pub struct State {
+    pub engine: Rc<RefCell<Engine>>,
+    pub seed: u64,
+    pub lang: Lang,
+    pub view: View,
+    pub tool: Tool,
+    pub inspection: Option<Inspection>,
+    /// The stream whose raw HTTP body is shown.
+    pub raw_stream: Option<WatchId>,
+    pub notice: Option<Notice>,
+    pub conflict: Option<ConflictReport>,
+    pub progress: Option<Progress>,
+    pub file_notice: Option<FileNotice>,
+    /// Counts the learner's actions (everything but clock ticks and save notices): a save is
+    /// due after each.
+    pub user_actions: u64,
+    /// Increases with every change.
+    pub version: u64,
+}
+
+impl PartialEq for State {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.engine, &other.engine) && self.version == other.version
+    }
+}
+
+/// Everything the page can ask for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// A browser frame at this `performance.now()`.
+    Tick(f64),
+    SetLang(Lang),
+    Show(View),
+    ShowTool(Tool),
+    SetPaused(bool),
+    /// Jump to the next timer and run it.
+    Step,
+    SetSpeed(Speed),
+    /// A fresh cluster from this seed.
+    Restart(u64),
+    Command(String),
+    /// Ctrl-C.
+    Interrupt,
+    ClearConsole,
+    SetFile {
+        name: String,
+        content: String,
+    },
+    Cluster(ClusterAction),
+    /// Show the object a ledger revision wrote.
+    Inspect(u64),
+    CloseInspection,
+    ShowRaw(Option<WatchId>),
+    StartScenario(&'static str),
+    NextStep,
+    EndScenario,
+    /// Replace the cluster by one restored from an exported file (kept on error).
+    Import(String),
+    /// The outcome of a background save or export (not a learner's action).
+    Notify(Option<FileNotice>),
+}
+
+impl State {
+    pub fn new(seed: u64, lang: Lang) -> Self {
+        State {
+            engine: Rc::new(RefCell::new(Engine::new(seed))),
+            seed,
+            lang,
+            view: View::default(),
+            tool: Tool::default(),
+            inspection: None,
+            raw_stream: None,
+            notice: None,
+            conflict: None,
+            progress: None,
+            file_notice: None,
+            user_actions: 0,
+            version: 0,
+        }
+    }
+
+    /// Runs one action on a copy of the small fields (the engine is shared) and returns it.
+    pub fn apply(&self, action: Action) -> Option<State> {
+        let mut next = self.clone();
+        if !matches!(action, Action::Tick(_) | Action::Notify(_)) {
+            next.user_actions += 1;
+        }
+        let changed = next.mutate(action);
+        changed.then(|| {
+            next.version += 1;
+            next
+        })
+    }
+
+    /// Returns whether anything visible changed.
+    fn mutate(&mut self, action: Action) -> bool {
+        match action {
+            Action::Tick(real_ms) => return self.tick(real_ms),
+            Action::SetLang(l) => self.lang = l,
+            Action::Show(v) => self.view = v,
+            Action::ShowTool(t) => self.tool = t,
+            Action::SetPaused(p) => self.engine.borrow_mut().clock.set_paused(p),
+            Action::SetSpeed(s) => self.engine.borrow_mut().clock.set_speed(s),
+            Action::Step => {
+                let mut e = self.engine.borrow_mut();
+                e.clock.set_paused(true);
+                let idle = e.cluster.step().is_none();
+                if idle {
+                    // No timer: still let every component react to what was just written
+                    // (one virtual millisecond).
+                    e.advance(1);
+                }
+                e.poll_console();
+                self.notice = idle.then_some(Notice::NothingScheduled);
+            }
+            Action::Restart(seed) => {
+                self.replace_cluster(Cluster::new(ClusterConfig {
+                    seed,
+                    ..ClusterConfig::default()
+                }));
+                self.file_notice = None;
+            }
+            Action::Command(line) => {
+                self.engine.borrow_mut().run_command(&line);
+                self.tool = Tool::Console;
+            }
+            Action::Interrupt => {
+                let mut e = self.engine.borrow_mut();
+                let Engine {
+                    cluster, console, ..
+                } = &mut *e;
+                console.interrupt(&mut cluster.session(CONSOLE_USER));
+            }
+            Action::ClearConsole => self.engine.borrow_mut().console.clear(),
+            Action::SetFile { name, content } => {
+                self.engine.borrow_mut().console.set_file(&name, &content)
+            }
+            Action::Cluster(a) => self.cluster_action(a),
+            Action::Inspect(revision) => {
+                let mut e = self.engine.borrow_mut();
+                let entry = e
+                    .cluster
+                    .api()
+                    .ledger()
+                    .iter()
+                    .rev()
+                    .find(|l| l.revision == revision)
+                    .cloned();
+                self.inspection =
+                    entry.map(|entry| inspect(&entry, &mut e.cluster.session(VIEWER_USER)));
+            }
+            Action::CloseInspection => self.inspection = None,
+            Action::ShowRaw(id) => self.raw_stream = id,
+            Action::StartScenario(id) => {
+                self.progress = scenario::find(id).map(|scenario| Progress { scenario, done: 0 });
+                self.tool = Tool::Scenarios;
+                self.mark_scenario();
+            }
+            Action::NextStep => {
+                self.next_step();
+                self.mark_scenario();
+            }
+            Action::EndScenario => {
+                self.progress = None;
+                self.mark_scenario();
+            }
+            Action::Import(text) => match Cluster::import(&text) {
+                Ok(cluster) => {
+                    self.replace_cluster(cluster);
+                    let revision = self.engine.borrow().cluster.api().revision();
+                    self.file_notice = Some(FileNotice::Imported { revision });
+                }
+                Err(e) => self.file_notice = Some(FileNotice::ImportFailed(e.to_string())),
+            },
+            Action::Notify(n) => self.file_notice = n,
+        }
+        true
+    }
+
+    fn cluster_action(&mut self, action: ClusterAction) {
+        let result = self.engine.borrow_mut().cluster.apply(action);
+        self.notice = Some(match result {
+            Ok(Outcome::Done { revision }) => Notice::Done { revision },
+            Ok(Outcome::Conflict(report)) => {
+                let revision = report.retry_revision;
+                self.conflict = Some(report);
+                Notice::Done { revision }
+            }
+            Err(status) => Notice::Failed {
+                code: status.code(),
+                reason: status.reason().as_str().to_string(),
+                message: status.message().to_string(),
+            },
+        });
+        self.engine.borrow_mut().poll_console();
+    }
+
+    /// ↑ in the console (the cursor is not rendered, so no new state is needed).
+    pub fn history_prev(&self) -> Option<String> {
+        self.engine.borrow_mut().console.history_prev()
+    }
+
+    /// ↓ in the console.
+    pub fn history_next(&self) -> String {
+        self.engine.borrow_mut().console.history_next()
+    }
+
+    /// The virtual time now.
+    pub fn now(&self) -> Timestamp {
+        self.engine.borrow().cluster.now()
+    }
+}
+
+impl Reducible for State {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        match self.apply(action) {
+            Some(next) => Rc::new(next),
+            None => self,
+        }
+    }
+}
+
+/// `mm:ss.s` (or `h:mm:ss`) of a virtual time, for the header and tables.
+pub fn format_time(t: Timestamp) -> String {
+    let ms = t.as_millis();
+    let secs = ms / 1000;
+    if secs >= 3600 {
+        format!("{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
+    } else {
+        format!("{:02}:{:02}.{}", secs / 60, secs % 60, ms % 1000 / 100)
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests;
