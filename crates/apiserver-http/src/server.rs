@@ -265,7 +265,7 @@ async fn handle(shared: Rc<Shared>, req: Request<Incoming>) -> Response<Body> {
             // A resource the engine does not serve is answered as such (404), whatever the body.
             Err(protobuf::Error::Unsupported(_))
                 if !served(
-                    &shared.cluster().api().registry().clone(),
+                    &shared.catch_up().api().registry().clone(),
                     &parts.method,
                     &parts.uri,
                 ) =>
@@ -341,7 +341,7 @@ fn respond(
             );
             return resp;
         }
-        let registry = shared.cluster().api().registry().clone();
+        let registry = shared.catch_up().api().registry().clone();
         if let Some(doc) = discovery::document(&registry, path, &shared.address) {
             return json(StatusCode::OK, doc.to_string());
         }
