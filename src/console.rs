@@ -32,6 +32,15 @@ pub enum LineKind {
     Note,
 }
 
+/// Scrollback lines drawn (the newest).
+pub const VISIBLE_LINES: usize = 400;
+
+/// The newest [`VISIBLE_LINES`] of a scrollback.
+pub fn visible(all: &VecDeque<Line>) -> Vec<Line> {
+    let skip = all.len().saturating_sub(VISIBLE_LINES);
+    all.iter().skip(skip).cloned().collect()
+}
+
 /// One scrollback line; `id` is unique and increasing (a stable key for rendering).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {

@@ -122,10 +122,7 @@ pub fn ActionsPanel() -> Html {
         let ctx = ctx.clone();
         Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(a.clone())))
     };
-    let (nodes, members) = {
-        let e = ctx.engine.borrow();
-        (e.cluster.nodes(), e.cluster.etcd().members().to_vec())
-    };
+    let (nodes, members) = (&ctx.frame.nodes, ctx.frame.etcd.members());
     use_initial_value(f.namespace.clone(), SEED_NAMESPACE.into());
     use_initial_value(f.name.clone(), SEED_DEPLOYMENT.into());
     use_initial_value(f.image.clone(), "nginx:1.27".into());

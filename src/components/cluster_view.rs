@@ -44,10 +44,7 @@ pub fn status_counts(pods: &[PodView]) -> Vec<(String, usize)> {
 #[component]
 pub fn ClusterView() -> Html {
     let ctx = use_ctx();
-    let (nodes, pods) = {
-        let e = ctx.engine.borrow();
-        (e.cluster.nodes(), e.cluster.pods())
-    };
+    let (nodes, pods) = (ctx.frame.nodes.clone(), ctx.frame.pods.clone());
     let counts = status_counts(&pods);
     let total = pods.len();
     // One pass: each pod into its node's column (or the unscheduled one).

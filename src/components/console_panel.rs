@@ -1,6 +1,6 @@
 //! The playground's kubectl console: the shared [`Terminal`] wired to the in-tab engine.
 
-use super::terminal::{visible, History, Terminal};
+use super::terminal::{History, Terminal};
 use super::use_ctx;
 use crate::state::Action;
 use yew::prelude::*;
@@ -8,10 +8,7 @@ use yew::prelude::*;
 #[component]
 pub fn ConsolePanel() -> Html {
     let ctx = use_ctx();
-    let (lines, following) = {
-        let e = ctx.engine.borrow();
-        (visible(e.console.lines()), e.console.following())
-    };
+    let (lines, following) = (ctx.frame.console.clone(), ctx.frame.following);
     let on_command = {
         let ctx = ctx.clone();
         Callback::from(move |line: String| ctx.dispatch(Action::Command(line)))

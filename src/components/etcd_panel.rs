@@ -9,8 +9,7 @@ use yew::prelude::*;
 #[component]
 pub fn EtcdPanel() -> Html {
     let ctx = use_ctx();
-    let e = ctx.engine.borrow();
-    let etcd = e.cluster.etcd();
+    let etcd = &ctx.frame.etcd;
     let ok = etcd.can_commit();
     let summary = format!(
         "{} {} · {} {}/{} · {} {}",

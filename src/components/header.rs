@@ -5,7 +5,7 @@ use super::cluster_file::ClusterFile;
 use super::{tr, use_ctx, use_initial_value};
 use crate::clock::Speed;
 use crate::i18n::T;
-use crate::state::{format_time, Action};
+use crate::state::{format_time, Action, Frame};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -14,17 +14,15 @@ pub fn Header() -> Html {
     let ctx = use_ctx();
     let seed_input = use_node_ref();
     use_initial_value(seed_input.clone(), ctx.seed.to_string());
-    let (revision, now, paused, speed, next, behind) = {
-        let e = ctx.engine.borrow();
-        (
-            e.cluster.api().revision(),
-            e.cluster.now(),
-            e.clock.paused(),
-            e.clock.speed(),
-            e.cluster.next_timer(),
-            e.behind,
-        )
-    };
+    let Frame {
+        revision,
+        now,
+        paused,
+        speed,
+        next_timer: next,
+        behind,
+        ..
+    } = *ctx.frame;
     let dispatch = |a: Action| {
         let ctx = ctx.clone();
         Callback::from(move |_: MouseEvent| ctx.dispatch(a.clone()))

@@ -8,7 +8,7 @@ use yew::prelude::*;
 #[component]
 pub fn InformersView() -> Html {
     let ctx = use_ctx();
-    let informers = ctx.engine.borrow().cluster.informers();
+    let informers = &ctx.frame.informers;
     html! {
         <div class="informers-view">
             <h3>{ tr(&ctx, T::InformersTitle) }</h3>

@@ -10,8 +10,7 @@ use crate::seeds::SEED_COMMANDS;
 use web_sys::{Element, HtmlInputElement};
 use yew::prelude::*;
 
-/// Scrollback lines drawn (the newest).
-pub const VISIBLE_LINES: usize = 400;
+pub use crate::console::{visible, VISIBLE_LINES};
 
 /// A step through the command history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,12 +33,6 @@ pub struct TerminalProps {
     pub on_clear: Callback<()>,
     /// The history line to show for a step, `None` to leave the input as it is.
     pub on_history: Callback<History, Option<String>>,
-}
-
-/// The newest [`VISIBLE_LINES`] of a scrollback.
-pub fn visible(all: &std::collections::VecDeque<Line>) -> Vec<Line> {
-    let skip = all.len().saturating_sub(VISIBLE_LINES);
-    all.iter().skip(skip).cloned().collect()
 }
 
 #[component]

@@ -5,6 +5,7 @@
 //! state's `version` tells yew (and tests) that something changed.
 
 mod engine;
+mod frame;
 mod navigation;
 mod persistence;
 mod scenarios;
@@ -25,6 +26,7 @@ use crate::inspect::{inspect, Inspection};
 use crate::scenario::{self, View};
 
 pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS};
+pub use frame::Frame;
 pub use navigation::Tool;
 pub use persistence::{FileNotice, EXPORT_FILE, MAX_SAVE_BYTES, SAVE_EVERY_MS, SAVE_KEY};
 pub use scenarios::{Progress, SEED_DEPLOYMENT, SEED_NAMESPACE};
@@ -51,6 +53,8 @@ pub enum Notice {
 #[derive(Debug, Clone)]
 pub struct State {
     pub engine: Rc<RefCell<Engine>>,
+    /// What the views show, read from the engine once after every change.
+    pub frame: Rc<Frame>,
     pub seed: u64,
     pub lang: Lang,
     pub view: View,
@@ -113,8 +117,10 @@ pub enum Action {
 
 impl State {
     pub fn new(seed: u64, lang: Lang) -> Self {
+        let engine = Engine::new(seed);
         State {
-            engine: Rc::new(RefCell::new(Engine::new(seed))),
+            frame: Rc::new(Frame::of(&engine)),
+            engine: Rc::new(RefCell::new(engine)),
             seed,
             lang,
             view: View::default(),
@@ -139,8 +145,14 @@ impl State {
         let changed = next.mutate(action);
         changed.then(|| {
             next.version += 1;
+            next.refresh_frame();
             next
         })
+    }
+
+    /// Takes the views' snapshot of the engine (after a change).
+    fn refresh_frame(&mut self) {
+        self.frame = Rc::new(Frame::of(&self.engine.borrow()));
     }
 
     /// Returns whether anything visible changed.

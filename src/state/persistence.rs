@@ -51,6 +51,7 @@ impl State {
                 Err(e) => state.file_notice = Some(FileNotice::RestoreFailed(e.to_string())),
             }
         }
+        state.refresh_frame();
         state
     }
 
