@@ -26,7 +26,7 @@ enum Mode {
     Raw,
     /// `get -w`: print each event's object.
     Objects {
-        rt: &'static ResourceType,
+        rt: ResourceType,
         printer: Box<ObjectPrinter>,
     },
 }
@@ -58,11 +58,7 @@ impl Follow {
     }
 
     /// Follows `get -w`, continuing the printer that printed the initial list.
-    pub(crate) fn objects(
-        id: WatchId,
-        rt: &'static ResourceType,
-        printer: ObjectPrinter,
-    ) -> Follow {
+    pub(crate) fn objects(id: WatchId, rt: ResourceType, printer: ObjectPrinter) -> Follow {
         Follow {
             id,
             mode: Mode::Objects {

@@ -183,9 +183,8 @@ fn yaml11_ambiguous(s: &str) -> bool {
 pub fn object_ref(obj: &Value) -> String {
     let kind = str_at(obj, &["kind"]).unwrap_or_default();
     let api_version = str_at(obj, &["apiVersion"]).unwrap_or_default();
-    let prefix = resources::by_kind(api_version, kind)
-        .map(ResourceType::kind_prefix)
-        .unwrap_or_else(|| kind.to_lowercase());
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let prefix = resources::kind_prefix(kind, group);
     format!("{prefix}/{}", name(obj))
 }
 
@@ -255,7 +254,7 @@ impl ObjectPrinter {
         let (mut headers, mut rows) = match &self.format {
             OutputFormat::CustomColumns(cols) => custom_columns(cols, items),
             format => {
-                let plural = rt.map(|r| r.plural).unwrap_or_default();
+                let plural = rt.map(|r| r.plural.as_str()).unwrap_or_default();
                 let (mut headers, mut rows) =
                     table(plural, items, now_unix_ms).visible(*format == OutputFormat::Wide);
                 if self.options.with_kind {
@@ -309,14 +308,8 @@ impl ObjectPrinter {
                 .execute(obj, self.allow_missing)
                 .map_err(|e| CmdError::raw(execution_error_text(jp.template(), &e, obj)))?,
             _ => {
-                return self.print_items(
-                    str_at(obj, &["kind"]).and_then(|k| {
-                        resources::by_kind(str_at(obj, &["apiVersion"]).unwrap_or_default(), k)
-                    }),
-                    std::slice::from_ref(obj),
-                    None,
-                    0,
-                )
+                // Only table formats get here, which the callers print with the type.
+                return self.print_items(None, std::slice::from_ref(obj), None, 0);
             }
         };
         self.printed += 1;

@@ -1,109 +1,143 @@
-//! The resource types watchlab serves, with every name kubectl accepts for them. Real kubectl
-//! learns these from discovery (`/api/v1`, `/apis`); the playground's set is fixed, so the table
-//! is static and mirrors what discovery would say (plural, singular, short names, group/version,
-//! kind, namespaced). It also builds the REST paths kubectl uses.
+//! The resource types the server serves, with every name kubectl accepts for them, learnt from
+//! discovery as the real kubectl does: `/api` and `/api/v1`, then `/apis` and each group's
+//! preferred version. A resource the server starts serving (a custom resource whose CRD was
+//! just established) is known to the next command. It also builds the REST paths kubectl uses.
 
-/// One served resource type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use crate::errors::CmdError;
+use serde_json::Value;
+use watchlab_apimachinery::client::ApiClient;
+
+/// One served resource type, from an `APIResourceList` entry.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ResourceType {
     /// Plural resource name, as in the path (`pods`).
-    pub plural: &'static str,
-    pub singular: &'static str,
-    pub short_names: &'static [&'static str],
+    pub plural: String,
+    pub singular: String,
+    pub short_names: Vec<String>,
     /// API group; "" for the core group.
-    pub group: &'static str,
-    pub version: &'static str,
-    pub kind: &'static str,
+    pub group: String,
+    pub version: String,
+    pub kind: String,
     pub namespaced: bool,
+    /// `all` for what `kubectl get all` lists.
+    pub categories: Vec<String>,
 }
 
-/// The served types, in `kubectl api-resources` order (core group first, then by group).
-pub const RESOURCES: &[ResourceType] = &[
-    ResourceType {
-        plural: "events",
-        singular: "event",
-        short_names: &["ev"],
-        group: "",
-        version: "v1",
-        kind: "Event",
-        namespaced: true,
-    },
-    ResourceType {
-        plural: "namespaces",
-        singular: "namespace",
-        short_names: &["ns"],
-        group: "",
-        version: "v1",
-        kind: "Namespace",
-        namespaced: false,
-    },
-    ResourceType {
-        plural: "nodes",
-        singular: "node",
-        short_names: &["no"],
-        group: "",
-        version: "v1",
-        kind: "Node",
-        namespaced: false,
-    },
-    ResourceType {
-        plural: "pods",
-        singular: "pod",
-        short_names: &["po"],
-        group: "",
-        version: "v1",
-        kind: "Pod",
-        namespaced: true,
-    },
-    ResourceType {
-        plural: "deployments",
-        singular: "deployment",
-        short_names: &["deploy"],
-        group: "apps",
-        version: "v1",
-        kind: "Deployment",
-        namespaced: true,
-    },
-    ResourceType {
-        plural: "replicasets",
-        singular: "replicaset",
-        short_names: &["rs"],
-        group: "apps",
-        version: "v1",
-        kind: "ReplicaSet",
-        namespaced: true,
-    },
-    ResourceType {
-        plural: "leases",
-        singular: "lease",
-        short_names: &[],
-        group: "coordination.k8s.io",
-        version: "v1",
-        kind: "Lease",
-        namespaced: true,
-    },
-];
+/// What discovery said: the served types, in `kubectl api-resources` order (the core group,
+/// then the groups in the server's order, each by name).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Discovery {
+    types: Vec<ResourceType>,
+}
 
-/// Finds a type by any name kubectl accepts: plural, singular, short name, kind, optionally
-/// qualified by group (`deployments.apps`) or version and group (`deployments.v1.apps`);
-/// case-insensitive like kubectl's RESTMapper.
-pub fn lookup(name: &str) -> Option<&'static ResourceType> {
-    let lower = name.to_ascii_lowercase();
-    let (base, qualifier) = match lower.split_once('.') {
-        Some((b, q)) => (b.to_string(), Some(q.to_string())),
-        None => (lower, None),
-    };
-    RESOURCES.iter().find(|r| {
-        let name_matches = r.plural == base
-            || r.singular == base
-            || r.short_names.contains(&base.as_str())
-            || r.kind.eq_ignore_ascii_case(&base);
-        let qualifier_matches = match &qualifier {
-            None => true,
-            Some(q) => *q == r.group || *q == format!("{}.{}", r.version, r.group),
+/// The most group versions one discovery reads (a bound against a runaway server).
+const MAX_GROUPS: usize = 256;
+
+fn get_json(client: &mut dyn ApiClient, path: &str) -> Result<Value, CmdError> {
+    let resp = client.request("GET", path, None, None);
+    crate::targets::json_body(&resp)
+}
+
+impl Discovery {
+    /// Reads `/api/v1`, `/apis` and every group's preferred version from the server.
+    pub fn fetch(client: &mut dyn ApiClient) -> Result<Discovery, CmdError> {
+        let mut lists = vec![get_json(client, "/api/v1")?];
+        let groups = get_json(client, "/apis")?;
+        for g in groups["groups"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .take(MAX_GROUPS)
+        {
+            if let Some(gv) = g["preferredVersion"]["groupVersion"].as_str() {
+                lists.push(get_json(client, &format!("/apis/{gv}"))?);
+            }
+        }
+        Ok(Discovery::from_lists(&lists))
+    }
+
+    /// The types of `APIResourceList` documents (subresources left out), each list's entries
+    /// by name.
+    pub fn from_lists(lists: &[Value]) -> Discovery {
+        let mut types = Vec::new();
+        for list in lists {
+            let gv = list["groupVersion"].as_str().unwrap_or_default();
+            let (group, version) = gv.split_once('/').unwrap_or(("", gv));
+            let strings = |v: &Value| -> Vec<String> {
+                v.as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            };
+            let mut these: Vec<ResourceType> = list["resources"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|r| {
+                    let plural = r["name"].as_str()?;
+                    if plural.contains('/') {
+                        return None;
+                    }
+                    Some(ResourceType {
+                        plural: plural.to_string(),
+                        singular: r["singularName"].as_str().unwrap_or_default().to_string(),
+                        short_names: strings(&r["shortNames"]),
+                        group: group.to_string(),
+                        version: version.to_string(),
+                        kind: r["kind"].as_str().unwrap_or_default().to_string(),
+                        namespaced: r["namespaced"].as_bool().unwrap_or_default(),
+                        categories: strings(&r["categories"]),
+                    })
+                })
+                .collect();
+            these.sort_by(|a, b| a.plural.cmp(&b.plural));
+            types.extend(these);
+        }
+        Discovery { types }
+    }
+
+    /// Every served type.
+    pub fn types(&self) -> &[ResourceType] {
+        &self.types
+    }
+
+    /// Finds a type by any name kubectl accepts: plural, singular, short name, kind, optionally
+    /// qualified by group (`deployments.apps`) or version and group (`deployments.v1.apps`);
+    /// case-insensitive like kubectl's RESTMapper.
+    pub fn lookup(&self, name: &str) -> Option<&ResourceType> {
+        let lower = name.to_ascii_lowercase();
+        let (base, qualifier) = match lower.split_once('.') {
+            Some((b, q)) => (b.to_string(), Some(q.to_string())),
+            None => (lower, None),
         };
-        name_matches && qualifier_matches
-    })
+        self.types.iter().find(|r| {
+            let name_matches = r.plural == base
+                || r.singular == base
+                || r.short_names.contains(&base)
+                || r.kind.eq_ignore_ascii_case(&base);
+            let qualifier_matches = match &qualifier {
+                None => true,
+                Some(q) => *q == r.group || *q == format!("{}.{}", r.version, r.group),
+            };
+            name_matches && qualifier_matches
+        })
+    }
+
+    /// The types in a discovery category (`all`).
+    pub fn category(&self, name: &str) -> Vec<&ResourceType> {
+        self.types
+            .iter()
+            .filter(|r| r.categories.iter().any(|c| c == name))
+            .collect()
+    }
+
+    /// Finds the type of a manifest by its `apiVersion` and `kind`.
+    pub fn by_kind(&self, api_version: &str, kind: &str) -> Option<&ResourceType> {
+        self.types
+            .iter()
+            .find(|r| r.kind == kind && r.api_version() == api_version)
+    }
 }
 
 impl ResourceType {
@@ -118,12 +152,12 @@ impl ResourceType {
 
     /// `deployments.apps` / `pods`: how the API server names it in errors.
     pub fn group_resource(&self) -> String {
-        qualified(self.plural, self.group)
+        qualified(&self.plural, &self.group)
     }
 
     /// `deployment.apps` / `pod`: how kubectl prefixes names in its messages (`deployment.apps/x`).
     pub fn kind_prefix(&self) -> String {
-        qualified(&self.kind.to_ascii_lowercase(), self.group)
+        kind_prefix(&self.kind, &self.group)
     }
 
     /// `/api/v1` or `/apis/apps/v1`.
@@ -155,6 +189,11 @@ impl ResourceType {
     }
 }
 
+/// `deployment.apps` for kind `Deployment` of group `apps`, `pod` for the core group's `Pod`.
+pub fn kind_prefix(kind: &str, group: &str) -> String {
+    qualified(&kind.to_ascii_lowercase(), group)
+}
+
 fn qualified(name: &str, group: &str) -> String {
     if group.is_empty() {
         name.to_string()
@@ -163,16 +202,23 @@ fn qualified(name: &str, group: &str) -> String {
     }
 }
 
-/// Finds the type of a manifest by its `apiVersion` and `kind`.
-pub fn by_kind(api_version: &str, kind: &str) -> Option<&'static ResourceType> {
-    RESOURCES
-        .iter()
-        .find(|r| r.kind == kind && r.api_version() == api_version)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What watchlab's API server's discovery says.
+    fn lookup(name: &str) -> Option<ResourceType> {
+        let mut api = watchlab_engine::apiserver::ApiServer::new(1);
+        Discovery::fetch(&mut api).unwrap().lookup(name).cloned()
+    }
+
+    fn by_kind(api_version: &str, kind: &str) -> Option<ResourceType> {
+        let mut api = watchlab_engine::apiserver::ApiServer::new(1);
+        Discovery::fetch(&mut api)
+            .unwrap()
+            .by_kind(api_version, kind)
+            .cloned()
+    }
 
     #[test]
     fn every_alias_resolves() {
@@ -192,7 +238,11 @@ mod tests {
             ("leases", "leases"),
             ("lease.coordination.k8s.io", "leases"),
         ] {
-            assert_eq!(lookup(alias).map(|r| r.plural), Some(plural), "{alias}");
+            assert_eq!(
+                lookup(alias).map(|r| r.plural).as_deref(),
+                Some(plural),
+                "{alias}"
+            );
         }
         assert!(lookup("foos").is_none());
         assert!(lookup("pods.apps").is_none());

@@ -5,14 +5,14 @@
 
 use crate::errors::CmdError;
 use crate::query::with_query;
-use crate::resources::{lookup, ResourceType};
+use crate::resources::{Discovery, ResourceType};
 use serde_json::Value;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse};
 
 /// One resource type with the names asked for (empty: the whole collection).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
-    pub rt: &'static ResourceType,
+    pub rt: ResourceType,
     pub names: Vec<String>,
 }
 
@@ -28,12 +28,16 @@ pub fn unknown_type(name: &str) -> CmdError {
     ))
 }
 
-fn resolve(name: &str) -> Result<&'static ResourceType, CmdError> {
-    lookup(name).ok_or_else(|| unknown_type(name))
+fn resolve<'d>(discovery: &'d Discovery, name: &str) -> Result<&'d ResourceType, CmdError> {
+    discovery.lookup(name).ok_or_else(|| unknown_type(name))
 }
 
-/// Parses `TYPE[,TYPE...] [NAME...]` or `TYPE/NAME...`.
-pub fn parse_targets(args: &[String], cmd: &str) -> Result<Vec<Target>, CmdError> {
+/// Parses `TYPE[,TYPE...] [NAME...]` or `TYPE/NAME...` against what discovery serves.
+pub fn parse_targets(
+    discovery: &Discovery,
+    args: &[String],
+    cmd: &str,
+) -> Result<Vec<Target>, CmdError> {
     let Some(first) = args.first() else {
         return Ok(Vec::new());
     };
@@ -48,11 +52,11 @@ pub fn parse_targets(args: &[String], cmd: &str) -> Result<Vec<Target>, CmdError
                     "arguments in resource/name form must have a single resource and name",
                 ));
             }
-            let rt = resolve(ty)?;
-            match targets.iter_mut().find(|t| t.rt == rt) {
+            let rt = resolve(discovery, ty)?;
+            match targets.iter_mut().find(|t| t.rt == *rt) {
                 Some(t) => t.names.push(name.to_string()),
                 None => targets.push(Target {
-                    rt,
+                    rt: rt.clone(),
                     names: vec![name.to_string()],
                 }),
             }
@@ -65,19 +69,16 @@ pub fn parse_targets(args: &[String], cmd: &str) -> Result<Vec<Target>, CmdError
     }
     let mut targets = Vec::new();
     for ty in first.split(',').filter(|t| !t.is_empty()) {
-        // The `all` category: what kubectl's `all` covers among the served types.
-        let types: Vec<&'static ResourceType> = if ty == "all" {
-            ["pods", "deployments", "replicasets"]
-                .iter()
-                .filter_map(|n| lookup(n))
-                .collect()
+        // The `all` category: the types discovery lists in it.
+        let types: Vec<&ResourceType> = if ty == "all" {
+            discovery.category("all")
         } else {
-            vec![resolve(ty)?]
+            vec![resolve(discovery, ty)?]
         };
         for rt in types {
-            if !targets.iter().any(|t: &Target| t.rt == rt) {
+            if !targets.iter().any(|t: &Target| t.rt == *rt) {
                 targets.push(Target {
-                    rt,
+                    rt: rt.clone(),
                     names: names.clone(),
                 });
             }
@@ -99,7 +100,7 @@ pub fn with_type_meta(rt: &ResourceType, mut item: Value) -> Value {
         obj.entry("apiVersion")
             .or_insert_with(|| Value::String(rt.api_version()));
         obj.entry("kind")
-            .or_insert_with(|| Value::String(rt.kind.to_string()));
+            .or_insert_with(|| Value::String(rt.kind.clone()));
     }
     item
 }
@@ -187,6 +188,12 @@ mod tests {
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    fn parse_targets(args: &[String], cmd: &str) -> Result<Vec<Target>, CmdError> {
+        let mut api = watchlab_engine::apiserver::ApiServer::new(1);
+        let discovery = Discovery::fetch(&mut api)?;
+        super::parse_targets(&discovery, args, cmd)
     }
 
     #[test]

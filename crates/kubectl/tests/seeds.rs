@@ -883,3 +883,53 @@ fn filters_apply_to_the_watch_stream() {
     api.push(2, "ADDED", pod("c", "default", "Running", 0, running()));
     assert!(follow.poll(&mut api).stdout.starts_with("c "));
 }
+
+#[test]
+fn resource_types_follow_discovery() {
+    let mut api = FakeApi::new();
+    // A server that also serves a custom resource (a CRD's) in group example.com.
+    api.on(
+        "GET",
+        "/apis",
+        200,
+        json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+        {"name": "example.com", "versions": [{"groupVersion": "example.com/v1", "version": "v1"}],
+         "preferredVersion": {"groupVersion": "example.com/v1", "version": "v1"}}]}),
+    );
+    api.on(
+        "GET",
+        "/apis/example.com/v1",
+        200,
+        json!({"kind": "APIResourceList", "apiVersion": "v1",
+        "groupVersion": "example.com/v1", "resources": [
+            {"name": "websites", "singularName": "website", "namespaced": true, "kind": "Website",
+             "shortNames": ["ws"], "verbs": ["get", "list", "watch", "create"]},
+            {"name": "websites/status", "singularName": "", "namespaced": true, "kind": "Website",
+             "verbs": ["get", "patch", "update"]}]}),
+    );
+    let mut site = json!({"apiVersion": "example.com/v1", "kind": "Website",
+        "metadata": {"name": "blog", "namespace": "default", "creationTimestamp": ts(0)}});
+    site["spec"] = json!({"host": "blog.example.com"});
+    api.on(
+        "GET",
+        "/apis/example.com/v1/namespaces/default/websites?limit=500",
+        200,
+        list("WebsiteList", "7", vec![site]),
+    );
+    let mut k = Kubectl::new();
+    let out = k.exec("kubectl api-resources --api-group=example.com", &mut api);
+    assert_eq!(
+        out.stdout,
+        "NAME       SHORTNAMES   APIVERSION       NAMESPACED   KIND\n\
+         websites   ws           example.com/v1   true         Website\n"
+    );
+    let out = k.exec("kubectl get ws", &mut api);
+    assert_eq!(out.stderr, "");
+    assert_eq!(out.stdout, "NAME   AGE\nblog   3h\n");
+    // A type discovery does not list is unknown, whatever kubectl knew before.
+    let out = k.exec("kubectl get deployments", &mut api);
+    assert_eq!(
+        out.stderr,
+        "error: the server doesn't have a resource type \"deployments\"\n"
+    );
+}

@@ -11,7 +11,7 @@ use crate::flags::{boolean, value, FlagSpec, Parsed};
 use crate::manifest;
 use crate::merge_patch::three_way;
 use crate::query::with_query;
-use crate::resources::{by_kind, ResourceType};
+use crate::resources::ResourceType;
 use serde_json::{Map, Value};
 use watchlab_apimachinery::client::ApiResponse;
 
@@ -34,7 +34,7 @@ const FLAGS: &[FlagSpec] = &[
 /// One object read from a file, with its resource type and namespace resolved.
 struct Item {
     source: String,
-    rt: &'static ResourceType,
+    rt: ResourceType,
     namespace: String,
     name: String,
     object: Value,
@@ -121,7 +121,8 @@ fn read_items(ctx: &mut Ctx, p: &Parsed) -> Result<Vec<Item>, CmdError> {
         for mut object in objects {
             let api_version = crate::object::string(&object, &["apiVersion"]);
             let kind = crate::object::string(&object, &["kind"]);
-            let rt = by_kind(&api_version, &kind).ok_or_else(|| {
+            let discovery = ctx.discovery()?;
+            let rt = discovery.by_kind(&api_version, &kind).cloned().ok_or_else(|| {
                 CmdError::msg(format!(
                     "resource mapping not found for name: \"{}\" namespace: \"{}\" from \"{source}\": no matches for kind \"{kind}\" in version \"{api_version}\"\nensure CRDs are installed first",
                     crate::object::name(&object),
@@ -132,8 +133,8 @@ fn read_items(ctx: &mut Ctx, p: &Parsed) -> Result<Vec<Item>, CmdError> {
             if name.is_empty() {
                 return Err(CmdError::msg(format!(
                     "error when retrieving current configuration of:\nResource: \"{}\", GroupVersionKind: \"{}\"\nName: \"\", Namespace: \"{default_ns}\"\nfrom server for: \"{source}\": resource name may not be empty",
-                    gvr(rt),
-                    gvk(rt)
+                    gvr(&rt),
+                    gvk(&rt)
                 )));
             }
             let mut namespace = String::new();
@@ -279,14 +280,14 @@ fn apply_one(
         );
         if resp.is_success() {
             let obj = crate::targets::json_body(&resp)?;
-            let obj = crate::targets::with_type_meta(item.rt, obj);
+            let obj = crate::targets::with_type_meta(&item.rt, obj);
             return Ok((print_changed(p, &obj, "configured", dry)?, warning));
         }
         attempt += 1;
         if resp.code != 409 || attempt > MAX_PATCH_RETRY {
             return Err(patch_error(&resp, &body, item));
         }
-        live = crate::targets::get(ctx.client, item.rt, &item.namespace, &item.name)?;
+        live = crate::targets::get(ctx.client, &item.rt, &item.namespace, &item.name)?;
     }
 }
 
@@ -294,8 +295,8 @@ fn apply_one(
 fn patch_error(resp: &ApiResponse, patch: &str, item: &Item) -> CmdError {
     let info = format!(
         "Resource: \"{}\", GroupVersionKind: \"{}\"\nName: \"{}\", Namespace: \"{}\"",
-        gvr(item.rt),
-        gvk(item.rt),
+        gvr(&item.rt),
+        gvk(&item.rt),
         item.name,
         item.namespace
     );
@@ -316,8 +317,8 @@ fn patch_error(resp: &ApiResponse, patch: &str, item: &Item) -> CmdError {
 fn retrieve_error(resp: &ApiResponse, item: &Item) -> CmdError {
     let context = format!(
         "error when retrieving current configuration of:\nResource: \"{}\", GroupVersionKind: \"{}\"\nName: \"{}\", Namespace: \"{}\"\nfrom server for: \"{}\": ",
-        gvr(item.rt),
-        gvk(item.rt),
+        gvr(&item.rt),
+        gvk(&item.rt),
         item.name,
         item.namespace,
         item.source

@@ -70,7 +70,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         ));
     }
     let ns = ctx.namespace(&p);
-    let mut objects: Vec<(&'static crate::resources::ResourceType, String, String)> = Vec::new();
+    let discovery = ctx.discovery()?;
+    let mut objects: Vec<(crate::resources::ResourceType, String, String)> = Vec::new();
     if !p.all("filename").is_empty() {
         for f in p.all("filename") {
             let content = ctx
@@ -82,16 +83,18 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             for obj in crate::manifest::parse(source, &content)
                 .map_err(|e| CmdError::msg(e.to_string()))?
             {
-                let rt = crate::resources::by_kind(
-                    &crate::object::string(&obj, &["apiVersion"]),
-                    &crate::object::string(&obj, &["kind"]),
-                )
-                .ok_or_else(|| {
-                    CmdError::msg(format!(
-                        "no matches for kind \"{}\"",
-                        crate::object::string(&obj, &["kind"])
-                    ))
-                })?;
+                let rt = discovery
+                    .by_kind(
+                        &crate::object::string(&obj, &["apiVersion"]),
+                        &crate::object::string(&obj, &["kind"]),
+                    )
+                    .cloned()
+                    .ok_or_else(|| {
+                        CmdError::msg(format!(
+                            "no matches for kind \"{}\"",
+                            crate::object::string(&obj, &["kind"])
+                        ))
+                    })?;
                 let own = crate::object::namespace(&obj);
                 let obj_ns = if own.is_empty() { ns.clone() } else { own };
                 objects.push((rt, obj_ns, crate::object::name(&obj)));
@@ -101,7 +104,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         if p.args.is_empty() {
             return Err(CmdError::raw(NO_RESOURCES));
         }
-        let targets = parse_targets(&p.args, "delete")?;
+        let targets = parse_targets(&discovery, &p.args, "delete")?;
         for t in &targets {
             if t.names.is_empty() {
                 if !p.flag("all") && selector.is_none() && p.last("field-selector").is_none() {
@@ -112,7 +115,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                 let scope = (!p.flag("all-namespaces")).then_some(ns.as_str());
                 let listed = targets::list(
                     ctx.client,
-                    t.rt,
+                    &t.rt,
                     scope,
                     &ListQuery {
                         label_selector: selector.clone(),
@@ -122,10 +125,14 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                 )?;
                 for item in listed.items {
                     let item_ns = crate::object::namespace(&item);
-                    objects.push((t.rt, item_ns, crate::object::name(&item)));
+                    objects.push((t.rt.clone(), item_ns, crate::object::name(&item)));
                 }
             } else {
-                objects.extend(t.names.iter().map(|n| (t.rt, ns.clone(), n.clone())));
+                objects.extend(
+                    t.names
+                        .iter()
+                        .map(|n| (t.rt.clone(), ns.clone(), n.clone())),
+                );
             }
         }
         if objects.is_empty() {

@@ -9,7 +9,7 @@ use crate::errors::CmdError;
 use crate::flags::{boolean, value, FlagSpec};
 use crate::object::{array, at, int, name, namespace, str_at, string, string_map};
 use crate::printers::{node_roles, selector_string};
-use crate::resources::{lookup, ResourceType};
+use crate::resources::ResourceType;
 use crate::tabwriter::align;
 use crate::targets::{self, parse_targets, ListQuery};
 use serde_json::Value;
@@ -37,9 +37,10 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         .last("selector")
         .filter(|s| !s.is_empty())
         .map(String::from);
-    let mut objects: Vec<(&'static ResourceType, Value)> = Vec::new();
+    let discovery = ctx.discovery()?;
+    let mut objects: Vec<(ResourceType, Value)> = Vec::new();
     let mut errors = String::new();
-    for t in parse_targets(&p.args, "describe")? {
+    for t in parse_targets(&discovery, &p.args, "describe")? {
         if t.names.is_empty() {
             let scope = (!all_ns).then_some(ns.as_str());
             let q = ListQuery {
@@ -48,21 +49,21 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                 chunk_size: 500,
             };
             objects.extend(
-                targets::list(ctx.client, t.rt, scope, &q)?
+                targets::list(ctx.client, &t.rt, scope, &q)?
                     .items
                     .into_iter()
-                    .map(|o| (t.rt, o)),
+                    .map(|o| (t.rt.clone(), o)),
             );
             continue;
         }
         for n in &t.names {
-            match targets::get(ctx.client, t.rt, &ns, n) {
-                Ok(o) => objects.push((t.rt, o)),
+            match targets::get(ctx.client, &t.rt, &ns, n) {
+                Ok(o) => objects.push((t.rt.clone(), o)),
                 Err(e) => {
                     // describe NAME_PREFIX: fall back to the objects whose name starts with it.
                     let listed = targets::list(
                         ctx.client,
-                        t.rt,
+                        &t.rt,
                         Some(&ns),
                         &ListQuery {
                             chunk_size: 500,
@@ -80,7 +81,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                     if matching.is_empty() {
                         errors.push_str(&e.stderr);
                     }
-                    objects.extend(matching.into_iter().map(|o| (t.rt, o)));
+                    objects.extend(matching.into_iter().map(|o| (t.rt.clone(), o)));
                 }
             }
         }
@@ -98,7 +99,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let now = ctx.now();
     let mut reports = Vec::new();
     for (rt, obj) in &objects {
-        let mut text = match rt.plural {
+        let mut text = match rt.plural.as_str() {
             "pods" => describe_pod(obj, now),
             "nodes" => describe_node(ctx, obj, now),
             "deployments" => describe_deployment(ctx, obj),
@@ -458,8 +459,8 @@ fn describe_node(ctx: &mut Ctx, node: &Value, now: i64) -> String {
         .and_then(Value::as_bool)
         .unwrap_or(false);
     let _ = writeln!(o, "Unschedulable:\t{unsched}");
-    if let Some(rt) = lookup("leases") {
-        if let Ok(lease) = targets::get(ctx.client, rt, "kube-node-lease", &n) {
+    if let Some(rt) = ctx.resource_type("leases") {
+        if let Ok(lease) = targets::get(ctx.client, &rt, "kube-node-lease", &n) {
             let _ = writeln!(o, "Lease:");
             let _ = writeln!(
                 o,
@@ -523,7 +524,7 @@ fn describe_node(ctx: &mut Ctx, node: &Value, now: i64) -> String {
         "  Kubelet Version:\t{}",
         string(node, &["status", "nodeInfo", "kubeletVersion"])
     );
-    if let Some(pods_rt) = lookup("pods") {
+    if let Some(pods_rt) = ctx.resource_type("pods") {
         let q = ListQuery {
             label_selector: None,
             field_selector: Some(format!(
@@ -531,7 +532,7 @@ fn describe_node(ctx: &mut Ctx, node: &Value, now: i64) -> String {
             )),
             chunk_size: 500,
         };
-        if let Ok(listed) = targets::list(ctx.client, pods_rt, None, &q) {
+        if let Ok(listed) = targets::list(ctx.client, &pods_rt, None, &q) {
             let _ = writeln!(o, "Non-terminated Pods:\t({} in total)", listed.items.len());
             let _ = writeln!(o, "  Namespace\tName\tAge");
             let _ = writeln!(o, "  ---------\t----\t---");
@@ -676,13 +677,13 @@ fn describe_deployment(ctx: &mut Ctx, d: &Value) -> String {
     )
     .map(String::from);
     let (mut old, mut new) = (Vec::new(), Vec::new());
-    if let Some(rt) = lookup("replicasets") {
+    if let Some(rt) = ctx.resource_type("replicasets") {
         let q = ListQuery {
             label_selector: (selector != "<none>").then(|| selector.clone()),
             field_selector: None,
             chunk_size: 500,
         };
-        if let Ok(listed) = targets::list(ctx.client, rt, Some(&namespace(d)), &q) {
+        if let Ok(listed) = targets::list(ctx.client, &rt, Some(&namespace(d)), &q) {
             for rs in listed.items.iter().filter(|rs| owned_by(rs, &uid)) {
                 let line = format!(
                     "{} ({}/{} replicas created)",
@@ -743,13 +744,13 @@ fn describe_replicaset(ctx: &mut Ctx, rs: &Value) -> String {
     );
     let uid = string(rs, &["metadata", "uid"]);
     let mut counts = [0; 4];
-    if let Some(rt) = lookup("pods") {
+    if let Some(rt) = ctx.resource_type("pods") {
         let q = ListQuery {
             label_selector: (selector != "<none>").then(|| selector.clone()),
             field_selector: None,
             chunk_size: 500,
         };
-        if let Ok(listed) = targets::list(ctx.client, rt, Some(&namespace(rs)), &q) {
+        if let Ok(listed) = targets::list(ctx.client, &rt, Some(&namespace(rs)), &q) {
             for p in listed.items.iter().filter(|p| owned_by(p, &uid)) {
                 let slot = match str_at(p, &["status", "phase"]) {
                     Some("Running") => 0,
@@ -867,7 +868,7 @@ fn capitalize(key: &str) -> String {
 
 /// The Events section: `GET .../events?fieldSelector=involvedObject.kind=...,name,namespace,uid`.
 fn events_section(ctx: &mut Ctx, rt: &ResourceType, obj: &Value, now: i64) -> String {
-    let Some(events_rt) = lookup("events") else {
+    let Some(events_rt) = ctx.resource_type("events") else {
         return "Events:\t<none>\n".into();
     };
     let ns = namespace(obj);
@@ -885,7 +886,7 @@ fn events_section(ctx: &mut Ctx, rt: &ResourceType, obj: &Value, now: i64) -> St
         chunk_size: 500,
     };
     let scope = (!ns.is_empty()).then_some(ns.as_str());
-    let mut events = targets::list(ctx.client, events_rt, scope, &q)
+    let mut events = targets::list(ctx.client, &events_rt, scope, &q)
         .map(|l| l.items)
         .unwrap_or_default();
     if events.is_empty() {

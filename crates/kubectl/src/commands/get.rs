@@ -57,7 +57,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         return Err(CmdError::raw(NO_TYPE));
     }
     let format = OutputFormat::parse(p.last("output"), GET_FORMATS)?;
-    let targets = parse_targets(&p.args, "get")?;
+    let discovery = ctx.discovery()?;
+    let targets = parse_targets(&discovery, &p.args, "get")?;
     let all_ns = p.flag("all-namespaces");
     let selector = p.last("selector").map(String::from);
     let has_names = targets.iter().any(|t| !t.names.is_empty());
@@ -94,13 +95,13 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     for t in targets.iter() {
         let mut items = Vec::new();
         if t.names.is_empty() {
-            match targets::list(ctx.client, t.rt, scope, &query) {
+            match targets::list(ctx.client, &t.rt, scope, &query) {
                 Ok(listed) => items = listed.items,
                 Err(e) => errors.push_str(&e.stderr),
             }
         } else {
             for name in &t.names {
-                match targets::get(ctx.client, t.rt, &ns, name) {
+                match targets::get(ctx.client, &t.rt, &ns, name) {
                     Ok(obj) => items.push(obj),
                     Err(e) if p.flag("ignore-not-found") && e.stderr.contains("(NotFound)") => {}
                     Err(e) => errors.push_str(&e.stderr),
@@ -130,7 +131,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             }
             done.stdout.push_str(&printer.next_table());
             done.stdout
-                .push_str(&printer.print_items(Some(t.rt), items, None, now)?);
+                .push_str(&printer.print_items(Some(&t.rt), items, None, now)?);
         }
     } else if single_object(&targets) && total == 1 {
         if let Some(obj) = collected.first().and_then(|(_, i)| i.first()) {
@@ -209,7 +210,7 @@ fn watch_cmd(
     }
     let all_ns = p.flag("all-namespaces");
     let scope = (!all_ns).then_some(ns);
-    let mut listed = targets::list(ctx.client, target.rt, scope, &query)?;
+    let mut listed = targets::list(ctx.client, &target.rt, scope, &query)?;
     if let Some(expr) = p.last("sort-by") {
         sort_items(&mut listed.items, expr)?;
     }
@@ -217,7 +218,7 @@ fn watch_cmd(
     if !p.flag("watch-only") {
         let events = vec!["ADDED".to_string(); listed.items.len()];
         done.stdout =
-            printer.print_items(Some(target.rt), &listed.items, Some(&events), ctx.now())?;
+            printer.print_items(Some(&target.rt), &listed.items, Some(&events), ctx.now())?;
     }
     let mut params: Vec<(&str, String)> = vec![("watch", "true".into())];
     if let Some(l) = query.label_selector.filter(|s| !s.is_empty()) {
@@ -234,7 +235,7 @@ fn watch_cmd(
         .client
         .watch(&path)
         .map_err(|resp| CmdError::server(&resp))?;
-    done.follow = Some(Follow::objects(id, target.rt, printer));
+    done.follow = Some(Follow::objects(id, target.rt.clone(), printer));
     Ok(done)
 }
 

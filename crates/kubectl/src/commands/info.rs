@@ -5,7 +5,6 @@
 use super::{parse_flags, Ctx, Done};
 use crate::errors::CmdError;
 use crate::flags::{boolean, value, FlagSpec};
-use crate::resources::RESOURCES;
 use crate::tabwriter::TabWriter;
 use serde_json::Value;
 
@@ -24,8 +23,9 @@ const API_RESOURCES_FLAGS: &[FlagSpec] = &[
     boolean("cached", None),
 ];
 
-pub(crate) fn api_resources(args: &[String]) -> Result<Done, CmdError> {
+pub(crate) fn api_resources(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let p = parse_flags("api-resources", args, API_RESOURCES_FLAGS)?;
+    let discovery = ctx.discovery()?;
     let namespaced = match p.last("namespaced") {
         None => None,
         Some("true") => Some(true),
@@ -40,7 +40,8 @@ pub(crate) fn api_resources(args: &[String]) -> Result<Done, CmdError> {
             ))
         }
     };
-    let selected: Vec<_> = RESOURCES
+    let selected: Vec<_> = discovery
+        .types()
         .iter()
         .filter(|r| namespaced.is_none_or(|n| r.namespaced == n))
         .filter(|r| p.last("api-group").is_none_or(|g| r.group == g))
@@ -72,19 +73,20 @@ pub(crate) fn api_resources(args: &[String]) -> Result<Done, CmdError> {
     }
     for r in selected {
         rows.push(vec![
-            r.plural.to_string(),
+            r.plural.clone(),
             r.short_names.join(","),
             r.api_version(),
             r.namespaced.to_string(),
-            r.kind.to_string(),
+            r.kind.clone(),
         ]);
     }
     Ok(Done::out(TabWriter::new().render(&rows)))
 }
 
-pub(crate) fn api_versions(args: &[String]) -> Result<Done, CmdError> {
+pub(crate) fn api_versions(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     parse_flags("api-versions", args, &[])?;
-    let mut versions: Vec<String> = RESOURCES.iter().map(|r| r.api_version()).collect();
+    let discovery = ctx.discovery()?;
+    let mut versions: Vec<String> = discovery.types().iter().map(|r| r.api_version()).collect();
     versions.sort();
     versions.dedup();
     Ok(Done::out(

@@ -100,7 +100,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, Cm
     }
     let dry = dry_run(&p)?;
     let ns = ctx.namespace(&p);
-    let targets = parse_targets(resources, kind.cmd())?;
+    let targets = parse_targets(&ctx.discovery()?, resources, kind.cmd())?;
     let selector = p
         .last("selector")
         .filter(|s| !s.is_empty())
@@ -115,7 +115,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, Cm
             }
             targets::list(
                 ctx.client,
-                t.rt,
+                &t.rt,
                 (!p.flag("all-namespaces")).then_some(ns.as_str()),
                 &ListQuery {
                     label_selector: selector.clone(),
@@ -127,7 +127,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, Cm
         } else {
             let mut objs = Vec::new();
             for name in &t.names {
-                objs.push(targets::get(ctx.client, t.rt, &ns, name)?);
+                objs.push(targets::get(ctx.client, &t.rt, &ns, name)?);
             }
             objs
         };

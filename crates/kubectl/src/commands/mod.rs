@@ -19,6 +19,7 @@ mod scale;
 use crate::errors::CmdError;
 use crate::flags::{self, FlagSpec, Parsed};
 use crate::follow::Follow;
+use crate::resources::{Discovery, ResourceType};
 use crate::Kubectl;
 use watchlab_apimachinery::client::ApiClient;
 
@@ -47,6 +48,8 @@ impl Done {
 pub(crate) struct Ctx<'a> {
     pub kubectl: &'a mut Kubectl,
     pub client: &'a mut dyn ApiClient,
+    /// What discovery said, read once per command.
+    discovery: Option<Discovery>,
 }
 
 impl Ctx<'_> {
@@ -56,6 +59,21 @@ impl Ctx<'_> {
             .filter(|n| !n.is_empty())
             .unwrap_or(&self.kubectl.namespace)
             .to_string()
+    }
+
+    /// The served resource types, from discovery (read at the first use in a command).
+    pub fn discovery(&mut self) -> Result<Discovery, CmdError> {
+        if let Some(d) = &self.discovery {
+            return Ok(d.clone());
+        }
+        let d = Discovery::fetch(self.client)?;
+        self.discovery = Some(d.clone());
+        Ok(d)
+    }
+
+    /// The type a kubectl resource name stands for, if discovery knows it.
+    pub fn resource_type(&mut self, name: &str) -> Option<ResourceType> {
+        self.discovery().ok()?.lookup(name).cloned()
     }
 
     /// The virtual clock as Unix milliseconds.
@@ -165,7 +183,11 @@ pub(crate) fn run(
     };
     let mut args: Vec<String> = words.get(i + 1..).unwrap_or_default().to_vec();
     args.extend(pre);
-    let mut ctx = Ctx { kubectl, client };
+    let mut ctx = Ctx {
+        kubectl,
+        client,
+        discovery: None,
+    };
     if args.iter().any(|a| a == "--help" || a == "-h") && cmd != "help" {
         return info::command_help(cmd)
             .map(Done::out)
@@ -184,8 +206,8 @@ pub(crate) fn run(
         "patch" => patch::run(&mut ctx, &args),
         "cordon" => node::run(&mut ctx, &args, true),
         "uncordon" => node::run(&mut ctx, &args, false),
-        "api-resources" => info::api_resources(&args),
-        "api-versions" => info::api_versions(&args),
+        "api-resources" => info::api_resources(&mut ctx, &args),
+        "api-versions" => info::api_versions(&mut ctx, &args),
         "version" => info::version(&mut ctx, &args),
         "config" => config::run(&mut ctx, &args),
         "help" => match args.first() {

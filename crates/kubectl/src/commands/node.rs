@@ -4,7 +4,6 @@
 use super::{parse_flags, Ctx, Done};
 use crate::errors::CmdError;
 use crate::flags::{value, FlagSpec};
-use crate::resources::lookup;
 use crate::targets::{get, json_body};
 use serde_json::{json, Value};
 
@@ -16,12 +15,12 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], cordon: bool) -> Result<Done, 
     let [name] = p.args.as_slice() else {
         return Err(CmdError::usage(cmd, format!("USAGE: {cmd} NODE [flags]")));
     };
-    let Some(rt) = lookup("nodes") else {
+    let Some(rt) = ctx.resource_type("nodes") else {
         return Err(CmdError::msg(
             "the server doesn't have a resource type \"nodes\"",
         ));
     };
-    let node = get(ctx.client, rt, "", name)?;
+    let node = get(ctx.client, &rt, "", name)?;
     let is_cordoned = node
         .get("spec")
         .and_then(|s| s.get("unschedulable"))

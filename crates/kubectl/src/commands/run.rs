@@ -115,7 +115,8 @@ pub(crate) fn create_object(
     }
     let api_version = crate::object::string(obj, &["apiVersion"]);
     let kind = crate::object::string(obj, &["kind"]);
-    let rt = crate::resources::by_kind(&api_version, &kind).ok_or_else(|| {
+    let discovery = ctx.discovery()?;
+    let rt = discovery.by_kind(&api_version, &kind).ok_or_else(|| {
         CmdError::msg(format!(
             "the server doesn't have a resource type \"{kind}\""
         ))

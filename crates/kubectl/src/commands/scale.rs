@@ -40,7 +40,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             "error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'\n",
         ));
     }
-    let targets = parse_targets(&p.args, "scale")?;
+    let targets = parse_targets(&ctx.discovery()?, &p.args, "scale")?;
     let ns = ctx.namespace(&p);
     let mut done = Done::default();
     for t in &targets {

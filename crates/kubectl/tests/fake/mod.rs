@@ -1,6 +1,6 @@
 //! A scripted API server for the tests: canned answers per (method, path), a log of every
 //! request kubectl sent, and watch streams the test feeds event by event. Objects are shaped
-//! like the real apiserver's JSON.
+//! like the real apiserver's JSON. Discovery answers come from watchlab's own API server.
 
 #![allow(dead_code)]
 
@@ -85,6 +85,22 @@ impl ApiClient for FakeApi {
         content_type: Option<&str>,
         body: Option<&str>,
     ) -> ApiResponse {
+        // Discovery is answered as watchlab's API server answers it, and not logged: the tests
+        // script and check the requests a command makes for its resources.
+        let registry = watchlab_engine::api::Registry::default();
+        let scripted = self
+            .routes
+            .contains_key(&(method.to_string(), path_and_query.to_string()));
+        if method == "GET" && !scripted {
+            if let Some(doc) =
+                watchlab_engine::apiserver::discovery::document(&registry, path_and_query)
+            {
+                return ApiResponse {
+                    code: 200,
+                    body: doc.to_string(),
+                };
+            }
+        }
         self.sent.push(Sent {
             method: method.into(),
             path: path_and_query.into(),
