@@ -392,3 +392,16 @@ proptest::proptest! {
         proptest::prop_assert_eq!(restored.export().unwrap(), text);
     }
 }
+
+#[test]
+fn discovery_reads_are_not_journaled() {
+    let mut c = Cluster::with_seed(7);
+    let before = c.journal().inputs.len();
+    let mut s = c.session("kubectl");
+    for path in ["/api", "/api/v1", "/apis", "/apis/apps/v1?timeout=32s"] {
+        assert_eq!(s.request("GET", path, None, None).code, 200, "{path}");
+    }
+    // An API read is still an input.
+    assert_eq!(s.request("GET", "/api/v1/namespaces", None, None).code, 200);
+    assert_eq!(c.journal().inputs.len(), before + 1);
+}

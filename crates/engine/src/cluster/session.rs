@@ -3,7 +3,7 @@
 
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
 
-use crate::apiserver::{ApiServer, UserSession};
+use crate::apiserver::{discovery, ApiServer, UserSession};
 
 use super::journal::{Input, Journal, Refusal};
 
@@ -48,6 +48,12 @@ impl ApiClient for ClusterSession<'_> {
         let r = self
             .inner
             .request(method, path_and_query, content_type, body);
+        let path = path_and_query.split(['?', '#']).next().unwrap_or_default();
+        let registry = self.inner.server().registry();
+        if method.eq_ignore_ascii_case("GET") && discovery::is_discovery_path(registry, path) {
+            // Discovery reads change nothing and every kubectl command makes them: not journaled.
+            return r;
+        }
         let input = Input::Request {
             user: self.inner.user().to_string(),
             method: method.to_string(),
