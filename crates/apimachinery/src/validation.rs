@@ -4,10 +4,12 @@
 //! The API server refuses `Bad_Name` with a 422 whose message learners copy into search engines,
 //! so every message here (the regex quoted in it, the double space between examples, the
 //! `name part` prefixes) is the one the real validators produce. The regular expressions are
-//! hand-written matchers: they are small, and the crate stays free of a regex engine.
+//! hand-written matchers: they are small, and the crate stays free of a regex engine. Labels and
+//! annotations arrive as plain string maps, so this module needs nothing from `labels` (which
+//! validates selector keys and values with it).
 
-use crate::labels::Labels;
 use crate::quote::quote;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Longest DNS-1123 label (`DNS1123LabelMaxLength`).
@@ -462,7 +464,7 @@ pub fn validate_object_name(name: &str, field: &str, subdomain: bool) -> Vec<Fie
 }
 
 /// `ValidateLabels`: keys must be qualified names, values valid label values.
-pub fn validate_labels(labels: &Labels, field: &str) -> Vec<FieldError> {
+pub fn validate_labels(labels: &BTreeMap<String, String>, field: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (k, v) in labels {
         errs.extend(
@@ -481,7 +483,10 @@ pub fn validate_labels(labels: &Labels, field: &str) -> Vec<FieldError> {
 
 /// `ValidateAnnotations`: keys are qualified names (case-insensitively) and all keys and values
 /// together stay within 256 KiB.
-pub fn validate_annotations(annotations: &Labels, field: &str) -> Vec<FieldError> {
+pub fn validate_annotations(
+    annotations: &BTreeMap<String, String>,
+    field: &str,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for k in annotations.keys() {
         errs.extend(
@@ -660,7 +665,7 @@ mod tests {
 
     #[test]
     fn labels_and_annotations() {
-        let mut labels = Labels::new();
+        let mut labels = BTreeMap::new();
         labels.insert("app".into(), "nginx".into());
         assert!(validate_labels(&labels, "metadata.labels").is_empty());
         labels.insert("-bad".into(), "a b".into());
@@ -676,7 +681,7 @@ mod tests {
             ]
         );
 
-        let mut ann = Labels::new();
+        let mut ann = BTreeMap::new();
         ann.insert("Kubernetes.io/Change-Cause".into(), "kubectl apply".into());
         assert!(validate_annotations(&ann, "metadata.annotations").is_empty());
         ann.insert("big".into(), "x".repeat(TOTAL_ANNOTATION_SIZE_LIMIT_B));

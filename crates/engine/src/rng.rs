@@ -5,6 +5,8 @@
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
+use crate::hash::{fnv1a64_extend, FNV64_OFFSET};
+
 /// A seeded, portable generator (ChaCha8 gives the same stream on wasm32 and x86_64).
 #[derive(Debug, Clone)]
 pub struct SimRng(ChaCha8Rng);
@@ -22,11 +24,7 @@ impl SimRng {
     /// draws.
     pub fn child(seed: u64, name: &str) -> Self {
         // FNV-1a over the name, mixed with the seed: stable across platforms and releases.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
-        for b in name.bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
+        let h = fnv1a64_extend(FNV64_OFFSET ^ seed, name.as_bytes());
         SimRng::seed_from_u64(h)
     }
 

@@ -191,11 +191,6 @@ impl ApiServer {
         self.watch.tick(self.now, self.store.revision());
     }
 
-    /// Alias of [`ApiServer::advance_to`].
-    pub fn tick(&mut self, now: Timestamp) {
-        self.advance_to(now);
-    }
-
     /// The earliest time something is scheduled (stream deadline, bookmark, compaction, lease
     /// expiry), so a driver can jump straight to it.
     pub fn next_timer(&self) -> Option<Timestamp> {

@@ -6,6 +6,7 @@ use serde::Serialize;
 use watchlab_apimachinery::client::ApiClient;
 
 use crate::clock::Timestamp;
+use crate::hash::{fnv1a64_extend, FNV64_OFFSET};
 
 use super::journal::{check_config, check_scenario, Entry, Input, Journal, JournalError};
 use super::Cluster;
@@ -51,7 +52,7 @@ struct Saved<'a> {
 /// A short hash (FNV-1a, 64 bits, hex) of every ledger line: who wrote what, when, at which
 /// revision. Stable across builds and platforms, unlike `std`'s hasher.
 pub fn ledger_fingerprint(c: &Cluster) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = FNV64_OFFSET;
     for l in c.api().ledger().iter() {
         let line = format!(
             "{} {} {} {} {} {} {}\n",
@@ -63,9 +64,7 @@ pub fn ledger_fingerprint(c: &Cluster) -> String {
             l.user,
             l.time.as_millis()
         );
-        for b in line.bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
+        h = fnv1a64_extend(h, line.as_bytes());
     }
     format!("fnv1a64:{h:016x}")
 }

@@ -20,6 +20,7 @@ use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::ApiServer;
 use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
+use crate::hash::fnv1a32;
 use crate::rng::SimRng;
 use watchlab_apimachinery::status::StatusReason;
 
@@ -37,12 +38,8 @@ const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 /// with `SafeEncodeString` — so it looks like the real `6d9f7c8b5`.
 pub fn pod_template_hash(template: &PodTemplateSpec) -> String {
     let json = serde_json::to_string(template).unwrap_or_default();
-    let mut h: u32 = 0x811c_9dc5;
-    for b in json.bytes() {
-        h ^= u32::from(b);
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h.to_string()
+    fnv1a32(json.as_bytes())
+        .to_string()
         .bytes()
         .map(|c| SAFE_ALPHABET[usize::from(c) % SAFE_ALPHABET.len()] as char)
         .collect()

@@ -25,6 +25,7 @@ use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions, Preconditions};
 use crate::client::{InformerConfig, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
+use crate::hash::fnv1a64;
 use crate::rng::SimRng;
 use watchlab_apimachinery::quantity::Quantity;
 use watchlab_apimachinery::status::StatusReason;
@@ -443,7 +444,10 @@ impl Kubelet {
                 image: c.image.clone(),
                 ready: true,
                 started: Some(true),
-                container_id: format!("containerd://{:016x}{i:02}", fnv(&pod.metadata.uid)),
+                container_id: format!(
+                    "containerd://{:016x}{i:02}",
+                    fnv1a64(pod.metadata.uid.as_bytes())
+                ),
                 state: ContainerState {
                     running: Some(ContainerStateRunning {
                         started_at: Some(started_at),
@@ -739,13 +743,6 @@ fn format_duration(ms: u64) -> String {
     let text = format!("{}.{:03}", ms / 1000, ms % 1000);
     let text = text.trim_end_matches('0').trim_end_matches('.');
     format!("{text}s")
-}
-
-/// A stable 64-bit FNV-1a, for container ids.
-fn fnv(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 impl Controller for Kubelet {

@@ -1,0 +1,44 @@
+//! FNV-1a, the one hash the engine uses wherever a value must hash the same on every platform
+//! and in every release (unlike `std`'s randomly keyed hasher): child seeds of the simulation's
+//! generator, container ids, the ledger fingerprint a saved journal is checked against, and
+//! the pod-template-hash (32 bits, as the real Deployment controller's FNV-32a).
+
+/// The 64-bit FNV offset basis: the state before any byte.
+pub const FNV64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV64_PRIME: u64 = 0x0100_0000_01b3;
+const FNV32_OFFSET: u32 = 0x811c_9dc5;
+const FNV32_PRIME: u32 = 0x0100_0193;
+
+/// FNV-1a (64 bits) of `bytes`.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    fnv1a64_extend(FNV64_OFFSET, bytes)
+}
+
+/// Continues an FNV-1a (64 bits) state `h` over `bytes`, for hashing in pieces.
+pub fn fnv1a64_extend(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(FNV64_PRIME))
+}
+
+/// FNV-1a (32 bits) of `bytes`.
+pub fn fnv1a32(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(FNV32_OFFSET, |h, b| {
+        (h ^ u32::from(*b)).wrapping_mul(FNV32_PRIME)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_published_test_vectors() {
+        // From the FNV reference (draft-eastlake-fnv): "" and "a".
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a32(b""), 0x811c_9dc5);
+        assert_eq!(fnv1a32(b"a"), 0xe40c_292c);
+        assert_eq!(fnv1a64_extend(fnv1a64(b"fo"), b"o"), fnv1a64(b"foo"));
+    }
+}
