@@ -67,17 +67,7 @@ impl Engine {
     /// clock just ran slower).
     pub fn advance_within(&mut self, ms: u64, clock: &dyn Fn() -> f64, deadline: f64) -> bool {
         let to = self.cluster.now().plus_millis(ms);
-        let mut stopped = false;
-        while let Some(next) = self.cluster.next_timer().filter(|t| *t <= to) {
-            self.cluster.advance_to(next);
-            if clock() > deadline {
-                stopped = true;
-                break;
-            }
-        }
-        if !stopped {
-            self.cluster.advance_to(to);
-        }
+        let stopped = self.cluster.advance_until(to, || clock() > deadline);
         self.poll_console();
         stopped
     }

@@ -1,10 +1,10 @@
 //! Virtual time driven by the wall clock: the engine only moves when told, so the server maps
-//! elapsed real time (× speed) onto the cluster's virtual clock, advancing it from a periodic
-//! task and before every request, so answers, AGE columns and watch timeouts follow real time.
+//! elapsed real time (× speed) onto a virtual target, and the cluster advances itself to it
+//! (`Cluster::advance_applying`) from a periodic task and before every request, so answers,
+//! AGE columns and watch timeouts follow real time.
 
 use tokio::time::Instant;
 use watchlab_engine::clock::Timestamp;
-use watchlab_engine::cluster::Cluster;
 
 /// The period of the background tick; between ticks requests advance the clock themselves.
 pub const TICK_MS: u64 = 50;
@@ -35,14 +35,6 @@ impl ClockDriver {
     /// The virtual now: the origin plus the real time elapsed since, times the speed.
     pub fn target(&self) -> Timestamp {
         self.virtual_at(self.started.elapsed().as_millis())
-    }
-
-    /// Runs the cluster's timers up to the virtual now (never backwards).
-    pub fn sync(&self, cluster: &mut Cluster) {
-        let target = self.target();
-        if target > cluster.now() {
-            cluster.advance_to(target);
-        }
     }
 }
 

@@ -65,21 +65,13 @@ impl Shared {
     pub fn catch_up(&self) -> RefMut<'_, Cluster> {
         let mut guard = self.cluster.borrow_mut();
         let target = self.clock.target();
-        let mut faults = self.faults.borrow_mut();
-        while faults.front().is_some_and(|(at, _)| *at <= target) {
-            let Some((at, action)) = faults.pop_front() else {
-                break;
-            };
-            // The fault lands at its own instant, not at the tick that noticed it.
-            if at > guard.now() {
-                guard.advance_to(at);
-            }
-            match guard.apply(action.clone()) {
+        let applied = guard.advance_applying(target, &mut self.faults.borrow_mut());
+        for (at, action, answer) in applied {
+            match answer {
                 Ok(_) => eprintln!("watchlab-apiserver: {} {action:?}", at.to_rfc3339()),
                 Err(s) => eprintln!("watchlab-apiserver: {action:?} refused: {}", s.message),
             }
         }
-        self.clock.sync(&mut guard);
         guard
     }
 

@@ -15,7 +15,7 @@ mod replay;
 mod session;
 mod views;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
 use watchlab_apimachinery::status::Status;
 
@@ -168,10 +168,47 @@ impl Cluster {
 
     /// Runs every timer due by `t`, in time order, and leaves the clock at `t`.
     pub fn advance_to(&mut self, t: Timestamp) {
+        self.advance_until(t, || false);
+    }
+
+    /// The one loop that moves virtual time: runs the timers due by `t` one at a time, in
+    /// time order, asking `stop` after each (a browser frame's real-time budget). Returns
+    /// whether it stopped early, with the clock at the last timer it ran; otherwise the clock
+    /// is left at `t`. Stopping early loses nothing: the rest runs when time is next advanced.
+    pub fn advance_until(&mut self, t: Timestamp, mut stop: impl FnMut() -> bool) -> bool {
         while let Some(next) = self.next_timer().filter(|n| *n <= t) {
             self.run_until(next);
+            if stop() {
+                return true;
+            }
         }
         self.run_until(t.max(self.now()));
+        false
+    }
+
+    /// Advances to `t` applying the scheduled actions due by then, each at its own virtual
+    /// instant (not at the moment a driver noticed it), earliest first; they leave `schedule`
+    /// as they are applied. Returns each applied action with its instant and answer.
+    pub fn advance_applying(
+        &mut self,
+        t: Timestamp,
+        schedule: &mut VecDeque<(Timestamp, Action)>,
+    ) -> Vec<(Timestamp, Action, Result<Outcome, Status>)> {
+        let mut applied = Vec::new();
+        while schedule.front().is_some_and(|(at, _)| *at <= t) {
+            let Some((at, action)) = schedule.pop_front() else {
+                break;
+            };
+            if at > self.now() {
+                self.advance_to(at);
+            }
+            let answer = self.apply(action.clone());
+            applied.push((at, action, answer));
+        }
+        if t > self.now() {
+            self.advance_to(t);
+        }
+        applied
     }
 
     /// Jumps to the next timer and runs it; `None` when nothing is scheduled.
@@ -463,5 +500,42 @@ mod tests {
             .informers()
             .iter()
             .any(|i| i.component == "replicaset-controller" && i.resource == "pods"));
+    }
+
+    #[test]
+    fn scheduled_actions_land_at_their_own_instants() {
+        let mut c = bare();
+        let mut schedule = VecDeque::from([
+            (Timestamp(30_000), Action::KillNode("node-c".into())),
+            (Timestamp(40_000), Action::KillNode("node-x".into())),
+            (Timestamp(90_000), Action::RestoreNode("node-c".into())),
+        ]);
+        let applied = c.advance_applying(Timestamp(60_000), &mut schedule);
+        let when: Vec<(u64, bool)> = applied
+            .iter()
+            .map(|(at, _, answer)| (at.as_millis(), answer.is_ok()))
+            .collect();
+        assert_eq!(when, [(30_000, true), (40_000, false)], "node-x is a 404");
+        assert!(c.is_node_killed("node-c"));
+        assert_eq!(c.now(), Timestamp(60_000));
+        assert_eq!(schedule.len(), 1, "the restore is not due yet");
+        let killed_at = c.journal().inputs.first().map(|e| e.at_ms);
+        assert_eq!(killed_at, Some(30_000));
+    }
+
+    #[test]
+    fn advancing_can_stop_after_any_timer_and_resume() {
+        let mut a = Cluster::with_seed(3);
+        let mut b = Cluster::with_seed(3);
+        let mut timers = 0;
+        let stopped = a.advance_until(Timestamp(20_000), || {
+            timers += 1;
+            timers == 2
+        });
+        assert!(stopped);
+        assert!(a.now() < Timestamp(20_000));
+        a.advance_to(Timestamp(20_000));
+        b.advance_to(Timestamp(20_000));
+        assert_eq!(history_digest(&a), history_digest(&b));
     }
 }
