@@ -39,7 +39,8 @@
 //!
 //! Seeds: `WATCHLAB_SIM_SEEDS=<n>` runs seeds `0..n` (default [`DEFAULT_SEEDS`]), spread over
 //! the machine's cores; `WATCHLAB_SIM_FIRST_SEED=<k>` starts at `k`; `WATCHLAB_SIM_SEED=<n>`
-//! replays one. A failure prints the seed, the replay command and the fault schedule.
+//! replays one. A failure prints the seed, its fault weights (each seed weighs the kinds of fault
+//! differently: swarm testing), the replay command and the fault schedule.
 
 #[path = "simulation/audit.rs"]
 mod audit;
@@ -204,34 +205,79 @@ impl fmt::Display for Fault {
     }
 }
 
-/// A schedule of 6–14 faults, each followed by a short wait, drawn from `seed`.
+/// The kinds of fault a schedule draws from (the last is a plain wait).
+const FAULT_KINDS: usize = 18;
+
+/// Swarm testing: each seed first draws its own weight for every kind of fault (0 to 3; 0 means
+/// that kind never happens in this run), so one run piles up node kills with compactions,
+/// another races writers during a quorum loss with no node fault at all — combinations a single
+/// fixed mix rarely makes. Printed with the seed when it fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Weights([u64; FAULT_KINDS]);
+
+impl Weights {
+    fn of(seed: u64) -> Weights {
+        let mut rng = SimRng::child(seed, "simulation/weights");
+        let mut w = [0; FAULT_KINDS];
+        for x in w.iter_mut() {
+            *x = rng.below(4);
+        }
+        // Waits always stay possible, so a schedule is never all faults back to back.
+        w[FAULT_KINDS - 1] = w[FAULT_KINDS - 1].max(1);
+        Weights(w)
+    }
+
+    /// A kind, drawn in proportion to the weights.
+    fn draw(&self, rng: &mut SimRng) -> usize {
+        let total: u64 = self.0.iter().sum();
+        let mut pick = rng.below(total);
+        for (kind, w) in self.0.iter().enumerate() {
+            if pick < *w {
+                return kind;
+            }
+            pick -= w;
+        }
+        FAULT_KINDS - 1
+    }
+}
+
+impl fmt::Display for Weights {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let w: Vec<String> = self.0.iter().map(u64::to_string).collect();
+        write!(f, "{}", w.join(""))
+    }
+}
+
+/// A schedule of 6–14 faults, each followed by a short wait, drawn from `seed` with the seed's
+/// own [`Weights`].
 fn schedule(seed: u64) -> Vec<Fault> {
+    let weights = Weights::of(seed);
     let mut rng = SimRng::child(seed, "simulation/schedule");
     let n = 6 + rng.below(9);
     let mut out = Vec::new();
     for _ in 0..n {
-        let fault = match rng.below(20) {
-            0 | 1 => Fault::KillNode(rng.below(3) as usize),
-            2 => Fault::RestoreNode(rng.below(3) as usize),
-            3 => Fault::KillEtcd(rng.below(ETCD_MEMBERS as u64) as usize),
-            4 => Fault::RestoreEtcd(rng.below(ETCD_MEMBERS as u64) as usize),
-            5 => Fault::Compact,
-            6 => Fault::Scale(rng.below(6) as i32),
-            7 => Fault::SetImage(1 + rng.below(3) as u32),
-            8 => Fault::RacingWriters {
+        let fault = match weights.draw(&mut rng) {
+            0 => Fault::KillNode(rng.below(3) as usize),
+            1 => Fault::RestoreNode(rng.below(3) as usize),
+            2 => Fault::KillEtcd(rng.below(ETCD_MEMBERS as u64) as usize),
+            3 => Fault::RestoreEtcd(rng.below(ETCD_MEMBERS as u64) as usize),
+            4 => Fault::Compact,
+            5 => Fault::Scale(rng.below(6) as i32),
+            6 => Fault::SetImage(1 + rng.below(3) as u32),
+            7 => Fault::RacingWriters {
                 writers: 2 + rng.below(3) as u32,
                 replicas: 1 + rng.below(5) as i32,
                 note: rng.below(1000) as u32,
             },
-            9 => Fault::StallObservers(20_000 + rng.below(40_000)),
-            10 => Fault::DeletePod(rng.next_u64()),
-            11 => Fault::Cordon(rng.below(3) as usize),
-            12 => Fault::Uncordon(rng.below(3) as usize),
-            13 => Fault::DropWatches(rng.next_u64()),
-            14 => Fault::Relabel(rng.next_u64()),
-            15 => Fault::CreateRace(rng.next_u64()),
-            16 => Fault::UpdateRace(rng.next_u64()),
-            17 => Fault::DeleteBare(rng.next_u64()),
+            8 => Fault::StallObservers(20_000 + rng.below(40_000)),
+            9 => Fault::DeletePod(rng.next_u64()),
+            10 => Fault::Cordon(rng.below(3) as usize),
+            11 => Fault::Uncordon(rng.below(3) as usize),
+            12 => Fault::DropWatches(rng.next_u64()),
+            13 => Fault::Relabel(rng.next_u64()),
+            14 => Fault::CreateRace(rng.next_u64()),
+            15 => Fault::UpdateRace(rng.next_u64()),
+            16 => Fault::DeleteBare(rng.next_u64()),
             _ => Fault::Wait(1_000 + rng.below(60_000)),
         };
         out.push(fault);
@@ -1486,7 +1532,7 @@ fn report(what: &str, ran: usize, failures: &[(u64, String)]) {
         let list: Vec<String> = failures
             .iter()
             .take(20)
-            .map(|(s, m)| format!("  seed {s}: {m}"))
+            .map(|(s, m)| format!("  seed {s} (fault weights {}): {m}", Weights::of(*s)))
             .collect();
         panic!(
             "{what}: {} of {ran} seeds failed:\n{}\nreplay the first: WATCHLAB_SIM_SEED={seed} \
