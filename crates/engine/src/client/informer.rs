@@ -6,6 +6,26 @@
 //! controller that reads its cache right after a write can see the old state. The cache's RV
 //! ([`Informer::cache_resource_version`]) trails the latest RV received
 //! ([`Informer::latest_resource_version`]) by whatever is still in flight.
+//!
+//! # What a reader of the cache can rely on
+//!
+//! - **Lag, bounded per event.** An event received at `t` is applied at `t + d`, `d` drawn
+//!   from `[delivery_delay_min_ms, delivery_delay_max_ms]` (50–200 ms by default), or later if
+//!   the event before it is due later: deliveries never overtake one another. So
+//!   `cache_resource_version() <= latest_resource_version()`, equal once nothing is in flight.
+//! - **The server's order.** Events reach the cache and the handlers in the order the server
+//!   sent them, one notification per applied event; within one watch the cache's revision only
+//!   moves forward.
+//! - **Resumes keep the cache; relists swap it whole.** A stream that merely ended is resumed
+//!   from the last resourceVersion seen, so nothing is missed or repeated. After a 410 (or
+//!   another error) the reflector lists again after its backoff; the list is gathered aside and
+//!   swapped in whole at `InitDone`, so a reader sees the old cache or the new one, never half.
+//!   Objects the new list lacks are notified as deletions whose final state is unknown
+//!   (`DeletedFinalStateUnknown`).
+//! - **Only when stepped.** Nothing lands between two [`Informer::step`]s: a delivery due at
+//!   `t` is applied by the first step at or after `t` ([`Informer::next_wakeup`] says when).
+//! - **Resync** (off by default) re-delivers every cached object as an update with
+//!   `old == new`; it changes nothing in the cache.
 
 use std::collections::VecDeque;
 

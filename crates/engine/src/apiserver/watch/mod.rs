@@ -2,6 +2,25 @@
 //! [`index`], to the streams that can match; each stream gets ADDED / MODIFIED / DELETED by the
 //! watch cache's prev/new rule, plus BOOKMARKs on its timer. One [`WatchEvent`] per (change,
 //! type) is shared by every receiving stream; all events of one revision land together.
+//!
+//! # What a watcher can rely on
+//!
+//! - **Order.** A stream's events come in revision order. The initial events (synthetic ADDED
+//!   for each current match, or the history after the requested resourceVersion) come first;
+//!   then each committed revision's events arrive together, never interleaved with another's.
+//! - **Exactly once while open.** Every change after the stream's start revision that the
+//!   filter decides is queued once, as ADDED, MODIFIED or DELETED by the watch cache's prev/new
+//!   rule (an object leaving a selector is a DELETED, one entering it an ADDED).
+//! - **An end, never a silent drop.** A stream holds at most `buffer_limit` live events between
+//!   two polls; the event that does not fit ends the stream ([`EndReason::Overflow`]) instead
+//!   of being dropped. A stream also ends at its deadline ([`EndReason::Timeout`]) and, when
+//!   its start revision was compacted, right after one ERROR 410 ([`EndReason::Expired`]). An
+//!   ended stream still hands over what it queued, then polls `None`; the client resumes from
+//!   the last resourceVersion it saw (or relists after a 410).
+//! - **Bookmarks.** With `allowWatchBookmarks`, a BOOKMARK at the current revision every
+//!   `bookmark_interval_ms`: no object change, only a later resourceVersion to resume from.
+//! - **Pull, not push.** Nothing reaches a client between its polls; fan-out is paid at
+//!   dispatch (one shared event per change and type), delivery at the client's next poll.
 
 pub mod event;
 pub mod filter;
