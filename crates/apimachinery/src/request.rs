@@ -496,6 +496,35 @@ pub fn percent_encode_query_value(s: &str) -> String {
         .replace(' ', "+")
 }
 
+/// The REST path of a collection or of one object, the inverse of [`parse_request`]'s path
+/// part: `/api/v1` for the legacy core group (`api_version` "v1"), `/apis/<group>/<version>`
+/// for every other, then `namespaces/<ns>/` when a namespace is given (callers pass none for a
+/// cluster-scoped resource), the resource, and the name if any. Segments are taken as given:
+/// a caller with user input encodes them first.
+pub fn resource_path(
+    api_version: &str,
+    namespace: Option<&str>,
+    resource: &str,
+    name: Option<&str>,
+) -> String {
+    let mut p = if api_version.contains('/') {
+        format!("/apis/{api_version}")
+    } else {
+        format!("/api/{api_version}")
+    };
+    if let Some(ns) = namespace {
+        p.push_str("/namespaces/");
+        p.push_str(ns);
+    }
+    p.push('/');
+    p.push_str(resource);
+    if let Some(n) = name {
+        p.push('/');
+        p.push_str(n);
+    }
+    p
+}
+
 /// `url.Values.Encode` of the given pairs, in the given order: `watch=true&labelSelector=app%3Dnginx`.
 pub fn encode_query(pairs: &[(&str, &str)]) -> String {
     pairs
@@ -518,6 +547,43 @@ mod tests {
 
     fn info(method: &str, path: &str) -> RequestInfo {
         parse_request(method, path).map(|(i, _)| i).unwrap()
+    }
+
+    #[test]
+    fn a_built_path_parses_back_to_what_built_it() {
+        let cases = [
+            ("v1", Some("default"), "pods", Some("web")),
+            ("apps/v1", Some("production"), "deployments", None),
+            ("v1", None, "nodes", Some("node-a")),
+            (
+                "coordination.k8s.io/v1",
+                Some("kube-node-lease"),
+                "leases",
+                Some("node-a"),
+            ),
+        ];
+        for (api_version, namespace, resource, name) in cases {
+            let path = resource_path(api_version, namespace, resource, name);
+            let i = info("GET", &path);
+            let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+            assert_eq!(
+                (i.group.as_str(), i.version.as_str()),
+                (group, version),
+                "{path}"
+            );
+            assert_eq!(i.namespace.as_deref(), namespace, "{path}");
+            assert_eq!(i.resource, resource, "{path}");
+            assert_eq!(i.name.as_deref(), name, "{path}");
+        }
+        assert_eq!(
+            resource_path(
+                "apps/v1",
+                Some("production"),
+                "deployments",
+                Some("orders-api")
+            ),
+            "/apis/apps/v1/namespaces/production/deployments/orders-api"
+        );
     }
 
     fn query(method: &str, path: &str) -> Query {

@@ -6,6 +6,7 @@
 use crate::errors::CmdError;
 use serde_json::Value;
 use watchlab_apimachinery::client::ApiClient;
+use watchlab_apimachinery::request::resource_path;
 
 /// One served resource type, from an `APIResourceList` entry.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -160,32 +161,17 @@ impl ResourceType {
         kind_prefix(&self.kind, &self.group)
     }
 
-    /// `/api/v1` or `/apis/apps/v1`.
-    fn group_version_path(&self) -> String {
-        if self.group.is_empty() {
-            format!("/api/{}", self.version)
-        } else {
-            format!("/apis/{}/{}", self.group, self.version)
-        }
-    }
-
     /// The collection path: namespaced types under `namespaces/<ns>` unless `ns` is None
     /// (all namespaces).
     pub fn collection_path(&self, ns: Option<&str>) -> String {
-        match (self.namespaced, ns) {
-            (true, Some(ns)) => format!(
-                "{}/namespaces/{}/{}",
-                self.group_version_path(),
-                ns,
-                self.plural
-            ),
-            _ => format!("{}/{}", self.group_version_path(), self.plural),
-        }
+        let ns = ns.filter(|_| self.namespaced);
+        resource_path(&self.api_version(), ns, &self.plural, None)
     }
 
     /// The path of one object.
     pub fn object_path(&self, ns: &str, name: &str) -> String {
-        format!("{}/{}", self.collection_path(Some(ns)), name)
+        let ns = Some(ns).filter(|_| self.namespaced);
+        resource_path(&self.api_version(), ns, &self.plural, Some(name))
     }
 }
 

@@ -7,6 +7,7 @@
 
 use super::{Kind, Object};
 use watchlab_apimachinery::fields::FieldSelector;
+use watchlab_apimachinery::request::resource_path;
 use watchlab_apimachinery::status::{GroupResource, Status};
 use watchlab_apimachinery::validation::FieldError;
 
@@ -162,22 +163,8 @@ impl ResourceInfo {
 
     /// The URL path of one object or of the collection (`/apis/apps/v1/namespaces/x/deployments`).
     pub fn path(&self, namespace: Option<&str>, name: Option<&str>) -> String {
-        let mut p = if self.group.is_empty() {
-            "/api/v1".to_string()
-        } else {
-            format!("/apis/{}", self.api_version)
-        };
-        if let (true, Some(ns)) = (self.namespaced, namespace) {
-            p.push_str("/namespaces/");
-            p.push_str(ns);
-        }
-        p.push('/');
-        p.push_str(self.plural);
-        if let Some(n) = name {
-            p.push('/');
-            p.push_str(n);
-        }
-        p
+        let namespace = namespace.filter(|_| self.namespaced);
+        resource_path(self.api_version, namespace, self.plural, name)
     }
 
     /// Refuses field selectors on labels this resource does not support, with the real
