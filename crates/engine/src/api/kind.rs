@@ -24,6 +24,7 @@ impl Kind {
     pub const Deployment: Kind = Kind(&kinds::deployment::RESOURCE);
     pub const Event: Kind = Kind(&kinds::event::RESOURCE);
     pub const Lease: Kind = Kind(&kinds::lease::RESOURCE);
+    pub const CustomResourceDefinition: Kind = Kind(&kinds::customresourcedefinition::RESOURCE);
 
     /// The built-in kinds, in discovery order (the registry's [`kinds::BUILT_IN`]).
     pub const ALL: [Kind; kinds::BUILT_IN.len()] = kinds::BUILT_IN;

@@ -2,8 +2,10 @@
 //! controllers read fields directly instead of paying JSON per event; JSON appears only at the
 //! HTTP-shaped edge (kubectl, the UI's raw watch view).
 
+pub mod apiextensions;
 pub mod apps;
 pub mod binding;
+pub mod custom;
 pub mod defaults;
 pub mod event;
 pub mod kind;
@@ -17,12 +19,15 @@ pub mod registry;
 pub mod resource;
 pub mod resource_list;
 pub mod scale;
+pub mod schema;
 pub mod strategy;
 pub mod time;
 pub mod validation;
 
+pub use apiextensions::CustomResourceDefinition;
 pub use apps::{Deployment, ReplicaSet};
 pub use binding::Binding;
+pub use custom::CustomObject;
 pub use event::Event;
 pub use kind::Kind;
 pub use lease::Lease;
@@ -47,6 +52,9 @@ pub enum Object {
     Deployment(Box<Deployment>),
     Event(Event),
     Lease(Lease),
+    CustomResourceDefinition(Box<CustomResourceDefinition>),
+    /// An object of a custom resource (a CRD's): typed metadata, the rest as JSON.
+    Custom(Box<CustomObject>),
 }
 
 /// Runs `$body` with `$o` bound to the inner typed object, whatever the variant.
@@ -60,6 +68,8 @@ macro_rules! each_kind {
             Object::Deployment($o) => $body,
             Object::Event($o) => $body,
             Object::Lease($o) => $body,
+            Object::CustomResourceDefinition($o) => $body,
+            Object::Custom($o) => $body,
         }
     };
 }
@@ -91,6 +101,8 @@ impl Object {
             Object::Deployment(_) => Kind::Deployment,
             Object::Event(_) => Kind::Event,
             Object::Lease(_) => Kind::Lease,
+            Object::CustomResourceDefinition(_) => Kind::CustomResourceDefinition,
+            Object::Custom(c) => c.kind,
         }
     }
 
@@ -255,7 +267,7 @@ macro_rules! into_boxed_object {
         }
     )*};
 }
-into_boxed_object!(ReplicaSet, Deployment);
+into_boxed_object!(ReplicaSet, Deployment, CustomResourceDefinition);
 
 #[cfg(test)]
 mod tests {

@@ -28,6 +28,20 @@ impl Registry {
         &self.kinds
     }
 
+    /// Serves `kind` too (an established custom resource), replacing a description of the same
+    /// resource.
+    pub fn register(&mut self, kind: Kind) {
+        match self.kinds.iter_mut().find(|k| **k == kind) {
+            Some(k) => *k = kind,
+            None => self.kinds.push(kind),
+        }
+    }
+
+    /// Stops serving `kind` (its definition was deleted). Built-in kinds stay.
+    pub fn unregister(&mut self, kind: Kind) {
+        self.kinds.retain(|k| !k.is_custom() || *k != kind);
+    }
+
     /// Every served resource's description, in discovery order.
     pub fn resources(&self) -> impl Iterator<Item = &'static ResourceInfo> + '_ {
         self.kinds.iter().map(|k| k.resource())

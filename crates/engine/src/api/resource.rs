@@ -5,6 +5,7 @@
 //! validation, update strategy and strategic-merge keys. The built-in kinds declare theirs in
 //! [`super::kinds`]; a custom resource's is built from its CustomResourceDefinition.
 
+use super::apiextensions::PrinterColumn;
 use super::{Kind, Object};
 use watchlab_apimachinery::fields::FieldSelector;
 use watchlab_apimachinery::request::resource_path;
@@ -54,6 +55,9 @@ pub struct ResourceInfo {
     /// The kinds whose objects may be this kind's controller owner (the garbage collector's
     /// owner relations: a ReplicaSet's pods, a Deployment's ReplicaSets).
     pub controller_owners: &'static [Kind],
+    /// A custom resource's `additionalPrinterColumns` (built-in kinds' columns are kubectl's
+    /// printers').
+    pub printer_columns: &'static [PrinterColumn],
     /// Everything kind-specific that needs the typed object.
     pub rules: &'static dyn Rules,
 }

@@ -83,7 +83,7 @@ impl ApiServer {
             candidate.meta_mut().uid = self.rng.uuid();
             let lease = self.lease_for(kind);
             let name = candidate.name().to_string();
-            return self
+            let created = self
                 .commit(
                     user,
                     "create",
@@ -98,7 +98,9 @@ impl ApiServer {
                 .map_err(|e| match e {
                     CommitError::Conflict => Status::already_exists(&r.group_resource(), &name),
                     CommitError::Store(msg) => errors::unknown(&msg),
-                });
+                })?;
+            self.after_main_write(&created);
+            return Ok(created);
         }
         Err(Status::already_exists(&r.group_resource(), obj.name()))
     }

@@ -90,6 +90,9 @@ impl ApiServer {
                 return Err(Status::conflict(&gr, name, &msg));
             }
         }
+        if let Object::CustomResourceDefinition(crd) = &*old {
+            self.retire(crd);
+        }
         let grace = self.grace_period(&old, opts);
         let meta = old.meta();
         // Already terminating: only a shorter grace period changes anything.

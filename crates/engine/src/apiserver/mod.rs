@@ -7,6 +7,7 @@
 pub mod admission;
 pub mod compaction;
 pub mod continue_token;
+pub mod crd;
 pub mod discovery;
 pub mod http;
 pub mod ledger;
@@ -105,6 +106,8 @@ pub struct ApiServer {
     store: Store<Arc<Object>>,
     /// The served resources (routing and discovery read it).
     registry: Registry,
+    /// Custom resource descriptions allocated so far, by their definition's spec JSON.
+    custom_kinds: Vec<(String, Kind)>,
     now: Timestamp,
     rng: SimRng,
     watch: WatchHub,
@@ -135,6 +138,7 @@ impl ApiServer {
         let mut s = ApiServer {
             store: Store::new(),
             registry: Registry::default(),
+            custom_kinds: Vec::new(),
             now: config.start,
             rng: SimRng::child(seed, "kube-apiserver"),
             watch: WatchHub::new(config.watch),

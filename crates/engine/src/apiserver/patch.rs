@@ -109,6 +109,12 @@ impl ApiServer {
         if patch_type != PatchType::Json && !patch.is_object() {
             return Err(Status::bad_request("error decoding patch: json: cannot unmarshal into Go value of type map[string]interface {}"));
         }
+        if kind.is_custom() && patch_type == PatchType::StrategicMerge {
+            // Custom resources have no Go types to carry patch strategies.
+            return Err(Status::unsupported_media_type(&format!(
+                "the body of the request was in an unknown format - accepted media types include: {JSON_PATCH}, {MERGE_PATCH}"
+            )));
+        }
         let current = self.get(kind, namespace, name)?;
         let mut doc = current.to_json_value();
         match patch_type {

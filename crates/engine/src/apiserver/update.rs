@@ -25,12 +25,34 @@ impl ApiServer {
         self.update_part(user, obj, Part::Main, "update")
     }
 
+    /// After a main-resource write: a changed CustomResourceDefinition is established again.
+    pub(super) fn after_main_write(&mut self, written: &Arc<Object>) {
+        if let Object::CustomResourceDefinition(c) = &**written {
+            // The write stands whatever the status write answers (an unwritable store).
+            let _ = self.establish(c);
+        }
+    }
+
     /// PUT .../status: replaces the status (everything else is ignored).
     pub fn update_status(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
         self.update_part(user, obj, Part::Status, "update")
     }
 
     pub(super) fn update_part(
+        &mut self,
+        user: &str,
+        obj: Object,
+        part: Part,
+        verb: &'static str,
+    ) -> Result<Arc<Object>, Status> {
+        let written = self.write_part(user, obj, part, verb)?;
+        if part == Part::Main {
+            self.after_main_write(&written);
+        }
+        Ok(written)
+    }
+
+    fn write_part(
         &mut self,
         user: &str,
         obj: Object,

@@ -26,6 +26,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     create_on_update: true,
     returns_deleted_object: false,
     controller_owners: &[],
+    printer_columns: &[],
     rules: &LeaseRules,
 };
 

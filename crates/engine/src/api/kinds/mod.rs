@@ -5,6 +5,7 @@
 //! validation, the spec/status split, strategic-merge keys). Adding a built-in kind is one new
 //! module here and one line in [`BUILT_IN`].
 
+pub mod customresourcedefinition;
 pub mod deployment;
 pub mod event;
 pub mod lease;
@@ -16,7 +17,7 @@ pub mod replicaset;
 use super::Kind;
 
 /// The built-in kinds, in discovery order (each one's `rank` is its index here).
-pub const BUILT_IN: [Kind; 7] = [
+pub const BUILT_IN: [Kind; 8] = [
     Kind::Namespace,
     Kind::Node,
     Kind::Pod,
@@ -24,6 +25,7 @@ pub const BUILT_IN: [Kind; 7] = [
     Kind::Deployment,
     Kind::Event,
     Kind::Lease,
+    Kind::CustomResourceDefinition,
 ];
 
 /// A boolean field as field selectors compare it.

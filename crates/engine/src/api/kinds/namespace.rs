@@ -26,6 +26,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     create_on_update: false,
     returns_deleted_object: true,
     controller_owners: &[],
+    printer_columns: &[],
     rules: &NamespaceRules,
 };
 

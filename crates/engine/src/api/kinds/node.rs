@@ -28,6 +28,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     create_on_update: false,
     returns_deleted_object: false,
     controller_owners: &[],
+    printer_columns: &[],
     rules: &NodeRules,
 };
 

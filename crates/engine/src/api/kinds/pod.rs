@@ -39,6 +39,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     create_on_update: false,
     returns_deleted_object: true,
     controller_owners: &[Kind::ReplicaSet],
+    printer_columns: &[],
     rules: &PodRules,
 };
 

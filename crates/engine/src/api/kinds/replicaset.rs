@@ -26,6 +26,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     create_on_update: false,
     returns_deleted_object: false,
     controller_owners: &[Kind::Deployment],
+    printer_columns: &[],
     rules: &ReplicaSetRules,
 };
 

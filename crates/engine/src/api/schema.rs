@@ -1,0 +1,327 @@
+//! A CustomResourceDefinition's `openAPIV3Schema`, for the common subset the apiextensions
+//! apiserver enforces on custom objects: `type`, `properties`, `required`, `enum`,
+//! `minimum`/`maximum`, `minLength`/`maxLength`, `items` and `x-kubernetes-preserve-unknown-fields`,
+//! with kube-openapi's 422 texts (`spec.replicas in body must be of type integer: "x"`). It also
+//! prunes unknown fields as a structural schema does, and checks that a schema is structural
+//! (every specified field has a type) before a CRD is accepted.
+
+use serde_json::{Map, Value};
+use watchlab_apimachinery::validation::{BadValue, FieldError};
+
+const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
+const INT_OR_STRING: &str = "x-kubernetes-int-or-string";
+/// The deepest schema walked (a bound against hostile nesting).
+const MAX_DEPTH: usize = 64;
+
+fn bad_value(v: &Value) -> BadValue {
+    match v {
+        Value::String(s) => BadValue::Str(s.clone()),
+        Value::Number(n) => BadValue::Verbatim(n.to_string()),
+        other => BadValue::Verbatim(other.to_string()),
+    }
+}
+
+/// The JSON type name kube-openapi reports for a value.
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn has_type(v: &Value, ty: &str) -> bool {
+    match ty {
+        "number" => v.is_number(),
+        "integer" => v.is_i64() || v.is_u64(),
+        other => type_name(v) == other,
+    }
+}
+
+fn join(path: &str, field: &str) -> String {
+    if path.is_empty() {
+        field.to_string()
+    } else {
+        format!("{path}.{field}")
+    }
+}
+
+/// Everything wrong with `value` at `path` under `schema`.
+pub fn validate(schema: &Value, value: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    validate_at(schema, value, path, 0, &mut errs);
+    errs
+}
+
+fn validate_at(
+    schema: &Value,
+    value: &Value,
+    path: &str,
+    depth: usize,
+    errs: &mut Vec<FieldError>,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let int_or_string = schema[INT_OR_STRING].as_bool() == Some(true);
+    if let Some(ty) = schema["type"].as_str() {
+        if !has_type(value, ty) && !(int_or_string && (value.is_string() || value.is_i64())) {
+            errs.push(FieldError::invalid(
+                path,
+                bad_value(value),
+                &format!(
+                    "{path} in body must be of type {ty}: \"{}\"",
+                    type_name(value)
+                ),
+            ));
+            return;
+        }
+    }
+    if let Some(allowed) = schema["enum"].as_array() {
+        if !allowed.contains(value) {
+            let texts: Vec<String> = allowed
+                .iter()
+                .map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_string))
+                .collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            errs.push(FieldError::not_supported(path, bad_value(value), &refs));
+        }
+    }
+    if let Some(n) = value.as_f64() {
+        if let Some(min) = schema["minimum"].as_f64().filter(|m| n < *m) {
+            errs.push(FieldError::invalid(
+                path,
+                bad_value(value),
+                &format!(
+                    "{path} in body should be greater than or equal to {}",
+                    number(min)
+                ),
+            ));
+        }
+        if let Some(max) = schema["maximum"].as_f64().filter(|m| n > *m) {
+            errs.push(FieldError::invalid(
+                path,
+                bad_value(value),
+                &format!(
+                    "{path} in body should be less than or equal to {}",
+                    number(max)
+                ),
+            ));
+        }
+    }
+    if let Some(s) = value.as_str() {
+        let len = s.chars().count() as u64;
+        if let Some(min) = schema["minLength"].as_u64().filter(|m| len < *m) {
+            errs.push(FieldError::invalid(
+                path,
+                bad_value(value),
+                &format!("{path} in body should be at least {min} chars long"),
+            ));
+        }
+        if let Some(max) = schema["maxLength"].as_u64().filter(|m| len > *m) {
+            errs.push(FieldError::invalid(
+                path,
+                bad_value(value),
+                &format!("{path} in body should be at most {max} chars long"),
+            ));
+        }
+    }
+    if let Some(obj) = value.as_object() {
+        for req in schema["required"].as_array().into_iter().flatten() {
+            if let Some(name) = req.as_str().filter(|n| !obj.contains_key(*n)) {
+                errs.push(FieldError::required(&join(path, name), ""));
+            }
+        }
+        if let Some(props) = schema["properties"].as_object() {
+            for (k, v) in obj {
+                if let Some(s) = props.get(k) {
+                    validate_at(s, v, &join(path, k), depth + 1, errs);
+                }
+            }
+        }
+    }
+    if let (Some(items), Some(list)) = (schema.get("items"), value.as_array()) {
+        for (i, v) in list.iter().enumerate() {
+            validate_at(items, v, &format!("{path}[{i}]"), depth + 1, errs);
+        }
+    }
+}
+
+/// A bound as Go prints it (`1`, not `1.0`).
+fn number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        n.to_string()
+    }
+}
+
+/// Drops the fields `schema` does not declare (unless it preserves unknown fields), as the
+/// apiserver prunes a structural schema's objects before storing them.
+pub fn prune(schema: &Value, value: &mut Value) {
+    prune_at(schema, value, 0);
+}
+
+fn prune_at(schema: &Value, value: &mut Value, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let preserve = schema[PRESERVE].as_bool() == Some(true);
+    match value {
+        Value::Object(obj) => {
+            let props = schema["properties"].as_object();
+            if !preserve {
+                obj.retain(|k, _| props.is_some_and(|p| p.contains_key(k)));
+            }
+            if let Some(props) = props {
+                for (k, v) in obj.iter_mut() {
+                    if let Some(s) = props.get(k) {
+                        prune_at(s, v, depth + 1);
+                    }
+                }
+            }
+        }
+        Value::Array(list) => {
+            if let Some(items) = schema.get("items") {
+                for v in list {
+                    prune_at(items, v, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What makes a schema non-structural (`spec.versions[0].schema.openAPIV3Schema` at `path`):
+/// a specified field without a type, or a root that is not an object, with the real texts.
+pub fn structural_errors(schema: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    match schema["type"].as_str() {
+        Some("object") => {}
+        Some(other) => errs.push(FieldError::not_supported(
+            &format!("{path}.type"),
+            other,
+            &["object"],
+        )),
+        None => errs.push(FieldError::required(
+            &format!("{path}.type"),
+            "must not be empty at the root",
+        )),
+    }
+    walk_structural(schema, path, 0, &mut errs);
+    errs
+}
+
+fn walk_structural(schema: &Value, path: &str, depth: usize, errs: &mut Vec<FieldError>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let typed = |s: &Value| {
+        s["type"].as_str().is_some_and(|t| !t.is_empty())
+            || s[PRESERVE].as_bool() == Some(true)
+            || s[INT_OR_STRING].as_bool() == Some(true)
+    };
+    if let Some(props) = schema["properties"].as_object() {
+        for (k, s) in props {
+            let p = format!("{path}.properties[{k}]");
+            if !typed(s) {
+                errs.push(FieldError::required(
+                    &format!("{p}.type"),
+                    "must not be empty for specified object fields",
+                ));
+            }
+            walk_structural(s, &p, depth + 1, errs);
+        }
+    }
+    if let Some(items) = schema.get("items") {
+        let p = format!("{path}.items");
+        if !typed(items) {
+            errs.push(FieldError::required(
+                &format!("{p}.type"),
+                "must not be empty for specified array items",
+            ));
+        }
+        walk_structural(items, &p, depth + 1, errs);
+    }
+}
+
+/// The schema of `metadata`-less objects: everything preserved (a CRD without a schema).
+pub fn preserve_all() -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), Value::String("object".into()));
+    m.insert(PRESERVE.into(), Value::Bool(true));
+    Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn website() -> Value {
+        json!({"type": "object", "properties": {"spec": {"type": "object", "required": ["host"],
+            "properties": {
+                "host": {"type": "string", "minLength": 1, "maxLength": 20},
+                "replicas": {"type": "integer", "minimum": 1, "maximum": 10},
+                "tier": {"type": "string", "enum": ["free", "pro"]},
+                "paths": {"type": "array", "items": {"type": "string"}},
+                "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}})
+    }
+
+    fn texts(errs: &[FieldError]) -> Vec<String> {
+        errs.iter().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn errors_read_as_kube_openapi_writes_them() {
+        let bad = json!({"spec": {"replicas": "three", "tier": "gold", "paths": ["/", 4]}});
+        assert_eq!(
+            texts(&validate(&website(), &bad, "")),
+            [
+                "spec.host: Required value",
+                "spec.paths[1]: Invalid value: 4: spec.paths[1] in body must be of type string: \"integer\"",
+                "spec.replicas: Invalid value: \"three\": spec.replicas in body must be of type integer: \"string\"",
+                "spec.tier: Unsupported value: \"gold\": supported values: \"free\", \"pro\"",
+            ]
+        );
+        let bounds = json!({"spec": {"host": "", "replicas": 11}});
+        assert_eq!(
+            texts(&validate(&website(), &bounds, "")),
+            [
+                "spec.host: Invalid value: \"\": spec.host in body should be at least 1 chars long",
+                "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
+            ]
+        );
+        assert!(validate(
+            &website(),
+            &json!({"spec": {"host": "a", "replicas": 1}}),
+            ""
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn unknown_fields_are_pruned_unless_preserved() {
+        let mut v =
+            json!({"spec": {"host": "a", "typo": 1, "extra": {"anything": [1]}}, "junk": true});
+        prune(&website(), &mut v);
+        assert_eq!(
+            v,
+            json!({"spec": {"host": "a", "extra": {"anything": [1]}}})
+        );
+    }
+
+    #[test]
+    fn a_field_without_a_type_is_not_structural() {
+        let schema = json!({"type": "object", "properties": {"spec": {"properties": {"a": {"type": "string"}}}}});
+        assert_eq!(
+            texts(&structural_errors(&schema, "spec.validation.openAPIV3Schema")),
+            ["spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields"]
+        );
+        assert!(structural_errors(&website(), "s").is_empty());
+    }
+}

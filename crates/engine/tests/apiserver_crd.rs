@@ -1,0 +1,331 @@
+//! CustomResourceDefinitions through the API server's JSON edge, as a user of kubectl would
+//! notice them: a definition is established and its resource appears in discovery and is served
+//! with everything built-in kinds have (validation by the schema, pruning, the status
+//! subresource, selectors, watch, 409s); bad definitions are refused with the apiextensions
+//! texts; deleting the definition deletes its objects and its endpoints.
+
+use serde_json::{json, Value};
+use watchlab_apimachinery::client::ApiClient;
+use watchlab_engine::apiserver::ApiServer;
+
+const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+const SITES: &str = "/apis/example.com/v1/namespaces/default/websites";
+
+fn call(s: &mut ApiServer, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let body = body.map(|b| b.to_string());
+    let ct = (method == "PATCH").then_some("application/merge-patch+json");
+    let r = s.request(method, path, ct, body.as_deref());
+    let v = serde_json::from_str(&r.body).unwrap_or(Value::String(r.body.clone()));
+    (r.code, v)
+}
+
+fn crd(name: &str, plural: &str, kind: &str) -> Value {
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+      "metadata": {"name": name},
+      "spec": {"group": "example.com", "scope": "Namespaced",
+        "names": {"plural": plural, "singular": plural.trim_end_matches('s'), "kind": kind, "shortNames": ["ws"]},
+        "versions": [{"name": "v1", "served": true, "storage": true,
+          "subresources": {"status": {}},
+          "additionalPrinterColumns": [{"name": "Host", "type": "string", "jsonPath": ".spec.host"}],
+          "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+            "spec": {"type": "object", "required": ["host"], "properties": {
+              "host": {"type": "string", "minLength": 1},
+              "replicas": {"type": "integer", "minimum": 1, "maximum": 10}}},
+            "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}}}}}}]}})
+}
+
+fn site(name: &str, host: &str) -> Value {
+    json!({"apiVersion": "example.com/v1", "kind": "Website",
+        "metadata": {"name": name, "labels": {"tier": "web"}}, "spec": {"host": host, "replicas": 2}})
+}
+
+fn condition(crd: &Value, type_: &str) -> (String, String) {
+    let c = crd["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == type_)
+        .cloned()
+        .unwrap_or_default();
+    (
+        c["status"].as_str().unwrap_or_default().to_string(),
+        c["reason"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+fn established() -> ApiServer {
+    let mut s = ApiServer::new(1);
+    let (code, body) = call(
+        &mut s,
+        "POST",
+        CRDS,
+        Some(crd("websites.example.com", "websites", "Website")),
+    );
+    assert_eq!(code, 201, "{body}");
+    s
+}
+
+#[test]
+fn a_definition_is_established_and_discovered() {
+    let mut s = ApiServer::new(1);
+    let (_, groups) = call(&mut s, "GET", "/apis", None);
+    assert!(!groups.to_string().contains("example.com"));
+    assert_eq!(call(&mut s, "GET", SITES, None).0, 404);
+    let (code, _) = call(
+        &mut s,
+        "POST",
+        CRDS,
+        Some(crd("websites.example.com", "websites", "Website")),
+    );
+    assert_eq!(code, 201);
+    let (_, got) = call(&mut s, "GET", &format!("{CRDS}/websites.example.com"), None);
+    assert_eq!(
+        condition(&got, "NamesAccepted"),
+        ("True".into(), "NoConflicts".into())
+    );
+    assert_eq!(
+        condition(&got, "Established"),
+        ("True".into(), "InitialNamesAccepted".into())
+    );
+    assert_eq!(got["status"]["acceptedNames"]["kind"], "Website");
+    assert_eq!(got["status"]["storedVersions"], json!(["v1"]));
+    let (_, groups) = call(&mut s, "GET", "/apis", None);
+    assert!(groups["groups"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|g| g["name"] == "example.com"));
+    let (code, list) = call(&mut s, "GET", "/apis/example.com/v1", None);
+    assert_eq!(code, 200);
+    let names: Vec<&str> = list["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(names, ["websites", "websites/status"]);
+    assert_eq!(list["resources"][0]["shortNames"], json!(["ws"]));
+}
+
+#[test]
+fn custom_objects_are_validated_pruned_and_stored_under_their_group() {
+    let mut s = established();
+    let mut body = site("blog", "blog.example.com");
+    body["spec"]["typo"] = json!(1);
+    body["status"] = json!({"ready": true});
+    let (code, created) = call(&mut s, "POST", SITES, Some(body));
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(
+        created["spec"],
+        json!({"host": "blog.example.com", "replicas": 2})
+    );
+    // The status subresource: a create does not set the status.
+    assert_eq!(created.get("status"), None);
+    assert_eq!(created["metadata"]["generation"], 1);
+    assert!(s
+        .store()
+        .get("/registry/example.com/websites/default/blog")
+        .is_some());
+
+    let mut bad = site("shop", "");
+    bad["spec"]["replicas"] = json!("many");
+    let (code, refused) = call(&mut s, "POST", SITES, Some(bad));
+    assert_eq!(code, 422);
+    assert_eq!(
+        refused["message"],
+        "Website.example.com \"shop\" is invalid: [spec.host: Invalid value: \"\": spec.host in body should be at least 1 chars long, spec.replicas: Invalid value: \"many\": spec.replicas in body must be of type integer: \"string\"]"
+    );
+    assert_eq!(call(&mut s, "GET", &format!("{SITES}/shop"), None).0, 404);
+}
+
+#[test]
+fn custom_objects_have_what_built_in_kinds_have() {
+    let mut s = established();
+    let (_, blog) = call(&mut s, "POST", SITES, Some(site("blog", "a.example.com")));
+    call(
+        &mut s,
+        "POST",
+        SITES,
+        Some(json!({"apiVersion": "example.com/v1", "kind": "Website",
+        "metadata": {"name": "shop"}, "spec": {"host": "b.example.com"}})),
+    );
+    // Label and field selectors.
+    let (_, l) = call(
+        &mut s,
+        "GET",
+        &format!("{SITES}?labelSelector=tier%3Dweb"),
+        None,
+    );
+    assert_eq!(l["kind"], "WebsiteList");
+    assert_eq!(l["items"].as_array().map(Vec::len), Some(1));
+    let (_, l) = call(
+        &mut s,
+        "GET",
+        &format!("{SITES}?fieldSelector=metadata.name%3Dshop"),
+        None,
+    );
+    assert_eq!(l["items"][0]["metadata"]["name"], "shop");
+    let (code, _) = call(
+        &mut s,
+        "GET",
+        &format!("{SITES}?fieldSelector=spec.host%3Dx"),
+        None,
+    );
+    assert_eq!(code, 400);
+    // A watch from the list's revision sees the next change.
+    let rv = l["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let id = ApiClient::watch(&mut s, &format!("{SITES}?watch=true&resourceVersion={rv}"))
+        .expect("watch");
+    let mut changed = blog.clone();
+    changed["spec"]["replicas"] = json!(3);
+    let (code, updated) = call(
+        &mut s,
+        "PUT",
+        &format!("{SITES}/blog"),
+        Some(changed.clone()),
+    );
+    assert_eq!(code, 200, "{updated}");
+    assert_eq!(updated["metadata"]["generation"], 2);
+    let lines = s.poll_watch(id).unwrap_or_default();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("\"MODIFIED\"") && l.contains("\"replicas\":3")),
+        "{lines:?}"
+    );
+    // A stale resourceVersion: 409 in the real words.
+    let (code, conflict) = call(&mut s, "PUT", &format!("{SITES}/blog"), Some(changed));
+    assert_eq!(code, 409);
+    assert_eq!(
+        conflict["message"],
+        "Operation cannot be fulfilled on websites.example.com \"blog\": the object has been modified; please apply your changes to the latest version and try again"
+    );
+    // The status subresource writes the status only; the main resource ignores it.
+    let mut status = updated.clone();
+    status["status"] = json!({"ready": true});
+    status["spec"]["replicas"] = json!(9);
+    let (code, st) = call(&mut s, "PUT", &format!("{SITES}/blog/status"), Some(status));
+    assert_eq!(code, 200, "{st}");
+    assert_eq!(
+        (
+            st["status"]["ready"].clone(),
+            st["spec"]["replicas"].clone()
+        ),
+        (json!(true), json!(3))
+    );
+    assert_eq!(st["metadata"]["generation"], 2);
+    // Merge patches work; strategic merge is refused as for any custom resource.
+    let (code, _) = call(
+        &mut s,
+        "PATCH",
+        &format!("{SITES}/blog"),
+        Some(json!({"spec": {"replicas": 4}})),
+    );
+    assert_eq!(code, 200);
+    let r = s.request(
+        "PATCH",
+        &format!("{SITES}/blog"),
+        Some("application/strategic-merge-patch+json"),
+        Some("{}"),
+    );
+    assert_eq!(r.code, 415);
+}
+
+#[test]
+fn bad_definitions_are_refused_or_not_accepted() {
+    let mut s = ApiServer::new(1);
+    let before = s.revision();
+    let (code, refused) = call(
+        &mut s,
+        "POST",
+        CRDS,
+        Some(crd("sites.example.com", "websites", "Website")),
+    );
+    assert_eq!(code, 422);
+    assert_eq!(
+        refused["message"],
+        "CustomResourceDefinition.apiextensions.k8s.io \"sites.example.com\" is invalid: metadata.name: Invalid value: \"sites.example.com\": must be spec.names.plural+\".\"+spec.group"
+    );
+    let mut untyped = crd("websites.example.com", "websites", "Website");
+    untyped["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] =
+        json!({"properties": {}});
+    let (code, refused) = call(&mut s, "POST", CRDS, Some(untyped));
+    assert_eq!(code, 422);
+    assert!(refused["message"].as_str().unwrap_or_default().contains(
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields"
+    ), "{refused}");
+    assert_eq!(s.revision(), before, "nothing was written");
+    // A second definition whose kind is taken is stored but not accepted, and not served.
+    call(
+        &mut s,
+        "POST",
+        CRDS,
+        Some(crd("websites.example.com", "websites", "Website")),
+    );
+    let (code, _) = call(
+        &mut s,
+        "POST",
+        CRDS,
+        Some(crd("pages.example.com", "pages", "Website")),
+    );
+    assert_eq!(code, 201);
+    let (_, got) = call(&mut s, "GET", &format!("{CRDS}/pages.example.com"), None);
+    assert_eq!(
+        condition(&got, "NamesAccepted"),
+        ("False".into(), "NameConflict".into())
+    );
+    assert_eq!(
+        condition(&got, "Established"),
+        ("False".into(), "NotAccepted".into())
+    );
+    assert_eq!(
+        call(
+            &mut s,
+            "GET",
+            "/apis/example.com/v1/namespaces/default/pages",
+            None
+        )
+        .0,
+        404
+    );
+}
+
+#[test]
+fn deleting_the_definition_deletes_its_objects_and_endpoints() {
+    let mut s = established();
+    call(&mut s, "POST", SITES, Some(site("blog", "a.example.com")));
+    let id = ApiClient::watch(&mut s, &format!("{SITES}?watch=true")).expect("watch");
+    let (code, _) = call(
+        &mut s,
+        "DELETE",
+        &format!("{CRDS}/websites.example.com"),
+        None,
+    );
+    assert_eq!(code, 200);
+    let lines = s.poll_watch(id).unwrap_or_default();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("\"DELETED\"") && l.contains("blog")),
+        "{lines:?}"
+    );
+    assert!(s
+        .store()
+        .get("/registry/example.com/websites/default/blog")
+        .is_none());
+    assert_eq!(call(&mut s, "GET", SITES, None).0, 404);
+    let (_, groups) = call(&mut s, "GET", "/apis", None);
+    assert!(!groups.to_string().contains("example.com"));
+    // And it can be defined again.
+    let (code, _) = call(
+        &mut s,
+        "POST",
+        CRDS,
+        Some(crd("websites.example.com", "websites", "Website")),
+    );
+    assert_eq!(code, 201);
+    assert_eq!(call(&mut s, "GET", SITES, None).0, 200);
+}
