@@ -834,9 +834,10 @@ fn api_resources_lists_the_served_types() {
     let out = Kubectl::new().exec("kubectl api-resources --namespaced=false", &mut api);
     assert_eq!(
         out.stdout,
-        "NAME         SHORTNAMES   APIVERSION   NAMESPACED   KIND\n\
-         namespaces   ns           v1           false        Namespace\n\
-         nodes        no           v1           false        Node\n"
+        "NAME                        SHORTNAMES   APIVERSION                NAMESPACED   KIND\n\
+         namespaces                  ns           v1                        false        Namespace\n\
+         nodes                       no           v1                        false        Node\n\
+         customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1   false        CustomResourceDefinition\n"
     );
     assert!(api.sent.is_empty());
 }

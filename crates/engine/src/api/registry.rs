@@ -105,7 +105,11 @@ mod tests {
         assert_eq!(reg.resolve("widgets").map(|r| r.kind()), None);
         assert_eq!(
             reg.groups(),
-            [("apps", "v1"), ("coordination.k8s.io", "v1")]
+            [
+                ("apps", "v1"),
+                ("coordination.k8s.io", "v1"),
+                ("apiextensions.k8s.io", "v1")
+            ]
         );
     }
 }
