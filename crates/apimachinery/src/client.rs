@@ -48,4 +48,10 @@ pub trait ApiClient {
 
     /// The server's current virtual time in milliseconds (kubectl prints AGE against it).
     fn now_ms(&self) -> u64;
+
+    /// The warnings the last request earned (the texts of its `Warning: 299 - "…"` headers,
+    /// `unknown field "spec.foo"`), handed over once; kubectl prints each as `Warning: …`.
+    fn take_warnings(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -123,7 +123,20 @@ pub struct Query {
     pub propagation_policy: Option<String>,
     /// `force` (server-side apply patches).
     pub force: bool,
+    /// `fieldValidation` (create, update, patch): what unknown or duplicate fields in the body
+    /// cost. The real default when absent is `Warn` (`handlers.fieldValidation`).
+    pub field_validation: FieldValidation,
     pub pretty: bool,
+}
+
+/// `fieldValidation`: `Strict` refuses a body with unknown or duplicate fields (400), `Warn`
+/// accepts it with a `Warning` header per field, `Ignore` drops them silently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FieldValidation {
+    Ignore,
+    #[default]
+    Warn,
+    Strict,
 }
 
 /// The 405 a route answers to a method it does not take.
@@ -277,6 +290,22 @@ impl QueryParams {
                 query.dry_run = self.dry_run(kind)?;
                 query.field_manager = self.string("fieldManager");
                 query.force = verb == Verb::Patch && self.bool("force");
+                query.field_validation = match self.get("fieldValidation").unwrap_or_default() {
+                    "" | "Warn" => FieldValidation::Warn,
+                    "Ignore" => FieldValidation::Ignore,
+                    "Strict" => FieldValidation::Strict,
+                    other => {
+                        // `ValidateFieldValidation`.
+                        return Err(options_invalid(
+                            kind,
+                            &[FieldError::not_supported(
+                                "fieldValidation",
+                                other,
+                                &["Ignore", "Strict", "Warn"],
+                            )],
+                        ));
+                    }
+                };
                 if let Some(manager) = &query.field_manager {
                     let errs = validate_field_manager(manager);
                     if !errs.is_empty() {

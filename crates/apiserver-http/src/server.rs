@@ -27,7 +27,7 @@ use tokio::task::{spawn_local, LocalSet};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
-use watchlab_apimachinery::request::{parse_request, Verb};
+use watchlab_apimachinery::request::{parse_request, RequestInfo, Verb};
 use watchlab_apimachinery::status::Status;
 use watchlab_engine::api::Registry;
 use watchlab_engine::apiserver::limits::MAX_REQUEST_BODY_BYTES;
@@ -358,7 +358,29 @@ fn respond(
     let now = virtual_now_unix_ms(cluster.now().as_millis());
     let mut session = cluster.session(&user);
     let r = session.request(method.as_str(), path_and_query, content_type, body);
+    let warnings = session.take_warnings();
     drop(cluster);
+    let mut resp = answer(r, as_table, method, &info, now, include);
+    for text in warnings {
+        // RFC 7234 warn-code 299, agent "-", the text quoted (`"` and `\` escaped), as
+        // `warning.NewWarningsRecorder` writes it.
+        let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
+        if let Ok(v) = HeaderValue::from_str(&format!("299 - \"{quoted}\"")) {
+            resp.headers_mut().append(hyper::header::WARNING, v);
+        }
+    }
+    resp
+}
+
+/// The engine's answer as the client asked for it (a Table for `kubectl get`).
+fn answer(
+    r: ApiResponse,
+    as_table: bool,
+    method: &Method,
+    info: &RequestInfo,
+    now: i64,
+    include: IncludeObject,
+) -> Response<Body> {
     if as_table && r.code == 200 && *method == Method::GET && info.subresource.is_none() {
         if let Ok(value) = serde_json::from_str::<serde_json::Value>(&r.body) {
             if value["kind"] != "Status" {

@@ -38,6 +38,7 @@ pub mod shell;
 pub mod sort;
 pub mod tabwriter;
 pub mod targets;
+mod warnings;
 
 pub use follow::{Follow, FollowOutput};
 use std::collections::BTreeMap;
@@ -150,10 +151,12 @@ impl Kubectl {
         if pipeline.words.is_empty() {
             return Outcome::default();
         }
-        let done = commands::run(self, words, client);
+        let mut recorder = warnings::Recorder::new(client);
+        let done = commands::run(self, words, &mut recorder);
+        let warned = recorder.into_stderr();
         let (stdout, stderr, exit_code, follow) = match done {
-            Ok(d) => (d.stdout, d.stderr, d.exit_code, d.follow),
-            Err(e) => (String::new(), e.stderr, e.exit_code, None),
+            Ok(d) => (d.stdout, warned + &d.stderr, d.exit_code, d.follow),
+            Err(e) => (String::new(), warned + &e.stderr, e.exit_code, None),
         };
         let (stdout, follow) = match follow {
             Some(mut f) => {

@@ -8,6 +8,8 @@ pub mod binding;
 pub mod custom;
 pub mod defaults;
 pub mod event;
+#[rustfmt::skip]
+pub mod field_schema;
 pub mod kind;
 pub mod kinds;
 pub mod lease;

@@ -5,7 +5,7 @@
 
 use super::delete::{delete_response, DeleteOptions};
 use super::patch::{PatchTarget, PatchType, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH};
-use super::{ApiServer, DEFAULT_USER};
+use super::{field_validation, ApiServer, DEFAULT_USER};
 use crate::api::binding::Binding;
 use crate::api::resource::ResourceInfo;
 use crate::api::scale::Scale;
@@ -88,6 +88,7 @@ impl ApiServer {
         content_type: Option<&str>,
         body: Option<&str>,
     ) -> ApiResponse {
+        self.warnings.clear();
         match self.dispatch_request(user, method, path_and_query, content_type, body) {
             Ok(r) => r,
             Err(s) => error(s),
@@ -167,11 +168,13 @@ impl ApiServer {
                 Ok(respond(201, ok.to_json()))
             }
             (Verb::Create, None) => {
+                self.warnings = field_validation::check(r, body_of(body)?, query.field_validation)?;
                 let mut obj = Object::decode(r.kind(), body_of(body)?)?;
                 place(&mut obj, r, ns)?;
                 Ok(respond(201, self.create(user, obj)?.to_json()))
             }
             (Verb::Update, None | Some("status")) => {
+                self.warnings = field_validation::check(r, body_of(body)?, query.field_validation)?;
                 let mut obj = Object::decode(r.kind(), body_of(body)?)?;
                 place(&mut obj, r, ns)?;
                 if obj.name() != name {
@@ -360,6 +363,10 @@ impl ApiClient for UserSession<'_> {
     fn now_ms(&self) -> u64 {
         self.server.now().as_millis()
     }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        self.server.take_warnings()
+    }
 }
 
 /// The server as the default user agent ([`DEFAULT_USER`], `kubectl`).
@@ -388,5 +395,9 @@ impl ApiClient for ApiServer {
 
     fn now_ms(&self) -> u64 {
         self.now().as_millis()
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        ApiServer::take_warnings(self)
     }
 }

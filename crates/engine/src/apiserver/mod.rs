@@ -21,6 +21,7 @@ mod binding;
 mod create;
 mod delete;
 mod errors;
+mod field_validation;
 mod read;
 mod scale;
 mod update;
@@ -117,6 +118,8 @@ pub struct ApiServer {
     compactor: Compactor,
     /// Live keys plus retained revisions before puts fail ([`limits::DEFAULT_QUOTA_ENTRIES`]).
     quota_entries: usize,
+    /// The warnings of the last request (`unknown field "spec.foo"`), for its `Warning` headers.
+    warnings: Vec<String>,
 }
 
 /// What a committed write does to its key.
@@ -147,6 +150,7 @@ impl ApiServer {
             config,
             writable: true,
             quota_entries: limits::DEFAULT_QUOTA_ENTRIES,
+            warnings: Vec::new(),
         };
         for ns in SYSTEM_NAMESPACES {
             let obj = Object::Namespace(Namespace {
@@ -157,6 +161,12 @@ impl ApiServer {
             let _ = s.create(SERVER_USER, obj);
         }
         s
+    }
+
+    /// The warnings the last request earned (each becomes a `Warning: 299 - "…"` header; kubectl
+    /// prints `Warning: …`), handed over once.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
     }
 
     /// The resources this server serves.

@@ -100,4 +100,8 @@ impl ApiClient for ClusterSession<'_> {
     fn now_ms(&self) -> u64 {
         self.inner.now_ms()
     }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        self.inner.take_warnings()
+    }
 }

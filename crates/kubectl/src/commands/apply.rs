@@ -48,12 +48,13 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             "server-side apply is not available in this playground; use client-side apply (the default)",
         ));
     }
+    let validation = field_validation(&p)?;
     let items = read_items(ctx, &p)?;
     let dry = dry_run(&p)?;
     let mut done = Done::default();
     let mut errors = String::new();
     for item in items {
-        match apply_one(ctx, &p, &item, dry) {
+        match apply_one(ctx, &p, &item, validation, dry) {
             Ok((text, warning)) => {
                 done.stdout.push_str(&text);
                 done.stderr.push_str(&warning);
@@ -68,20 +69,40 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
 pub(crate) fn create_from_files(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let specs: Vec<FlagSpec> = FLAGS.iter().chain(PRINT_FLAGS).copied().collect();
     let p = parse_flags("create", args, &specs)?;
+    let validation = field_validation(&p)?;
     let items = read_items(ctx, &p)?;
     let dry = dry_run(&p)?;
     let mut done = Done::default();
     let mut errors = String::new();
     for item in items {
-        let result =
-            super::run::create_object(ctx, &item.object, &item.namespace, "kubectl-create", dry)
-                .map_err(|e| with_source(e, "creating", &item.source));
+        let result = super::run::create_object(
+            ctx,
+            &item.object,
+            &item.namespace,
+            "kubectl-create",
+            validation,
+            dry,
+        )
+        .map_err(|e| with_source(e, "creating", &item.source));
         match result.and_then(|obj| print_changed(&p, &obj, "created", dry)) {
             Ok(text) => done.stdout.push_str(&text),
             Err(e) => errors.push_str(&e.stderr),
         }
     }
     finish(done, errors)
+}
+
+/// `--validate` as kubectl reads it (`GetValidationDirective`) into the `fieldValidation` it
+/// sends: `strict`/`true` (the default) → Strict, `warn` → Warn, `ignore`/`false` → Ignore.
+fn field_validation(p: &Parsed) -> Result<&'static str, CmdError> {
+    match p.last("validate").unwrap_or("strict").to_ascii_lowercase().as_str() {
+        "strict" | "true" => Ok("Strict"),
+        "warn" => Ok("Warn"),
+        "ignore" | "false" => Ok("Ignore"),
+        other => Err(CmdError::msg(format!(
+            "invalid - validate option {other:?}; must be one of: strict (or true), warn, ignore (or false)"
+        ))),
+    }
 }
 
 fn finish(done: Done, errors: String) -> Result<Done, CmdError> {
@@ -229,15 +250,22 @@ fn apply_one(
     ctx: &mut Ctx,
     p: &Parsed,
     item: &Item,
+    validation: &str,
     dry: DryRun,
 ) -> Result<(String, String), CmdError> {
     let path = item.rt.object_path(&item.namespace, &item.name);
     let modified = with_last_applied(&item.object);
     let resp = ctx.client.request("GET", &path, None, None);
     if resp.code == 404 {
-        let created =
-            super::run::create_object(ctx, &modified, &item.namespace, FIELD_MANAGER, dry)
-                .map_err(|e| with_source(e, "creating", &item.source))?;
+        let created = super::run::create_object(
+            ctx,
+            &modified,
+            &item.namespace,
+            FIELD_MANAGER,
+            validation,
+            dry,
+        )
+        .map_err(|e| with_source(e, "creating", &item.source))?;
         return Ok((print_changed(p, &created, "created", dry)?, String::new()));
     }
     if !resp.is_success() {
@@ -267,7 +295,10 @@ fn apply_one(
             let result = crate::merge_patch::apply(&live, &patch);
             return Ok((print_changed(p, &result, "configured", dry)?, warning));
         }
-        let mut params = vec![("fieldManager", FIELD_MANAGER.to_string())];
+        let mut params = vec![
+            ("fieldManager", FIELD_MANAGER.to_string()),
+            ("fieldValidation", validation.to_string()),
+        ];
         if dry == DryRun::Server {
             params.push(("dryRun", "All".into()));
         }

@@ -112,7 +112,7 @@ fn deployment(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         "status": {},
     });
     let ns = ctx.namespace(&p);
-    let created = create_object(ctx, &deploy, &ns, "kubectl-create", dry)?;
+    let created = create_object(ctx, &deploy, &ns, "kubectl-create", super::run::STRICT, dry)?;
     Ok(Done::out(print_changed(&p, &created, "created", dry)?))
 }
 
@@ -127,7 +127,7 @@ fn namespace(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         "spec": {},
         "status": {},
     });
-    let created = create_object(ctx, &ns_obj, "", "kubectl-create", dry)?;
+    let created = create_object(ctx, &ns_obj, "", "kubectl-create", super::run::STRICT, dry)?;
     Ok(Done::out(print_changed(&p, &created, "created", dry)?))
 }
 

@@ -84,7 +84,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         "status": {},
     });
     let ns = ctx.namespace(&p);
-    let created = create_object(ctx, &pod, &ns, "kubectl-run", dry)?;
+    let created = create_object(ctx, &pod, &ns, "kubectl-run", STRICT, dry)?;
     Ok(Done::out(print_changed(&p, &created, "created", dry)?))
 }
 
@@ -102,12 +102,16 @@ pub(crate) fn parse_pairs(spec: &str, what: &str) -> Result<Map<String, Value>, 
     Ok(m)
 }
 
+/// `fieldValidation=Strict`: what kubectl's default `--validate=strict` sends.
+pub(crate) const STRICT: &str = "Strict";
+
 /// POSTs `obj` to its collection (or returns it untouched for `--dry-run=client`).
 pub(crate) fn create_object(
     ctx: &mut Ctx,
     obj: &Value,
     ns: &str,
     field_manager: &str,
+    validation: &str,
     dry: DryRun,
 ) -> Result<Value, CmdError> {
     if dry == DryRun::Client {
@@ -121,7 +125,10 @@ pub(crate) fn create_object(
             "the server doesn't have a resource type \"{kind}\""
         ))
     })?;
-    let mut params = vec![("fieldManager", field_manager.to_string())];
+    let mut params = vec![
+        ("fieldManager", field_manager.to_string()),
+        ("fieldValidation", validation.to_string()),
+    ];
     if dry == DryRun::Server {
         params.push(("dryRun", "All".into()));
     }
