@@ -354,7 +354,7 @@ fn apply_creates_with_the_last_applied_annotation() {
     let path = "/apis/apps/v1/namespaces/production/deployments";
     api.on(
         "POST",
-        &format!("{path}?fieldManager=kubectl-client-side-apply"),
+        &format!("{path}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict"),
         201,
         deployment("1", json!({})),
     );
@@ -391,7 +391,7 @@ fn apply_configures_then_reports_unchanged() {
     api.on("GET", path, 200, live.clone());
     api.on(
         "PATCH",
-        &format!("{path}?fieldManager=kubectl-client-side-apply"),
+        &format!("{path}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict"),
         200,
         live,
     );
@@ -437,7 +437,7 @@ fn apply_with_a_stale_resource_version_gets_the_conflict_text() {
     let msg = "Operation cannot be fulfilled on deployments.apps \"orders-api\": the object has been modified; please apply your changes to the latest version and try again";
     api.on(
         "PATCH",
-        &format!("{path}?fieldManager=kubectl-client-side-apply"),
+        &format!("{path}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict"),
         409,
         status(409, "Conflict", msg),
     );

@@ -80,7 +80,7 @@ pub(crate) fn create_from_files(ctx: &mut Ctx, args: &[String]) -> Result<Done, 
             &item.object,
             &item.namespace,
             "kubectl-create",
-            validation,
+            Some(validation),
             dry,
         )
         .map_err(|e| with_source(e, "creating", &item.source));
@@ -262,7 +262,7 @@ fn apply_one(
             &modified,
             &item.namespace,
             FIELD_MANAGER,
-            validation,
+            Some(validation),
             dry,
         )
         .map_err(|e| with_source(e, "creating", &item.source))?;

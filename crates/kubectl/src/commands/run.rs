@@ -84,7 +84,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         "status": {},
     });
     let ns = ctx.namespace(&p);
-    let created = create_object(ctx, &pod, &ns, "kubectl-run", STRICT, dry)?;
+    let created = create_object(ctx, &pod, &ns, "kubectl-run", None, dry)?;
     Ok(Done::out(print_changed(&p, &created, "created", dry)?))
 }
 
@@ -102,8 +102,9 @@ pub(crate) fn parse_pairs(spec: &str, what: &str) -> Result<Map<String, Value>, 
     Ok(m)
 }
 
-/// `fieldValidation=Strict`: what kubectl's default `--validate=strict` sends.
-pub(crate) const STRICT: &str = "Strict";
+/// `fieldValidation=Strict`: what kubectl's default `--validate=strict` sends (`run` has no
+/// `--validate` and sends none).
+pub(crate) const STRICT: Option<&str> = Some("Strict");
 
 /// POSTs `obj` to its collection (or returns it untouched for `--dry-run=client`).
 pub(crate) fn create_object(
@@ -111,7 +112,7 @@ pub(crate) fn create_object(
     obj: &Value,
     ns: &str,
     field_manager: &str,
-    validation: &str,
+    validation: Option<&str>,
     dry: DryRun,
 ) -> Result<Value, CmdError> {
     if dry == DryRun::Client {
@@ -125,10 +126,10 @@ pub(crate) fn create_object(
             "the server doesn't have a resource type \"{kind}\""
         ))
     })?;
-    let mut params = vec![
-        ("fieldManager", field_manager.to_string()),
-        ("fieldValidation", validation.to_string()),
-    ];
+    let mut params = vec![("fieldManager", field_manager.to_string())];
+    if let Some(v) = validation {
+        params.push(("fieldValidation", v.to_string()));
+    }
     if dry == DryRun::Server {
         params.push(("dryRun", "All".into()));
     }
