@@ -102,7 +102,7 @@ fn script(name: &str) -> PathBuf {
 fn the_python_client_works_unchanged() {
     let s = TestServer::start();
     let out = run(&s, python(), &[script("python_client.py")]);
-    assert_eq!(passed(&out), 7, "{out}");
+    assert_eq!(passed(&out), 8, "{out}");
 }
 
 #[test]

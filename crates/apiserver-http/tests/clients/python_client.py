@@ -232,6 +232,44 @@ def a_watch_from_a_compacted_resource_version_is_410():
         expect("too old resource version" in str(e.reason), e.reason)
 
 
+@check
+def custom_resources_through_the_official_client():
+    ext = client.ApiextensionsV1Api()
+    custom = client.CustomObjectsApi()
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "greeting": {"type": "string"}, "replicas": {"type": "integer", "minimum": 0}}}}}
+    ext.create_custom_resource_definition(client.V1CustomResourceDefinition(
+        metadata=client.V1ObjectMeta(name="greetings.example.com"),
+        spec=client.V1CustomResourceDefinitionSpec(
+            group="example.com", scope="Namespaced",
+            names=client.V1CustomResourceDefinitionNames(plural="greetings", kind="Greeting"),
+            versions=[client.V1CustomResourceDefinitionVersion(
+                name="v1", served=True, storage=True,
+                schema=client.V1CustomResourceValidation(open_apiv3_schema=schema))])))
+    crd = ext.read_custom_resource_definition("greetings.example.com")
+    established = [c for c in crd.status.conditions if c.type == "Established"]
+    expect(established and established[0].status == "True", crd.status.conditions)
+    args = ("example.com", "v1", NS, "greetings")
+    listed = custom.list_namespaced_custom_object(*args)
+    custom.create_namespaced_custom_object(*args, {
+        "apiVersion": "example.com/v1", "kind": "Greeting", "metadata": {"name": "hello"},
+        "spec": {"greeting": "hi", "replicas": 1}})
+    custom.patch_namespaced_custom_object(*args, "hello", {"spec": {"replicas": 2}})
+    got = custom.get_namespaced_custom_object(*args, "hello")
+    expect(got["spec"] == {"greeting": "hi", "replicas": 2}, got)
+    try:
+        custom.patch_namespaced_custom_object(*args, "hello", {"spec": {"replicas": -1}})
+        raise AssertionError("the schema's minimum was not enforced")
+    except ApiException as e:
+        expect(e.status == 422, e.status)
+    events = watch_events(custom.list_namespaced_custom_object, 2, group="example.com",
+                          version="v1", namespace=NS, plural="greetings",
+                          resource_version=listed["metadata"]["resourceVersion"])
+    expect([e["type"] for e in events] == ["ADDED", "MODIFIED"], [e["type"] for e in events])
+    custom.delete_namespaced_custom_object(*args, "hello")
+    expect(custom.list_namespaced_custom_object(*args)["items"] == [], "hello survived its delete")
+
+
 failures = 0
 for fn in CHECKS:
     try:

@@ -38,11 +38,13 @@ pub struct CrdSpec {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CrdNames {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    /// `plural` and `kind` are written even when empty (not `omitempty` in the Go type; the
+    /// official clients refuse `acceptedNames` without them).
+    #[serde(default)]
     pub plural: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub singular: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default)]
     pub kind: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub list_kind: String,

@@ -16,13 +16,19 @@ use watchlab_apimachinery::status::Status;
 
 /// The body's problems as warnings (`unknown field "spec.foo"`), or the 400 that `Strict` answers.
 /// A body that is not JSON passes: decoding reports it afterwards with its own error.
-pub fn check(r: &ResourceInfo, body: &str, mode: FieldValidation) -> Result<Vec<String>, Status> {
+pub fn check(
+    r: &'static ResourceInfo,
+    body: &str,
+    mode: FieldValidation,
+) -> Result<Vec<String>, Status> {
     if mode == FieldValidation::Ignore {
         return Ok(Vec::new());
     }
     let mut problems = Vec::new();
+    // Custom resources are pruned by their own schema instead (a custom `Node` kind is not v1's).
     let root = ROOTS
         .iter()
+        .filter(|_| !r.kind().is_custom())
         .find(|(kind, _)| *kind == r.kind_name)
         .map(|(_, root)| *root)
         .unwrap_or_default();
