@@ -185,74 +185,67 @@ impl Drop for Controller {
     }
 }
 
-/// `examples/python-controller`: list, watch from the list's resourceVersion, a 409 on its status
-/// write retried after a re-read, a 410 after a compaction answered by a relist, and the Pods it
-/// reconciles from the Namespace's annotation.
+/// `examples/python-controller`: the Greeter custom resource's controller lists, watches from the
+/// list's resourceVersion, retries its status write after a 409 and a re-read, relists after a
+/// compaction's 410, and the Pods it reconciles follow the Greeter's `spec.replicas`.
 #[test]
 fn the_example_python_controller_reconciles_through_409_and_410() {
+    const GREETERS: &str = "/apis/example.watchlab.dev/v1/namespaces/default/greeters";
     let s = TestServer::start();
-    let request =
-        |method: &'static str, path: &'static str, ct: Option<&'static str>, body: String| {
-            s.with_cluster(move |c| {
-                let r = c.session("learner").request(method, path, ct, Some(&body));
-                assert!(r.is_success(), "{method} {path}: {}", r.body);
-            })
-        };
-    let greeters = |s: &TestServer| -> Vec<String> {
-        s.with_cluster(|c| {
-            let r = c.session("test").request(
-                "GET",
-                "/api/v1/namespaces/demo/pods?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dgreeter-controller",
-                None,
-                None,
-            );
-            let list: serde_json::Value = serde_json::from_str(&r.body).expect("json");
-            let mut names: Vec<String> = list["items"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|p| p["metadata"]["deletionTimestamp"].is_null())
-                .filter_map(|p| p["metadata"]["name"].as_str().map(str::to_string))
-                .collect();
-            names.sort();
-            names
+    let request = |method: &'static str, path: String, ct: Option<&'static str>, body: String| {
+        s.with_cluster(move |c| {
+            let r = c.session("learner").request(method, &path, ct, Some(&body));
+            assert!(r.is_success(), "{method} {path}: {}", r.body);
+            serde_json::from_str::<serde_json::Value>(&r.body).expect("json")
         })
     };
+    let get = |path: String| request("GET", path, None, String::new());
+    let greeter_pods = || -> Vec<String> {
+        let list = get("/api/v1/namespaces/default/pods?labelSelector=greeter%3Dhello".into());
+        let mut names: Vec<String> = list["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["metadata"]["deletionTimestamp"].is_null())
+            .filter_map(|p| p["metadata"]["name"].as_str().map(str::to_string))
+            .collect();
+        names.sort();
+        names
+    };
+    let crd = std::fs::read_to_string(root().join("examples/python-controller/greeter-crd.json"))
+        .expect("greeter-crd.json");
+    request(
+        "POST",
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions".into(),
+        None,
+        crd,
+    );
     let mut ctl = Controller::start(&s);
     ctl.until("synced");
     request(
         "POST",
-        "/api/v1/namespaces",
+        GREETERS.into(),
         None,
-        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "demo",
-            "annotations": {"greeter.watchlab.dev/replicas": "3"}}})
+        serde_json::json!({"apiVersion": "example.watchlab.dev/v1", "kind": "Greeter",
+            "metadata": {"name": "hello"}, "spec": {"replicas": 3}})
         .to_string(),
     );
-    ctl.until("paused before writing the status of demo");
-    // Someone else writes the Namespace while the controller holds its older copy: its write
-    // is refused with 409, it re-reads and retries.
+    ctl.until("paused before writing the status of default/hello");
+    // Someone else writes the Greeter while the controller holds its older copy: its write is
+    // refused with 409, it re-reads and retries.
     request(
         "PATCH",
-        "/api/v1/namespaces/demo",
+        format!("{GREETERS}/hello"),
         Some("application/merge-patch+json"),
         r#"{"metadata":{"labels":{"team":"learners"}}}"#.into(),
     );
     ctl.resume();
     let conflict = ctl.until("conflict (409)");
-    assert!(
-        conflict.contains("the object has been modified"),
-        "{conflict}"
-    );
-    ctl.until("reconciled demo: want=3 have=3");
-    assert_eq!(greeters(&s), ["greeter-0", "greeter-1", "greeter-2"]);
-    let observed = s.with_cluster(|c| {
-        let r = c
-            .session("test")
-            .request("GET", "/api/v1/namespaces/demo", None, None);
-        let ns: serde_json::Value = serde_json::from_str(&r.body).expect("json");
-        ns["metadata"]["annotations"]["greeter.watchlab.dev/observed"].clone()
-    });
-    assert_eq!(observed, "3");
+    assert!(conflict.contains("the object has been modified"), "{conflict}");
+    ctl.until("reconciled default/hello: want=3 have=3");
+    assert_eq!(greeter_pods(), ["hello-0", "hello-1", "hello-2"]);
+    let greeter = get(format!("{GREETERS}/hello"));
+    assert_eq!(greeter["status"]["observedReplicas"], 3, "{greeter}");
 
     // Writes the controller does not watch, a compaction past its position, and its stream
     // ended (as an API server restart would): it resumes from its last resourceVersion, gets
@@ -265,23 +258,20 @@ fn the_example_python_controller_reconciles_through_409_and_410() {
             let r = server.handle(
                 "test",
                 "PATCH",
-                "/api/v1/namespaces/demo/pods/greeter-0",
+                "/api/v1/namespaces/default/pods/hello-0",
                 Some("application/merge-patch+json"),
                 Some(&patch),
             );
             assert_eq!(r.code, 200, "{}", r.body);
         }
         server.compact_now().expect("compact");
-        let namespace_watches: Vec<_> = server
+        let greeter_watches: Vec<_> = server
             .streams()
-            .filter(|st| st.filter().kind == watchlab_engine::api::Kind::Namespace)
+            .filter(|st| st.filter().kind.resource().plural == "greeters")
             .map(|st| st.id())
             .collect();
-        assert!(
-            !namespace_watches.is_empty(),
-            "the controller watches namespaces"
-        );
-        for id in namespace_watches {
+        assert!(!greeter_watches.is_empty(), "the controller watches greeters");
+        for id in greeter_watches {
             server.stop_watch(id);
         }
     });
@@ -290,10 +280,10 @@ fn the_example_python_controller_reconciles_through_409_and_410() {
     ctl.until("synced");
     request(
         "PATCH",
-        "/api/v1/namespaces/demo",
+        format!("{GREETERS}/hello"),
         Some("application/merge-patch+json"),
-        r#"{"metadata":{"annotations":{"greeter.watchlab.dev/replicas":"1"}}}"#.into(),
+        r#"{"spec":{"replicas":1}}"#.into(),
     );
-    ctl.until("reconciled demo: want=1 have=1");
-    assert_eq!(greeters(&s), ["greeter-0"]);
+    ctl.until("reconciled default/hello: want=1 have=1");
+    assert_eq!(greeter_pods(), ["hello-0"]);
 }
