@@ -109,7 +109,7 @@ fn the_python_client_works_unchanged() {
 fn the_javascript_client_works_unchanged() {
     let s = TestServer::start();
     let out = run(&s, node(), &[script("client_node.mjs")]);
-    assert_eq!(passed(&out), 8, "{out}");
+    assert_eq!(passed(&out), 9, "{out}");
 }
 
 /// The example controller as a child process, its output read line by line.

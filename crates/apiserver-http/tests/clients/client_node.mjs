@@ -226,6 +226,47 @@ check('make_informer_lists_then_watches', async () => {
   expect(informer.get('js-inf-1', NS)?.metadata.name === 'js-inf-1', 'cache lost js-inf-1');
 });
 
+check('custom_resources_through_the_official_client', async () => {
+  const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  await ext.createCustomResourceDefinition({
+    body: {
+      metadata: { name: 'jsgreetings.example.com' },
+      spec: {
+        group: 'example.com', scope: 'Namespaced',
+        names: { plural: 'jsgreetings', kind: 'JsGreeting' },
+        versions: [{
+          name: 'v1', served: true, storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer', minimum: 0 } } } } } },
+        }],
+      },
+    },
+  });
+  const crd = await ext.readCustomResourceDefinition({ name: 'jsgreetings.example.com' });
+  expect(crd instanceof k8s.V1CustomResourceDefinition, 'not a typed model');
+  expect(crd.status.conditions.some((c) => c.type === 'Established' && c.status === 'True'), crd.status);
+  expect(crd.status.acceptedNames.kind === 'JsGreeting', crd.status.acceptedNames);
+  const where = { group: 'example.com', version: 'v1', namespace: NS, plural: 'jsgreetings' };
+  const listed = await custom.listNamespacedCustomObject(where);
+  await custom.createNamespacedCustomObject({
+    ...where, body: { apiVersion: 'example.com/v1', kind: 'JsGreeting', metadata: { name: 'hi' }, spec: { replicas: 1 } },
+  });
+  const informer = k8s.makeInformer(kc, `/apis/example.com/v1/namespaces/${NS}/jsgreetings`,
+    () => custom.listNamespacedCustomObject(where));
+  await informer.start();
+  expect(informer.get('hi', NS)?.spec?.replicas === 1, informer.list(NS));
+  await informer.stop();
+  const events = await watchEvents(`/apis/example.com/v1/namespaces/${NS}/jsgreetings`,
+    { resourceVersion: listed.metadata.resourceVersion }, 1);
+  expect(events[0].type === 'ADDED' && events[0].obj.metadata.name === 'hi', events);
+  const refused = await status(custom.replaceNamespacedCustomObject({
+    ...where, name: 'hi',
+    body: { apiVersion: 'example.com/v1', kind: 'JsGreeting', metadata: { name: 'hi', resourceVersion: listed.metadata.resourceVersion }, spec: { replicas: 2 } },
+  }));
+  expect(refused.code === 409, refused);
+  await custom.deleteNamespacedCustomObject({ ...where, name: 'hi' });
+});
+
 let failures = 0;
 for (const [name, fn] of checks) {
   try {
