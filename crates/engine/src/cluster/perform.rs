@@ -12,8 +12,8 @@ use super::manifests::{deployment_manifest, object_path, pod_manifest};
 use super::{Action, Cluster, ConflictReport, Outcome, PLAYGROUND_USER};
 
 impl Cluster {
+    /// One action: the requests (or machine-level change) it stands for, then the revision.
     pub(super) fn perform(&mut self, action: Action) -> Result<Outcome, Status> {
-        let now = self.now();
         match action {
             Action::CreatePod {
                 namespace,
@@ -22,7 +22,8 @@ impl Cluster {
                 labels,
             } => {
                 let body = pod_manifest(&namespace, &name, &image, &labels);
-                self.post(&format!("/api/v1/namespaces/{namespace}/pods"), &body)?;
+                let path = Kind::Pod.resource().path(Some(&namespace), None);
+                self.post(&path, &body)?;
             }
             Action::CreateDeployment {
                 namespace,
@@ -32,10 +33,8 @@ impl Cluster {
                 labels,
             } => {
                 let body = deployment_manifest(&namespace, &name, &image, replicas, &labels);
-                self.post(
-                    &format!("/apis/apps/v1/namespaces/{namespace}/deployments"),
-                    &body,
-                )?;
+                let path = Kind::Deployment.resource().path(Some(&namespace), None);
+                self.post(&path, &body)?;
             }
             Action::Scale {
                 namespace,
@@ -52,20 +51,12 @@ impl Cluster {
                 key,
                 value,
                 overwrite,
-            } => {
-                let path = object_path(kind, &namespace, &name);
-                let current = self.get_json(&path)?;
-                let existing = current["metadata"]["labels"][&key].as_str();
-                if let (Some(old), false) = (existing, overwrite) {
-                    if old != value {
-                        return Err(Status::bad_request(&format!(
-                            "'{key}' already has a value ({old}), and --overwrite is false"
-                        )));
-                    }
-                }
-                let patch = json!({"metadata": {"labels": {key: value}}});
-                self.patch(&path, &patch)?;
-            }
+            } => self.label(
+                &object_path(kind, &namespace, &name),
+                &key,
+                &value,
+                overwrite,
+            )?,
             Action::Delete {
                 kind,
                 namespace,
@@ -78,34 +69,10 @@ impl Cluster {
                     .request("DELETE", &path, None, None);
                 check(r.code, &r.body)?;
             }
-            Action::KillNode(name) => {
-                self.known_node(&name)?;
-                if let Some(k) = self.control_plane.kubelet_mut(&name) {
-                    k.set_running(false);
-                }
-                self.killed_nodes.insert(name);
-            }
-            Action::RestoreNode(name) => {
-                self.known_node(&name)?;
-                if let Some(k) = self.control_plane.kubelet_mut(&name) {
-                    k.set_running(true);
-                }
-                self.killed_nodes.remove(&name);
-            }
-            Action::KillEtcdMember(name) => {
-                let events = self
-                    .etcd
-                    .kill(&name, now)
-                    .map_err(|e| Status::bad_request(&e.to_string()))?;
-                self.record_membership(now, events);
-            }
-            Action::RestoreEtcdMember(name) => {
-                let events = self
-                    .etcd
-                    .restore(&name, now)
-                    .map_err(|e| Status::bad_request(&e.to_string()))?;
-                self.record_membership(now, events);
-            }
+            Action::KillNode(name) => self.set_machine_running(name, false)?,
+            Action::RestoreNode(name) => self.set_machine_running(name, true)?,
+            Action::KillEtcdMember(name) => self.set_etcd_member_alive(&name, false)?,
+            Action::RestoreEtcdMember(name) => self.set_etcd_member_alive(&name, true)?,
             Action::CompactNow => {
                 self.api.compact_now()?;
             }
@@ -119,6 +86,50 @@ impl Cluster {
         Ok(Outcome::Done {
             revision: self.api.revision(),
         })
+    }
+
+    /// `kubectl label`: read the object, refuse to change an existing value without
+    /// `--overwrite` (kubectl's own text), then a merge patch of the one label.
+    fn label(&mut self, path: &str, key: &str, value: &str, overwrite: bool) -> Result<(), Status> {
+        let current = self.get_json(path)?;
+        let existing = current["metadata"]["labels"][key].as_str();
+        if let (Some(old), false) = (existing, overwrite) {
+            if old != value {
+                return Err(Status::bad_request(&format!(
+                    "'{key}' already has a value ({old}), and --overwrite is false"
+                )));
+            }
+        }
+        let patch = json!({"metadata": {"labels": {key: value}}});
+        self.patch(path, &patch).map(|_| ())
+    }
+
+    /// A node's machine dies (its kubelet stops doing anything) or comes back.
+    fn set_machine_running(&mut self, node: String, running: bool) -> Result<(), Status> {
+        self.known_node(&node)?;
+        if let Some(k) = self.control_plane.kubelet_mut(&node) {
+            k.set_running(running);
+        }
+        if running {
+            self.killed_nodes.remove(&node);
+        } else {
+            self.killed_nodes.insert(node);
+        }
+        Ok(())
+    }
+
+    /// An etcd member goes down or comes back; the membership change (elections, a lost or
+    /// regained quorum) is logged and decides whether the store takes writes.
+    fn set_etcd_member_alive(&mut self, member: &str, alive: bool) -> Result<(), Status> {
+        let now = self.now();
+        let events = if alive {
+            self.etcd.restore(member, now)
+        } else {
+            self.etcd.kill(member, now)
+        }
+        .map_err(|e| Status::bad_request(&e.to_string()))?;
+        self.record_membership(now, events);
+        Ok(())
     }
 
     fn known_node(&self, name: &str) -> Result<(), Status> {
