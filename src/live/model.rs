@@ -1,17 +1,19 @@
 //! What the live mode knows about a real API server, as plain Rust (no browser): one informer
 //! per watched resource (nodes, pods, events) — the engine's reflector and cache over
 //! [`JsonListerWatcher`] — plus the kubectl console, all driven through one [`ApiClient`]. The
-//! views read from here; the columns they show are computed by kubectl's own printers
-//! (`watchlab_kubectl::printers`), so the live mode adds no semantics of its own.
+//! views read from here. Node and pod rows go through the engine's own `node_view` /
+//! `pod_view` (the playground's cluster view calls the same two), the events' ages through
+//! kubectl's, so the live mode adds no semantics of its own.
 
 use serde_json::Value;
 use watchlab_apimachinery::client::ApiClient;
+use watchlab_engine::api::node::Node;
+use watchlab_engine::api::pod::Pod;
 use watchlab_engine::client::{Informer, InformerConfig, ReflectorPhase, Resource};
 use watchlab_engine::clock::Timestamp;
-use watchlab_engine::cluster::{NodeView, PodView};
+use watchlab_engine::cluster::{node_view, pod_view, NodeView, PodView};
 use watchlab_engine::rng::SimRng;
 use watchlab_kubectl::age::{parse_rfc3339_ms, since, virtual_now_unix_ms};
-use watchlab_kubectl::printers::{node_status, pod_summary};
 
 use super::lister::{JsonListerWatcher, LiveObject, RawLog};
 use crate::console::Console;
@@ -186,51 +188,31 @@ impl LiveModel {
         })
     }
 
-    /// The nodes, as the cluster view's columns show them (`kubectl get nodes` STATUS).
+    /// The nodes, each through the engine's own [`node_view`] (the one the playground's view
+    /// uses). Whether a machine is down is known to the in-tab engine only.
     pub fn nodes(&self) -> Vec<NodeView> {
         self.objects("nodes")
             .iter()
-            .map(|n| {
-                let status = node_status(&n.value);
-                NodeView {
-                    name: n.name().to_string(),
-                    status: status.split(',').next().unwrap_or_default().to_string(),
-                    // Whether the machine is down is known to the in-tab engine only.
-                    killed: false,
-                    schedulable: !status.contains("SchedulingDisabled"),
-                    resource_version: n.resource_version(),
-                }
-            })
+            .map(
+                |n| match serde_json::from_value::<Node>((*n.value).clone()) {
+                    Ok(node) => node_view(&node, false),
+                    Err(_) => undecodable_node(n),
+                },
+            )
             .collect()
     }
 
-    /// The pods, with kubectl's STATUS and READY columns computed at `now_ms` (the virtual
-    /// clock's milliseconds, as [`ApiClient::now_ms`] reports them).
-    pub fn pods(&self, now_ms: u64) -> Vec<PodView> {
-        let now = virtual_now_unix_ms(now_ms);
+    /// The pods, each through the engine's own [`pod_view`] (the one the playground's view
+    /// uses), so both pages show the same STATUS and READY.
+    pub fn pods(&self) -> Vec<PodView> {
         self.objects("pods")
             .iter()
-            .map(|p| {
-                let s = pod_summary(&p.value, now);
-                let node = p
-                    .value
-                    .pointer("/spec/nodeName")
-                    .and_then(Value::as_str)
-                    .filter(|n| !n.is_empty())
-                    .map(str::to_string);
-                PodView {
-                    namespace: p.namespace().unwrap_or_default().to_string(),
-                    name: p.name().to_string(),
-                    node,
-                    status: s.status,
-                    ready: s.ready,
-                    resource_version: p.resource_version(),
-                    deleting: p
-                        .value
-                        .pointer("/metadata/deletionTimestamp")
-                        .is_some_and(|t| !t.is_null()),
-                }
-            })
+            .map(
+                |p| match serde_json::from_value::<Pod>((*p.value).clone()) {
+                    Ok(pod) => pod_view(&pod),
+                    Err(_) => undecodable_pod(p),
+                },
+            )
             .collect()
     }
 
@@ -316,6 +298,31 @@ impl LiveModel {
     }
 }
 
+/// A node whose JSON the engine's types cannot read (a field of an unexpected shape from a
+/// server this page does not know): listed by name, its status `Unknown`, rather than hidden.
+fn undecodable_node(n: &LiveObject) -> NodeView {
+    NodeView {
+        name: n.name().to_string(),
+        status: "Unknown".to_string(),
+        killed: false,
+        schedulable: true,
+        resource_version: n.resource_version(),
+    }
+}
+
+/// A pod the engine's types cannot read: listed, its status `Unknown`.
+fn undecodable_pod(p: &LiveObject) -> PodView {
+    PodView {
+        namespace: p.namespace().unwrap_or_default().to_string(),
+        name: p.name().to_string(),
+        node: None,
+        status: "Unknown".to_string(),
+        ready: "0/0".to_string(),
+        resource_version: p.resource_version(),
+        deleting: false,
+    }
+}
+
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
@@ -336,8 +343,7 @@ mod tests {
         assert!(model.synced());
         let nodes: Vec<_> = model.nodes().into_iter().map(|n| n.name).collect();
         assert_eq!(nodes, ["node-a", "node-b", "node-c"]);
-        let now = cluster.now().as_millis();
-        assert_eq!(model.pods(now).len(), 3, "the seed Deployment's pods");
+        assert_eq!(model.pods().len(), 3, "the seed Deployment's pods");
         assert!(model.streams().iter().all(|s| s.phase == Phase::Watching));
 
         model.run_command(
@@ -354,8 +360,7 @@ mod tests {
             let t = cluster.now().plus_millis(100);
             cluster.advance_to(t);
             step(&mut model, &mut cluster, 2 + i);
-            let now = cluster.now().as_millis();
-            if let Some(p) = model.pods(now).into_iter().find(|p| p.name == "web") {
+            if let Some(p) = model.pods().into_iter().find(|p| p.name == "web") {
                 if seen.last() != Some(&p.status) {
                     seen.push(p.status.clone());
                 }
@@ -374,7 +379,7 @@ mod tests {
                 .any(|l| l.starts_with(r#"{"type":"ADDED","object":{"#) && l.contains("\"web\"")),
             "{raw:?}"
         );
-        let pods = model.pods(cluster.now().as_millis());
+        let pods = model.pods();
         let web = pods.iter().find(|p| p.name == "web").expect("web");
         assert!(web.node.is_some());
         assert_eq!(web.ready, "1/1");
@@ -418,7 +423,7 @@ mod tests {
             cluster.advance_to(t);
             step(&mut model, &mut cluster, 10_000 * (i + 1));
         }
-        let pods = model.pods(cluster.now().as_millis());
+        let pods = model.pods();
         assert_eq!(pods.len(), cluster.pods().len());
         assert!(pods.iter().any(|p| p.name == "web"));
         let streams = model.streams();

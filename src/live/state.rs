@@ -215,12 +215,11 @@ mod tests {
             .apply(LiveAction::Command("kubectl run web --image=nginx".into()))
             .expect("command");
         let s = s.apply(LiveAction::Tick(300.0)).expect("the pod arrives");
-        let now = cluster.borrow().now().as_millis();
         assert!(s
             .engine
             .borrow()
             .model
-            .pods(now)
+            .pods()
             .iter()
             .any(|p| p.name == "web"));
         let s = s.apply(LiveAction::ShowRaw(None)).expect("raw");

@@ -50,8 +50,7 @@ pub fn ClusterView() -> Html {
     let lang = ctx.lang;
     let (nodes, pods) = {
         let e = ctx.engine.borrow();
-        let now = e.client.now_ms();
-        (e.model.nodes(), e.model.pods(now))
+        (e.model.nodes(), e.model.pods())
     };
     let unscheduled: Vec<_> = pods.iter().filter(|p| p.node.is_none()).cloned().collect();
     // Pods bound to a node the page has not listed (yet) are still shown, under their node.

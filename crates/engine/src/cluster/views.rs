@@ -1,6 +1,8 @@
 //! What the cluster view shows, derived from the API server's objects like `kubectl get`
 //! derives its columns: nodes, pods, and each informer's cache against the ledger.
 
+use crate::api::node::Node;
+use crate::api::pod::Pod;
 use crate::api::Kind;
 
 use super::Cluster;
@@ -50,21 +52,7 @@ impl Cluster {
         list.items
             .iter()
             .filter_map(|o| o.as_node())
-            .map(|n| {
-                let ready = n.status.conditions.iter().find(|c| c.type_ == "Ready");
-                let status = match ready.map(|c| c.status.to_string()) {
-                    Some(s) if s == "True" => "Ready",
-                    Some(_) => "NotReady",
-                    None => "Unknown",
-                };
-                NodeView {
-                    name: n.metadata.name.clone(),
-                    status: status.to_string(),
-                    killed: self.killed_nodes.contains(&n.metadata.name),
-                    schedulable: !n.spec.unschedulable,
-                    resource_version: n.metadata.resource_version.parse().unwrap_or(0),
-                }
-            })
+            .map(|n| node_view(n, self.killed_nodes.contains(&n.metadata.name)))
             .collect()
     }
 
@@ -75,40 +63,7 @@ impl Cluster {
         list.items
             .iter()
             .filter_map(|o| o.as_pod())
-            .map(|p| {
-                let total = p.spec.containers.len();
-                let ready = p
-                    .status
-                    .container_statuses
-                    .iter()
-                    .filter(|c| c.ready)
-                    .count();
-                let waiting = p
-                    .status
-                    .container_statuses
-                    .iter()
-                    .find_map(|c| c.state.waiting.as_ref().map(|w| w.reason.clone()))
-                    .filter(|r| !r.is_empty());
-                let deleting = p.metadata.deletion_timestamp.is_some();
-                let status = if deleting {
-                    "Terminating".to_string()
-                } else if let Some(reason) = waiting {
-                    reason
-                } else if p.status.phase.is_empty() {
-                    "Pending".to_string()
-                } else {
-                    p.status.phase.clone()
-                };
-                PodView {
-                    namespace: p.metadata.namespace.clone(),
-                    name: p.metadata.name.clone(),
-                    node: Some(p.spec.node_name.clone()).filter(|n| !n.is_empty()),
-                    status,
-                    ready: format!("{ready}/{total}"),
-                    resource_version: p.metadata.resource_version.parse().unwrap_or(0),
-                    deleting,
-                }
-            })
+            .map(pod_view)
             .collect()
     }
 
@@ -132,5 +87,62 @@ impl Cluster {
                 })
             })
             .collect()
+    }
+}
+
+/// A node's row. The one computation of a node's status: the playground's cluster view and
+/// live mode's (which decodes what a real API server sends) both call it. `killed` is whether
+/// the machine is down, which only the in-tab engine knows.
+pub fn node_view(n: &Node, killed: bool) -> NodeView {
+    let ready = n.status.conditions.iter().find(|c| c.type_ == "Ready");
+    let status = match ready.map(|c| c.status.to_string()) {
+        Some(s) if s == "True" => "Ready",
+        Some(_) => "NotReady",
+        None => "Unknown",
+    };
+    NodeView {
+        name: n.metadata.name.clone(),
+        status: status.to_string(),
+        killed,
+        schedulable: !n.spec.unschedulable,
+        resource_version: n.metadata.resource_version.parse().unwrap_or(0),
+    }
+}
+
+/// A pod's row. The one computation of a pod's STATUS and READY for the views: the
+/// playground's and live mode's both call it (the console's `kubectl get` prints with
+/// kubectl's own printPod).
+pub fn pod_view(p: &Pod) -> PodView {
+    let total = p.spec.containers.len();
+    let ready = p
+        .status
+        .container_statuses
+        .iter()
+        .filter(|c| c.ready)
+        .count();
+    let waiting = p
+        .status
+        .container_statuses
+        .iter()
+        .find_map(|c| c.state.waiting.as_ref().map(|w| w.reason.clone()))
+        .filter(|r| !r.is_empty());
+    let deleting = p.metadata.deletion_timestamp.is_some();
+    let status = if deleting {
+        "Terminating".to_string()
+    } else if let Some(reason) = waiting {
+        reason
+    } else if p.status.phase.is_empty() {
+        "Pending".to_string()
+    } else {
+        p.status.phase.clone()
+    };
+    PodView {
+        namespace: p.metadata.namespace.clone(),
+        name: p.metadata.name.clone(),
+        node: Some(p.spec.node_name.clone()).filter(|n| !n.is_empty()),
+        status,
+        ready: format!("{ready}/{total}"),
+        resource_version: p.metadata.resource_version.parse().unwrap_or(0),
+        deleting,
     }
 }
