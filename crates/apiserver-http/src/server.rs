@@ -40,7 +40,7 @@ use crate::args::{Args, Start};
 use crate::clock_driver::{ClockDriver, TICK_MS};
 use crate::discovery;
 use crate::protobuf;
-use crate::table::{self, IncludeObject};
+use crate::table::{self, IncludeObject, Printer};
 
 /// A response body: a whole JSON document or a stream of watch lines.
 type Body = UnsyncBoxBody<Bytes, Infallible>;
@@ -349,10 +349,18 @@ fn respond(
         return api(r);
     };
     let include = IncludeObject::from_query(query);
-    let as_table = table::wants_table(accept);
+    let printer = table::wants_table(accept)
+        .then(|| {
+            let cluster = shared.catch_up();
+            let r = cluster
+                .api()
+                .registry()
+                .lookup(&info.group, &info.version, &info.resource);
+            r.map(Printer::of)
+        })
+        .flatten();
     if info.verb == Verb::Watch {
-        let plural = as_table.then(|| info.resource.clone());
-        return watch(shared.clone(), &user, path_and_query, plural, include);
+        return watch(shared.clone(), &user, path_and_query, printer, include);
     }
     let mut cluster = shared.catch_up();
     let now = virtual_now_unix_ms(cluster.now().as_millis());
@@ -360,7 +368,7 @@ fn respond(
     let r = session.request(method.as_str(), path_and_query, content_type, body);
     let warnings = session.take_warnings();
     drop(cluster);
-    let mut resp = answer(r, as_table, method, &info, now, include);
+    let mut resp = answer(r, printer, method, &info, now, include);
     for text in warnings {
         // RFC 7234 warn-code 299, agent "-", the text quoted (`"` and `\` escaped), as
         // `warning.NewWarningsRecorder` writes it.
@@ -375,16 +383,17 @@ fn respond(
 /// The engine's answer as the client asked for it (a Table for `kubectl get`).
 fn answer(
     r: ApiResponse,
-    as_table: bool,
+    printer: Option<Printer>,
     method: &Method,
     info: &RequestInfo,
     now: i64,
     include: IncludeObject,
 ) -> Response<Body> {
-    if as_table && r.code == 200 && *method == Method::GET && info.subresource.is_none() {
+    let printer = printer.filter(|_| r.code == 200 && *method == Method::GET);
+    if let (Some(printer), None) = (printer, &info.subresource) {
         if let Ok(value) = serde_json::from_str::<serde_json::Value>(&r.body) {
             if value["kind"] != "Status" {
-                let t = table::from_body(&info.resource, &value, now, include);
+                let t = table::from_body(&printer, &value, now, include);
                 return json(StatusCode::OK, t.to_string());
             }
         }
@@ -416,7 +425,7 @@ fn watch(
     shared: Rc<Shared>,
     user: &str,
     path_and_query: &str,
-    table_of: Option<String>,
+    table_of: Option<Printer>,
     include: IncludeObject,
 ) -> Response<Body> {
     let id: WatchId = match shared.catch_up().session(user).watch(path_and_query) {
@@ -435,7 +444,7 @@ fn watch(
             let Some(lines) = lines else { break };
             for line in lines {
                 let line = match &table_of {
-                    Some(plural) => table::watch_line(plural, &line, now, include),
+                    Some(printer) => table::watch_line(printer, &line, now, include),
                     None => line,
                 };
                 if tx.send(line + "\n").await.is_err() {

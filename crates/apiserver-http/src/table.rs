@@ -5,7 +5,94 @@
 //! (`Metadata` by default: a `PartialObjectMetadata`).
 
 use serde_json::{json, Map, Value};
-use watchlab_kubectl::printers::{self, Column};
+use watchlab_engine::api::apiextensions::PrinterColumn;
+use watchlab_engine::api::ResourceInfo;
+use watchlab_kubectl::age::since;
+use watchlab_kubectl::jsonpath::JsonPath;
+use watchlab_kubectl::printers::{self, Column, Table};
+
+/// Who prints a resource's rows: kubectl's printers for a built-in kind (by plural), or a
+/// custom resource's `additionalPrinterColumns` (the apiextensions table convertor).
+#[derive(Debug, Clone)]
+pub enum Printer {
+    BuiltIn(String),
+    Custom(&'static [PrinterColumn]),
+}
+
+impl Printer {
+    /// The printer of a served resource.
+    pub fn of(r: &'static ResourceInfo) -> Printer {
+        if r.kind().is_custom() {
+            Printer::Custom(r.printer_columns)
+        } else {
+            Printer::BuiltIn(r.plural.to_string())
+        }
+    }
+
+    fn table(&self, items: &[Value], now_unix_ms: i64) -> Table {
+        match self {
+            Printer::BuiltIn(plural) => printers::table(plural, items, now_unix_ms),
+            Printer::Custom(columns) => custom_table(columns, items, now_unix_ms),
+        }
+    }
+}
+
+/// The column every CRD without `additionalPrinterColumns` gets (the v1 defaulting's `Age`).
+const AGE: (&str, &str, &str) = ("Age", "date", ".metadata.creationTimestamp");
+
+/// Name, then each declared column read at its JSONPath (`date` columns as ages).
+fn custom_table(columns: &'static [PrinterColumn], items: &[Value], now_unix_ms: i64) -> Table {
+    let declared: Vec<(&'static str, &'static str, &'static str, u8)> = if columns.is_empty() {
+        vec![(AGE.0, AGE.1, AGE.2, 0)]
+    } else {
+        columns
+            .iter()
+            .map(|c| {
+                let priority = u8::try_from(c.priority).unwrap_or(u8::MAX);
+                (
+                    c.name.as_str(),
+                    c.type_.as_str(),
+                    c.json_path.as_str(),
+                    priority,
+                )
+            })
+            .collect()
+    };
+    let mut table = Table {
+        columns: vec![Column {
+            name: "Name",
+            kind: "string",
+            priority: 0,
+        }],
+        rows: Vec::new(),
+    };
+    table
+        .columns
+        .extend(declared.iter().map(|(name, kind, _, priority)| Column {
+            name,
+            kind,
+            priority: *priority,
+        }));
+    for item in items {
+        let mut row = vec![item["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()];
+        for (_, kind, path, _) in &declared {
+            let text = JsonPath::parse(&format!("{{{path}}}"))
+                .ok()
+                .and_then(|jp| jp.execute(item, true).ok())
+                .filter(|t| !t.is_empty());
+            row.push(match (text, *kind) {
+                (None, _) => "<none>".to_string(),
+                (Some(t), "date") => since(Some(&t), now_unix_ms),
+                (Some(t), _) => t,
+            });
+        }
+        table.rows.push(row);
+    }
+    table
+}
 
 /// What a Table row embeds (`?includeObject=`), as in `metav1.IncludeObjectPolicy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -43,8 +130,13 @@ pub fn wants_table(accept: &str) -> bool {
     })
 }
 
-/// The Table for an object or a list answer of `plural` at `now_unix_ms`.
-pub fn from_body(plural: &str, body: &Value, now_unix_ms: i64, include: IncludeObject) -> Value {
+/// The Table for an object or a list answer printed by `printer` at `now_unix_ms`.
+pub fn from_body(
+    printer: &Printer,
+    body: &Value,
+    now_unix_ms: i64,
+    include: IncludeObject,
+) -> Value {
     let is_list = body.get("items").is_some_and(Value::is_array);
     let (items, metadata) = if is_list {
         let items = body["items"].as_array().cloned().unwrap_or_default();
@@ -63,7 +155,7 @@ pub fn from_body(plural: &str, body: &Value, now_unix_ms: i64, include: IncludeO
         .as_str()
         .map(|k| k.strip_suffix("List").unwrap_or(k).to_string());
     let api_version = body["apiVersion"].clone();
-    let table = printers::table(plural, &items, now_unix_ms);
+    let table = printer.table(&items, now_unix_ms);
     let rows: Vec<Value> = items
         .iter()
         .zip(&table.rows)
@@ -92,7 +184,12 @@ pub fn from_body(plural: &str, body: &Value, now_unix_ms: i64, include: IncludeO
 
 /// A watch event line with its object printed as a one-row Table (ADDED, MODIFIED, DELETED);
 /// ERROR and BOOKMARK events pass unchanged, as on the real server.
-pub fn watch_line(plural: &str, line: &str, now_unix_ms: i64, include: IncludeObject) -> String {
+pub fn watch_line(
+    printer: &Printer,
+    line: &str,
+    now_unix_ms: i64,
+    include: IncludeObject,
+) -> String {
     let Ok(mut event) = serde_json::from_str::<Value>(line) else {
         return line.to_string();
     };
@@ -102,7 +199,7 @@ pub fn watch_line(plural: &str, line: &str, now_unix_ms: i64, include: IncludeOb
     ) {
         return line.to_string();
     }
-    event["object"] = from_body(plural, &event["object"], now_unix_ms, include);
+    event["object"] = from_body(printer, &event["object"], now_unix_ms, include);
     event.to_string()
 }
 
@@ -159,6 +256,10 @@ fn embedded(
 mod tests {
     use super::*;
 
+    fn nodes() -> Printer {
+        Printer::BuiltIn("nodes".into())
+    }
+
     const KUBECTL_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
     #[test]
@@ -190,7 +291,7 @@ mod tests {
             "metadata": {"resourceVersion": "9", "continue": "abc"},
             "items": [node("node-a"), node("node-b")]});
         let t = from_body(
-            "nodes",
+            &nodes(),
             &list,
             1_767_225_600_000 + 60_000,
             IncludeObject::Metadata,
@@ -210,12 +311,12 @@ mod tests {
 
     #[test]
     fn single_object_full_and_none() {
-        let t = from_body("nodes", &node("node-a"), 0, IncludeObject::None);
+        let t = from_body(&nodes(), &node("node-a"), 0, IncludeObject::None);
         assert_eq!(t["rows"].as_array().map(Vec::len), Some(1));
         assert!(t["rows"][0].get("object").is_none());
         let list =
             json!({"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": [node("n")]});
-        let t = from_body("nodes", &list, 0, IncludeObject::Object);
+        let t = from_body(&nodes(), &list, 0, IncludeObject::Object);
         assert_eq!(t["rows"][0]["object"]["kind"], "Node");
         assert_eq!(t["rows"][0]["object"]["apiVersion"], "v1");
     }
@@ -224,18 +325,44 @@ mod tests {
     fn watch_lines_print_objects_but_not_errors() {
         let added = json!({"type": "ADDED", "object": node("node-a")}).to_string();
         let out: Value =
-            serde_json::from_str(&watch_line("nodes", &added, 0, IncludeObject::Metadata))
+            serde_json::from_str(&watch_line(&nodes(), &added, 0, IncludeObject::Metadata))
                 .unwrap_or_default();
         assert_eq!(out["object"]["kind"], "Table");
         assert_eq!(out["object"]["rows"][0]["cells"][0], "node-a");
         let error = r#"{"type":"ERROR","object":{"kind":"Status","code":410}}"#;
         assert_eq!(
-            watch_line("nodes", error, 0, IncludeObject::Metadata),
+            watch_line(&nodes(), error, 0, IncludeObject::Metadata),
             error
         );
         assert_eq!(
-            watch_line("nodes", "not json", 0, IncludeObject::Metadata),
+            watch_line(&nodes(), "not json", 0, IncludeObject::Metadata),
             "not json"
         );
+    }
+}
+
+#[cfg(test)]
+mod custom_tests {
+    use super::*;
+
+    #[test]
+    fn custom_columns_read_their_json_paths() {
+        let columns: &'static [PrinterColumn] = Box::leak(Box::new([
+            PrinterColumn {
+                name: "Host".into(),
+                type_: "string".into(),
+                json_path: ".spec.host".into(),
+                ..Default::default()
+            },
+            PrinterColumn {
+                name: "Replicas".into(),
+                type_: "integer".into(),
+                json_path: ".spec.replicas".into(),
+                ..Default::default()
+            },
+        ]));
+        let item = json!({"metadata": {"name": "blog"}, "spec": {"host": "h", "replicas": 2}});
+        let t = custom_table(columns, &[item], 0);
+        assert_eq!(t.rows, [["blog", "h", "2"]]);
     }
 }
