@@ -97,8 +97,14 @@ fn kubectl_applies_a_crd_and_serves_its_resource() {
         s.ok(&["apply", "--validate=false", "-f", blog]).trim(),
         "website.example.com/blog created"
     );
-    let seen = watch.wait_for(Duration::from_secs(10), |t| t.contains("blog"));
-    assert!(seen.lines().any(|l| l.starts_with("blog ")), "{seen}");
+    // The watch prints the new row with its printer columns (a whole line: the stream may be
+    // read mid-line).
+    let row = |t: &str| {
+        t.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["blog", "blog.example.com", "2"])
+    };
+    let seen = watch.wait_for(Duration::from_secs(10), row);
+    assert!(row(&seen), "{seen}");
     watch.stop();
 
     let table = s.ok(&["get", "ws"]);
