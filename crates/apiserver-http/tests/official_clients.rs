@@ -241,7 +241,10 @@ fn the_example_python_controller_reconciles_through_409_and_410() {
     );
     ctl.resume();
     let conflict = ctl.until("conflict (409)");
-    assert!(conflict.contains("the object has been modified"), "{conflict}");
+    assert!(
+        conflict.contains("the object has been modified"),
+        "{conflict}"
+    );
     ctl.until("reconciled default/hello: want=3 have=3");
     assert_eq!(greeter_pods(), ["hello-0", "hello-1", "hello-2"]);
     let greeter = get(format!("{GREETERS}/hello"));
@@ -270,7 +273,10 @@ fn the_example_python_controller_reconciles_through_409_and_410() {
             .filter(|st| st.filter().kind.resource().plural == "greeters")
             .map(|st| st.id())
             .collect();
-        assert!(!greeter_watches.is_empty(), "the controller watches greeters");
+        assert!(
+            !greeter_watches.is_empty(),
+            "the controller watches greeters"
+        );
         for id in greeter_watches {
             server.stop_watch(id);
         }
