@@ -1,0 +1,356 @@
+//! Liveness: what must be true once every fault has healed — the Deployment converged onto
+//! live, Ready nodes, the ownership chain intact, repeated Events counted rather than
+//! duplicated, and every informer cache equal to the ledger, object for object.
+
+use super::*;
+
+impl Sim {
+    pub(super) fn check_converged(&self) {
+        // Every kubelet's runtime holds exactly the pods bound to its node: none left running
+        // after its deletion, none missing.
+        for k in &self.h.plane.kubelets {
+            let bound = self
+                .all_pods()
+                .iter()
+                .filter_map(|o| o.as_pod())
+                .filter(|p| p.spec.node_name == k.node_name())
+                .count();
+            self.check(k.running_pods() == bound, || {
+                format!(
+                    "{} runs {} pods, {bound} bound to it",
+                    k.node_name(),
+                    k.running_pods()
+                )
+            });
+        }
+        let pods: Vec<String> = self
+            .pods()
+            .iter()
+            .filter_map(|o| o.as_pod())
+            .map(|p| {
+                format!(
+                    "{} on {:?} {} ready={} deleting={}",
+                    p.metadata.name,
+                    p.spec.node_name,
+                    p.status.phase,
+                    p.condition("Ready").is_some_and(|c| c.status == "True"),
+                    p.metadata.deletion_timestamp.is_some()
+                )
+            })
+            .collect();
+        let good = self
+            .pods()
+            .iter()
+            .filter_map(|o| o.as_pod())
+            .filter(|p| {
+                p.status.phase == "Running"
+                    && p.metadata.deletion_timestamp.is_none()
+                    && p.condition("Ready").is_some_and(|c| c.status == "True")
+                    && NODES.contains(&p.spec.node_name.as_str())
+            })
+            .count();
+        self.check(good == self.desired as usize && pods.len() == good, || {
+            format!("want {} Running ready pods, have {pods:#?}", self.desired)
+        });
+        let Some(d) = self.get_deployment() else {
+            self.fail("the Deployment vanished");
+        };
+        self.check(d.spec.replicas == Some(self.desired), || {
+            format!(
+                "spec.replicas {:?}, last acknowledged {}",
+                d.spec.replicas, self.desired
+            )
+        });
+        self.check(
+            d.metadata.annotations.get(NOTE) == self.note.as_ref(),
+            || {
+                format!(
+                    "annotation {:?}, last acknowledged {:?}",
+                    d.metadata.annotations.get(NOTE),
+                    self.note
+                )
+            },
+        );
+        let s = &d.status;
+        self.check(
+            s.observed_generation == d.metadata.generation.unwrap_or(0)
+                && s.replicas == self.desired
+                && s.updated_replicas == self.desired
+                && s.ready_replicas == self.desired
+                && s.available_replicas == self.desired
+                && s.unavailable_replicas == 0,
+            || format!("deployment status {s:?} for {} replicas", self.desired),
+        );
+        let nodes: Vec<String> = self
+            .h
+            .api
+            .list(Kind::Node, None, &ListOptions::default())
+            .map(|l| l.items)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|o| o.as_node())
+            .filter(|n| {
+                !n.spec.taints.is_empty() || n.condition("Ready").is_none_or(|c| c.status != "True")
+            })
+            .map(|n| n.metadata.name.clone())
+            .collect();
+        self.check(nodes.is_empty(), || {
+            format!("nodes not Ready or still tainted: {nodes:?}")
+        });
+        // The bare pods that survived are running too (none was left Pending or stuck).
+        let stuck: Vec<String> = self
+            .pods_in(Some(SANDBOX))
+            .iter()
+            .filter_map(|o| o.as_pod())
+            .filter(|p| {
+                p.status.phase != "Running"
+                    || p.metadata.deletion_timestamp.is_some()
+                    || !NODES.contains(&p.spec.node_name.as_str())
+            })
+            .map(|p| {
+                format!(
+                    "{} {} on {:?}",
+                    p.metadata.name, p.status.phase, p.spec.node_name
+                )
+            })
+            .collect();
+        self.check(stuck.is_empty(), || {
+            format!("bare pods not running: {stuck:?}")
+        });
+    }
+
+    /// The ownership chain: every ReplicaSet controlled by the Deployment, exactly one of them
+    /// (named after its template's hash, with the current image) scaled to the desired count,
+    /// and every pod controlled by that one, named `<rs>-<5 chars>` and labelled with its hash.
+    pub(super) fn check_ownership(&self) {
+        let Some(d) = self.get_deployment() else {
+            self.fail("the Deployment vanished");
+        };
+        let rss: Vec<Arc<Object>> = self
+            .h
+            .api
+            .list(Kind::ReplicaSet, Some(NAMESPACE), &ListOptions::default())
+            .map(|l| l.items)
+            .unwrap_or_default();
+        let mut current = Vec::new();
+        for rs in rss.iter().filter_map(|o| o.as_replica_set()) {
+            let owner = rs.metadata.controller_ref();
+            self.check(
+                owner.is_some_and(|r| {
+                    r.kind == "Deployment"
+                        && r.uid == d.metadata.uid
+                        && r.block_owner_deletion == Some(true)
+                }),
+                || {
+                    format!(
+                        "{} not controlled by the Deployment: {owner:?}",
+                        rs.metadata.name
+                    )
+                },
+            );
+            let hash = rs
+                .metadata
+                .labels
+                .get(deployment::POD_TEMPLATE_HASH_LABEL)
+                .cloned()
+                .unwrap_or_default();
+            self.check(rs.metadata.name == format!("{DEPLOYMENT}-{hash}"), || {
+                format!("{} does not carry its hash {hash:?}", rs.metadata.name)
+            });
+            if rs.spec.replicas.unwrap_or(0) > 0 {
+                current.push(rs);
+            }
+        }
+        let image = |t: &PodTemplateSpec| t.spec.containers.first().map(|c| c.image.clone());
+        if self.desired == 0 {
+            self.check(current.is_empty(), || {
+                format!(
+                    "scaled to 0, yet {} ReplicaSets have replicas",
+                    current.len()
+                )
+            });
+            return;
+        }
+        let Some(rs) = current.first().filter(|_| current.len() == 1) else {
+            self.fail(&format!(
+                "{} ReplicaSets have replicas, want 1",
+                current.len()
+            ));
+        };
+        self.check(
+            rs.spec.replicas == Some(self.desired)
+                && image(&rs.spec.template) == image(&d.spec.template),
+            || {
+                format!(
+                    "{} is not the current template at {} replicas",
+                    rs.metadata.name, self.desired
+                )
+            },
+        );
+        for pod in self.pods().iter().filter_map(|o| o.as_pod()) {
+            let owner = pod.metadata.controller_ref();
+            let suffix = pod
+                .metadata
+                .name
+                .strip_prefix(&format!("{}-", rs.metadata.name));
+            self.check(
+                owner.is_some_and(|r| r.kind == "ReplicaSet" && r.uid == rs.metadata.uid)
+                    && suffix.is_some_and(|s| s.len() == 5)
+                    && pod.metadata.labels.get(deployment::POD_TEMPLATE_HASH_LABEL)
+                        == rs.metadata.labels.get(deployment::POD_TEMPLATE_HASH_LABEL),
+                || {
+                    format!(
+                        "{} does not belong to {}: {owner:?}",
+                        pod.metadata.name, rs.metadata.name
+                    )
+                },
+            );
+        }
+    }
+
+    /// The EventCorrelator's promise: a repeat of an event (same object, reason, message and
+    /// source) within ten minutes bumps the count of the one Event instead of adding another.
+    pub(super) fn check_events_deduplicated(&mut self) {
+        let events: Vec<Arc<Object>> = self
+            .h
+            .api
+            .list(Kind::Event, None, &ListOptions::default())
+            .map(|l| l.items)
+            .unwrap_or_default();
+        let mut seen: BTreeMap<String, (Option<Timestamp>, String)> = BTreeMap::new();
+        let mut sorted: Vec<&Event> = events
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::Event(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        sorted.sort_by_key(|e| e.first_timestamp);
+        self.coverage.repeated_events +=
+            sorted.iter().filter(|e| e.count.unwrap_or(1) > 1).count() as u64;
+        self.coverage.failed_scheduling += sorted
+            .iter()
+            .filter(|e| e.reason == "FailedScheduling")
+            .count() as u64;
+        for e in sorted {
+            let key = format!(
+                "{}/{}/{} {} {:?} {}/{}",
+                e.involved_object.kind,
+                e.involved_object.namespace,
+                e.involved_object.name,
+                e.reason,
+                e.message,
+                e.source.component,
+                e.source.host
+            );
+            if let Some((last, name)) = seen.get(&key) {
+                let gap = match (last, e.first_timestamp) {
+                    (Some(l), Some(f)) => f.millis_since(*l),
+                    _ => 0,
+                };
+                // Timestamps are whole seconds; the recorder's window is counted in milliseconds.
+                self.check(gap + 1_000 > 10 * 60_000, || {
+                    format!(
+                        "{} repeats {name} {gap} ms after it instead of counting: {key}",
+                        e.metadata.name
+                    )
+                });
+            }
+            seen.insert(key, (e.last_timestamp, e.metadata.name.clone()));
+        }
+    }
+
+    /// Holds the ledger still — etcd refuses writes, so no component can change it — while
+    /// every component keeps reading for a few seconds, so that all deliveries land; then each
+    /// informer cache (the observers' and every controller's) must hold exactly the ledger's
+    /// objects that its selector matches, at their versions.
+    pub(super) fn check_caches_equal_the_ledger(&mut self) {
+        self.log
+            .push(format!("{:>7} ms  freeze", self.h.now().as_millis()));
+        self.h.api.set_store_writable(false);
+        let frozen_at = self.h.api.revision();
+        for _ in 0..20 {
+            self.h.run_for(SLICE_MS);
+            let now = self.h.now();
+            self.read_tape();
+            self.step_observers(now);
+        }
+        for a in &self.auditors {
+            let (watched, ledger) = (a.reconstructed(), a.ledger(&self.tape));
+            self.check(watched == ledger, || {
+                format!(
+                    "auditor {}: list + watch gives {watched:?}, the ledger {ledger:?}",
+                    a.name
+                )
+            });
+        }
+        self.check(self.h.api.revision() == frozen_at, || {
+            "the ledger moved while etcd refused writes".into()
+        });
+        let mut caches: Vec<Cache> = self
+            .observers
+            .iter()
+            .map(|(_, i)| Cache::of("observer", i))
+            .collect();
+        for c in self.h.plane.all() {
+            caches.extend(c.informers().into_iter().map(|i| Cache::of(c.name(), i)));
+        }
+        for Cache {
+            who,
+            kind,
+            selector,
+            items,
+            synced,
+        } in caches
+        {
+            let mut opts = ListOptions::default();
+            if let Some(sel) = &selector {
+                match FieldSelector::parse(sel) {
+                    Ok(fs) => opts.field_selector = fs,
+                    Err(e) => self.fail(&format!("bad selector {sel}: {e}")),
+                }
+            }
+            let ledger: BTreeSet<(String, String, u64)> = self
+                .h
+                .api
+                .list(kind, None, &opts)
+                .map(|l| l.items)
+                .unwrap_or_default()
+                .iter()
+                .map(|o| identity(o))
+                .collect();
+            let cache: BTreeSet<(String, String, u64)> =
+                items.iter().map(|o| identity(o)).collect();
+            self.check(synced && cache == ledger, || {
+                format!(
+                    "{who}'s {kind:?} cache ({selector:?}) differs from the ledger:\n only in \
+                     cache {:?}\n only in ledger {:?}",
+                    cache.difference(&ledger).collect::<Vec<_>>(),
+                    ledger.difference(&cache).collect::<Vec<_>>()
+                )
+            });
+        }
+    }
+}
+
+/// A snapshot of one informer's cache.
+struct Cache {
+    who: String,
+    kind: Kind,
+    selector: Option<String>,
+    items: Vec<Arc<Object>>,
+    synced: bool,
+}
+
+impl Cache {
+    fn of(who: &str, informer: &ApiInformer) -> Self {
+        let kind = informer.kind();
+        Cache {
+            who: who.to_string(),
+            kind,
+            selector: field_selector_of(who, kind),
+            items: informer.store().list(),
+            synced: informer.has_synced(),
+        }
+    }
+}
