@@ -8,11 +8,14 @@
 //! mark is described in words below the picture.
 
 use super::ledger_view::InspectionPane;
-use super::{fill, tr, use_ctx};
+use super::{fill, tr, use_ctx, Ctx};
 use crate::i18n::T;
 use crate::state::{format_time, Action};
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
+use watchlab_engine::apiserver::ledger::LedgerEntry;
 use watchlab_engine::clock::Timestamp;
 use web_sys::Element;
 use yew::prelude::*;
@@ -77,6 +80,82 @@ fn mark_of(e: &Event) -> Option<u64> {
         .ok()
 }
 
+/// The lanes (writers, in order of each one's first write) and one mark per entry.
+fn lay_out<'a>(entries: &[&'a LedgerEntry]) -> (Vec<&'a str>, Vec<Mark>) {
+    let mut lanes: HashMap<&str, usize> = HashMap::new();
+    let mut lane_names: Vec<&str> = Vec::new();
+    for en in entries {
+        lanes.entry(en.user.as_ref()).or_insert_with(|| {
+            lane_names.push(en.user.as_ref());
+            lane_names.len() - 1
+        });
+    }
+    let marks = entries
+        .iter()
+        .map(|en| Mark {
+            revision: en.revision,
+            lane: lanes.get(en.user.as_ref()).copied().unwrap_or(0),
+            time_ms: en.time.as_millis(),
+        })
+        .collect();
+    (lane_names, marks)
+}
+
+/// A write in words: revision, verb, object, writer and time.
+fn mark_label(ctx: &Ctx, en: &LedgerEntry) -> String {
+    let object = if en.namespace.is_empty() {
+        format!("{}/{}", en.resource, en.name)
+    } else {
+        format!("{}/{}/{}", en.resource, en.namespace, en.name)
+    };
+    fill(
+        ctx,
+        T::MarkLabel,
+        &[
+            &en.revision.to_string(),
+            en.verb,
+            &object,
+            &en.user,
+            &format_time(en.time),
+        ],
+    )
+}
+
+/// The keyboard: Enter/Space inspect the focused write, Escape closes it, the arrows, Home and
+/// End move the focus ([`navigate`]).
+fn on_key(
+    ctx: &Ctx,
+    focused: &UseStateHandle<Option<u64>>,
+    want_focus: &Rc<RefCell<bool>>,
+    marks: Vec<Mark>,
+) -> Callback<KeyboardEvent> {
+    let (ctx, focused, want_focus) = (ctx.clone(), focused.clone(), want_focus.clone());
+    Callback::from(move |ev: KeyboardEvent| {
+        let Some(rev) = mark_of(&ev) else { return };
+        let Some(at) = marks.iter().position(|m| m.revision == rev) else {
+            return;
+        };
+        match ev.key().as_str() {
+            "Enter" | " " => {
+                ev.prevent_default();
+                focused.set(Some(rev));
+                ctx.dispatch(Action::Inspect(rev));
+            }
+            "Escape" => {
+                ev.prevent_default();
+                ctx.dispatch(Action::CloseInspection);
+            }
+            key => {
+                if let Some(to) = navigate(&marks, at, key).and_then(|i| marks.get(i)) {
+                    ev.prevent_default();
+                    *want_focus.borrow_mut() = true;
+                    focused.set(Some(to.revision));
+                }
+            }
+        }
+    })
+}
+
 #[component]
 pub fn TimelineView() -> Html {
     let ctx = use_ctx();
@@ -103,23 +182,7 @@ pub fn TimelineView() -> Html {
     if entries.is_empty() {
         return html! { <div class="timeline-view"><h3>{ tr(&ctx, T::TimelineTitle) }</h3><p class="muted">{ tr(&ctx, T::NoWrites) }</p></div> };
     }
-    // Lanes in order of each writer's first write.
-    let mut lanes: HashMap<&str, usize> = HashMap::new();
-    let mut lane_names: Vec<&str> = Vec::new();
-    for en in &entries {
-        lanes.entry(en.user.as_ref()).or_insert_with(|| {
-            lane_names.push(en.user.as_ref());
-            lane_names.len() - 1
-        });
-    }
-    let marks: Vec<Mark> = entries
-        .iter()
-        .map(|en| Mark {
-            revision: en.revision,
-            lane: lanes.get(en.user.as_ref()).copied().unwrap_or(0),
-            time_ms: en.time.as_millis(),
-        })
-        .collect();
+    let (lane_names, marks) = lay_out(&entries);
     let start = entries.first().map(|e| e.time).unwrap_or(Timestamp::ZERO);
     let end = e.cluster.now().max(start.plus_millis(1000));
     let span = end.millis_since(start).max(1) as f64;
@@ -131,54 +194,8 @@ pub fn TimelineView() -> Html {
     let current = index_of(*focused)
         .or_else(|| index_of(selected))
         .unwrap_or(marks.len() - 1);
-    let describe = |i: usize| {
-        entries.get(i).map(|en| {
-            let object = if en.namespace.is_empty() {
-                format!("{}/{}", en.resource, en.name)
-            } else {
-                format!("{}/{}/{}", en.resource, en.namespace, en.name)
-            };
-            fill(
-                &ctx,
-                T::MarkLabel,
-                &[
-                    &en.revision.to_string(),
-                    en.verb,
-                    &object,
-                    &en.user,
-                    &format_time(en.time),
-                ],
-            )
-        })
-    };
-    let onkeydown = {
-        let (ctx, focused, want_focus) = (ctx.clone(), focused.clone(), want_focus.clone());
-        let marks = marks.clone();
-        Callback::from(move |ev: KeyboardEvent| {
-            let Some(rev) = mark_of(&ev) else { return };
-            let Some(at) = marks.iter().position(|m| m.revision == rev) else {
-                return;
-            };
-            match ev.key().as_str() {
-                "Enter" | " " => {
-                    ev.prevent_default();
-                    focused.set(Some(rev));
-                    ctx.dispatch(Action::Inspect(rev));
-                }
-                "Escape" => {
-                    ev.prevent_default();
-                    ctx.dispatch(Action::CloseInspection);
-                }
-                key => {
-                    if let Some(to) = navigate(&marks, at, key).and_then(|i| marks.get(i)) {
-                        ev.prevent_default();
-                        *want_focus.borrow_mut() = true;
-                        focused.set(Some(to.revision));
-                    }
-                }
-            }
-        })
-    };
+    let describe = |i: usize| entries.get(i).map(|en| mark_label(&ctx, en));
+    let onkeydown = on_key(&ctx, &focused, &want_focus, marks.clone());
     let onclick = {
         let (ctx, focused) = (ctx.clone(), focused.clone());
         Callback::from(move |ev: MouseEvent| {
