@@ -30,8 +30,13 @@ fn installed(relative: &str) -> PathBuf {
     path
 }
 
+/// The virtual environment's Python, or `$WATCHLAB_CLIENTS_PYTHON` (another client version:
+/// a Python with another `kubernetes` installed).
 fn python() -> PathBuf {
-    installed("target/clients/python/bin/python")
+    match std::env::var_os("WATCHLAB_CLIENTS_PYTHON") {
+        Some(other) => PathBuf::from(other),
+        None => installed("target/clients/python/bin/python"),
+    }
 }
 
 fn node() -> PathBuf {
