@@ -169,7 +169,9 @@ test('create, scale, label (RV moves), delete from the buttons', async () => {
   assert.match(await page.textContent('#result'), /\d+/);
   await page.click('#tab-ledger');
   await page.waitForSelector('.ledger tr.entry');
-  assert.match(await page.locator('.ledger tr.entry').first().textContent(), /patch\s*deployments\/production\/payments/);
+  assert.match(await page.locator('.ledger tr.entry').first().textContent(), /patch[\s\S]*\/registry\/deployments\/production\/payments/);
+  // The line says what the label write changed, and nothing else.
+  assert.equal(await page.locator('.ledger tr.entry').first().locator('.diff').textContent(), 'metadata.labels.team: + pay');
   await page.locator('.ledger tr.entry button').first().click();
   assert.match(await page.textContent('#inspection pre'), /"team": "pay"/);
   await screenshot(page, 'ledger-inspect');

@@ -152,6 +152,12 @@ texts! {
     Close => "Close", "关闭";
     CompactedAt => "compacted up to revision {}", "已压缩到第 {} 页";
     Deleted => "(deleted at this revision)", "（在这一页被删除）";
+    ColKey => "etcd key", "etcd 键";
+    ColChange => "what changed", "改了什么";
+    DiffNew => "new object: no earlier version", "新对象：没有更早的版本";
+    DiffGone => "removed from etcd: the key is gone", "从 etcd 删除：键已不存在";
+    DiffNone => "no field changed", "没有字段变化";
+    DiffMore => "+{} more", "另 {} 项";
     // Broadcast
     Streams => "Open watch streams", "打开的 watch 流";
     ColStream => "Stream", "流";

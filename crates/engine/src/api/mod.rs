@@ -8,6 +8,7 @@ pub mod binding;
 pub mod custom;
 pub mod defaults;
 pub mod event;
+pub mod field_diff;
 #[rustfmt::skip]
 pub mod field_schema;
 pub mod kind;

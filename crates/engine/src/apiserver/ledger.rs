@@ -1,6 +1,9 @@
 //! The ledger the UI shows: one line per revision — which verb by which writer touched which
-//! object, and when. Bounded (oldest lines drop first); the store's own history stays the truth.
+//! object (and its etcd key), when, and what it changed. Bounded (oldest lines drop first); the
+//! store's own history stays the truth.
 
+use crate::api::field_diff::{field_changes, FieldChange};
+use crate::api::Object;
 use crate::clock::Timestamp;
 use crate::store::Revision;
 use std::collections::VecDeque;
@@ -10,7 +13,7 @@ use std::sync::Arc;
 pub const DEFAULT_LEDGER_LIMIT: usize = 10_000;
 
 /// One revision's record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LedgerEntry {
     pub revision: Revision,
     /// `create`, `update`, `patch`, `delete`, `bind` (or `expire` for a lease-expired event).
@@ -22,6 +25,20 @@ pub struct LedgerEntry {
     /// The writer's user agent (`kubectl`, `kube-scheduler`, `kubelet/node-a`).
     pub user: Arc<str>,
     pub time: Timestamp,
+    /// The etcd key written (`/registry/pods/production/orders-api-6c9f-x2k4q`).
+    pub key: String,
+    /// The object before the write (`None` for a creation) and after it (`None` for a
+    /// deletion). Shared with the store, not copied; kept so the line can say what changed
+    /// even after compaction.
+    pub before: Option<Arc<Object>>,
+    pub after: Option<Arc<Object>>,
+}
+
+impl LedgerEntry {
+    /// What the write changed, field by field (empty for a creation or a deletion).
+    pub fn changes(&self) -> Vec<FieldChange> {
+        field_changes(self.before.as_deref(), self.after.as_deref())
+    }
 }
 
 /// A bounded log of [`LedgerEntry`].
@@ -82,6 +99,9 @@ mod tests {
                 name: format!("p{r}"),
                 user: Arc::from("kubectl"),
                 time: Timestamp::ZERO,
+                key: format!("/registry/pods/default/p{r}"),
+                before: None,
+                after: None,
             });
         }
         let revs: Vec<_> = l.iter().map(|e| e.revision).collect();

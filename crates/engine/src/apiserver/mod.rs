@@ -375,6 +375,9 @@ impl ApiServer {
                     name: obj.name().to_string(),
                     user: user.clone(),
                     time: self.now,
+                    key: r.key(obj.namespace(), obj.name()),
+                    before: c.prev.clone(),
+                    after: c.cur.clone(),
                 });
                 if c.tombstone.is_some() {
                     last_tombstone.clone_from(&c.tombstone);
