@@ -25,5 +25,6 @@ pub mod journal {
     pub use crate::cluster::journal::*;
     pub use crate::cluster::{history_digest, ledger_fingerprint};
 }
+pub mod reconnect_comparison;
 pub mod rng;
 pub mod store;

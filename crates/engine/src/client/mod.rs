@@ -19,6 +19,7 @@ pub mod error;
 pub mod fake;
 pub mod informer;
 pub mod lister_watcher;
+pub mod naive_watcher;
 pub mod notification;
 pub mod rate_limiter;
 pub mod reflector;

@@ -59,6 +59,16 @@ pub enum Action {
         namespace: String,
         name: String,
     },
+    /// Starts (or restarts) two clients on the namespace's pods — a naive watcher that
+    /// reconnects without its resourceVersion and an informer that resumes from it
+    /// ([`crate::reconnect_comparison`]).
+    CompareReconnects {
+        namespace: String,
+    },
+    /// The network between those two clients and the API server goes down.
+    CutWatchConnections,
+    /// ... and comes back: each reconnects its own way.
+    RestoreWatchConnections,
 }
 
 /// What an action did.

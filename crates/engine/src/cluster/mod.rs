@@ -23,6 +23,7 @@ use crate::apiserver::{ApiServer, ServerConfig};
 use crate::clock::Timestamp;
 use crate::controllers::{ControlPlane, Profile};
 use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
+use crate::reconnect_comparison::{ComparisonView, ReconnectComparison};
 
 pub use action::{Action, ConflictReport, Outcome};
 pub use config::{ClusterConfig, ProfileName};
@@ -47,6 +48,8 @@ pub struct Cluster {
     controllers_wake: Option<Timestamp>,
     /// Every input since `new`, for save and restore.
     journal: Journal,
+    /// The naive watcher and the resuming informer, once started.
+    reconnect: Option<ReconnectComparison>,
 }
 
 impl std::fmt::Debug for ControlPlane {
@@ -76,6 +79,7 @@ impl Cluster {
             membership_log: Vec::new(),
             controllers_wake: None,
             journal: Journal::new(config.clone()),
+            reconnect: None,
             config,
         };
         // The kubelets register their Nodes and the controllers sync their caches.
@@ -159,6 +163,7 @@ impl Cluster {
             self.etcd.next_timer(),
             controllers,
             self.journal.reaction_due(),
+            self.reconnect.as_ref().and_then(ReconnectComparison::next_wakeup),
         ]
         .into_iter()
         .flatten()
@@ -232,6 +237,24 @@ impl Cluster {
         let now = self.api.now();
         let (wake, _steps) = self.control_plane.settle(now, &mut self.api);
         self.controllers_wake = wake;
+        if let Some(c) = self.reconnect.as_mut() {
+            c.step(now, &mut self.api);
+        }
+    }
+
+    /// The running reconnect comparison and the server it talks to.
+    fn reconnecting(&mut self) -> Result<(&mut ReconnectComparison, &mut ApiServer), Status> {
+        match self.reconnect.as_mut() {
+            Some(c) => Ok((c, &mut self.api)),
+            None => Err(Status::bad_request(
+                "no reconnect comparison is running: start one first",
+            )),
+        }
+    }
+
+    /// The naive watcher and the resuming informer against etcd, once started.
+    pub fn reconnect_comparison(&self) -> Option<ComparisonView> {
+        self.reconnect.as_ref().map(|c| c.view(&self.api))
     }
 
     fn record_membership(&mut self, at: Timestamp, events: Vec<MembershipEvent>) {

@@ -7,6 +7,7 @@ use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::status::Status;
 
 use crate::api::Kind;
+use crate::reconnect_comparison::ReconnectComparison;
 
 use super::manifests::{deployment_manifest, object_path, pod_manifest};
 use super::{Action, Cluster, ConflictReport, Outcome, PLAYGROUND_USER};
@@ -81,6 +82,22 @@ impl Cluster {
                 return self
                     .conflicting_write(&namespace, &name)
                     .map(Outcome::Conflict);
+            }
+            Action::CompareReconnects { namespace } => {
+                self.get_json(&format!("/api/v1/namespaces/{namespace}"))?;
+                let mut c = ReconnectComparison::new(&namespace, self.config.seed);
+                c.step(now, &mut self.api);
+                if let Some(old) = self.reconnect.replace(c) {
+                    old.stop(&mut self.api);
+                }
+            }
+            Action::CutWatchConnections => {
+                let (c, api) = self.reconnecting()?;
+                c.cut(api);
+            }
+            Action::RestoreWatchConnections => {
+                let (c, api) = self.reconnecting()?;
+                c.restore(now, api);
             }
         }
         Ok(Outcome::Done {
