@@ -184,7 +184,9 @@ texts! {
     Outside => "not in its recent log", "不在其最近记录中";
     NoStreams => "No open streams.", "没有打开的流。";
     StreamsOffered => "{} streams · {} offered", "{} 条流 · 投递尝试 {} 次";
-    FanOutCounts => " · received by {}, filtered out by {}, opened later: {}", " · {} 条流收到，{} 条过滤掉，{} 条之后才打开";
+    FanOutCounts => " · received by {}, filtered out by {}, skipped by the index (other namespace or node): {}, other resources: {}, opened later: {}", " · {} 条流收到，{} 条过滤掉，{} 条被索引跳过（别的命名空间或节点），{} 条是别的资源，{} 条之后才打开";
+    SkippedByIndex => "not offered: other namespace / node", "未投递：别的命名空间 / 节点";
+    OtherResource => "other resource", "别的资源";
     OpenedLater => "opened later", "之后才打开";
     // Informers
     InformersTitle => "Informer caches against the ledger", "各 Informer 缓存与账本的差距";

@@ -4,7 +4,7 @@
 
 use super::window::{VirtualTable, Window};
 use super::{fill, tr, use_ctx, Ctx};
-use crate::fanout::{reach, Reach};
+use crate::fanout::{describe_filter, fan_out_counts, reach, Reach};
 use crate::i18n::T;
 use crate::state::Action;
 use watchlab_engine::apiserver::watch::{EndReason, StreamState};
@@ -17,49 +17,6 @@ pub const ROW_PX: u32 = 44;
 /// Recent events shown per stream row.
 const RECENT_SHOWN: usize = 2;
 
-/// A stream's filter as a query string would state it.
-pub fn describe_filter(s: &WatchStream) -> String {
-    let f = s.filter();
-    let mut out = f.kind.resource().plural.to_string();
-    if let Some(ns) = &f.namespace {
-        out.push_str(&format!(" -n {ns}"));
-    }
-    let labels = f.labels.to_string();
-    if !labels.is_empty() {
-        out.push_str(&format!(" labelSelector={labels}"));
-    }
-    let fields = f.fields.to_string();
-    if !fields.is_empty() {
-        out.push_str(&format!(" fieldSelector={fields}"));
-    }
-    out
-}
-
-/// How many streams received, filtered out, or opened after one revision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct FanOutCounts {
-    pub received: usize,
-    pub filtered: usize,
-    pub later: usize,
-}
-
-/// Counts every stream's part in `entry`'s broadcast.
-pub fn fan_out_counts<'a>(
-    streams: impl Iterator<Item = &'a WatchStream>,
-    entry: &LedgerEntry,
-) -> FanOutCounts {
-    let mut c = FanOutCounts::default();
-    for s in streams {
-        match reach(s, entry) {
-            Reach::Received(_) => c.received += 1,
-            Reach::Filtered => c.filtered += 1,
-            Reach::OpenedLater => c.later += 1,
-            Reach::Forgotten => {}
-        }
-    }
-    c
-}
-
 fn stream_row(ctx: &Ctx, s: &WatchStream, entry: Option<&LedgerEntry>) -> Html {
     let id = s.id();
     let state = match s.state() {
@@ -71,6 +28,8 @@ fn stream_row(ctx: &Ctx, s: &WatchStream, entry: Option<&LedgerEntry>) -> Html {
     let (reach_class, reach_text) = match entry.map(|en| reach(s, en)) {
         Some(Reach::Received(t)) => ("received", format!("{} {t}", tr(ctx, T::Received))),
         Some(Reach::Filtered) => ("filtered", tr(ctx, T::NotReceived).to_string()),
+        Some(Reach::Skipped) => ("skipped", tr(ctx, T::SkippedByIndex).to_string()),
+        Some(Reach::OtherResource) => ("other", tr(ctx, T::OtherResource).to_string()),
         Some(Reach::OpenedLater) => ("later", tr(ctx, T::OpenedLater).to_string()),
         Some(Reach::Forgotten) | None => ("unknown", tr(ctx, T::Outside).to_string()),
     };
@@ -130,11 +89,7 @@ pub fn BroadcastView() -> Html {
     let (total, fan_rev, entry, counts, offers) = {
         let e = ctx.engine.borrow();
         let api = e.cluster.api();
-        let fan_rev = ctx
-            .inspection
-            .as_ref()
-            .map(|i| i.revision)
-            .unwrap_or_else(|| api.revision());
+        let fan_rev = ctx.fan_revision.unwrap_or_else(|| api.revision());
         let entry = api
             .ledger()
             .iter()
@@ -190,8 +145,8 @@ pub fn BroadcastView() -> Html {
             <h3>{ tr(&ctx, T::Streams) }<span class="muted" id="stream-count" data-count={total.to_string()}>{ fill(&ctx, T::StreamsOffered, &[&total.to_string(), &offers.to_string()]) }</span></h3>
             <p class="hint" id="fanout-title">{ fan_title }
                 if let Some(c) = counts {
-                    <span class="fanout-counts" id="fanout-counts" data-received={c.received.to_string()} data-filtered={c.filtered.to_string()}>
-                        { fill(&ctx, T::FanOutCounts, &[&c.received.to_string(), &c.filtered.to_string(), &c.later.to_string()]) }
+                    <span class="fanout-counts" id="fanout-counts" data-received={c.received.to_string()} data-filtered={c.filtered.to_string()} data-skipped={c.skipped.to_string()} data-other={c.other.to_string()}>
+                        { fill(&ctx, T::FanOutCounts, &[&c.received.to_string(), &c.filtered.to_string(), &c.skipped.to_string(), &c.other.to_string(), &c.later.to_string()]) }
                     </span>
                 }
             </p>

@@ -62,6 +62,8 @@ pub struct State {
     pub inspection: Option<Inspection>,
     /// The stream whose raw HTTP body is shown.
     pub raw_stream: Option<WatchId>,
+    /// The revision whose fan-out the broadcast draws; `None` follows the newest.
+    pub fan_revision: Option<u64>,
     pub notice: Option<Notice>,
     pub conflict: Option<ConflictReport>,
     pub progress: Option<Progress>,
@@ -106,6 +108,8 @@ pub enum Action {
     Inspect(u64),
     CloseInspection,
     ShowRaw(Option<WatchId>),
+    /// Hold the broadcast's fan-out on one revision, or follow the newest (`None`).
+    ShowFanOut(Option<u64>),
     StartScenario(&'static str),
     NextStep,
     EndScenario,
@@ -127,6 +131,7 @@ impl State {
             tool: Tool::default(),
             inspection: None,
             raw_stream: None,
+            fan_revision: None,
             notice: None,
             conflict: None,
             progress: None,
@@ -211,8 +216,11 @@ impl State {
                     .cloned();
                 self.inspection =
                     entry.map(|entry| inspect(&entry, &mut e.cluster.session(VIEWER_USER)));
+                // The broadcast shows who received the inspected write.
+                self.fan_revision = Some(revision);
             }
             Action::CloseInspection => self.inspection = None,
+            Action::ShowFanOut(revision) => self.fan_revision = revision,
             Action::ShowRaw(id) => self.raw_stream = id,
             Action::StartScenario(id) => {
                 self.progress = scenario::find(id).map(|scenario| Progress { scenario, done: 0 });
@@ -266,6 +274,12 @@ impl State {
     /// ↓ in the console.
     pub fn history_next(&self) -> String {
         self.engine.borrow_mut().console.history_next()
+    }
+
+    /// The revision the broadcast's fan-out shows: the one held, else the newest.
+    pub fn fan_out_revision(&self) -> u64 {
+        self.fan_revision
+            .unwrap_or_else(|| self.engine.borrow().cluster.api().revision())
     }
 
     /// The virtual time now.

@@ -95,6 +95,7 @@ impl State {
         self.engine = Rc::new(RefCell::new(fresh));
         self.inspection = None;
         self.raw_stream = None;
+        self.fan_revision = None;
         self.notice = None;
         self.conflict = None;
     }

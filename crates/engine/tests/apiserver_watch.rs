@@ -81,7 +81,11 @@ fn initial_state_then_changes_with_selector_transitions() {
     );
     relabel(&mut s, "b", "nginx"); // starts matching
     relabel(&mut s, "a", "other"); // stops matching
-    post(&mut s, "c", "db"); // never matches
+    let c = post(&mut s, "c", "db"); // never matches
+    let c_rv: u64 = c["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_default();
     let r = s.request("DELETE", &format!("{PODS}/b"), None, None);
     assert_eq!(r.code, 200);
     let ev = lines(&mut s, id).unwrap_or_default();
@@ -99,6 +103,11 @@ fn initial_state_then_changes_with_selector_transitions() {
         .stream(id)
         .map(|st| (st.delivered(), st.filtered_out(), st.user().to_string()));
     assert_eq!(stream, Some((5, 1, "kubectl".to_string())));
+    // The one refusal is remembered by its revision (the page's fan-out reads it).
+    let refused = s
+        .stream(id)
+        .map(|st| st.recent_filtered().collect::<Vec<_>>());
+    assert_eq!(refused, Some(vec![c_rv]));
 }
 
 #[test]

@@ -1,9 +1,12 @@
 //! What the cluster view shows, derived from the API server's objects like `kubectl get`
 //! derives its columns: nodes, pods, and each informer's cache against the ledger.
 
+use watchlab_apimachinery::client::WatchId;
+
 use crate::api::node::Node;
 use crate::api::pod::Pod;
 use crate::api::Kind;
+use crate::client::ReflectorPhase;
 
 use super::Cluster;
 
@@ -42,6 +45,8 @@ pub struct InformerView {
     pub latest_revision: u64,
     pub relists: u64,
     pub expired: u64,
+    /// Its open watch stream, if it is watching (the broadcast's lane to it).
+    pub stream: Option<WatchId>,
 }
 
 impl Cluster {
@@ -83,6 +88,10 @@ impl Cluster {
                         latest_revision: latest,
                         relists: stats.relists,
                         expired: stats.expired,
+                        stream: match i.informer().reflector().phase() {
+                            ReflectorPhase::Watching { stream, .. } => Some(stream),
+                            _ => None,
+                        },
                     }
                 })
             })

@@ -128,6 +128,7 @@ impl WatchHub {
             delivered: 0,
             filtered_out: 0,
             recent: VecDeque::new(),
+            recent_filtered: VecDeque::new(),
             state: StreamState::Open,
         };
         for e in start.initial {
@@ -153,7 +154,7 @@ impl WatchHub {
                 };
                 self.offered += 1;
                 let Some(t) = s.filter.decide(change) else {
-                    s.filtered_out += 1;
+                    s.refuse(change.revision);
                     continue;
                 };
                 let slot = match t {

@@ -50,6 +50,8 @@ pub struct WatchStream {
     pub(super) delivered: u64,
     pub(super) filtered_out: u64,
     pub(super) recent: VecDeque<Arc<WatchEvent>>,
+    /// The revisions of the last [`RECENT_EVENTS`] changes it was offered and refused.
+    pub(super) recent_filtered: VecDeque<Revision>,
     pub(super) state: StreamState,
 }
 
@@ -94,8 +96,22 @@ impl WatchStream {
     pub fn recent(&self) -> impl Iterator<Item = &Arc<WatchEvent>> {
         self.recent.iter()
     }
+    /// The revisions of the last [`RECENT_EVENTS`] changes the index offered this stream and
+    /// its filter refused (each one counted in [`WatchStream::filtered_out`]), oldest first.
+    pub fn recent_filtered(&self) -> impl Iterator<Item = Revision> + '_ {
+        self.recent_filtered.iter().copied()
+    }
     pub fn state(&self) -> StreamState {
         self.state
+    }
+
+    /// Counts a change it was offered and refused.
+    pub(super) fn refuse(&mut self, revision: Revision) {
+        self.filtered_out += 1;
+        if self.recent_filtered.len() == RECENT_EVENTS {
+            self.recent_filtered.pop_front();
+        }
+        self.recent_filtered.push_back(revision);
     }
 
     /// Queues an event. Live events beyond the capacity end the stream instead.
