@@ -140,6 +140,8 @@ pub struct Lane {
     /// Streams on the lane.
     pub streams: usize,
     pub counts: FanOutCounts,
+    /// The event a one-stream lane received (`MODIFIED`).
+    pub event_type: Option<&'static str>,
 }
 
 impl Lane {
@@ -182,13 +184,18 @@ pub fn lanes<'a>(
             .iter()
             .map(|s| {
                 let mut counts = FanOutCounts::default();
-                counts.add(reach(s, entry));
+                let r = reach(s, entry);
+                counts.add(r);
                 Lane {
                     subscriber: s.user().to_string(),
                     watches: describe_filter(s),
                     stream: Some(s.id()),
                     streams: 1,
                     counts,
+                    event_type: match r {
+                        Reach::Received(t) => Some(t),
+                        _ => None,
+                    },
                 }
             })
             .collect();
@@ -206,6 +213,7 @@ pub fn lanes<'a>(
                 stream: None,
                 streams: 0,
                 counts: FanOutCounts::default(),
+                event_type: None,
             });
         lane.streams += 1;
         lane.counts.add(reach(s, entry));

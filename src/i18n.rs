@@ -185,6 +185,45 @@ texts! {
     NoStreams => "No open streams.", "没有打开的流。";
     StreamsOffered => "{} streams · {} offered", "{} 条流 · 投递尝试 {} 次";
     FanOutCounts => " · received by {}, filtered out by {}, skipped by the index (other namespace or node): {}, other resources: {}, opened later: {}", " · {} 条流收到，{} 条过滤掉，{} 条被索引跳过（别的命名空间或节点），{} 条是别的资源，{} 条之后才打开";
+    // Fan-out diagram
+    LaneCounts => "{} streams: {} received, {} refused, {} not offered", "{} 条流：{} 条收到，{} 条拒收，{} 条未投递";
+    CacheAt => "informer cache at revision {}", "Informer 缓存在第 {} 页";
+    EtcdLedger => "etcd ledger", "etcd 账本";
+    FanOutSummary => "Revision {} ({} by {}): received by {} streams, refused by the filter of {}, not offered by the index to {} (other namespace or node), {} watch other resources.", "第 {} 页（{}，写入者 {}）：{} 条流收到，{} 条被过滤条件拒收，{} 条因索引未投递（别的命名空间或节点），{} 条监听别的资源。";
+    FanOutNotInLedger => "Revision {} is no longer in the ledger's lines.", "第 {} 页已不在账本的行中。";
+    FanOutFollow => "Follow", "跟随最新";
+    PrevRevision => "Previous revision", "上一页";
+    NextRevision => "Next revision", "下一页";
+    ColIndex => "index", "索引";
+    ColSubscriber => "subscriber · what it watches", "订阅者 · 监听什么";
+    // Watch cost
+    WatchCostTitle => "The cost of many watches", "大量 watch 连接的代价";
+    CostStreams => "open streams", "打开的流";
+    CostDelivered => "events delivered to them", "送达它们的事件";
+    CostFiltered => "refused by their filters", "被它们的过滤条件拒收";
+    CostOffered => "offered by the index (since start)", "索引投递尝试（自启动）";
+    CostEveryone => "Offering every write to every stream would be {} streams × {} revisions = {} offers.", "若每次写入都投递给每条流：{} 条流 × {} 页 = {} 次投递。";
+    // Reconnect comparison
+    ReconnectTitle => "Lost or duplicated events (§7)", "事件丢失或重复（§7）";
+    ReconnectIntro => "Two clients watch the pods of {}: a naive watcher that reconnects without its last resourceVersion, and an informer that resumes from it.", "两个客户端监听 {} 的 Pod：一个重连时不带最后的 resourceVersion 的简单 watcher，一个从该版本续订的 Informer。";
+    ReconnectStart => "Start both clients", "启动两个客户端";
+    ReconnectRestart => "Start again", "重新开始";
+    ReconnectConnected => "connected", "已连接";
+    ReconnectCut => "connection cut", "连接已断开";
+    ReconnectCutButton => "Cut their connection", "断开它们的连接";
+    ReconnectRestore => "Restore the connection", "恢复连接";
+    ReconnectHint => "Cut, then write in the console (kubectl delete pod …, kubectl label pod … --overwrite) or compact the ledger, then restore.", "先断开，再在终端中写入（kubectl delete pod …、kubectl label pod … --overwrite）或压缩账本，然后恢复连接。";
+    NaiveWatcher => "naive watcher", "简单 watcher";
+    ResumingInformer => "informer (resumes)", "Informer（续订）";
+    TallyMissed => "missed (cache ≠ etcd)", "遗漏（缓存 ≠ etcd）";
+    TallyDuplicates => "duplicated ADDED", "重复的 ADDED";
+    TallyReceived => "events received", "收到的事件";
+    TallyRelists => "relists", "重新 list";
+    Tally410 => "410 Gone", "410 Gone";
+    TallyReconnects => "reconnects", "重连次数";
+    TallyCached => "pods cached", "缓存中的 Pod";
+    CachedOf => "{} (etcd: {})", "{}（etcd：{}）";
+    NotYetKnown => "catching up…", "追赶中…";
     SkippedByIndex => "not offered: other namespace / node", "未投递：别的命名空间 / 节点";
     OtherResource => "other resource", "别的资源";
     OpenedLater => "opened later", "之后才打开";

@@ -1,7 +1,12 @@
-//! The broadcast: every open watch stream (newest first) with its filter, last delivered
-//! revision and counters; the fan-out of one revision (who received it, who filtered it out); and one
-//! stream's raw HTTP body, line by line, exactly as a chunked watch response carries it.
+//! The broadcast: the fan-out diagram of one revision beside the cost of the watches and the
+//! reconnect comparison (§7 of the second text); every open watch stream (newest first) with its
+//! filter, last delivered revision and counters, and its part in the revision's fan-out (who
+//! received it, whose filter refused it, whom the index never offered it); and one stream's raw
+//! HTTP body, line by line, exactly as a chunked watch response carries it.
 
+use super::fanout_diagram::FanOutDiagram;
+use super::reconnect_panel::ReconnectPanel;
+use super::watch_cost::WatchCost;
 use super::window::{VirtualTable, Window};
 use super::{fill, tr, use_ctx, Ctx};
 use crate::fanout::{describe_filter, fan_out_counts, reach, Reach};
@@ -143,6 +148,13 @@ pub fn BroadcastView() -> Html {
     html! {
         <div class="broadcast-view">
             <h3>{ tr(&ctx, T::Streams) }<span class="muted" id="stream-count" data-count={total.to_string()}>{ fill(&ctx, T::StreamsOffered, &[&total.to_string(), &offers.to_string()]) }</span></h3>
+            <div class="broadcast-top">
+                <FanOutDiagram />
+                <aside class="broadcast-side">
+                    <WatchCost />
+                    <ReconnectPanel />
+                </aside>
+            </div>
             <p class="hint" id="fanout-title">{ fan_title }
                 if let Some(c) = counts {
                     <span class="fanout-counts" id="fanout-counts" data-received={c.received.to_string()} data-filtered={c.filtered.to_string()} data-skipped={c.skipped.to_string()} data-other={c.other.to_string()}>

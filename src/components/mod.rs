@@ -9,14 +9,17 @@ pub mod console_panel;
 pub mod editor_panel;
 pub mod etcd_panel;
 pub mod events_view;
+pub mod fanout_diagram;
 pub mod header;
 pub mod informers_view;
 pub mod ledger_view;
 pub mod node_column;
+pub mod reconnect_panel;
 pub mod scenario_panel;
 pub mod tabs;
 pub mod terminal;
 pub mod timeline_view;
+pub mod watch_cost;
 pub mod window;
 
 use crate::i18n::T;

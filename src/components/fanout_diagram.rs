@@ -1,0 +1,290 @@
+//! The broadcast drawn the way the texts describe it: the API server and its ledger on the left,
+//! every open watch stream as a lane to its subscriber on the right. The revision shown travels
+//! down the lanes that receive it, stops at the filter of the lanes whose selector refuses it,
+//! and never leaves the server for lanes the index skips (another namespace or node); an
+//! informer's lane ends in its cache, drawn amber until the event has reached it. Positions
+//! follow the virtual clock (the time since the revision committed), so Pause freezes them.
+//!
+//! Every mark comes from [`crate::fanout`] (what the engine recorded per stream); the Broadcast
+//! view's counts come from the same place. Pause holds one revision; Previous/Next (or ←/→ on
+//! the figure) move one revision at a time. Past [`MAX_STREAM_LANES`] streams, lanes group by
+//! component and resource with counts. A text summary and a list of lanes describe the figure
+//! to screen readers.
+
+use super::{fill, tr, use_ctx, Ctx};
+use crate::fanout::{lanes, Lane, Reach, MAX_STREAM_LANES};
+use crate::i18n::T;
+use crate::state::Action;
+use watchlab_engine::apiserver::LedgerEntry;
+use yew::prelude::*;
+
+/// The drawing's width in SVG units (it scales to the view's width).
+const WIDTH: u32 = 760;
+/// One lane's height.
+const LANE_H: u32 = 28;
+/// Above the first lane (column captions).
+const TOP: u32 = 22;
+/// Where lanes leave the server, where their filter gate stands, and where they reach the
+/// subscriber.
+const X0: u32 = 150;
+const XG: u32 = 270;
+const X1: u32 = 420;
+/// Virtual milliseconds a revision takes to cross a lane in the drawing.
+pub const TRAVEL_MS: u64 = 600;
+/// Ledger pages drawn around the one shown.
+const PAGES_EACH_SIDE: u64 = 3;
+
+/// How far along its lane the revision is drawn, 0 to 1, at `now_ms` for a write at `at_ms`.
+pub fn progress(at_ms: u64, now_ms: u64) -> f64 {
+    (now_ms.saturating_sub(at_ms) as f64 / TRAVEL_MS as f64).min(1.0)
+}
+
+fn class_of(r: Reach) -> &'static str {
+    match r {
+        Reach::Received(_) => "received",
+        Reach::Filtered => "filtered",
+        Reach::Skipped => "skipped",
+        Reach::OtherResource => "other",
+        Reach::OpenedLater => "later",
+        Reach::Forgotten => "forgotten",
+    }
+}
+
+fn reach_text(ctx: &Ctx, r: Reach) -> &'static str {
+    match r {
+        Reach::Received(_) => tr(ctx, T::Received),
+        Reach::Filtered => tr(ctx, T::NotReceived),
+        Reach::Skipped => tr(ctx, T::SkippedByIndex),
+        Reach::OtherResource => tr(ctx, T::OtherResource),
+        Reach::OpenedLater => tr(ctx, T::OpenedLater),
+        Reach::Forgotten => tr(ctx, T::Outside),
+    }
+}
+
+/// An informer's cache at the end of a lane: the revision it holds against the one shown.
+#[derive(Clone, Copy)]
+struct Cache {
+    revision: u64,
+}
+
+fn lane_view(ctx: &Ctx, i: usize, lane: &Lane, t: f64, cache: Option<Cache>, shown: u64) -> Html {
+    let y = TOP + i as u32 * LANE_H + LANE_H / 2;
+    let main = lane.main_reach();
+    let c = &lane.counts;
+    let at = |x0: u32, x1: u32, f: f64| x0 as f64 + (x1 - x0) as f64 * f;
+    // The packet: to the end for a receiver, to the gate for a refusal, nowhere for a skip.
+    let packet = match main {
+        Reach::Received(_) => Some(at(X0, X1, t)),
+        Reach::Filtered => Some(at(X0, XG, (t * 2.0).min(1.0))),
+        _ => None,
+    };
+    let stopped = main == Reach::Filtered && t >= 0.5;
+    let arrived = matches!(main, Reach::Received(_)) && t >= 1.0;
+    let counts = if lane.streams > 1 {
+        fill(
+            ctx,
+            T::LaneCounts,
+            &[
+                &lane.streams.to_string(),
+                &c.received.to_string(),
+                &c.filtered.to_string(),
+                &c.skipped.to_string(),
+            ],
+        )
+    } else {
+        reach_text(ctx, main).to_string()
+    };
+    let title = format!("{} — {} — {}", lane.subscriber, lane.watches, counts);
+    let cache_mark = cache.map(|cache| {
+        let caught_up = cache.revision >= shown;
+        let label = fill(ctx, T::CacheAt, &[&cache.revision.to_string()]);
+        html! {
+            <rect class={classes!("cache", if caught_up { "cached" } else { "inflight" })} x={(X1 + 2).to_string()} y={(y - 7).to_string()} width="10" height="14" rx="2">
+                <title>{ label }</title>
+            </rect>
+        }
+    });
+    html! {
+        <g class={classes!("lane", class_of(main), arrived.then_some("arrived"), stopped.then_some("stopped"))}
+            data-stream={lane.stream.map(|s| s.to_string())} data-streams={lane.streams.to_string()}
+            data-received={c.received.to_string()} data-filtered={c.filtered.to_string()}
+            data-skipped={c.skipped.to_string()} data-other={c.other.to_string()}>
+            <title>{ title }</title>
+            <line class="track" x1={X0.to_string()} y1={y.to_string()} x2={X1.to_string()} y2={y.to_string()} />
+            <line class="gate" x1={XG.to_string()} y1={(y - 8).to_string()} x2={XG.to_string()} y2={(y + 8).to_string()} />
+            if let Some(x) = packet {
+                <circle class="packet" cx={format!("{x:.1}")} cy={y.to_string()} r="5" />
+            }
+            if let (true, Some(ty)) = (arrived, lane.event_type) {
+                <text class="event-type" x={(X1 - 4).to_string()} y={(y - 7).to_string()}>{ ty }</text>
+            }
+            if stopped {
+                <text class="refused" x={(XG + 6).to_string()} y={(y + 4).to_string()}>{ "✕" }</text>
+            }
+            if main == Reach::Skipped {
+                <text class="not-sent" x={(X0 + 4).to_string()} y={(y - 4).to_string()}>{ "⊘" }</text>
+            }
+            { cache_mark.unwrap_or_default() }
+            <text class="subscriber" x={(X1 + 18).to_string()} y={(y - 2).to_string()}>{ &lane.subscriber }
+                if lane.streams > 1 { <tspan class="count">{ format!(" ×{}", lane.streams) }</tspan> }
+            </text>
+            <text class="watches" x={(X1 + 18).to_string()} y={(y + 10).to_string()}>{ if lane.streams > 1 { format!("{} · {counts}", lane.watches) } else { lane.watches.clone() } }</text>
+        </g>
+    }
+}
+
+/// The ledger pages around the one shown, and the API server's box.
+fn server_view(ctx: &Ctx, pages: &[(u64, &'static str)], shown: u64, height: u32) -> Html {
+    let page_h = 20u32;
+    html! {
+        <g class="server">
+            <rect class="apiserver" x="2" y={TOP.to_string()} width={(X0 - 12).to_string()} height={height.saturating_sub(TOP + 2).max(40).to_string()} rx="6" />
+            <text class="server-name" x="10" y={(TOP + 16).to_string()}>{ "kube-apiserver" }</text>
+            <text class="ledger-name" x="10" y={(TOP + 32).to_string()}>{ tr(ctx, T::EtcdLedger) }</text>
+            { for pages.iter().enumerate().map(|(i, (rev, verb))| {
+                let y = TOP + 40 + i as u32 * (page_h + 3);
+                html! {
+                    <g class={classes!("page", (*rev == shown).then_some("shown"))}>
+                        <rect x="10" y={y.to_string()} width={(X0 - 28).to_string()} height={page_h.to_string()} rx="2" />
+                        <text x="16" y={(y + 14).to_string()}>{ format!("{rev} {verb}") }</text>
+                    </g>
+                }
+            }) }
+        </g>
+    }
+}
+
+#[component]
+pub fn FanOutDiagram() -> Html {
+    let ctx = use_ctx();
+    let e = ctx.engine.borrow();
+    let api = e.cluster.api();
+    let newest = api.revision();
+    let shown = ctx.fan_revision.unwrap_or(newest);
+    let following = ctx.fan_revision.is_none();
+    let entry: Option<LedgerEntry> = api
+        .ledger()
+        .iter()
+        .rev()
+        .find(|l| l.revision == shown)
+        .cloned();
+    let ledger_revisions: Vec<(u64, &'static str)> = api
+        .ledger()
+        .iter()
+        .rev()
+        .skip_while(|l| l.revision > shown + PAGES_EACH_SIDE)
+        .take_while(|l| l.revision + PAGES_EACH_SIDE >= shown)
+        .map(|l| (l.revision, l.verb))
+        .collect();
+    let prev = api
+        .ledger()
+        .iter()
+        .rev()
+        .find(|l| l.revision < shown)
+        .map(|l| l.revision);
+    let next = api
+        .ledger()
+        .iter()
+        .find(|l| l.revision > shown)
+        .map(|l| l.revision);
+    let lanes: Vec<Lane> = entry
+        .as_ref()
+        .map(|en| lanes(api.streams(), en, MAX_STREAM_LANES))
+        .unwrap_or_default();
+    let informers = e.cluster.informers();
+    // A held revision is drawn settled; the newest moves with the virtual clock.
+    let t = match (&entry, following) {
+        (Some(en), true) => progress(en.time.as_millis(), e.cluster.now().as_millis()),
+        _ => 1.0,
+    };
+    drop(e);
+    let total = lanes.iter().fold(Default::default(), |mut acc: crate::fanout::FanOutCounts, l| {
+        acc.received += l.counts.received;
+        acc.filtered += l.counts.filtered;
+        acc.skipped += l.counts.skipped;
+        acc.other += l.counts.other;
+        acc.later += l.counts.later;
+        acc
+    });
+    let height = TOP + (lanes.len().max(6) as u32) * LANE_H + 6;
+    let summary = match &entry {
+        Some(en) => fill(
+            &ctx,
+            T::FanOutSummary,
+            &[
+                &shown.to_string(),
+                &format!("{} {}", en.verb, en.key),
+                &en.user,
+                &total.received.to_string(),
+                &total.filtered.to_string(),
+                &total.skipped.to_string(),
+                &total.other.to_string(),
+            ],
+        ),
+        None => fill(&ctx, T::FanOutNotInLedger, &[&shown.to_string()]),
+    };
+    let go = {
+        let ctx = ctx.clone();
+        move |rev: Option<u64>| {
+            let ctx = ctx.clone();
+            Callback::from(move |_: MouseEvent| ctx.dispatch(Action::ShowFanOut(rev)))
+        }
+    };
+    let onkeydown = {
+        let ctx = ctx.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let target = match e.key().as_str() {
+                "ArrowLeft" => prev.map(Some),
+                "ArrowRight" => next.map(Some),
+                "End" => Some(None),
+                _ => None,
+            };
+            if let Some(rev) = target {
+                e.prevent_default();
+                ctx.dispatch(Action::ShowFanOut(rev));
+            }
+        })
+    };
+    let pause = if following {
+        html! { <button id="fanout-pause" class="small" aria-pressed="false" onclick={go(Some(shown))}>{ tr(&ctx, T::Pause) }</button> }
+    } else {
+        html! { <button id="fanout-follow" class="small" aria-pressed="true" onclick={go(None)}>{ tr(&ctx, T::FanOutFollow) }</button> }
+    };
+    let cache_of = |lane: &Lane| {
+        lane.stream.and_then(|id| {
+            informers
+                .iter()
+                .find(|i| i.stream == Some(id))
+                .map(|i| Cache {
+                    revision: i.cache_revision,
+                })
+        })
+    };
+    html! {
+        <figure class="fanout" id="fanout-diagram" tabindex="0" {onkeydown} aria-labelledby="fanout-summary"
+            data-revision={shown.to_string()} data-following={following.to_string()}
+            data-received={total.received.to_string()} data-filtered={total.filtered.to_string()}
+            data-skipped={total.skipped.to_string()} data-other={total.other.to_string()}>
+            <figcaption>
+                <span class="controls">
+                    { pause }
+                    <button id="fanout-prev" class="small" disabled={prev.is_none()} onclick={go(prev)} aria-label={tr(&ctx, T::PrevRevision)}>{ "◀" }</button>
+                    <button id="fanout-next" class="small" disabled={next.is_none()} onclick={go(next)} aria-label={tr(&ctx, T::NextRevision)}>{ "▶" }</button>
+                </span>
+                <span id="fanout-summary" class="summary-text" aria-live={if following { "off" } else { "polite" }}>{ summary.clone() }</span>
+            </figcaption>
+            <div class="lanes-scroll">
+                <svg viewBox={format!("0 0 {WIDTH} {height}")} width="100%" role="img" aria-label={summary} preserveAspectRatio="xMinYMin meet">
+                    <text class="col" x={X0.to_string()} y="14">{ tr(&ctx, T::ColIndex) }</text>
+                    <text class="col" x={(XG - 20).to_string()} y="14">{ tr(&ctx, T::ColFilter) }</text>
+                    <text class="col" x={(X1 + 18).to_string()} y="14">{ tr(&ctx, T::ColSubscriber) }</text>
+                    { server_view(&ctx, &ledger_revisions, shown, height) }
+                    { for lanes.iter().enumerate().map(|(i, l)| lane_view(&ctx, i, l, t, cache_of(l), shown)) }
+                </svg>
+            </div>
+            <ul class="sr-only">
+                { for lanes.iter().map(|l| html! { <li>{ format!("{} ({}): {}", l.subscriber, l.watches, reach_text(&ctx, l.main_reach())) }</li> }) }
+            </ul>
+        </figure>
+    }
+}
