@@ -8,6 +8,8 @@ import { chromium } from 'playwright-core';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ARTIFACTS = join(ROOT, 'artifacts', 'e2e');
+/** The README's pictures: committed, refreshed by every e2e run. */
+export const DOC_SHOTS = join(ROOT, 'docs', 'screenshots');
 
 /** Starts a long-running command; returns the child (killed with `stop`). */
 export function start(cmd, args, opts = {}) {
@@ -53,4 +55,10 @@ export async function launch() {
 export async function screenshot(page, name) {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** A picture for the README (what is on screen, not the whole page), in docs/screenshots/. */
+export async function docShot(page, name) {
+  mkdirSync(DOC_SHOTS, { recursive: true });
+  await page.screenshot({ path: join(DOC_SHOTS, `${name}.png`) });
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, start, stop, waitFor, launch, screenshot } from './helpers.mjs';
+import { ROOT, start, stop, waitFor, launch, screenshot, docShot } from './helpers.mjs';
 
 const TRUNK_PORT = 8181;
 const STATIC_PORT = 8182;
@@ -832,5 +832,176 @@ test('zoomed for a projector (1280×720 at 125% = 1024×576): every control stay
   await screenshot(page, 'projector-broadcast');
   await page.click('#tab-events');
   await screenshot(page, 'projector-events');
+  await done(page);
+});
+
+/** The diagram's marks for the revision it shows, summed over its lanes. */
+const laneMarks = (page) => page.$$eval('#fanout-diagram g.lane', (gs) => gs.reduce((a, g) => ({
+  received: a.received + Number(g.dataset.received), filtered: a.filtered + Number(g.dataset.filtered),
+}), { received: 0, filtered: 0 }));
+const cost = async (page, id) => Number(await page.getAttribute(`#cost-${id}`, 'data-value'));
+
+test('the fan-out diagram marks, revision by revision, what the engine delivered and refused; the ledger says what a label changed', async () => {
+  const page = await open();
+  // A stream with a label selector: it refuses what does not carry team=orders.
+  await run(page, 'kubectl get pods -n production -l team=orders -w');
+  await page.click('#tab-broadcast');
+  await page.waitForSelector('#fanout-diagram g.lane');
+  const r0 = await revision(page);
+  const delivered0 = await cost(page, 'delivered');
+  const filtered0 = await cost(page, 'filtered');
+  // The scripted writes, the clock paused: nothing else writes meanwhile.
+  for (const line of [
+    'kubectl run fan-out --image=nginx -n production',
+    'kubectl label pod fan-out team=orders -n production',
+    'kubectl label pod fan-out team=payments -n production --overwrite',
+    'kubectl label deployment orders-api tier=api -n production',
+  ]) await run(page, line);
+  await page.click('#tab-broadcast');
+  const r1 = await revision(page);
+  assert.equal(r1 - r0, 4, 'one revision per write');
+  const delivered = (await cost(page, 'delivered')) - delivered0;
+  const filtered = (await cost(page, 'filtered')) - filtered0;
+  // Hold the newest revision, then walk back one revision at a time.
+  await page.click('#fanout-pause');
+  await page.waitForSelector('#fanout-diagram[data-following="false"]');
+  const sum = { received: 0, filtered: 0 };
+  for (let r = r1; r > r0; r--) {
+    await page.waitForSelector(`#fanout-diagram[data-revision="${r}"]`);
+    const marks = await laneMarks(page);
+    const counts = await page.$eval('#fanout-counts', (el) => ({ received: Number(el.dataset.received), filtered: Number(el.dataset.filtered) }));
+    assert.deepEqual(marks, counts, `revision ${r}: the diagram's marks are the Broadcast view's counts`);
+    assert.equal(await page.locator('#fanout-diagram g.lane.received').count(), marks.received);
+    sum.received += marks.received;
+    sum.filtered += marks.filtered;
+    if (r === r0 + 1) {
+      // The create: the console's selector stream refused it; the kubelets (each watching its
+      // node's pods) were never offered the unscheduled pod.
+      assert.ok(marks.filtered >= 1, JSON.stringify(marks));
+      assert.ok(await page.locator('#fanout-diagram g.lane.skipped').count() >= 3, 'the kubelets: another node');
+      await screenshot(page, 'fanout-create');
+    }
+    if (r > r0 + 1) {
+      // ←, on the figure, is the same step.
+      await page.focus('#fanout-diagram');
+      await page.keyboard.press('ArrowLeft');
+    }
+  }
+  assert.deepEqual(sum, { received: delivered, filtered }, 'the marks over the script equal the engine\'s delivered and refused counters');
+  assert.match(await page.textContent('#fanout-summary'), new RegExp(`^Revision ${r0 + 1} \\(create /registry/pods/production/fan-out`));
+  await page.click('#fanout-follow');
+  await page.waitForSelector(`#fanout-diagram[data-following="true"][data-revision="${r1}"]`);
+  // The ledger: the overwrite is one line that changed exactly that label.
+  await page.click('#tab-ledger');
+  const line = `.ledger tr.entry[data-rev="${r1 - 1}"]`;
+  await page.waitForSelector(line);
+  assert.equal(await page.getAttribute(line, 'data-key'), '/registry/pods/production/fan-out');
+  assert.equal(await page.getAttribute(`${line} .diff`, 'data-changes'), '1');
+  assert.equal(await page.textContent(`${line} .diff`), 'metadata.labels.team: orders → payments');
+  assert.equal(await page.textContent(`.ledger tr.entry[data-rev="${r0 + 2}"] .diff`), 'metadata.labels.team: + orders');
+  assert.equal(await page.textContent(`.ledger tr.entry[data-rev="${r0 + 1}"] .diff`), 'new object: no earlier version');
+  await screenshot(page, 'ledger-diff');
+  await done(page);
+});
+
+/** Lets the virtual clock run at 10× until `ms` more virtual milliseconds have passed. */
+async function runFor(page, ms) {
+  const from = Number(await page.getAttribute('#clock', 'data-ms'));
+  await page.click('#speed-10');
+  await page.click('#pause');
+  await page.waitForFunction((t) => Number(document.querySelector('#clock').dataset.ms) >= t, from + ms);
+  await page.click('#pause');
+}
+
+test('§7: after a cut and a compaction the naive watcher misses and duplicates events, the informer does not', async () => {
+  const page = await open();
+  await run(page, 'kubectl run gap-gone --image=nginx -n production');
+  await page.click('#tab-broadcast');
+  await page.click('#reconnect-start');
+  await page.waitForSelector('#reconnect[data-connected="true"]');
+  await runFor(page, 5000);
+  assert.equal(await page.getAttribute('#naive-missed', 'data-value'), '0');
+  assert.equal(await page.getAttribute('#informer-missed', 'data-value'), '0');
+  assert.equal(await page.getAttribute('#naive-duplicates', 'data-value'), '0');
+  // Their two streams are lanes of the diagram.
+  const lanes = await page.$$eval('#fanout-diagram g.lane > title', (ts) => ts.map((t) => t.textContent));
+  for (const who of ['naive-watcher', 'resuming-informer']) assert.ok(lanes.some((l) => l.startsWith(`${who} `)), `${who}: ${lanes}`);
+  await page.click('#reconnect-cut');
+  await page.waitForSelector('#reconnect[data-connected="false"]');
+  await run(page, 'kubectl delete pod gap-gone -n production');
+  await run(page, 'kubectl run gap-new --image=nginx -n production');
+  await page.click('#tab-broadcast');
+  await runFor(page, 40000);
+  await page.click('#reconnect-compact');
+  await page.click('#reconnect-restore');
+  await page.waitForSelector('#reconnect[data-connected="true"]');
+  await runFor(page, 5000);
+  await page.waitForFunction(() => document.querySelector('#informer-missed').dataset.value !== '' && document.querySelector('#naive-missed').dataset.value !== '');
+  const value = async (id) => Number(await page.getAttribute(`#${id}`, 'data-value'));
+  assert.ok(await value('naive-missed') >= 1, 'the pod deleted meanwhile is still in the naive cache');
+  assert.ok(await value('naive-duplicates') >= 3, 'every pod came again as ADDED');
+  assert.equal(await value('informer-missed'), 0);
+  assert.equal(await value('informer-duplicates'), 0);
+  assert.ok(await value('informer-expired') >= 1, '410 Gone after the compaction');
+  assert.equal(await value('informer-relists'), 1);
+  await screenshot(page, 'reconnect-comparison');
+  await done(page);
+});
+
+test('layout: the console\'s width follows the splitter (drag or keys) and is remembered; long console lines scroll or wrap', async () => {
+  const page = await open();
+  const toolsWidth = () => page.$eval('#tools-pane', (el) => Math.round(el.getBoundingClientRect().width));
+  const w0 = await toolsWidth();
+  await page.focus('#splitter');
+  assert.equal(await page.getAttribute('#splitter', 'role'), 'separator');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
+  const w1 = await toolsWidth();
+  assert.ok(Math.abs(w1 - (w0 + 120)) <= 2, `${w0} → ${w1}`);
+  // Dragging it right narrows the console.
+  const box = await page.$eval('#splitter', (el) => { const r = el.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
+  await page.mouse.move(box.x, box.y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 100, box.y, { steps: 5 });
+  await page.mouse.up();
+  const w2 = await toolsWidth();
+  assert.ok(Math.abs(w2 - (w1 - 100)) <= 4, `${w1} → ${w2}`);
+  await page.reload();
+  await page.waitForSelector('.node');
+  assert.ok(Math.abs((await toolsWidth()) - w2) <= 2, 'remembered');
+  // A long line scrolls sideways; Wrap folds it (and is remembered too).
+  await page.click('#pause');
+  await run(page, 'kubectl get pods -A -o wide');
+  const wide = () => page.$eval('#console-output', (el) => el.scrollWidth > el.clientWidth + 4);
+  assert.ok(await wide(), 'the wide table scrolls sideways');
+  assert.equal(await page.$eval('#console-output', (el) => getComputedStyle(el).overflowX), 'auto');
+  await page.click('#console-wrap');
+  assert.equal(await page.getAttribute('#console-wrap', 'aria-pressed'), 'true');
+  assert.ok(!(await wide()), 'wrapped');
+  await page.click('#console-wrap');
+  await done(page);
+});
+
+test('pictures for the README: every view at 1280×720 and 1024×576, in English and Chinese', async () => {
+  const page = await open();
+  await run(page, 'kubectl get pods -n production -w');
+  await run(page, 'kubectl label deployment orders-api team=orders -n production --overwrite');
+  await page.click('#tab-broadcast');
+  await page.click('#reconnect-start');
+  await runFor(page, 3000);
+  const views = ['cluster', 'ledger', 'broadcast', 'informers', 'events', 'timeline'];
+  for (const lang of ['en', 'zh']) {
+    if (lang === 'zh') {
+      await page.click('#lang');
+      await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+    }
+    for (const [w, h] of [[1280, 720], [1024, 576]]) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const v of views) {
+        await page.click(`#tab-${v}`);
+        await page.waitForSelector(`#view-${v}`);
+        await docShot(page, `${v}-${w}x${h}-${lang}`);
+      }
+    }
+  }
   await done(page);
 });

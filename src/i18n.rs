@@ -185,6 +185,10 @@ texts! {
     NoStreams => "No open streams.", "没有打开的流。";
     StreamsOffered => "{} streams · {} offered", "{} 条流 · 投递尝试 {} 次";
     FanOutCounts => " · received by {}, filtered out by {}, skipped by the index (other namespace or node): {}, other resources: {}, opened later: {}", " · {} 条流收到，{} 条过滤掉，{} 条被索引跳过（别的命名空间或节点），{} 条是别的资源，{} 条之后才打开";
+    ResizeConsole => "Resize the console", "调整终端宽度";
+    ResizeConsoleHint => "Drag, or focus and press ← / →, to give the console more or less room", "拖动，或聚焦后按 ← / →，调整终端所占宽度";
+    WrapLines => "Wrap", "换行";
+    WrapLinesHint => "Wrap long lines instead of scrolling sideways", "长行自动换行，而不是横向滚动";
     // Fan-out diagram
     LaneCounts => "{} streams: {} received, {} refused, {} not offered", "{} 条流：{} 条收到，{} 条拒收，{} 条未投递";
     CacheAt => "informer cache at revision {}", "Informer 缓存在第 {} 页";
@@ -219,7 +223,7 @@ texts! {
     TallyDuplicates => "duplicated ADDED", "重复的 ADDED";
     TallyReceived => "events received", "收到的事件";
     TallyRelists => "relists", "重新 list";
-    Tally410 => "410 Gone", "410 Gone";
+    Tally410 => "410 Gone", "410 Gone（过期）";
     TallyReconnects => "reconnects", "重连次数";
     TallyCached => "pods cached", "缓存中的 Pod";
     CachedOf => "{} (etcd: {})", "{}（etcd：{}）";

@@ -161,6 +161,7 @@ pub fn App() -> Html {
             <Header />
             <main>
                 <ViewsPane />
+                <components::splitter::Splitter lang={state.lang} />
                 <ToolsPane />
             </main>
         </ContextProvider<Ctx>>
@@ -215,7 +216,7 @@ fn ToolsPane() -> Html {
     };
     // The console stays mounted (hidden) so its input keeps what was typed.
     html! {
-        <section class="tools">
+        <section class="tools" id="tools-pane">
             if ctx.progress.is_some() && ctx.tool != Tool::Scenarios { <ScenarioPanel /> }
             <Tabs {tabs} selected={ctx.tool.id()} label={tr(&ctx, T::Tools)} {on_select} />
             <div class="tool" role="tabpanel" id={format!("tool-{}", ctx.tool.id())}>

@@ -198,14 +198,17 @@ pub fn FanOutDiagram() -> Html {
         _ => 1.0,
     };
     drop(e);
-    let total = lanes.iter().fold(Default::default(), |mut acc: crate::fanout::FanOutCounts, l| {
-        acc.received += l.counts.received;
-        acc.filtered += l.counts.filtered;
-        acc.skipped += l.counts.skipped;
-        acc.other += l.counts.other;
-        acc.later += l.counts.later;
-        acc
-    });
+    let total = lanes.iter().fold(
+        Default::default(),
+        |mut acc: crate::fanout::FanOutCounts, l| {
+            acc.received += l.counts.received;
+            acc.filtered += l.counts.filtered;
+            acc.skipped += l.counts.skipped;
+            acc.other += l.counts.other;
+            acc.later += l.counts.later;
+            acc
+        },
+    );
     let height = TOP + (lanes.len().max(6) as u32) * LANE_H + 6;
     let summary = match &entry {
         Some(en) => fill(

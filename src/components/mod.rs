@@ -16,6 +16,7 @@ pub mod ledger_view;
 pub mod node_column;
 pub mod reconnect_panel;
 pub mod scenario_panel;
+pub mod splitter;
 pub mod tabs;
 pub mod terminal;
 pub mod timeline_view;

@@ -11,6 +11,12 @@ use web_sys::{Element, HtmlInputElement};
 use yew::prelude::*;
 
 pub use crate::console::{visible, VISIBLE_LINES};
+/// The localStorage key the wrap choice is remembered under.
+pub const WRAP_KEY: &str = "watchlab.consoleWrap";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
 
 /// A step through the command history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +46,23 @@ pub fn Terminal(props: &TerminalProps) -> Html {
     let lang = props.lang;
     let input = use_node_ref();
     let output = use_node_ref();
+    // Long lines scroll sideways by default (kubectl's tables keep their columns); Wrap folds
+    // them into the console's width instead. Remembered.
+    let wrap = use_state(|| {
+        storage()
+            .and_then(|s| s.get_item(WRAP_KEY).ok().flatten())
+            .is_some_and(|v| v == "1")
+    });
+    let on_wrap = {
+        let wrap = wrap.clone();
+        Callback::from(move |_: MouseEvent| {
+            let next = !*wrap;
+            if let Some(s) = storage() {
+                let _ = s.set_item(WRAP_KEY, if next { "1" } else { "0" });
+            }
+            wrap.set(next);
+        })
+    };
     {
         // Keep the newest line in view as output arrives.
         let output = output.clone();
@@ -100,7 +123,7 @@ pub fn Terminal(props: &TerminalProps) -> Html {
     let on_clear = props.on_clear.reform(|_: MouseEvent| ());
     html! {
         <section class="console" aria-label={T::ConsoleTitle.tr(lang)}>
-            <pre id="console-output" class="output" ref={output} tabindex="0" aria-live="polite">
+            <pre id="console-output" class={classes!("output", (*wrap).then_some("wrap"))} ref={output} tabindex="0" aria-live="polite">
                 { for props.lines.iter().map(|l| {
                     let class = match l.kind {
                         LineKind::Input => "in",
@@ -118,6 +141,7 @@ pub fn Terminal(props: &TerminalProps) -> Html {
                 <button id="console-run" onclick={on_run}>{ T::Run.tr(lang) }</button>
                 <button id="console-stop" disabled={!props.following} onclick={on_stop}>{ T::Stop.tr(lang) }</button>
                 <button id="console-clear" onclick={on_clear}>{ T::Clear.tr(lang) }</button>
+                <button id="console-wrap" class="small" aria-pressed={wrap.to_string()} title={T::WrapLinesHint.tr(lang)} onclick={on_wrap}>{ T::WrapLines.tr(lang) }</button>
             </div>
             <p class="hint">
                 if props.following { <span id="following" class="badge live">{ T::Following.tr(lang) }</span> }

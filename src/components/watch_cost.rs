@@ -12,9 +12,9 @@ pub fn WatchCost() -> Html {
     let e = ctx.engine.borrow();
     let api = e.cluster.api();
     let streams = api.streams().count() as u64;
-    let (delivered, filtered) = api
-        .streams()
-        .fold((0u64, 0u64), |(d, f), s| (d + s.delivered(), f + s.filtered_out()));
+    let (delivered, filtered) = api.streams().fold((0u64, 0u64), |(d, f), s| {
+        (d + s.delivered(), f + s.filtered_out())
+    });
     let offered = api.watch_offers();
     let revisions = api.revision();
     let everyone = streams.saturating_mul(revisions);

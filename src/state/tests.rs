@@ -431,3 +431,21 @@ fn a_frame_stops_at_its_budget_and_the_clock_runs_slower_instead() {
     assert!(!e.advance_within(60_000, &|| 0.0, 1.0));
     assert_eq!(e.cluster.now(), reached.plus_millis(60_000));
 }
+
+#[test]
+fn the_fan_out_follows_the_newest_revision_until_held() {
+    let s = fresh();
+    let newest = s.engine.borrow().cluster.api().revision();
+    assert_eq!(s.fan_out_revision(), newest);
+    let s = run(s, Action::ShowFanOut(Some(newest - 1)));
+    let s = run(
+        s,
+        Action::Command("kubectl run held --image=nginx".to_string()),
+    );
+    assert_eq!(s.fan_out_revision(), newest - 1, "held while writes go on");
+    let s = run(s, Action::ShowFanOut(None));
+    assert_eq!(s.fan_out_revision(), newest + 1, "following again");
+    // Inspecting a ledger line holds the broadcast on it too.
+    let s = run(s, Action::Inspect(newest));
+    assert_eq!(s.fan_revision, Some(newest));
+}

@@ -1,0 +1,153 @@
+//! The handle between the views and the tools (console): drag it, or focus it and press ←/→
+//! (Home/End for the extremes), to give the console more or less of the page; the width is
+//! remembered in localStorage. A WAI-ARIA window splitter. The width reaches the layout as a
+//! CSS custom property set through the CSSOM (the page's CSP refuses inline style attributes).
+
+use crate::i18n::T;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlElement;
+use yew::prelude::*;
+
+/// The localStorage key the console's width is remembered under.
+pub const STORAGE_KEY: &str = "watchlab.toolsWidth";
+/// The narrowest console, in CSS pixels.
+pub const MIN_TOOLS_PX: f64 = 300.0;
+/// The views keep at least this much.
+pub const MIN_VIEWS_PX: f64 = 420.0;
+/// One arrow key press.
+pub const STEP_PX: f64 = 40.0;
+
+/// The console width for a wish of `want` pixels in a main area `main` pixels wide: within
+/// [`MIN_TOOLS_PX`] and what leaves the views [`MIN_VIEWS_PX`] (the views win on a narrow page).
+pub fn clamp_tools_width(want: f64, main: f64) -> f64 {
+    let max = (main - MIN_VIEWS_PX).max(MIN_TOOLS_PX);
+    if want.is_finite() {
+        want.clamp(MIN_TOOLS_PX, max).round()
+    } else {
+        MIN_TOOLS_PX
+    }
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+fn main_element() -> Option<HtmlElement> {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector("main").ok().flatten())
+        .and_then(|e| e.dyn_into::<HtmlElement>().ok())
+}
+
+fn main_width() -> f64 {
+    main_element().map_or(1280.0, |m| m.get_bounding_client_rect().width())
+}
+
+/// Applies `px` to the layout (`--tools-width` on `<main>`).
+fn apply(px: f64) {
+    if let Some(m) = main_element() {
+        let _ = m.style().set_property("--tools-width", &format!("{px}px"));
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub lang: crate::i18n::Lang,
+}
+
+#[component]
+pub fn Splitter(props: &Props) -> Html {
+    // `None` until the learner moves it: the stylesheet's default applies.
+    let width = use_state(|| {
+        storage()
+            .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+            .and_then(|v| v.parse::<f64>().ok())
+    });
+    let dragging = use_state(|| false);
+    use_effect_with(*width, |w| {
+        if let Some(px) = *w {
+            let px = clamp_tools_width(px, main_width());
+            apply(px);
+            if let Some(s) = storage() {
+                let _ = s.set_item(STORAGE_KEY, &px.to_string());
+            }
+        }
+    });
+    let current = || {
+        web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector("section.tools").ok().flatten())
+            .map_or(420.0, |t| t.get_bounding_client_rect().width())
+    };
+    let onkeydown = {
+        let width = width.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let now = (*width).unwrap_or_else(current);
+            let next = match e.key().as_str() {
+                "ArrowLeft" => now + STEP_PX,
+                "ArrowRight" => now - STEP_PX,
+                "Home" => f64::MAX,
+                "End" => MIN_TOOLS_PX,
+                _ => return,
+            };
+            e.prevent_default();
+            width.set(Some(clamp_tools_width(next, main_width())));
+        })
+    };
+    let onpointerdown = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: PointerEvent| {
+            if let Some(el) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            {
+                let _ = el.set_pointer_capture(e.pointer_id());
+            }
+            e.prevent_default();
+            dragging.set(true);
+        })
+    };
+    let onpointermove = {
+        let dragging = dragging.clone();
+        let width = width.clone();
+        Callback::from(move |e: PointerEvent| {
+            if !*dragging {
+                return;
+            }
+            if let Some(m) = main_element() {
+                let r = m.get_bounding_client_rect();
+                let want = r.right() - e.client_x() as f64 - 8.0;
+                width.set(Some(clamp_tools_width(want, r.width())));
+            }
+        })
+    };
+    let onpointerup = {
+        let dragging = dragging.clone();
+        Callback::from(move |_: PointerEvent| dragging.set(false))
+    };
+    let now = (*width).map_or(String::new(), |w| format!("{w}"));
+    html! {
+        <div class={classes!("splitter", (*dragging).then_some("dragging"))} id="splitter" role="separator" tabindex="0"
+            aria-orientation="vertical" aria-controls="tools-pane" aria-label={T::ResizeConsole.tr(props.lang)}
+            aria-valuemin={MIN_TOOLS_PX.to_string()} aria-valuenow={now.clone()} aria-valuetext={(!now.is_empty()).then(|| format!("{now} px"))}
+            title={T::ResizeConsoleHint.tr(props.lang)}
+            {onkeydown} {onpointerdown} {onpointermove} {onpointerup}>
+            <span class="grip" aria-hidden="true"></span>
+        </div>
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_console_keeps_its_minimum_and_the_views_theirs() {
+        assert_eq!(clamp_tools_width(100.0, 1280.0), MIN_TOOLS_PX);
+        assert_eq!(clamp_tools_width(500.4, 1280.0), 500.0);
+        assert_eq!(clamp_tools_width(2000.0, 1280.0), 1280.0 - MIN_VIEWS_PX);
+        // A page too narrow for both: the console keeps its minimum.
+        assert_eq!(clamp_tools_width(500.0, 600.0), MIN_TOOLS_PX);
+        assert_eq!(clamp_tools_width(f64::NAN, 1280.0), MIN_TOOLS_PX);
+    }
+}
