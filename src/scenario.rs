@@ -72,6 +72,14 @@ pub enum Effect {
     /// Advances virtual time by this many milliseconds at once.
     Advance(u64),
     Show(View),
+    /// Starts the naive watcher and the resuming informer on the texts' namespace.
+    CompareReconnects,
+    /// Cuts their connection to the API server.
+    CutWatches,
+    /// Restores it.
+    RestoreWatches,
+    /// Compacts the ledger to the current revision.
+    Compact,
 }
 
 /// One step: what to read, then what happens.
@@ -98,8 +106,8 @@ use Effect::*;
 pub const RELABEL: &str =
     "kubectl label deployment orders-api -n production team=payments --overwrite";
 
-/// The four stories, in the order the texts tell them.
-pub const SCENARIOS: [Scenario; 4] = [
+/// The five stories, in the order the texts tell them.
+pub const SCENARIOS: [Scenario; 5] = [
     Scenario {
         id: "watch",
         title_en: "A pod watched with -w",
@@ -195,6 +203,28 @@ pub const SCENARIOS: [Scenario; 4] = [
                 en: "Restore the members: a leader is elected in a new term and writes commit again. This is why production etcd has at least three members.",
                 zh: "恢复成员：新任期选出领导者，写入恢复。这就是生产环境 etcd 至少三个成员的原因。",
                 effects: &[RestoreEtcd, Advance(5_000), Command(RELABEL)],
+            },
+        ],
+    },
+    Scenario {
+        id: "lost-events",
+        title_en: "Lost and duplicated events (§7)",
+        title_zh: "事件丢失与重复（§7）",
+        steps: &[
+            Step {
+                en: "Two clients watch the pods of production: a naive watcher that never keeps its resourceVersion, and an informer that resumes from the last one it saw. Both caches match etcd.",
+                zh: "两个客户端监听 production 的 Pod：一个从不保存 resourceVersion 的简单 watcher，一个从最后看到的版本续订的 Informer。两个缓存都与 etcd 一致。",
+                effects: &[Pause(true), Command("kubectl run gap-gone --image=nginx -n production"), CompareReconnects, Advance(5_000), Show(View::Broadcast)],
+            },
+            Step {
+                en: "Their connection drops. Meanwhile a pod is deleted and another created: the DELETED and ADDED events happen while nobody of the two is listening.",
+                zh: "它们的连接断了。这期间一个 Pod 被删除、另一个被创建：DELETED 和 ADDED 事件发生时，两者都没在听。",
+                effects: &[CutWatches, Command("kubectl delete pod gap-gone -n production"), Command("kubectl run gap-new --image=nginx -n production"), Advance(40_000)],
+            },
+            Step {
+                en: "The ledger is compacted, then the connection comes back. The naive watcher asks for no version: every pod arrives again as ADDED (duplicates) and the deleted pod stays in its cache forever (missed). The informer asks for its last version, gets 410 Gone, relists, and misses nothing.",
+                zh: "账本被压缩，然后连接恢复。简单 watcher 不带版本号：每个 Pod 都再以 ADDED 到达一次（重复），被删的 Pod 永远留在它的缓存里（遗漏）。Informer 带着最后的版本号重连，收到 410 Gone，重新 list，一个也不漏。",
+                effects: &[Compact, RestoreWatches, Advance(5_000)],
             },
         ],
     },

@@ -90,6 +90,12 @@ impl State {
             Effect::Pause(p) => self.engine.borrow_mut().clock.set_paused(p),
             Effect::Advance(ms) => self.engine.borrow_mut().advance(ms),
             Effect::Show(v) => self.view = v,
+            Effect::CompareReconnects => self.cluster_action(ClusterAction::CompareReconnects {
+                namespace: SEED_NAMESPACE.into(),
+            }),
+            Effect::CutWatches => self.cluster_action(ClusterAction::CutWatchConnections),
+            Effect::RestoreWatches => self.cluster_action(ClusterAction::RestoreWatchConnections),
+            Effect::Compact => self.cluster_action(ClusterAction::CompactNow),
         }
     }
 }

@@ -449,3 +449,17 @@ fn the_fan_out_follows_the_newest_revision_until_held() {
     let s = run(s, Action::Inspect(newest));
     assert_eq!(s.fan_revision, Some(newest));
 }
+
+#[test]
+fn the_lost_events_scenario_leaves_the_naive_watcher_missing_and_the_informer_whole() {
+    let mut s = run(fresh(), Action::StartScenario("lost-events"));
+    for _ in 0..3 {
+        s = run(s, Action::NextStep);
+    }
+    let v = s.engine.borrow().cluster.reconnect_comparison();
+    let v = v.unwrap_or_else(|| panic!("the comparison runs"));
+    assert!(v.naive.missed.is_some_and(|m| m >= 1), "{v:#?}");
+    assert!(v.naive.duplicates >= 1, "{v:#?}");
+    assert_eq!(v.informer.missed, Some(0), "{v:#?}");
+    assert_eq!(v.informer.relists, 1, "{v:#?}");
+}
