@@ -148,12 +148,10 @@ pub fn BroadcastView() -> Html {
     html! {
         <div class="broadcast-view">
             <h3>{ tr(&ctx, T::Streams) }<span class="muted" id="stream-count" data-count={total.to_string()}>{ fill(&ctx, T::StreamsOffered, &[&total.to_string(), &offers.to_string()]) }</span></h3>
-            <div class="broadcast-top">
-                <FanOutDiagram />
-                <aside class="broadcast-side">
-                    <WatchCost />
-                    <ReconnectPanel />
-                </aside>
+            <FanOutDiagram />
+            <div class="broadcast-side">
+                <WatchCost />
+                <ReconnectPanel />
             </div>
             <p class="hint" id="fanout-title">{ fan_title }
                 if let Some(c) = counts {

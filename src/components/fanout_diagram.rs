@@ -19,20 +19,21 @@ use watchlab_engine::apiserver::LedgerEntry;
 use yew::prelude::*;
 
 /// The drawing's width in SVG units (it scales to the view's width).
-const WIDTH: u32 = 760;
+const WIDTH: u32 = 700;
 /// One lane's height.
 const LANE_H: u32 = 28;
 /// Above the first lane (column captions).
 const TOP: u32 = 22;
 /// Where lanes leave the server, where their filter gate stands, and where they reach the
 /// subscriber.
-const X0: u32 = 150;
-const XG: u32 = 270;
-const X1: u32 = 420;
+const X0: u32 = 140;
+const XG: u32 = 250;
+const X1: u32 = 390;
 /// Virtual milliseconds a revision takes to cross a lane in the drawing.
 pub const TRAVEL_MS: u64 = 600;
-/// Ledger pages drawn around the one shown.
-const PAGES_EACH_SIDE: u64 = 3;
+/// Ledger pages drawn: the one shown, up to [`PAGES_AFTER`] newer ones, the rest older.
+const PAGES: usize = 7;
+const PAGES_AFTER: usize = 3;
 
 /// How far along its lane the revision is drawn, 0 to 1, at `now_ms` for a write at `at_ms`.
 pub fn progress(at_ms: u64, now_ms: u64) -> f64 {
@@ -168,14 +169,24 @@ pub fn FanOutDiagram() -> Html {
         .rev()
         .find(|l| l.revision == shown)
         .cloned();
-    let ledger_revisions: Vec<(u64, &'static str)> = api
+    // Newest on top: a few pages written after the one shown, then it and older ones.
+    let mut ledger_revisions: Vec<(u64, &'static str)> = api
         .ledger()
         .iter()
-        .rev()
-        .skip_while(|l| l.revision > shown + PAGES_EACH_SIDE)
-        .take_while(|l| l.revision + PAGES_EACH_SIDE >= shown)
+        .filter(|l| l.revision > shown)
+        .take(PAGES_AFTER)
         .map(|l| (l.revision, l.verb))
         .collect();
+    ledger_revisions.reverse();
+    let older = PAGES - ledger_revisions.len();
+    ledger_revisions.extend(
+        api.ledger()
+            .iter()
+            .rev()
+            .filter(|l| l.revision <= shown)
+            .take(older)
+            .map(|l| (l.revision, l.verb)),
+    );
     let prev = api
         .ledger()
         .iter()

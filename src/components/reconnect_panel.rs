@@ -59,6 +59,7 @@ pub fn ReconnectPanel() -> Html {
     };
     html! {
         <section class="reconnect" id="reconnect" aria-labelledby="reconnect-title" data-connected={v.connected.to_string()}>
+            <div class="reconnect-controls">
             <h4 id="reconnect-title">{ tr(&ctx, T::ReconnectTitle) }<span class={classes!("muted", (!v.connected).then_some("cut"))} id="reconnect-state">{ state }</span></h4>
             <div class="row">
                 if v.connected {
@@ -70,6 +71,7 @@ pub fn ReconnectPanel() -> Html {
                 <button id="reconnect-start" class="small" onclick={start}>{ tr(&ctx, T::ReconnectRestart) }</button>
             </div>
             <p class="hint">{ tr(&ctx, T::ReconnectHint) }</p>
+            </div>
             <table class="reconnect-table">
                 <thead><tr><th></th><th scope="col">{ tr(&ctx, T::NaiveWatcher) }</th><th scope="col">{ tr(&ctx, T::ResumingInformer) }</th></tr></thead>
                 <tbody>

@@ -64,6 +64,9 @@ pub fn Splitter(props: &Props) -> Html {
             .and_then(|v| v.parse::<f64>().ok())
     });
     let dragging = use_state(|| false);
+    // Where a drag started: the pointer's x and the console's width then (the handle moves by
+    // what the pointer moved, without a jump where it was grabbed).
+    let origin = use_mut_ref(|| (0.0f64, 0.0f64));
     use_effect_with(*width, |w| {
         if let Some(px) = *w {
             let px = clamp_tools_width(px, main_width());
@@ -82,7 +85,7 @@ pub fn Splitter(props: &Props) -> Html {
     let onkeydown = {
         let width = width.clone();
         Callback::from(move |e: KeyboardEvent| {
-            let now = (*width).unwrap_or_else(current);
+            let now = current();
             let next = match e.key().as_str() {
                 "ArrowLeft" => now + STEP_PX,
                 "ArrowRight" => now - STEP_PX,
@@ -96,7 +99,9 @@ pub fn Splitter(props: &Props) -> Html {
     };
     let onpointerdown = {
         let dragging = dragging.clone();
+        let origin = origin.clone();
         Callback::from(move |e: PointerEvent| {
+            *origin.borrow_mut() = (e.client_x() as f64, current());
             if let Some(el) = e
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -114,11 +119,9 @@ pub fn Splitter(props: &Props) -> Html {
             if !*dragging {
                 return;
             }
-            if let Some(m) = main_element() {
-                let r = m.get_bounding_client_rect();
-                let want = r.right() - e.client_x() as f64 - 8.0;
-                width.set(Some(clamp_tools_width(want, r.width())));
-            }
+            let (x0, w0) = *origin.borrow();
+            let want = w0 + (x0 - e.client_x() as f64);
+            width.set(Some(clamp_tools_width(want, main_width())));
         })
     };
     let onpointerup = {
