@@ -97,10 +97,15 @@ fn lane_view(ctx: &Ctx, i: usize, lane: &Lane, t: f64, cache: Option<Cache>, sho
     };
     let title = format!("{} — {} — {}", lane.subscriber, lane.watches, counts);
     let cache_mark = cache.map(|cache| {
-        let caught_up = cache.revision >= shown;
+        // Only a lane that received the revision has it on its way to the cache.
+        let state = match (main, cache.revision >= shown) {
+            (Reach::Received(_), true) => "cached",
+            (Reach::Received(_), false) => "inflight",
+            _ => "idle",
+        };
         let label = fill(ctx, T::CacheAt, &[&cache.revision.to_string()]);
         html! {
-            <rect class={classes!("cache", if caught_up { "cached" } else { "inflight" })} x={(X1 + 2).to_string()} y={(y - 7).to_string()} width="10" height="14" rx="2">
+            <rect class={classes!("cache", state)} x={(X1 + 2).to_string()} y={(y - 7).to_string()} width="10" height="14" rx="2">
                 <title>{ label }</title>
             </rect>
         }
