@@ -67,7 +67,8 @@ pub(crate) fn remember_lang(lang: Lang) {
     }
 }
 
-fn local_storage() -> Option<web_sys::Storage> {
+/// The page's localStorage, if the browser gives one.
+pub(crate) fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
 }
 

@@ -28,10 +28,6 @@ pub fn clamp_tools_width(want: f64, main: f64) -> f64 {
     }
 }
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
-
 fn main_element() -> Option<HtmlElement> {
     web_sys::window()
         .and_then(|w| w.document())
@@ -59,7 +55,7 @@ pub struct Props {
 pub fn Splitter(props: &Props) -> Html {
     // `None` until the learner moves it: the stylesheet's default applies.
     let width = use_state(|| {
-        storage()
+        crate::local_storage()
             .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
             .and_then(|v| v.parse::<f64>().ok())
     });
@@ -71,7 +67,7 @@ pub fn Splitter(props: &Props) -> Html {
         if let Some(px) = *w {
             let px = clamp_tools_width(px, main_width());
             apply(px);
-            if let Some(s) = storage() {
+            if let Some(s) = crate::local_storage() {
                 let _ = s.set_item(STORAGE_KEY, &px.to_string());
             }
         }

@@ -14,10 +14,6 @@ pub use crate::console::{visible, VISIBLE_LINES};
 /// The localStorage key the wrap choice is remembered under.
 pub const WRAP_KEY: &str = "watchlab.consoleWrap";
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
-
 /// A step through the command history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum History {
@@ -49,7 +45,7 @@ pub fn Terminal(props: &TerminalProps) -> Html {
     // Long lines scroll sideways by default (kubectl's tables keep their columns); Wrap folds
     // them into the console's width instead. Remembered.
     let wrap = use_state(|| {
-        storage()
+        crate::local_storage()
             .and_then(|s| s.get_item(WRAP_KEY).ok().flatten())
             .is_some_and(|v| v == "1")
     });
@@ -57,7 +53,7 @@ pub fn Terminal(props: &TerminalProps) -> Html {
         let wrap = wrap.clone();
         Callback::from(move |_: MouseEvent| {
             let next = !*wrap;
-            if let Some(s) = storage() {
+            if let Some(s) = crate::local_storage() {
                 let _ = s.set_item(WRAP_KEY, if next { "1" } else { "0" });
             }
             wrap.set(next);

@@ -163,7 +163,9 @@ impl Cluster {
             self.etcd.next_timer(),
             controllers,
             self.journal.reaction_due(),
-            self.reconnect.as_ref().and_then(ReconnectComparison::next_wakeup),
+            self.reconnect
+                .as_ref()
+                .and_then(ReconnectComparison::next_wakeup),
         ]
         .into_iter()
         .flatten()
