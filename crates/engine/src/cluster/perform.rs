@@ -84,9 +84,10 @@ impl Cluster {
                     .map(Outcome::Conflict);
             }
             Action::CompareReconnects { namespace } => {
-                self.get_json(&format!("/api/v1/namespaces/{namespace}"))?;
+                let path = Kind::Namespace.resource().path(None, Some(&namespace));
+                self.get_json(&path)?;
                 let mut c = ReconnectComparison::new(&namespace, self.config.seed);
-                c.step(now, &mut self.api);
+                c.step(self.now(), &mut self.api);
                 if let Some(old) = self.reconnect.replace(c) {
                     old.stop(&mut self.api);
                 }
@@ -96,6 +97,7 @@ impl Cluster {
                 c.cut(api);
             }
             Action::RestoreWatchConnections => {
+                let now = self.now();
                 let (c, api) = self.reconnecting()?;
                 c.restore(now, api);
             }
