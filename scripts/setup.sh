@@ -101,12 +101,16 @@ setup_browser() {
 #    newer than Debian 12's; the package installs the Node binary from the npm registry).
 setup_clients() {
   local dir="$ROOT/crates/apiserver-http/tests/clients" out="$ROOT/target/clients" want
-  if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then apt_install python3-venv; fi
   want=$(sha256sum "$dir/requirements.txt" | cut -d' ' -f1)
   if [ "$(cat "$STAMPS/python-clients" 2>/dev/null)" != "$want" ] || [ ! -x "$out/python/bin/python" ]; then
     say "python3 -m venv target/clients/python; pip install -r requirements.txt (kubernetes)"
     rm -rf "$out/python"
-    python3 -m venv "$out/python"
+    # Debian's python3 makes venvs only with python3-venv (its ensurepip is split off).
+    if ! python3 -m venv "$out/python" >/dev/null 2>&1; then
+      rm -rf "$out/python"
+      apt_install python3-venv
+      python3 -m venv "$out/python"
+    fi
     "$out/python/bin/pip" install -q --disable-pip-version-check -r "$dir/requirements.txt"
     echo "$want" >"$STAMPS/python-clients"
   fi
