@@ -193,6 +193,38 @@ fn namespaces(api: &ApiServer) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A `<select>`'s change, written into the query by `set`.
+fn on_select(
+    query: &UseStateHandle<EventsQuery>,
+    set: fn(&mut EventsQuery, String),
+) -> Callback<Event> {
+    let query = query.clone();
+    Callback::from(move |e: Event| {
+        if let Some(s) = e.target_dyn_into::<HtmlSelectElement>() {
+            let mut next = (*query).clone();
+            set(&mut next, s.value());
+            query.set(next);
+        }
+    })
+}
+
+/// One printed event: its cells under the table's headers, a Warning marked as such.
+fn event_row(cells: Vec<String>, headers: &[String], ev: &Arc<Object>) -> Html {
+    let warning = matches!(ev.as_ref(), Object::Event(e) if e.type_ == "Warning");
+    let key = format!("{}/{}", ev.namespace(), ev.name());
+    let reason = match ev.as_ref() {
+        Object::Event(e) => e.reason.clone(),
+        _ => String::new(),
+    };
+    html! {
+        <tr key={key} class={classes!("event", warning.then_some("warning"))} data-reason={reason}>
+            { for cells.into_iter().zip(headers).map(|(c, h)| html! {
+                <td class={format!("c-{}", h.to_lowercase().replace(' ', "-"))} title={c.clone()}><div class="clamp">{ c }</div></td>
+            }) }
+        </tr>
+    }
+}
+
 #[component]
 pub fn EventsView() -> Html {
     let ctx = use_ctx();
@@ -216,29 +248,8 @@ pub fn EventsView() -> Html {
             },
         )
     };
-    let on_namespace = {
-        let query = query.clone();
-        Callback::from(move |e: Event| {
-            if let Some(s) = e.target_dyn_into::<HtmlSelectElement>() {
-                let v = s.value();
-                query.set(EventsQuery {
-                    namespace: (!v.is_empty()).then_some(v),
-                    ..(*query).clone()
-                });
-            }
-        })
-    };
-    let on_sort = {
-        let query = query.clone();
-        Callback::from(move |e: Event| {
-            if let Some(s) = e.target_dyn_into::<HtmlSelectElement>() {
-                query.set(EventsQuery {
-                    sort_by: s.value(),
-                    ..(*query).clone()
-                });
-            }
-        })
-    };
+    let on_namespace = on_select(&query, |q, v| q.namespace = (!v.is_empty()).then_some(v));
+    let on_sort = on_select(&query, |q, v| q.sort_by = v);
     let all = query.namespace.is_none();
     let now_ms = ctx.now().as_millis();
     let controls = html! {
@@ -282,21 +293,7 @@ pub fn EventsView() -> Html {
                     let rows: Vec<Html> = rows
                         .into_iter()
                         .zip(shown)
-                        .map(|(cells, ev)| {
-                            let warning = matches!(ev.as_ref(), Object::Event(e) if e.type_ == "Warning");
-                            let key = format!("{}/{}", ev.namespace(), ev.name());
-                            let reason = match ev.as_ref() {
-                                Object::Event(e) => e.reason.clone(),
-                                _ => String::new(),
-                            };
-                            html! {
-                                <tr key={key} class={classes!("event", warning.then_some("warning"))} data-reason={reason}>
-                                    { for cells.into_iter().zip(&headers).map(|(c, h)| html! {
-                                        <td class={format!("c-{}", h.to_lowercase().replace(' ', "-"))} title={c.clone()}><div class="clamp">{ c }</div></td>
-                                    }) }
-                                </tr>
-                            }
-                        })
+                        .map(|(cells, ev)| event_row(cells, &headers, ev))
                         .collect();
                     html! { <>{ for rows }</> }
                 })
