@@ -223,3 +223,56 @@ fn cordon_adds_and_uncordon_removes_the_unschedulable_taint() {
     assert!(h.run_until_true(deadline, |h| !tainted(h)));
     assert!(taints(&h.api, "node-a").is_empty());
 }
+
+#[test]
+fn a_custom_resource_owner_takes_its_deployment_with_it() {
+    use watchlab_apimachinery::client::ApiClient;
+    let mut h = cluster(5);
+    let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "websites.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "websites", "kind": "Website"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let r = h.api.request(
+        "POST",
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        None,
+        Some(&crd.to_string()),
+    );
+    assert_eq!(r.code, 201, "{}", r.body);
+    let site = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Website",
+        "metadata": {"name": "blog"}, "spec": {"host": "blog.example.com"}});
+    let sites = format!("/apis/example.com/v1/namespaces/{NS}/websites");
+    let r = h.api.request("POST", &sites, None, Some(&site.to_string()));
+    assert_eq!(r.code, 201, "{}", r.body);
+    let created: serde_json::Value = serde_json::from_str(&r.body).unwrap_or_default();
+    let uid = created["metadata"]["uid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let mut owned = deployment("blog", 2);
+    owned.meta_mut().owner_references = vec![OwnerReference {
+        api_version: "example.com/v1".into(),
+        ..owner_ref("Website", "blog", &uid, true)
+    }];
+    h.api.create("website-operator", owned).expect("create");
+    let deadline = h.now().plus_secs(60);
+    assert!(h.run_until_true(deadline, |h| live_pods(&h.api).len() == 2));
+    // Nothing is collected while the owner exists.
+    h.run_for(10_000);
+    assert_eq!(count(&h.api, Kind::Deployment), 1);
+    let r = h
+        .api
+        .request("DELETE", &format!("{sites}/blog"), None, None);
+    assert_eq!(r.code, 200, "{}", r.body);
+    let deadline = h.now().plus_secs(30);
+    let gone = h.run_until_true(deadline, |h| {
+        count(&h.api, Kind::Deployment) == 0
+            && count(&h.api, Kind::ReplicaSet) == 0
+            && count(&h.api, Kind::Pod) == 0
+    });
+    assert!(
+        gone,
+        "the Website's Deployment, ReplicaSet and pods are collected"
+    );
+}

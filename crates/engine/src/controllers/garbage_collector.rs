@@ -12,8 +12,10 @@ use std::sync::Arc;
 use super::adapter::{controller_uid_index, ApiInformer, CONTROLLER_UID_INDEX};
 use super::profile::Profile;
 use super::{earliest, Controller};
+use crate::api::meta::OwnerReference;
 use crate::api::{Kind, Object, Registry};
 use crate::apiserver::{ApiServer, DeleteOptions, Preconditions};
+use crate::client::InformerConfig;
 use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
@@ -24,8 +26,11 @@ pub const PROPAGATION_BACKGROUND: &str = "Background";
 
 /// The garbage collector over the registry's owner graph (Deployments → ReplicaSets → Pods).
 pub struct GarbageCollector {
-    /// One informer per kind of the owner graph, owners before their dependents.
+    /// One informer per kind of the owner graph, owners before their dependents, then one per
+    /// custom resource the API server serves (any of which may own anything).
     informers: Vec<(Kind, ApiInformer)>,
+    seed: u64,
+    config: InformerConfig,
     /// Dependents to check (`attemptToDelete`), by kind and key.
     queue: WorkQueue<(Kind, ObjectKey)>,
 }
@@ -69,16 +74,12 @@ impl GarbageCollector {
             .into_iter()
             .map(|kind| {
                 let r = kind.resource();
-                let indexers = if r.controller_owners.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![controller_uid_index()]
-                };
+                // Every kind may have a custom resource as its controller owner.
                 let informer = ApiInformer::new(
                     kind,
                     None,
                     profile.informer_config(),
-                    indexers,
+                    vec![controller_uid_index()],
                     SimRng::child(seed, &format!("{USER_AGENT}/{}", r.plural)),
                 );
                 (kind, informer)
@@ -86,8 +87,50 @@ impl GarbageCollector {
             .collect();
         GarbageCollector {
             informers,
+            seed,
+            config: profile.informer_config(),
             queue: WorkQueue::default(),
         }
+    }
+
+    /// Follows the custom resources the API server serves: an informer for each new one, none
+    /// for one whose definition is gone.
+    fn follow_custom_kinds(&mut self, api: &ApiServer) {
+        let served = api.registry().kinds();
+        self.informers
+            .retain(|(k, _)| !k.is_custom() || served.contains(k));
+        for kind in served.iter().filter(|k| k.is_custom()) {
+            if self.informers.iter().any(|(k, _)| k == kind) {
+                continue;
+            }
+            let r = kind.resource();
+            let name = format!("{USER_AGENT}/{}.{}", r.plural, r.group);
+            let informer = ApiInformer::new(
+                *kind,
+                None,
+                self.config.clone(),
+                vec![controller_uid_index()],
+                SimRng::child(self.seed, &name),
+            );
+            self.informers.push((*kind, informer));
+        }
+    }
+
+    /// The kind a controller reference names: one the dependent's registry entry declares, or
+    /// any custom resource (which may own anything).
+    fn owner_kind(api: &ApiServer, dependent: Kind, owner: &OwnerReference) -> Option<Kind> {
+        let declared = dependent
+            .resource()
+            .controller_owners
+            .iter()
+            .copied()
+            .find(|k| k.resource().kind_name == owner.kind);
+        declared.or_else(|| {
+            api.registry()
+                .by_kind(&owner.api_version, &owner.kind)
+                .map(|r| r.kind())
+                .filter(|k| k.is_custom())
+        })
     }
 
     fn informer_of(&self, kind: Kind) -> Option<&ApiInformer> {
@@ -99,7 +142,13 @@ impl GarbageCollector {
 
     /// Queues a changed dependent, and on an owner's deletion every dependent it controlled.
     fn on_note(&mut self, kind: Kind, note: &Notification<Arc<Object>>) {
-        if !kind.resource().controller_owners.is_empty() {
+        let controlled = match note {
+            Notification::Add(o) | Notification::Update { new: o, .. } => {
+                o.meta().controller_ref().is_some()
+            }
+            Notification::Delete(_) => false,
+        };
+        if controlled || !kind.resource().controller_owners.is_empty() {
             self.queue.add((kind, note.key()));
         }
         let Notification::Delete(d) = note else {
@@ -109,7 +158,7 @@ impl GarbageCollector {
         let keys: Vec<(Kind, ObjectKey)> = self
             .informers
             .iter()
-            .filter(|(k, _)| k.resource().controller_owners.contains(&kind))
+            .filter(|(k, _)| kind.is_custom() || k.resource().controller_owners.contains(&kind))
             .flat_map(|(k, inf)| {
                 inf.store()
                     .by_index(CONTROLLER_UID_INDEX, &uid)
@@ -129,15 +178,7 @@ impl GarbageCollector {
         let Some(owner) = meta.controller_ref() else {
             return false;
         };
-        // Only the owner kinds the dependent's registry entry declares.
-        let Some(kind) = dependent
-            .kind()
-            .resource()
-            .controller_owners
-            .iter()
-            .copied()
-            .find(|k| k.resource().kind_name == owner.kind)
-        else {
+        let Some(kind) = Self::owner_kind(api, dependent.kind(), owner) else {
             return false;
         };
         let ns = Some(meta.namespace.as_str());
@@ -189,6 +230,7 @@ impl Controller for GarbageCollector {
     }
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+        self.follow_custom_kinds(api);
         for i in 0..self.informers.len() {
             let Some((kind, informer)) = self.informers.get_mut(i) else {
                 break;
