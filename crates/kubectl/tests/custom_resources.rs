@@ -1,0 +1,90 @@
+//! The console's kubectl with a CustomResourceDefinition, against watchlab's API server: the new
+//! resource is known to the next command (discovery), is applied, listed, described and
+//! deleted, and is unknown again once its definition is deleted.
+
+use watchlab_engine::apiserver::ApiServer;
+use watchlab_kubectl::Kubectl;
+
+const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: websites.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: websites, singular: website, kind: Website, shortNames: [ws]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              host: {type: string}
+"#;
+
+const BLOG: &str = r#"apiVersion: example.com/v1
+kind: Website
+metadata: {name: blog}
+spec: {host: blog.example.com}
+"#;
+
+#[test]
+fn a_crd_teaches_the_console_a_new_resource() {
+    let mut api = ApiServer::new(1);
+    let mut k = Kubectl::new();
+    let unknown = k.exec("kubectl get websites", &mut api);
+    assert_eq!(
+        unknown.stderr,
+        "error: the server doesn't have a resource type \"websites\"\n"
+    );
+    k.set_file("crd.yaml", CRD);
+    k.set_file("blog.yaml", BLOG);
+    let out = k.exec("kubectl apply -f crd.yaml", &mut api);
+    assert_eq!(
+        out.stdout, "customresourcedefinition.apiextensions.k8s.io/websites.example.com created\n",
+        "{}",
+        out.stderr
+    );
+    let resources = k.exec("kubectl api-resources --api-group=example.com", &mut api);
+    assert!(
+        resources
+            .stdout
+            .contains("websites   ws           example.com/v1"),
+        "{}",
+        resources.stdout
+    );
+    let out = k.exec("kubectl apply -f blog.yaml", &mut api);
+    assert_eq!(
+        out.stdout, "website.example.com/blog created\n",
+        "{}",
+        out.stderr
+    );
+    let listed = k.exec("kubectl get ws", &mut api);
+    assert_eq!(listed.stdout, "NAME   AGE\nblog   0s\n");
+    let host = k.exec(
+        "kubectl get website blog -o jsonpath={.spec.host}",
+        &mut api,
+    );
+    assert_eq!(host.stdout, "blog.example.com");
+    let described = k.exec("kubectl describe ws blog", &mut api);
+    assert!(
+        described.stdout.contains("blog.example.com"),
+        "{}",
+        described.stdout
+    );
+    let out = k.exec("kubectl delete crd websites.example.com", &mut api);
+    assert_eq!(
+        out.stdout,
+        "customresourcedefinition.apiextensions.k8s.io \"websites.example.com\" deleted\n"
+    );
+    let gone = k.exec("kubectl get websites", &mut api);
+    assert_eq!(
+        gone.stderr,
+        "error: the server doesn't have a resource type \"websites\"\n"
+    );
+}
