@@ -63,7 +63,11 @@ impl Eq for Kind {}
 
 impl Hash for Kind {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.identity().hash(state)
+        if self.is_custom() {
+            self.identity().hash(state)
+        } else {
+            self.0.rank.hash(state)
+        }
     }
 }
 
@@ -76,7 +80,11 @@ impl PartialOrd for Kind {
 /// Built-in kinds in registry order, then custom ones by group and plural.
 impl Ord for Kind {
     fn cmp(&self, other: &Kind) -> Ordering {
-        self.identity().cmp(&other.identity())
+        // Built-in kinds (the watch index's hot path) compare by rank alone.
+        match self.0.rank.cmp(&other.0.rank) {
+            Ordering::Equal if self.is_custom() => self.identity().cmp(&other.identity()),
+            o => o,
+        }
     }
 }
 
