@@ -393,8 +393,13 @@ pub fn to_json(body: &[u8]) -> Result<Value, Error> {
         .iter()
         .find(|(v, k, _)| *v == api_version && *k == kind)
     else {
+        let names: Vec<&str> = KINDS.iter().map(|(_, k, _)| *k).collect();
+        let decoded = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => names.join(""),
+        };
         return Err(Error::Unsupported(format!(
-            "watchlab-apiserver decodes protobuf bodies of Pod, Namespace, Deployment and ReplicaSet only, not {kind:?} ({api_version}); send it as application/json (kubectl create -f, or --dry-run=client -o json | kubectl create -f -)"
+            "watchlab-apiserver decodes protobuf bodies of {decoded} only, not {kind:?} ({api_version}); send it as application/json (kubectl create -f, or --dry-run=client -o json | kubectl create -f -)"
         )));
     };
     let mut object = decode(raw.unwrap_or_default(), schema)?;
