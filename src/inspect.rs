@@ -6,8 +6,8 @@
 use serde_json::Value;
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::request::percent_encode_query_value;
-use watchlab_engine::api::Registry;
 use watchlab_engine::apiserver::LedgerEntry;
+use watchlab_kubectl::resources::Discovery;
 
 /// What the object viewer shows for one ledger line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +40,11 @@ pub fn inspect(entry: &LedgerEntry, client: &mut dyn ApiClient) -> Inspection {
     } else {
         format!("{plural}/{}/{}", entry.namespace, entry.name)
     };
-    let outcome = match Registry::default().resolve(plural) {
+    // What the server serves now (custom resources included), as kubectl learns it.
+    let served = Discovery::fetch(client)
+        .ok()
+        .and_then(|d| d.lookup(plural).cloned());
+    let outcome = match served {
         None => Inspected::Refused {
             code: 404,
             reason: "NotFound".into(),
@@ -48,7 +52,7 @@ pub fn inspect(entry: &LedgerEntry, client: &mut dyn ApiClient) -> Inspection {
         },
         Some(info) => {
             let ns = Some(entry.namespace.as_str()).filter(|n| !n.is_empty());
-            let collection = info.path(ns, None);
+            let collection = info.collection_path(ns);
             match read_at(client, &collection, &entry.name, entry.revision) {
                 Err(refused) => refused,
                 Ok(Some(obj)) => Inspected::Object(obj),
@@ -161,6 +165,35 @@ mod tests {
             panic!()
         };
         assert!(json.contains("tier"), "{json}");
+    }
+
+    #[test]
+    fn a_custom_objects_ledger_line_shows_the_object() {
+        let mut server = ApiServer::new(7);
+        let crd = r#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"websites.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"websites","kind":"Website"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}"#;
+        let site = r#"{"apiVersion":"example.com/v1","kind":"Website","metadata":{"name":"blog"},"spec":{"host":"blog.example.com"}}"#;
+        let mut kubectl = server.as_user("kubectl");
+        let r = kubectl.request(
+            "POST",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            None,
+            Some(crd),
+        );
+        assert!(r.is_success(), "{}", r.body);
+        let r = kubectl.request(
+            "POST",
+            "/apis/example.com/v1/namespaces/default/websites",
+            None,
+            Some(site),
+        );
+        assert!(r.is_success(), "{}", r.body);
+        let created = entry_for(&server, "blog", "create");
+        let got = inspect(&created, &mut server.as_user("ui"));
+        assert_eq!(got.title, "websites/default/blog");
+        let Inspected::Object(json) = got.outcome else {
+            panic!("{got:?}")
+        };
+        assert!(json.contains("blog.example.com"), "{json}");
     }
 
     #[test]
