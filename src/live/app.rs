@@ -58,14 +58,11 @@ pub fn LiveApp(props: &Props) -> Html {
 fn LiveHeader() -> Html {
     let ctx = use_live();
     let lang = ctx.lang;
-    let (rv, synced, problem) = {
-        let e = ctx.engine.borrow();
-        (
-            e.model.latest_resource_version(),
-            e.model.synced(),
-            e.model.problem(),
-        )
-    };
+    let (rv, synced, problem) = (
+        ctx.frame.latest_resource_version,
+        ctx.frame.synced,
+        ctx.frame.problem.clone(),
+    );
     let origin = if ctx.base.is_empty() {
         L::ThisOrigin.tr(lang).to_string()
     } else {

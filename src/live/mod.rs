@@ -10,6 +10,7 @@
 //! they are not available here ([`texts`]), rather than pretend.
 
 pub mod app;
+pub mod frame;
 pub mod http_client;
 pub mod lister;
 pub mod model;

@@ -10,6 +10,7 @@ use watchlab_apimachinery::client::ApiClient;
 use watchlab_engine::clock::Timestamp;
 use yew::prelude::*;
 
+use super::frame::LiveFrame;
 use super::model::LiveModel;
 use crate::i18n::Lang;
 use crate::scenario::View;
@@ -42,6 +43,8 @@ pub struct LiveState {
     pub tool: Tool,
     /// The stream whose raw body is shown (`pods`, ...).
     pub raw: Option<&'static str>,
+    /// What the views show, read from the model once after every change.
+    pub frame: Rc<LiveFrame>,
     pub version: u64,
 }
 
@@ -78,8 +81,16 @@ impl LiveState {
             view: View::default(),
             tool: Tool::default(),
             raw: Some("pods"),
+            frame: Rc::default(),
             version: 0,
         }
+        .with_frame()
+    }
+
+    /// The state with a fresh snapshot of the model for the views.
+    fn with_frame(mut self) -> Self {
+        self.frame = Rc::new(LiveFrame::of(&self.engine.borrow(), self.raw));
+        self
     }
 
     /// Runs one action on a copy of the small fields; `None` when nothing visible changed.
@@ -137,7 +148,7 @@ impl LiveState {
         };
         changed.then(|| {
             next.version += 1;
-            next
+            next.with_frame()
         })
     }
 }

@@ -10,7 +10,7 @@ use super::model::Phase;
 use super::state::{use_live, LiveAction};
 use super::texts::L;
 use crate::components::node_column::NodeColumn;
-use crate::components::terminal::{visible, History, Terminal};
+use crate::components::terminal::{History, Terminal};
 use crate::i18n::T;
 
 /// Event rows drawn (the newest).
@@ -48,10 +48,7 @@ pub fn Unavailable(props: &UnavailableProps) -> Html {
 pub fn ClusterView() -> Html {
     let ctx = use_live();
     let lang = ctx.lang;
-    let (nodes, pods) = {
-        let e = ctx.engine.borrow();
-        (e.model.nodes(), e.model.pods())
-    };
+    let (nodes, pods) = { (ctx.frame.nodes.clone(), ctx.frame.pods.clone()) };
     let unscheduled: Vec<_> = pods.iter().filter(|p| p.node.is_none()).cloned().collect();
     // Pods bound to a node the page has not listed (yet) are still shown, under their node.
     let mut orphans: Vec<&str> = pods
@@ -98,10 +95,7 @@ pub fn ClusterView() -> Html {
 pub fn EventsView() -> Html {
     let ctx = use_live();
     let lang = ctx.lang;
-    let events = {
-        let e = ctx.engine.borrow();
-        e.model.events(e.client.now_ms())
-    };
+    let events = &ctx.frame.events;
     let skip = events.len().saturating_sub(MAX_EVENTS);
     html! {
         <div class="events-view">
@@ -130,7 +124,7 @@ pub fn EventsView() -> Html {
 pub fn StreamsView() -> Html {
     let ctx = use_live();
     let lang = ctx.lang;
-    let streams = ctx.engine.borrow().model.streams();
+    let streams = &ctx.frame.streams;
     let rows = streams.iter().map(|s| {
         let state = match &s.phase {
             Phase::Listing => L::StateListing.tr(lang).to_string(),
@@ -184,7 +178,7 @@ fn RawPane() -> Html {
     let Some(resource) = ctx.raw else {
         return html! {};
     };
-    let lines = ctx.engine.borrow().model.raw(resource);
+    let lines = &ctx.frame.raw;
     let close = {
         let ctx = ctx.clone();
         Callback::from(move |_: MouseEvent| ctx.dispatch(LiveAction::ShowRaw(None)))
@@ -204,13 +198,7 @@ fn RawPane() -> Html {
 pub fn ConsolePanel() -> Html {
     let ctx = use_live();
     let lang = ctx.lang;
-    let (lines, following) = {
-        let e = ctx.engine.borrow();
-        (
-            visible(e.model.console.lines()),
-            e.model.console.following(),
-        )
-    };
+    let (lines, following) = (ctx.frame.console.clone(), ctx.frame.following);
     let on_command = {
         let ctx = ctx.clone();
         Callback::from(move |line: String| ctx.dispatch(LiveAction::Command(line)))
