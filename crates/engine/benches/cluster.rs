@@ -41,7 +41,10 @@ fn converge(nodes: usize, pods: u32, profile: ProfileName) -> (f64, u64) {
         if ready >= pods as i32 {
             break;
         }
-        assert!(t.0 < 3_600_000, "did not converge within an hour of virtual time");
+        assert!(
+            t.0 < 3_600_000,
+            "did not converge within an hour of virtual time"
+        );
     }
     (start.elapsed().as_secs_f64(), t.0)
 }

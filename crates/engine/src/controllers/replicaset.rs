@@ -180,7 +180,8 @@ impl ReplicaSetController {
         };
         let ns = rs.metadata.namespace.clone();
         let uid = rs.metadata.uid.clone();
-        let mut owned: Vec<Pod> = Vec::new();
+        // The owned pods as the cache's own shared objects: a sync copies no pod.
+        let mut owned: Vec<Arc<Object>> = Vec::new();
         let mut failed = false;
         for o in self
             .pods
@@ -191,7 +192,7 @@ impl ReplicaSetController {
             let Some(p) = o.as_pod() else { continue };
             match p.metadata.controller_ref() {
                 Some(r) if r.uid == uid && selector.matches(&p.metadata.labels) => {
-                    owned.push(p.clone())
+                    owned.push(Arc::clone(&o))
                 }
                 Some(r) if r.uid == uid => {
                     // Relabelled out of the selector: release it (ControllerRefManager).
@@ -227,18 +228,19 @@ impl ReplicaSetController {
                         &patch,
                         false,
                     ) {
-                        Ok(adopted) => {
-                            if let Some(a) = adopted.as_pod() {
-                                owned.push(a.clone());
-                            }
-                        }
+                        Ok(adopted) => owned.push(adopted),
                         Err(_) => failed = true,
                     }
                 }
                 _ => {}
             }
         }
-        let active: Vec<&Pod> = owned.iter().filter(|p| podutil::is_active(p)).collect();
+        let owned: Vec<&Pod> = owned.iter().filter_map(|o| o.as_pod()).collect();
+        let active: Vec<&Pod> = owned
+            .iter()
+            .copied()
+            .filter(|p| podutil::is_active(p))
+            .collect();
         let satisfied = self
             .expectations
             .get(key)
@@ -410,11 +412,15 @@ impl ReplicaSetController {
         now: Timestamp,
         api: &mut ApiServer,
         rs: &ReplicaSet,
-        owned: &[Pod],
+        owned: &[&Pod],
     ) -> Result<(), ()> {
         let template_labels = &rs.spec.template.metadata.labels;
         let min_ready = rs.spec.min_ready_seconds.unwrap_or(0);
-        let active: Vec<&Pod> = owned.iter().filter(|p| podutil::is_active(p)).collect();
+        let active: Vec<&Pod> = owned
+            .iter()
+            .copied()
+            .filter(|p| podutil::is_active(p))
+            .collect();
         let mut status = rs.status.clone();
         status.replicas = active.len() as i32;
         status.fully_labeled_replicas = active
