@@ -76,6 +76,11 @@ pub struct Kubelet {
     running: bool,
     seed: u64,
     starts: u32,
+    /// The informer start whose first list the runtimes were last checked against. Pods
+    /// deleted while no informer ran (a dead node) show only as absent from a new informer's
+    /// first list; afterwards every deletion arrives as a Delete notification (a relist's
+    /// included, as a tombstone), so one scan per informer start suffices.
+    runtimes_checked_at_start: u32,
     pods: Option<ApiInformer>,
     queue: WorkQueue<ObjectKey>,
     runtime: BTreeMap<ObjectKey, PodRuntime>,
@@ -103,6 +108,7 @@ impl Kubelet {
             running: true,
             seed,
             starts: 0,
+            runtimes_checked_at_start: 0,
             pods: None,
             queue: WorkQueue::default(),
             runtime: BTreeMap::new(),
@@ -473,6 +479,23 @@ impl Kubelet {
     }
 
     /// Brings one pod's runtime and status in line with its spec; `Err` = retry rate-limited.
+    /// Runtime pods the informer's fresh first list no longer shows were deleted meanwhile.
+    fn forget_runtimes_not_listed(&mut self) {
+        let gone: Vec<ObjectKey> = self
+            .runtime
+            .keys()
+            .filter(|k| {
+                self.pods
+                    .as_ref()
+                    .is_some_and(|i| i.store().get(k).is_none())
+            })
+            .cloned()
+            .collect();
+        for k in gone {
+            self.runtime.remove(&k);
+        }
+    }
+
     fn sync_pod(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
         let Some(obj) = self.pods.as_ref().and_then(|i| i.store().get(key)) else {
             self.runtime.remove(key);
@@ -790,19 +813,9 @@ impl Controller for Kubelet {
             self.queue.add(note.key());
         }
         if self.pods.as_ref().is_some_and(|i| i.has_synced()) {
-            // Runtime pods the fresh list no longer shows were deleted meanwhile.
-            let gone: Vec<ObjectKey> = self
-                .runtime
-                .keys()
-                .filter(|k| {
-                    self.pods
-                        .as_ref()
-                        .is_some_and(|i| i.store().get(k).is_none())
-                })
-                .cloned()
-                .collect();
-            for k in gone {
-                self.runtime.remove(&k);
+            if self.runtimes_checked_at_start != self.starts {
+                self.runtimes_checked_at_start = self.starts;
+                self.forget_runtimes_not_listed();
             }
             while let Some(key) = self.queue.get(now) {
                 match self.sync_pod(now, api, &key) {
