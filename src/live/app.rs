@@ -48,6 +48,7 @@ pub fn LiveApp(props: &Props) -> Html {
             <LiveHeader />
             <main class="live">
                 <ViewsPane />
+                <crate::components::splitter::Splitter lang={state.lang} />
                 <ToolsPane />
             </main>
         </ContextProvider<LiveCtx>>
@@ -143,7 +144,7 @@ fn ToolsPane() -> Html {
     };
     // The console stays mounted (hidden) so its input keeps what was typed.
     html! {
-        <section class="tools">
+        <section class="tools" id="tools-pane">
             <Tabs {tabs} selected={ctx.tool.id()} label={T::Tools.tr(lang)} {on_select} />
             <div class="tool" role="tabpanel" id={format!("tool-{}", ctx.tool.id())}>
                 <div hidden={ctx.tool != Tool::Console}><views::ConsolePanel /></div>
