@@ -1,6 +1,6 @@
 //! The whole control plane converging: `N` nodes, one Deployment of `P` replicas, virtual time
 //! advanced one second at a time until the Deployment reports every replica ready, with every
-//! controller, kubelet and informer running. Prints one line per shape; `./x bench` collects them.
+//! controller, kubelet and informer running. Prints one line per shape (the README's whole-cluster table comes from it).
 //!
 //! Shapes come from the command line as `NODESxPODS` (default: a small ladder), so
 //! `cargo bench -p watchlab-engine --bench cluster -- 100x3000` measures one.

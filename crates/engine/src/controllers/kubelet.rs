@@ -478,24 +478,15 @@ impl Kubelet {
         self.recorder.record(api, now, obj, t, reason, msg);
     }
 
-    /// Brings one pod's runtime and status in line with its spec; `Err` = retry rate-limited.
     /// Runtime pods the informer's fresh first list no longer shows were deleted meanwhile.
     fn forget_runtimes_not_listed(&mut self) {
-        let gone: Vec<ObjectKey> = self
-            .runtime
-            .keys()
-            .filter(|k| {
-                self.pods
-                    .as_ref()
-                    .is_some_and(|i| i.store().get(k).is_none())
-            })
-            .cloned()
-            .collect();
-        for k in gone {
-            self.runtime.remove(&k);
+        if let Some(informer) = &self.pods {
+            let listed = informer.store();
+            self.runtime.retain(|key, _| listed.get(key).is_some());
         }
     }
 
+    /// Brings one pod's runtime and status in line with its spec; `Err` = retry rate-limited.
     fn sync_pod(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
         let Some(obj) = self.pods.as_ref().and_then(|i| i.store().get(key)) else {
             self.runtime.remove(key);
