@@ -26,11 +26,30 @@ apt_install() {
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   if [ "$APT_UPDATED" -eq 0 ]; then
     say "apt-get update"
-    $sudo apt-get update -qq
+    apt_retry $sudo apt-get update -qq
     APT_UPDATED=1
   fi
   say "apt-get install ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt_retry $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# Runs an apt-get command, waiting while another apt or dpkg holds its locks (a fresh machine's
+# unattended upgrades, or a second setup running at once): up to 10 minutes, then fails.
+apt_retry() {
+  local try err
+  err=$(mktemp)
+  for try in $(seq 1 40); do
+    if "$@" -o DPkg::Lock::Timeout=15 2>"$err"; then
+      rm -f "$err"
+      return 0
+    fi
+    grep -qi "lock" "$err" || break
+    say "apt busy (another apt or dpkg holds its lock); retrying in 15 s ($try/40)"
+    sleep 15
+  done
+  cat "$err" >&2
+  rm -f "$err"
+  return 1
 }
 
 # 1. The wasm32 standard library: rustup's download (way A), else Debian's rustc-web with
