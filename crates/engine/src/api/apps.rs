@@ -1,5 +1,5 @@
 //! `apps/v1` workloads: ReplicaSet (keeps N pods matching a selector) and Deployment (rolls
-//! ReplicaSets), plus `v1.PodTemplateSpec` and `IntOrString`, which only they embed here.
+//! ReplicaSets), plus `v1.PodTemplateSpec`, which only they embed here.
 
 use super::meta::{ConditionStatus, LabelSelector, ObjectMeta};
 use super::pod::PodSpec;
@@ -7,38 +7,7 @@ use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
 
-/// `intstr.IntOrString` (`maxSurge: 25%` or `maxSurge: 1`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum IntOrString {
-    Int(i32),
-    String(String),
-}
-
-impl IntOrString {
-    /// `intstr.GetScaledValueFromIntOrPercent`: a percentage of `total`, rounded up or down.
-    pub fn scaled_value(&self, total: i32, round_up: bool) -> Result<i32, String> {
-        match self {
-            IntOrString::Int(v) => Ok(*v),
-            IntOrString::String(s) => {
-                let pct = s
-                    .strip_suffix('%')
-                    .and_then(|p| p.parse::<i64>().ok())
-                    .ok_or_else(|| {
-                        "invalid value for IntOrString: invalid type: string is not a percentage"
-                            .to_string()
-                    })?;
-                let num = pct * i64::from(total);
-                let v = if round_up {
-                    (num + 99).div_euclid(100)
-                } else {
-                    num.div_euclid(100)
-                };
-                Ok(v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
-            }
-        }
-    }
-}
+pub use super::intstr::IntOrString;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

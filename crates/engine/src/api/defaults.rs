@@ -2,7 +2,7 @@
 //! a client leaves a field out, so `kubectl get -o yaml` shows what a real cluster would.
 
 use super::apps::{DeploymentSpec, DeploymentStrategy, IntOrString, RollingUpdateDeployment};
-use super::pod::PodSpec;
+use super::pod::{PodSpec, Probe};
 use super::Object;
 
 /// `terminationGracePeriodSeconds` default (v1.DefaultTerminationGracePeriodSeconds = 30).
@@ -71,10 +71,45 @@ pub fn pod_spec(spec: &mut PodSpec) {
         for port in &mut c.ports {
             port.protocol.get_or_insert_with(|| "TCP".into());
         }
+        for probe in [
+            &mut c.liveness_probe,
+            &mut c.readiness_probe,
+            &mut c.startup_probe,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            probe_defaults(probe);
+        }
         // Limits without requests: requests default to the limits.
         let limits = c.resources.limits.clone();
         for (name, q) in limits {
             c.resources.requests.entry(name).or_insert(q);
+        }
+    }
+}
+
+/// `SetDefaults_Probe` and `SetDefaults_HTTPGetAction` (k8s.io/kubernetes
+/// pkg/apis/core/v1/defaults.go): timeoutSeconds 1, periodSeconds 10, successThreshold 1,
+/// failureThreshold 3; an HTTP GET's path `/` and scheme `HTTP`.
+fn probe_defaults(p: &mut Probe) {
+    // Go's zero value is "unset": an explicit 0 is defaulted too.
+    for (field, default) in [
+        (&mut p.timeout_seconds, 1),
+        (&mut p.period_seconds, 10),
+        (&mut p.success_threshold, 1),
+        (&mut p.failure_threshold, 3),
+    ] {
+        if field.unwrap_or(0) == 0 {
+            *field = Some(default);
+        }
+    }
+    if let Some(h) = &mut p.http_get {
+        if h.path.is_empty() {
+            h.path = "/".into();
+        }
+        if h.scheme.is_empty() {
+            h.scheme = "HTTP".into();
         }
     }
 }

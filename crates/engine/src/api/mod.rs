@@ -4,6 +4,7 @@
 
 pub mod apiextensions;
 pub mod apps;
+pub mod behaviour;
 pub mod binding;
 pub mod custom;
 pub mod defaults;
@@ -11,6 +12,7 @@ pub mod event;
 pub mod field_diff;
 #[rustfmt::skip]
 pub mod field_schema;
+pub mod intstr;
 pub mod kind;
 pub mod kinds;
 pub mod lease;

@@ -1,6 +1,8 @@
 //! `v1.Pod`: the unit the scheduler binds and the kubelet runs. Only the fields the controllers,
 //! the kubelet model and the UI read, with their real JSON names.
 
+use super::behaviour::ProbeKind;
+pub use super::intstr::IntOrString;
 use super::meta::{skip_false, ConditionStatus, ObjectMeta};
 pub use super::resource_list::ResourceList;
 use super::time;
@@ -59,6 +61,130 @@ pub struct Container {
     pub resources: ResourceRequirements,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_pull_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liveness_probe: Option<Probe>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readiness_probe: Option<Probe>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_probe: Option<Probe>,
+}
+
+impl Container {
+    /// The container's probe of `kind`, if it has one.
+    pub fn probe(&self, kind: ProbeKind) -> Option<&Probe> {
+        match kind {
+            ProbeKind::Startup => self.startup_probe.as_ref(),
+            ProbeKind::Liveness => self.liveness_probe.as_ref(),
+            ProbeKind::Readiness => self.readiness_probe.as_ref(),
+        }
+    }
+}
+
+/// `v1.Probe`: one handler (exec, httpGet, tcpSocket or grpc) and its timing. The API server
+/// defaults the numbers (`SetDefaults_Probe`): timeoutSeconds 1, periodSeconds 10,
+/// successThreshold 1, failureThreshold 3; initialDelaySeconds stays unset (0).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Probe {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<ExecAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_get: Option<HttpGetAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_socket: Option<TcpSocketAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<GrpcAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_delay_seconds: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_seconds: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub success_threshold: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_threshold: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<i64>,
+}
+
+impl Probe {
+    /// `initialDelaySeconds` in milliseconds (negative values are refused by validation).
+    pub fn initial_delay_ms(&self) -> u64 {
+        seconds_ms(self.initial_delay_seconds.unwrap_or(0))
+    }
+
+    /// `periodSeconds` in milliseconds (default 10 s; at least 1 s).
+    pub fn period_ms(&self) -> u64 {
+        seconds_ms(self.period_seconds.unwrap_or(10).max(1))
+    }
+
+    /// `successThreshold` (default 1, at least 1).
+    pub fn success_threshold(&self) -> u32 {
+        self.success_threshold.unwrap_or(1).max(1) as u32
+    }
+
+    /// `failureThreshold` (default 3, at least 1).
+    pub fn failure_threshold(&self) -> u32 {
+        self.failure_threshold.unwrap_or(3).max(1) as u32
+    }
+}
+
+fn seconds_ms(s: i32) -> u64 {
+    u64::try_from(s).unwrap_or(0) * 1000
+}
+
+/// `v1.ExecAction`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecAction {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+}
+
+/// `v1.HTTPGetAction` (`path` defaults to `/`, `scheme` to `HTTP`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HttpGetAction {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    #[serde(default)]
+    pub port: IntOrString,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub scheme: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub http_headers: Vec<HttpHeader>,
+}
+
+/// `v1.HTTPHeader`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct HttpHeader {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub value: String,
+}
+
+/// `v1.TCPSocketAction`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TcpSocketAction {
+    #[serde(default)]
+    pub port: IntOrString,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
+}
+
+/// `v1.GRPCAction` (`service` unset: the server's overall health).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GrpcAction {
+    #[serde(default)]
+    pub port: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -3,8 +3,9 @@
 //! fields an update may not change.
 
 use super::apps::{DeploymentSpec, IntOrString, PodTemplateSpec};
+use super::behaviour::{self, Behaviour, ProbeKind};
 use super::meta::{go_string_map, LabelSelector, ObjectMeta};
-use super::pod::{Container, PodSpec};
+use super::pod::{Container, PodSpec, Probe};
 use super::{Kind, Object};
 use watchlab_apimachinery::labels::LabelSelector as Selector;
 use watchlab_apimachinery::validation::{
@@ -273,6 +274,15 @@ fn container(c: &Container, f: &str) -> Vec<FieldError> {
     if c.image.trim().is_empty() {
         errs.push(FieldError::required(&format!("{f}.image"), ""));
     }
+    for kind in ProbeKind::ALL {
+        if let Some(probe) = c.probe(kind) {
+            errs.extend(probe_errors(
+                probe,
+                kind,
+                &format!("{f}.{}Probe", kind.lower()),
+            ));
+        }
+    }
     for (name, req) in &c.resources.requests {
         if let Some(limit) = c.resources.limits.get(name) {
             if req > limit {
@@ -285,6 +295,97 @@ fn container(c: &Container, f: &str) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+/// `validateProbe` + `validateHandler`: exactly one handler, non-negative numbers, a
+/// liveness or startup probe's successThreshold of 1, ports 1–65535 or a port name.
+fn probe_errors(p: &Probe, kind: ProbeKind, f: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let handlers = [
+        p.exec.is_some(),
+        p.http_get.is_some(),
+        p.tcp_socket.is_some(),
+        p.grpc.is_some(),
+    ]
+    .iter()
+    .filter(|h| **h)
+    .count();
+    match handlers {
+        0 => errs.push(FieldError::required(f, "must specify a handler type")),
+        1 => {}
+        _ => errs.push(FieldError::forbidden(
+            f,
+            "may not specify more than 1 handler type",
+        )),
+    }
+    for (name, v) in [
+        ("initialDelaySeconds", p.initial_delay_seconds),
+        ("timeoutSeconds", p.timeout_seconds),
+        ("periodSeconds", p.period_seconds),
+        ("successThreshold", p.success_threshold),
+        ("failureThreshold", p.failure_threshold),
+    ] {
+        if let Some(v) = v.filter(|v| *v < 0) {
+            errs.push(FieldError::invalid(
+                &format!("{f}.{name}"),
+                BadValue::Int(i64::from(v)),
+                "must be greater than or equal to 0",
+            ));
+        }
+    }
+    if kind != ProbeKind::Readiness {
+        if let Some(v) = p.success_threshold.filter(|v| *v != 1) {
+            errs.push(FieldError::invalid(
+                &format!("{f}.successThreshold"),
+                BadValue::Int(i64::from(v)),
+                "must be 1",
+            ));
+        }
+    }
+    let ports = [
+        p.http_get.as_ref().map(|h| (&h.port, "httpGet")),
+        p.tcp_socket.as_ref().map(|t| (&t.port, "tcpSocket")),
+    ];
+    for (port, handler) in ports.into_iter().flatten() {
+        let field = format!("{f}.{handler}.port");
+        match port {
+            IntOrString::Int(n) if !(1..=65535).contains(n) => errs.push(FieldError::invalid(
+                &field,
+                BadValue::Int(i64::from(*n)),
+                "must be between 1 and 65535, inclusive",
+            )),
+            IntOrString::String(name) if name.is_empty() => {
+                errs.push(FieldError::required(&field, ""))
+            }
+            _ => {}
+        }
+    }
+    if let Some(g) = &p.grpc {
+        if !(1..=65535).contains(&g.port) {
+            errs.push(FieldError::invalid(
+                &format!("{f}.grpc.port"),
+                BadValue::Int(i64::from(g.port)),
+                "must be between 1 and 65535, inclusive",
+            ));
+        }
+    }
+    errs
+}
+
+/// watchlab's own rule: the simulated behaviour annotation must parse (see
+/// [`super::behaviour`]), so a typo is answered at once instead of silently ignored.
+pub(crate) fn behaviour_annotation(meta: &ObjectMeta) -> Vec<FieldError> {
+    match meta.annotations.get(behaviour::ANNOTATION) {
+        Some(text) => match Behaviour::parse(text) {
+            Ok(_) => Vec::new(),
+            Err(why) => vec![FieldError::invalid(
+                &format!("metadata.annotations[{}]", behaviour::ANNOTATION),
+                text.as_str(),
+                &why,
+            )],
+        },
+        None => Vec::new(),
+    }
 }
 
 /// `ValidatePodUpdate`: only images, tolerations (additions), and the grace period may change.

@@ -2,7 +2,10 @@
 //! in `kube-node-lease`, posts node status, and runs the pods bound to it (informer with
 //! `spec.nodeName=<node>`). A new pod goes through separate status writes — each its own
 //! revision, as `kubectl get pods -w` shows them — Pending/ContainerCreating, then Running after
-//! a virtual image pull and start, with `Pulling`/`Pulled`/`Created`/`Started` events. A pod
+//! a virtual image pull and start, with `Pulling`/`Pulled`/`Created`/`Started` events; from
+//! then on its containers live as their simulated behaviour says — probes, exits, restarts
+//! with the crash-loop back-off ([`super::container_lifecycle`]) — and every change is one
+//! status write (phase, container states, Ready/ContainersReady). A pod
 //! being deleted has its containers stopped (`Killing`) and is then deleted for good with
 //! `gracePeriodSeconds=0`. A stopped kubelet (the node is down) does nothing at all; restarted, it
 //! re-lists and syncs: pods it still runs are reported Running again.
@@ -11,16 +14,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::adapter::ApiInformer;
+use super::container_lifecycle::{ContainerRun, Happening};
 use super::events::{EventRecorder, EventType};
-use super::podutil::is_pod_ready;
 use super::profile::Profile;
 use super::{earliest, Controller};
+use crate::api::behaviour::Behaviour;
 use crate::api::lease::{Lease, LeaseSpec};
 use crate::api::meta::OwnerReference;
 use crate::api::node::{Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus, NodeSystemInfo};
-use crate::api::pod::{
-    ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus, Pod,
-};
+use crate::api::pod::{Container, ContainerState, ContainerStateWaiting, ContainerStatus, Pod};
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions, Preconditions};
 use crate::client::{InformerConfig, ObjectKey, WorkQueue};
@@ -52,13 +54,10 @@ enum PodState {
         pull_ms: Option<u64>,
         announced: bool,
     },
-    Running {
-        started_at: Timestamp,
-    },
+    /// The sandbox is up; each container lives its own life.
+    Running { containers: Vec<ContainerRun> },
     /// Containers stopping; the final delete at `done_at`.
-    Stopping {
-        done_at: Timestamp,
-    },
+    Stopping { done_at: Timestamp },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -420,49 +419,68 @@ impl Kubelet {
         p
     }
 
-    /// Status write 3: Running, containers running and ready.
-    fn running_status(&self, pod: &Pod, ip: &str, started_at: Timestamp, now: Timestamp) -> Pod {
+    /// The pod's status as the kubelet's status manager writes it (`generateAPIPodStatus`):
+    /// each container's state, `ready`, `started`, restarts and last state; the phase from the
+    /// containers and the restartPolicy (`getPhase`); ContainersReady and Ready from the
+    /// containers' readiness, with the kubelet's reasons.
+    fn pod_status(&self, pod: &Pod, runs: &[ContainerRun], ip: &str, now: Timestamp) -> Pod {
         let mut p = pod.clone();
-        p.status.phase = "Running".into();
-        for t in [
-            "PodReadyToStartContainers",
-            "Initialized",
-            "Ready",
-            "ContainersReady",
-            "PodScheduled",
-        ] {
-            p.set_condition(t, "True", now);
-        }
-        for c in &mut p.status.conditions {
-            c.reason.clear();
-            c.message.clear();
-        }
-        p.status.host_ip = self.internal_ip();
-        p.status.pod_ip = ip.to_string();
-        p.status.start_time.get_or_insert(started_at);
+        let pod_ref = format!(
+            "{}_{}({})",
+            pod.metadata.name, pod.metadata.namespace, pod.metadata.uid
+        );
         p.status.container_statuses = pod
             .spec
             .containers
             .iter()
             .enumerate()
-            .map(|(i, c)| ContainerStatus {
-                name: c.name.clone(),
-                image: c.image.clone(),
-                ready: true,
-                started: Some(true),
-                container_id: format!(
-                    "containerd://{:016x}{i:02}",
-                    fnv1a64(pod.metadata.uid.as_bytes())
-                ),
-                state: ContainerState {
-                    running: Some(ContainerStateRunning {
-                        started_at: Some(started_at),
-                    }),
+            .map(|(i, c)| match runs.iter().find(|r| r.name() == c.name) {
+                Some(r) => r.status(c, &pod_ref, container_id(pod, i, r.restart_count())),
+                None => ContainerStatus {
+                    name: c.name.clone(),
+                    image: c.image.clone(),
                     ..Default::default()
                 },
-                ..Default::default()
             })
             .collect();
+        let phase = pod_phase(pod, runs);
+        let terminal = matches!(phase, "Succeeded" | "Failed");
+        p.status.phase = phase.into();
+        let unready: Vec<&str> = pod
+            .spec
+            .containers
+            .iter()
+            .filter(|c| !runs.iter().any(|r| r.name() == c.name && r.is_ready()))
+            .map(|c| c.name.as_str())
+            .collect();
+        let ready = if unready.is_empty() { "True" } else { "False" };
+        for (t, status) in [
+            (
+                "PodReadyToStartContainers",
+                if terminal { "False" } else { "True" },
+            ),
+            ("Initialized", "True"),
+            ("Ready", ready),
+            ("ContainersReady", ready),
+            ("PodScheduled", "True"),
+        ] {
+            p.set_condition(t, status, now);
+        }
+        for c in &mut p.status.conditions {
+            c.reason.clear();
+            c.message.clear();
+            if (c.type_ == "Ready" || c.type_ == "ContainersReady") && !unready.is_empty() {
+                if phase == "Succeeded" {
+                    c.reason = "PodCompleted".into();
+                } else {
+                    c.reason = "ContainersNotReady".into();
+                    c.message = format!("containers with unready status: [{}]", unready.join(" "));
+                }
+            }
+        }
+        p.status.host_ip = self.internal_ip();
+        p.status.pod_ip = ip.to_string();
+        p.status.start_time.get_or_insert(now);
         p
     }
 
@@ -557,24 +575,127 @@ impl Kubelet {
                         };
                     }
                 }
-                let status = self.running_status(pod, &rt.ip, now, now);
-                api.update_status(&self.user, Object::Pod(status))
-                    .map_err(|_| ())?;
+                let behaviour = Behaviour::of(pod);
+                let containers = pod
+                    .spec
+                    .containers
+                    .iter()
+                    .map(|c| ContainerRun::start(c, behaviour, now))
+                    .collect();
                 if let Some(r) = self.runtime.get_mut(key) {
-                    r.state = PodState::Running { started_at: now };
+                    r.state = PodState::Running { containers };
                 }
-                Ok(())
+                self.sync_running(now, api, key, &obj, pod)
             }
-            PodState::Running { started_at } => {
-                // Someone (the node lifecycle controller) marked it not ready: report it again.
-                if !is_pod_ready(pod) || pod.status.phase != "Running" {
-                    let status = self.running_status(pod, &rt.ip, started_at, now);
-                    api.update_status(&self.user, Object::Pod(status))
-                        .map_err(|_| ())?;
-                }
-                Ok(())
-            }
+            PodState::Running { .. } => self.sync_running(now, api, key, &obj, pod),
             PodState::Stopping { .. } => Ok(()),
+        }
+    }
+
+    /// A running pod: its containers play their lives up to `now` (probes, exits, restarts),
+    /// the kubelet records what happened as Events, writes the status if it changed (or if
+    /// someone else changed it — the node lifecycle controller marking it not ready), and
+    /// comes back when the next thing is due.
+    fn sync_running(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        obj: &Object,
+        pod: &Pod,
+    ) -> Result<(), ()> {
+        let Some(rt) = self.runtime.get_mut(key) else {
+            return Ok(());
+        };
+        let PodState::Running { containers } = &mut rt.state else {
+            return Ok(());
+        };
+        let behaviour = Behaviour::of(pod);
+        let policy = pod.spec.restart_policy.as_deref().unwrap_or("Always");
+        let mut happened: Vec<(usize, Happening)> = Vec::new();
+        for run in containers.iter_mut() {
+            let Some((i, spec)) = pod
+                .spec
+                .containers
+                .iter()
+                .enumerate()
+                .find(|(_, c)| c.name == run.name())
+            else {
+                continue;
+            };
+            let mut out = Vec::new();
+            run.advance(now, spec, behaviour, policy, &rt.ip, &mut out);
+            happened.extend(out.into_iter().map(|h| (i, h)));
+        }
+        let due = containers.iter().filter_map(ContainerRun::next_due).min();
+        let runs = containers.clone();
+        let ip = rt.ip.clone();
+        for (i, h) in happened {
+            if let Some(c) = pod.spec.containers.get(i) {
+                self.record(api, now, obj, pod, c, &h);
+            }
+        }
+        if let Some(due) = due.filter(|d| *d > now) {
+            self.queue
+                .add_after(key.clone(), due.millis_since(now), now);
+        }
+        let status = self.pod_status(pod, &runs, &ip, now);
+        if status.status != pod.status {
+            api.update_status(&self.user, Object::Pod(status))
+                .map_err(|_| ())?;
+        }
+        Ok(())
+    }
+
+    /// The Event for something that happened to container `c`, with the kubelet's texts.
+    fn record(
+        &mut self,
+        api: &mut ApiServer,
+        now: Timestamp,
+        obj: &Object,
+        pod: &Pod,
+        c: &Container,
+        h: &Happening,
+    ) {
+        match h {
+            Happening::ProbeFailed { kind, output } => {
+                let msg = format!("{} probe failed: {output}", kind.title());
+                self.event(api, now, obj, EventType::Warning, "Unhealthy", &msg);
+            }
+            Happening::Killed { kind } => {
+                let msg = format!(
+                    "Container {} failed {} probe, will be restarted",
+                    c.name,
+                    kind.lower()
+                );
+                self.event(api, now, obj, EventType::Normal, "Killing", &msg);
+            }
+            Happening::BackOff => {
+                let msg = format!(
+                    "Back-off restarting failed container {} in pod {}_{}({})",
+                    c.name, pod.metadata.name, pod.metadata.namespace, pod.metadata.uid
+                );
+                self.event(api, now, obj, EventType::Warning, "BackOff", &msg);
+            }
+            Happening::Restarted => {
+                if c.image_pull_policy.as_deref() == Some("Always") {
+                    let d = format_duration(self.profile.container_start_delay_ms);
+                    let pulling = format!("Pulling image {:?}", c.image);
+                    self.event(api, now, obj, EventType::Normal, "Pulling", &pulling);
+                    let msg = format!(
+                        "Successfully pulled image {:?} in {d} ({d} including waiting)",
+                        c.image
+                    );
+                    self.event(api, now, obj, EventType::Normal, "Pulled", &msg);
+                } else {
+                    let msg = format!("Container image {:?} already present on machine", c.image);
+                    self.event(api, now, obj, EventType::Normal, "Pulled", &msg);
+                }
+                let created = format!("Created container: {}", c.name);
+                self.event(api, now, obj, EventType::Normal, "Created", &created);
+                let started = format!("Started container {}", c.name);
+                self.event(api, now, obj, EventType::Normal, "Started", &started);
+            }
         }
     }
 
@@ -587,21 +708,31 @@ impl Kubelet {
         pod: &Pod,
     ) -> Result<(), ()> {
         // A pod already running (this kubelet restarted, its containers kept running).
-        let running_since = pod
-            .status
-            .container_statuses
-            .first()
-            .and_then(|c| c.state.running.as_ref())
-            .and_then(|r| r.started_at);
         if pod.status.phase == "Running" && !pod.status.pod_ip.is_empty() {
+            let behaviour = Behaviour::of(pod);
+            let containers = pod
+                .spec
+                .containers
+                .iter()
+                .map(|c| {
+                    let status = pod
+                        .status
+                        .container_statuses
+                        .iter()
+                        .find(|s| s.name == c.name);
+                    let since = status
+                        .and_then(|s| s.state.running.as_ref())
+                        .and_then(|r| r.started_at)
+                        .unwrap_or(now);
+                    ContainerRun::adopt(c, behaviour, status, since, now)
+                })
+                .collect();
             self.runtime.insert(
                 key.clone(),
                 PodRuntime {
                     uid: pod.metadata.uid.clone(),
                     ip: pod.status.pod_ip.clone(),
-                    state: PodState::Running {
-                        started_at: running_since.unwrap_or(now),
-                    },
+                    state: PodState::Running { containers },
                 },
             );
             return self.sync_pod(now, api, key);
@@ -746,6 +877,39 @@ impl Kubelet {
                 Ok(())
             }
         }
+    }
+}
+
+/// The runtime's ID of container `i` of `pod` in its `restarts`-th run.
+fn container_id(pod: &Pod, i: usize, restarts: i32) -> String {
+    let hash = if restarts == 0 {
+        fnv1a64(pod.metadata.uid.as_bytes())
+    } else {
+        fnv1a64(format!("{}#{restarts}", pod.metadata.uid).as_bytes())
+    };
+    format!("containerd://{hash:016x}{i:02}")
+}
+
+/// `getPhase` for a pod whose containers have all been started: Running while any runs (or
+/// will be restarted); once none will run again, Succeeded if every container exited 0 (or,
+/// with `OnFailure`, as soon as all have), Failed otherwise.
+fn pod_phase(pod: &Pod, runs: &[ContainerRun]) -> &'static str {
+    let running = runs.iter().filter(|r| r.is_running()).count();
+    if running > 0 || runs.is_empty() {
+        return "Running";
+    }
+    let done: Vec<_> = runs.iter().filter_map(ContainerRun::done).collect();
+    let failed = done.iter().filter(|t| t.exit_code != 0).count();
+    match pod.spec.restart_policy.as_deref().unwrap_or("Always") {
+        "Never" if done.len() == runs.len() => {
+            if failed > 0 {
+                "Failed"
+            } else {
+                "Succeeded"
+            }
+        }
+        "OnFailure" if done.len() == runs.len() && failed == 0 => "Succeeded",
+        _ => "Running",
     }
 }
 

@@ -9,6 +9,7 @@
 //! virtual time advances, jumping to the earliest wake-up any of them asked for.
 
 pub mod adapter;
+pub mod container_lifecycle;
 pub mod deployment;
 pub mod events;
 pub mod garbage_collector;

@@ -77,7 +77,11 @@ impl Rules for PodRules {
 
     fn validate(&self, obj: &Object) -> Vec<FieldError> {
         obj.as_pod()
-            .map(|p| validation::pod_spec(&p.spec, "spec"))
+            .map(|p| {
+                let mut errs = validation::behaviour_annotation(&p.metadata);
+                errs.extend(validation::pod_spec(&p.spec, "spec"));
+                errs
+            })
             .unwrap_or_default()
     }
 

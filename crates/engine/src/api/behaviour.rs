@@ -1,0 +1,276 @@
+//! What a simulated container does once started: watchlab runs no processes, so a pod says how
+//! its containers behave in the annotation `watchlab.dev/behaviour`, a comma-separated list of
+//! clauses a learner can type in a manifest or with
+//! `kubectl run NAME --image=IMAGE --annotations=watchlab.dev/behaviour=crash-after=30s`:
+//!
+//! | clause | the process… |
+//! | --- | --- |
+//! | `ready-after=10s` | answers its probes only 10 s after it started (connection refused before) |
+//! | `crash-after=30s` | exits with code 1 (or `exit-code=N`, 1–255) 30 s after it started |
+//! | `complete-after=5s` | exits with code 0 5 s after it started (a job done) |
+//! | `unhealthy-after=1m` | stops answering its probes 1 min after it started (hangs) |
+//! | `fail-readiness` | answers its readiness probe with HTTP 503, always |
+//! | `fail-liveness` | answers its liveness probe with HTTP 500, always |
+//!
+//! Durations are Go's (`500ms`, `10s`, `1m30s`, `2h`; whole numbers). Without the annotation a
+//! container starts and stays healthy. Every start (each restart too) replays the behaviour
+//! from the beginning, read from the pod as it is then: removing the annotation heals the next
+//! restart. The API server refuses a pod whose annotation does not parse, with the reason.
+
+use super::pod::Pod;
+
+/// The annotation that carries a pod's behaviour (every container of the pod follows it).
+pub const ANNOTATION: &str = "watchlab.dev/behaviour";
+
+/// The three probes, named as the kubelet's prober names them in its events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProbeKind {
+    Startup,
+    Liveness,
+    Readiness,
+}
+
+impl ProbeKind {
+    pub const ALL: [ProbeKind; 3] = [
+        ProbeKind::Startup,
+        ProbeKind::Liveness,
+        ProbeKind::Readiness,
+    ];
+
+    /// `Startup`, `Liveness`, `Readiness` (the kubelet's `probeType` in event texts).
+    pub fn title(self) -> &'static str {
+        match self {
+            ProbeKind::Startup => "Startup",
+            ProbeKind::Liveness => "Liveness",
+            ProbeKind::Readiness => "Readiness",
+        }
+    }
+
+    /// `startup`, `liveness`, `readiness` (as in "failed liveness probe").
+    pub fn lower(self) -> &'static str {
+        match self {
+            ProbeKind::Startup => "startup",
+            ProbeKind::Liveness => "liveness",
+            ProbeKind::Readiness => "readiness",
+        }
+    }
+}
+
+/// How the simulated process answers one probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// It answers: HTTP 200, the port accepts, the command exits 0.
+    Healthy,
+    /// Nothing listens yet (still starting, or hung): connection refused.
+    Refused,
+    /// It listens but answers with this HTTP status (the command exits 1).
+    Failing(u16),
+}
+
+/// When the process exits by itself, and with which code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exit {
+    pub after_ms: u64,
+    pub code: i32,
+}
+
+/// A container's simulated behaviour; the default starts and stays healthy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Behaviour {
+    pub ready_after_ms: u64,
+    pub exit: Option<Exit>,
+    pub unhealthy_after_ms: Option<u64>,
+    pub fail_readiness: bool,
+    pub fail_liveness: bool,
+}
+
+const CLAUSES: &str = "ready-after, crash-after, complete-after, exit-code, unhealthy-after, \
+                       fail-readiness, fail-liveness";
+
+impl Behaviour {
+    /// The behaviour of `pod`'s containers: its annotation, or the default. (The API server
+    /// refuses an annotation that does not parse, so the fallback only covers objects stored
+    /// before the rule.)
+    pub fn of(pod: &Pod) -> Behaviour {
+        pod.metadata
+            .annotations
+            .get(ANNOTATION)
+            .and_then(|text| Behaviour::parse(text).ok())
+            .unwrap_or_default()
+    }
+
+    /// Parses the annotation's text; the error names the clause at fault and why.
+    pub fn parse(text: &str) -> Result<Behaviour, String> {
+        let mut b = Behaviour::default();
+        let mut crash_after = None;
+        let mut complete_after = None;
+        let mut exit_code = None;
+        for clause in text.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+            let (key, value) = match clause.split_once('=') {
+                Some((k, v)) => (k.trim(), Some(v.trim())),
+                None => (clause, None),
+            };
+            let duration = || match value {
+                Some(v) => parse_duration(v).map_err(|e| format!("{key}: {e}")),
+                None => Err(format!("{key} needs a duration, e.g. {key}=10s")),
+            };
+            let flag = || match value {
+                None => Ok(true),
+                Some(_) => Err(format!("{key} takes no value")),
+            };
+            match key {
+                "ready-after" => b.ready_after_ms = duration()?,
+                "crash-after" => crash_after = Some(duration()?),
+                "complete-after" => complete_after = Some(duration()?),
+                "unhealthy-after" => b.unhealthy_after_ms = Some(duration()?),
+                "fail-readiness" => b.fail_readiness = flag()?,
+                "fail-liveness" => b.fail_liveness = flag()?,
+                "exit-code" => {
+                    let v = value.unwrap_or_default();
+                    match v.parse::<i32>() {
+                        Ok(code) if (1..=255).contains(&code) => exit_code = Some(code),
+                        _ => {
+                            return Err(format!(
+                                "exit-code: {v:?} is not a number from 1 to 255 (complete-after \
+                                 exits with 0)"
+                            ))
+                        }
+                    }
+                }
+                other => return Err(format!("unknown clause {other:?} (known: {CLAUSES})")),
+            }
+        }
+        b.exit = match (crash_after, complete_after, exit_code) {
+            (Some(_), Some(_), _) => {
+                return Err("crash-after and complete-after exclude each other".into())
+            }
+            (None, Some(_), Some(_)) | (None, None, Some(_)) => {
+                return Err("exit-code needs crash-after".into())
+            }
+            (Some(after_ms), None, code) => Some(Exit {
+                after_ms,
+                code: code.unwrap_or(1),
+            }),
+            (None, Some(after_ms), None) => Some(Exit { after_ms, code: 0 }),
+            (None, None, None) => None,
+        };
+        Ok(b)
+    }
+
+    /// How the process answers a `kind` probe `age_ms` after it started.
+    pub fn answer(&self, kind: ProbeKind, age_ms: u64) -> Answer {
+        if age_ms < self.ready_after_ms || self.unhealthy_after_ms.is_some_and(|t| age_ms >= t) {
+            return Answer::Refused;
+        }
+        match kind {
+            ProbeKind::Readiness if self.fail_readiness => Answer::Failing(503),
+            ProbeKind::Liveness if self.fail_liveness => Answer::Failing(500),
+            _ => Answer::Healthy,
+        }
+    }
+}
+
+/// A Go duration of whole numbers (`1m30s`, `500ms`, `0`), in milliseconds.
+fn parse_duration(text: &str) -> Result<u64, String> {
+    if text == "0" {
+        return Ok(0);
+    }
+    let bad = || format!("{text:?} is not a duration like 500ms, 10s, 1m30s or 2h");
+    let mut rest = text;
+    let mut total: u64 = 0;
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    while !rest.is_empty() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            return Err(bad());
+        }
+        let (number, after) = rest.split_at(digits);
+        let n: u64 = number.parse().map_err(|_| bad())?;
+        let unit_len = after.len()
+            - after
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .len();
+        let (unit, after) = after.split_at(unit_len);
+        let scale = match unit {
+            "ms" => 1,
+            "s" => 1_000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            _ => return Err(bad()),
+        };
+        total = n
+            .checked_mul(scale)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(bad)?;
+        rest = after;
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_language_parses_what_the_readme_shows() {
+        let b = Behaviour::parse("ready-after=10s, crash-after=1m30s,exit-code=3").unwrap();
+        assert_eq!(b.ready_after_ms, 10_000);
+        assert_eq!(
+            b.exit,
+            Some(Exit {
+                after_ms: 90_000,
+                code: 3
+            })
+        );
+        let done = Behaviour::parse("complete-after=5s").unwrap();
+        assert_eq!(
+            done.exit,
+            Some(Exit {
+                after_ms: 5_000,
+                code: 0
+            })
+        );
+        let flags = Behaviour::parse("fail-readiness,fail-liveness,unhealthy-after=500ms").unwrap();
+        assert!(flags.fail_readiness && flags.fail_liveness);
+        assert_eq!(flags.unhealthy_after_ms, Some(500));
+        assert_eq!(Behaviour::parse("").unwrap(), Behaviour::default());
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let err = |t: &str| Behaviour::parse(t).unwrap_err();
+        assert!(err("crahs-after=3s").starts_with("unknown clause \"crahs-after\" (known: "));
+        assert_eq!(
+            err("crash-after=3x"),
+            "crash-after: \"3x\" is not a duration like 500ms, 10s, 1m30s or 2h"
+        );
+        assert_eq!(
+            err("crash-after"),
+            "crash-after needs a duration, e.g. crash-after=10s"
+        );
+        assert_eq!(err("fail-readiness=yes"), "fail-readiness takes no value");
+        assert_eq!(err("exit-code=2"), "exit-code needs crash-after");
+        assert!(err("crash-after=1s,exit-code=0").starts_with("exit-code: \"0\" is not"));
+        assert_eq!(
+            err("crash-after=1s,complete-after=2s"),
+            "crash-after and complete-after exclude each other"
+        );
+        assert!(err("ready-after=99999999999999999h").contains("is not a duration"));
+        assert!(err("ready-after=1.5s").contains("is not a duration"));
+    }
+
+    #[test]
+    fn answers_follow_the_clock_of_one_run() {
+        let b = Behaviour::parse("ready-after=10s,unhealthy-after=60s,fail-readiness").unwrap();
+        assert_eq!(b.answer(ProbeKind::Liveness, 9_999), Answer::Refused);
+        assert_eq!(b.answer(ProbeKind::Liveness, 10_000), Answer::Healthy);
+        assert_eq!(b.answer(ProbeKind::Readiness, 10_000), Answer::Failing(503));
+        assert_eq!(b.answer(ProbeKind::Startup, 60_000), Answer::Refused);
+        assert_eq!(
+            Behaviour::default().answer(ProbeKind::Readiness, 0),
+            Answer::Healthy
+        );
+    }
+}
