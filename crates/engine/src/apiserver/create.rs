@@ -4,9 +4,9 @@
 
 use super::{admission, errors};
 use super::{ApiServer, CommitError, Write};
-use crate::api::{defaults, strategy, validation, Kind, Object};
+use crate::api::{defaults, strategy, validation, Kind, Object, ResourceInfo};
 use std::sync::Arc;
-use watchlab_apimachinery::status::Status;
+use watchlab_apimachinery::status::{Status, StatusCause};
 
 /// generateName's random suffix length and the prefix cut (`maxGeneratedNameLength` = 63 - 5).
 const SUFFIX_LEN: usize = 5;
@@ -38,7 +38,7 @@ impl ApiServer {
             m.creation_timestamp = Some(self.now);
         }
         if r.namespaced && !obj.namespace().is_empty() {
-            self.check_namespace_accepts(obj.namespace())?;
+            self.check_namespace_accepts(r, obj.name(), obj.namespace())?;
         }
         if let Object::Pod(pod) = &mut obj {
             admission::default_toleration_seconds(
@@ -105,17 +105,32 @@ impl ApiServer {
         Err(Status::already_exists(&r.group_resource(), obj.name()))
     }
 
-    /// NamespaceLifecycle: the namespace must exist and not be terminating.
-    fn check_namespace_accepts(&self, namespace: &str) -> Result<(), Status> {
+    /// NamespaceLifecycle: the namespace must exist and not be terminating (403 with the
+    /// `NamespaceTerminating` cause, as the admission plugin answers).
+    fn check_namespace_accepts(
+        &self,
+        r: &ResourceInfo,
+        name: &str,
+        namespace: &str,
+    ) -> Result<(), Status> {
         let ns_res = Kind::Namespace.resource();
         match self.store.get(&ns_res.key("", namespace)) {
             None => Err(Status::not_found(&ns_res.group_resource(), namespace)),
-            Some(kv) if kv.value.meta().deletion_timestamp.is_some() => Err(Status::failure(
-                403,
-                watchlab_apimachinery::status::StatusReason::Forbidden,
-                format!("unable to create new content in namespace {namespace} because it is being terminated"),
-                None,
-            )),
+            Some(kv) if kv.value.meta().deletion_timestamp.is_some() => {
+                let why = format!(
+                    "unable to create new content in namespace {namespace} because it is being terminated"
+                );
+                let mut s = Status::forbidden(&r.group_resource(), name, &why);
+                s.details
+                    .get_or_insert_with(Default::default)
+                    .causes
+                    .push(StatusCause {
+                        reason: "NamespaceTerminating".into(),
+                        message: format!("namespace {namespace} is being terminated"),
+                        field: "metadata.namespace".into(),
+                    });
+                Err(s)
+            }
             Some(_) => Ok(()),
         }
     }

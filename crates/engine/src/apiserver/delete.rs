@@ -1,10 +1,13 @@
 //! `delete`: preconditions, graceful pod deletion (deletionTimestamp first, removal when the
 //! kubelet deletes again with grace 0, immediately for unbound pods), finalizers (removal waits
-//! for the last one), and the protected system namespaces.
+//! for the last one), namespaces (the first delete marks them Terminating; the namespace
+//! controller's `/finalize` removes them), and the protected system namespaces.
 
 use super::errors;
 use super::read::ObjectList;
+use super::update::spec_finalizers_pending;
 use super::{ApiServer, Write};
+use crate::api::namespace::PHASE_TERMINATING;
 use crate::api::{Kind, Object};
 use serde::Deserialize;
 use std::sync::Arc;
@@ -104,7 +107,7 @@ impl ApiServer {
                 });
             }
         }
-        if grace == 0 && meta.finalizers.is_empty() {
+        if grace == 0 && meta.finalizers.is_empty() && !spec_finalizers_pending(&old) {
             let object = self.commit_or_conflict(
                 user,
                 "delete",
@@ -126,6 +129,10 @@ impl ApiServer {
         m.deletion_grace_period_seconds = Some(grace);
         if let Some(g) = m.generation {
             m.generation = Some(g + 1);
+        }
+        // The namespace storage's Delete: the first request only starts termination.
+        if let Object::Namespace(ns) = &mut pending {
+            ns.status.phase = PHASE_TERMINATING.into();
         }
         let object = self.commit_or_conflict(
             user,

@@ -70,7 +70,7 @@ fn main_entry(r: &ResourceInfo) -> Value {
     main
 }
 
-/// A subresource's entry: `binding` creates a `Binding`, `scale` reads and writes an
+/// A subresource's entry: `binding` creates a `Binding`, `finalize` only updates, `scale` reads and writes an
 /// `autoscaling/v1` `Scale`, `status` reads and writes the object itself.
 fn subresource_entry(r: &ResourceInfo, sub: &str) -> Value {
     let mut entry = json!({
@@ -85,6 +85,7 @@ fn subresource_entry(r: &ResourceInfo, sub: &str) -> Value {
             entry["kind"] = json!("Binding");
             entry["verbs"] = json!(["create"]);
         }
+        "finalize" => entry["verbs"] = json!(["update"]),
         "scale" => {
             entry["group"] = json!("autoscaling");
             entry["version"] = json!("v1");

@@ -188,6 +188,14 @@ impl ApiServer {
                 };
                 Ok(respond(if existed { 200 } else { 201 }, out.to_json()))
             }
+            (Verb::Update, Some("finalize")) => {
+                let mut obj = Object::decode(r.kind(), body_of(body)?)?;
+                place(&mut obj, r, ns)?;
+                if obj.name() != name {
+                    return Err(name_mismatch(obj.name(), name));
+                }
+                Ok(respond(200, self.finalize_namespace(user, obj)?.to_json()))
+            }
             (Verb::Get, Some("scale")) => {
                 Ok(respond(200, self.get_scale(r.kind(), ns, name)?.to_json()))
             }

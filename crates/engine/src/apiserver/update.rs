@@ -17,6 +17,8 @@ pub(super) enum Part {
     Status,
     /// The `scale` subresource: a main update of `spec.replicas`, logged as `<plural>/scale`.
     Scale,
+    /// A namespace's `finalize` subresource: only `spec.finalizers` changes.
+    Finalize,
 }
 
 impl ApiServer {
@@ -31,6 +33,17 @@ impl ApiServer {
             // The write stands whatever the status write answers (an unwritable store).
             let _ = self.establish(c);
         }
+    }
+
+    /// PUT namespaces/NAME/finalize: replaces `spec.finalizers` (everything else is ignored);
+    /// a terminating namespace left with no finalizer is removed.
+    pub fn finalize_namespace(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
+        if obj.kind() != Kind::Namespace {
+            return Err(Status::bad_request(
+                "only namespaces have a finalize subresource",
+            ));
+        }
+        self.update_part(user, obj, Part::Finalize, "update")
     }
 
     /// PUT .../status: replaces the status (everything else is ignored).
@@ -91,6 +104,13 @@ impl ApiServer {
         }
         let mut new = match part {
             Part::Status => strategy::status_update(&obj, &old),
+            Part::Finalize => {
+                let mut new = (*old).clone();
+                if let (Object::Namespace(n), Object::Namespace(o)) = (&mut new, &obj) {
+                    n.spec.finalizers.clone_from(&o.spec.finalizers);
+                }
+                new
+            }
             Part::Main | Part::Scale => {
                 let mut new = obj;
                 strategy::keep_status(&mut new, &old);
@@ -116,11 +136,13 @@ impl ApiServer {
         if !errs.is_empty() {
             return Err(Status::invalid(r.kind_name, r.group, &name, &errs));
         }
-        // A deleted object is removed once its last finalizer is gone and its grace is over.
+        // A deleted object is removed once its last finalizer is gone and its grace is over
+        // (a namespace also waits for its spec.finalizers: ShouldDeleteNamespaceDuringUpdate).
         let m = new.meta();
         if m.deletion_timestamp.is_some()
             && m.finalizers.is_empty()
             && m.deletion_grace_period_seconds == Some(0)
+            && !spec_finalizers_pending(&new)
         {
             return self.commit_or_conflict(
                 user,
@@ -140,6 +162,7 @@ impl ApiServer {
             Part::Main => r.plural.to_string(),
             Part::Status => format!("{}/status", r.plural),
             Part::Scale => format!("{}/scale", r.plural),
+            Part::Finalize => format!("{}/finalize", r.plural),
         };
         let lease = self.lease_for(kind);
         self.commit_or_conflict(
@@ -181,4 +204,9 @@ impl ApiServer {
                 CommitError::Store(msg) => errors::unknown(&msg),
             })
     }
+}
+
+/// Whether a namespace still has `spec.finalizers` (which hold it like metadata finalizers).
+pub(super) fn spec_finalizers_pending(obj: &Object) -> bool {
+    matches!(obj, Object::Namespace(ns) if !ns.spec.finalizers.is_empty())
 }

@@ -7,6 +7,7 @@
 use super::deployment::DeploymentController;
 use super::garbage_collector::GarbageCollector;
 use super::kubelet::Kubelet;
+use super::namespace::NamespaceController;
 use super::node_lifecycle::NodeLifecycleController;
 use super::profile::Profile;
 use super::replicaset::ReplicaSetController;
@@ -19,13 +20,15 @@ use crate::clock::Timestamp;
 pub const MAX_ROUNDS_PER_INSTANT: usize = 64;
 
 /// Every controller of the cluster, stepped in a fixed order (kubelets in node order, then the
-/// scheduler, the node lifecycle, ReplicaSet and Deployment controllers, the garbage collector).
+/// scheduler, the node lifecycle, ReplicaSet, Deployment and namespace controllers, the garbage
+/// collector).
 pub struct ControlPlane {
     pub kubelets: Vec<Kubelet>,
     pub scheduler: Scheduler,
     pub node_lifecycle: NodeLifecycleController,
     pub replicaset: ReplicaSetController,
     pub deployment: DeploymentController,
+    pub namespace: NamespaceController,
     pub garbage_collector: GarbageCollector,
 }
 
@@ -42,6 +45,7 @@ impl ControlPlane {
             node_lifecycle: NodeLifecycleController::new(seed, profile),
             replicaset: ReplicaSetController::new(seed, profile),
             deployment: DeploymentController::new(seed, profile),
+            namespace: NamespaceController::new(seed, profile),
             garbage_collector: GarbageCollector::new(seed, profile),
         }
     }
@@ -56,6 +60,7 @@ impl ControlPlane {
         all.push(&mut self.node_lifecycle);
         all.push(&mut self.replicaset);
         all.push(&mut self.deployment);
+        all.push(&mut self.namespace);
         all.push(&mut self.garbage_collector);
         all
     }
@@ -70,6 +75,7 @@ impl ControlPlane {
         all.push(&self.node_lifecycle);
         all.push(&self.replicaset);
         all.push(&self.deployment);
+        all.push(&self.namespace);
         all.push(&self.garbage_collector);
         all
     }
@@ -217,6 +223,7 @@ mod tests {
                 "node-controller",
                 "replicaset-controller",
                 "deployment-controller",
+                "namespace-controller",
                 "generic-garbage-collector"
             ]
         );

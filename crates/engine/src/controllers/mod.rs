@@ -1,7 +1,8 @@
 //! The controllers: every component of the control plane as a loop that reads the ledger,
 //! computes the difference and writes the ledger — never talking to another component directly.
 //! The scheduler, one kubelet per node, the node lifecycle controller (with taint-based
-//! eviction), the ReplicaSet and the Deployment controllers and the garbage collector each own their informers and work
+//! eviction), the ReplicaSet and the Deployment controllers, the namespace controller and the garbage
+//! collector each own their informers and work
 //! queue and act only through API requests; the watch broadcast passes the baton between them.
 //!
 //! A driver (the [`harness::Harness`] here, the cluster façade elsewhere) owns the
@@ -15,6 +16,7 @@ pub mod events;
 pub mod garbage_collector;
 pub mod harness;
 pub mod kubelet;
+pub mod namespace;
 pub mod node_lifecycle;
 pub mod podutil;
 pub mod profile;
@@ -27,6 +29,7 @@ pub use events::EventRecorder;
 pub use garbage_collector::GarbageCollector;
 pub use harness::{ControlPlane, Harness};
 pub use kubelet::Kubelet;
+pub use namespace::NamespaceController;
 pub use node_lifecycle::NodeLifecycleController;
 pub use profile::Profile;
 pub use replicaset::ReplicaSetController;

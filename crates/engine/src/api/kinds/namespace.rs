@@ -1,6 +1,9 @@
-//! `namespaces` (core/v1, cluster-scoped): the only kind whose names are DNS labels.
+//! `namespaces` (core/v1, cluster-scoped): the only kind whose names are DNS labels. Its strategy
+//! puts the `kubernetes` finalizer on every new namespace, and only the `finalize` subresource
+//! changes `spec.finalizers` afterwards (`pkg/registry/core/namespace/strategy.go`).
 
 use super::conditions_merge_key;
+use crate::api::namespace::{FINALIZER_KUBERNETES, PHASE_ACTIVE};
 use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::{Namespace, Object};
 use watchlab_apimachinery::validation::FieldError;
@@ -18,7 +21,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     namespaced: false,
     short_names: &["ns"],
     categories: &[],
-    subresources: &["status"],
+    subresources: &["status", "finalize"],
     registry: "namespaces",
     field_labels: &["metadata.name", "metadata.namespace", "status.phase"],
     dns_label_names: true,
@@ -78,13 +81,20 @@ impl Rules for NamespaceRules {
 
     fn prepare_for_create(&self, obj: &mut Object) {
         if let Object::Namespace(ns) = obj {
-            ns.status.phase = "Active".into();
+            ns.status.phase = PHASE_ACTIVE.into();
+            ns.status.conditions.clear();
+            // "on create, we require the kubernetes value" (namespaceStrategy.PrepareForCreate).
+            if !ns.spec.finalizers.iter().any(|f| f == FINALIZER_KUBERNETES) {
+                ns.spec.finalizers.push(FINALIZER_KUBERNETES.into());
+            }
         }
     }
 
     fn keep_status(&self, new: &mut Object, old: &Object) {
         if let (Object::Namespace(n), Object::Namespace(o)) = (new, old) {
             n.status.clone_from(&o.status);
+            // PrepareForUpdate: spec.finalizers changes only through `/finalize`.
+            n.spec.finalizers.clone_from(&o.spec.finalizers);
         }
     }
 
