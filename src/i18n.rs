@@ -103,6 +103,11 @@ texts! {
     Seed => "Seed", "种子";
     Restart => "Restart", "重新开始";
     NoTimer => "nothing scheduled", "没有待执行的定时事件";
+    SizeHint => "The cluster's nodes and the replicas of the demo Deployment (production/orders-api), applied on Restart", "集群的节点数与演示 Deployment（production/orders-api）的副本数，点击“重新开始”时生效";
+    SizeNodesNotANumber => "Nodes: \"{}\" is not a whole number. The cluster is unchanged.", "节点数：“{}”不是整数。集群未改变。";
+    SizeNodesOutOfRange => "Nodes: {} is not between 1 and {} (Kubernetes supports at most 5,000 nodes per cluster). The cluster is unchanged.", "节点数：{} 不在 1 到 {} 之间（Kubernetes 每个集群最多支持 5000 个节点）。集群未改变。";
+    SizeReplicasNotANumber => "Replicas: \"{}\" is not a whole number. The cluster is unchanged.", "副本数：“{}”不是整数。集群未改变。";
+    SizeOverCapacity => "{} replicas do not fit on {} nodes: they hold at most {} pods ({} per node, the kubelet's maxPods). The cluster is unchanged.", "{} 个副本放不下：{} 个节点最多容纳 {} 个 Pod（每个节点 {} 个，即 kubelet 的 maxPods）。集群未改变。";
     EngineBehind => "busy", "忙碌";
     EngineBehindHint => "The cluster has more to do than one frame allows: virtual time runs slower than the chosen speed until it catches up", "集群要做的事超过一帧的预算：虚拟时间暂时比所选速度慢，直到追上";
     // Tabs
@@ -137,6 +142,14 @@ texts! {
     QuorumLost => "no majority: writes fail, reads still served", "失去多数派：写入失败，读仍可用";
     Alive => "alive", "存活";
     PodsOn => "Pods on {}", "{} 上的 Pod";
+    NodeMapLabel => "Map of {} nodes: one cell per node, coloured by readiness, filled by pods", "{} 个节点的地图：每个格子一个节点，颜色表示是否就绪，填充表示 Pod 数";
+    NodeMapHint => "One cell per node. Click a cell to list that node's pods.", "每个格子是一个节点。点击格子，列出该节点上的 Pod。";
+    NodeMapCell => "{} · {} · {} of {} pods", "{} · {} · {} / {} 个 Pod";
+    LegendReady => "Ready", "就绪";
+    LegendNotReady => "NotReady", "未就绪";
+    LegendUnknown => "no status yet", "尚无状态";
+    LegendFill => "fill: pods of {}", "填充：Pod 数 / {}";
+    NodeName => "Node", "节点";
     PodCardTitle => "{} · {} · READY {} · resourceVersion {}", "{} · {} · 就绪 {} · resourceVersion {}";
     RvShort => "rv {}", "页码 {}";
     // Ledger

@@ -173,6 +173,7 @@ pub fn ActionsPanel() -> Html {
             </fieldset>
             <fieldset>
                 <legend>{ tr(&ctx, T::NodeFailures) }</legend>
+                if ctx.frame.node_map() { <NodeByName /> }
                 { for nodes.iter().map(|n| html! {
                     <div class="row" data-node-controls={n.name.clone()}>
                         <span class="name">{ &n.name }</span>
@@ -204,6 +205,32 @@ pub fn ActionsPanel() -> Html {
                 <ConflictReportView />
             </fieldset>
         </section>
+    }
+}
+
+/// Kill or restore a node named in a field: a cluster of thousands of nodes gets no row of
+/// buttons per node (its node map opens a node with the same buttons).
+#[component]
+fn NodeByName() -> Html {
+    let ctx = use_ctx();
+    let field = use_node_ref();
+    let act = |kill: bool| {
+        let (ctx, field) = (ctx.clone(), field.clone());
+        Callback::from(move |_: MouseEvent| {
+            let name = Fields::text(&field);
+            ctx.dispatch(Action::Cluster(if kill {
+                ClusterAction::KillNode(name)
+            } else {
+                ClusterAction::RestoreNode(name)
+            }))
+        })
+    };
+    html! {
+        <div class="row">
+            <label class="field">{ tr(&ctx, T::NodeName) }<input id="f-node" ref={field.clone()} type="text" spellcheck="false" /></label>
+            <button id="kill-node" onclick={act(true)}>{ tr(&ctx, T::Kill) }</button>
+            <button id="restore-node" onclick={act(false)}>{ tr(&ctx, T::Restore) }</button>
+        </div>
     }
 }
 

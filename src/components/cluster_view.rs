@@ -1,70 +1,60 @@
-//! The cluster at a glance: one column per node with its pods, a column for pods not yet
-//! scheduled, the true totals by STATUS, and the etcd members. Each column scrolls in a
-//! window (only the cards in view are drawn), so thousands of pods stay smooth.
+//! The cluster at a glance: the true totals by STATUS, the nodes, and the etcd members. A
+//! small cluster shows one column per node with its pods and a column for pods not yet
+//! scheduled, each scrolling in a window (only the cards in view are drawn). A cluster of more
+//! than [`crate::state::NODE_MAP_THRESHOLD`] nodes shows the [`NodeMap`] instead, and the pods
+//! of the one node opened on it.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::etcd_panel::EtcdPanel;
 use super::node_column::{pods_text, status_class, NodeColumn};
+use super::node_map::NodeMap;
 use super::{tr, use_ctx};
 use crate::i18n::T;
-use watchlab_engine::cluster::PodView;
+use crate::state::Action;
+use watchlab_engine::cluster::{Action as ClusterAction, PodView};
 use yew::prelude::*;
-
-/// The order STATUS counts are listed in (others follow alphabetically).
-const STATUS_ORDER: [&str; 5] = [
-    "Running",
-    "ContainerCreating",
-    "Pending",
-    "Terminating",
-    "Completed",
-];
-
-/// How many pods have each STATUS, in [`STATUS_ORDER`] then alphabetical order.
-pub fn status_counts(pods: &[PodView]) -> Vec<(String, usize)> {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for p in pods {
-        *counts.entry(p.status.as_str()).or_default() += 1;
-    }
-    let rank = |s: &str| {
-        STATUS_ORDER
-            .iter()
-            .position(|o| *o == s)
-            .unwrap_or(STATUS_ORDER.len())
-    };
-    let mut out: Vec<(String, usize)> = counts
-        .into_iter()
-        .map(|(s, n)| (s.to_string(), n))
-        .collect();
-    out.sort_by(|a, b| rank(&a.0).cmp(&rank(&b.0)).then_with(|| a.0.cmp(&b.0)));
-    out
-}
 
 #[component]
 pub fn ClusterView() -> Html {
     let ctx = use_ctx();
-    let (nodes, pods) = (ctx.frame.nodes.clone(), ctx.frame.pods.clone());
-    let counts = status_counts(&pods);
-    let total = pods.len();
+    let frame = &ctx.frame;
+    let lang = ctx.lang;
+    let total = frame.census.total;
+    let summary = html! {
+        <p class="summary">
+            <span id="pod-count" data-count={total.to_string()}>{ pods_text(lang, total) }</span>
+            { for frame.status_counts().iter().map(|(status, n)| html! {
+                <span class={classes!("chip", status_class(status))} data-status={status.clone()} data-count={n.to_string()}>{ format!("{status} {n}") }</span>
+            }) }
+        </p>
+    };
+    if frame.node_map() {
+        return html! {
+            <div class="cluster-view mapped">
+                { summary }
+                <NodeMap />
+                <OpenNode />
+                <EtcdPanel />
+            </div>
+        };
+    }
     // One pass: each pod into its node's column (or the unscheduled one).
-    let mut by_node: BTreeMap<Option<String>, Vec<PodView>> = BTreeMap::new();
-    for p in pods {
-        by_node.entry(p.node.clone()).or_default().push(p);
+    let mut by_node: BTreeMap<Option<&str>, Vec<PodView>> = BTreeMap::new();
+    for p in &frame.pods {
+        by_node
+            .entry(p.node.as_deref())
+            .or_default()
+            .push(p.clone());
     }
     let unscheduled = by_node.remove(&None).unwrap_or_default();
-    let lang = ctx.lang;
     html! {
         <div class="cluster-view">
-            <p class="summary">
-                <span id="pod-count" data-count={total.to_string()}>{ pods_text(lang, total) }</span>
-                { for counts.iter().map(|(status, n)| html! {
-                    <span class={classes!("chip", status_class(status))} data-status={status.clone()} data-count={n.to_string()}>{ format!("{status} {n}") }</span>
-                }) }
-            </p>
+            { summary }
             <section class="nodes" aria-label={tr(&ctx, T::Nodes)}>
-                { for nodes.iter().map(|n| {
-                    let on = Rc::new(by_node.remove(&Some(n.name.clone())).unwrap_or_default());
+                { for frame.nodes.iter().map(|n| {
+                    let on = Rc::new(by_node.remove(&Some(n.name.as_str())).unwrap_or_default());
                     html! { <NodeColumn key={n.name.clone()} node={Some(n.clone())} pods={on} {lang} /> }
                 }) }
                 if !unscheduled.is_empty() { <NodeColumn key="-" node={None} pods={Rc::new(unscheduled)} {lang} /> }
@@ -74,42 +64,34 @@ pub fn ClusterView() -> Html {
     }
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
-mod tests {
-    use super::*;
-
-    fn pod(status: &str) -> PodView {
-        PodView {
-            namespace: "default".into(),
-            name: "p".into(),
-            node: None,
-            status: status.into(),
-            ready: "0/1".into(),
-            resource_version: 1,
-            deleting: false,
-        }
-    }
-
-    #[test]
-    fn status_counts_are_totals_in_a_stable_order() {
-        let pods: Vec<_> = [
-            "Pending",
-            "Running",
-            "Pending",
-            "ErrImagePull",
-            "Running",
-            "Running",
-        ]
-        .into_iter()
-        .map(pod)
-        .collect();
-        assert_eq!(
-            status_counts(&pods),
-            vec![
-                ("Running".to_string(), 3),
-                ("Pending".to_string(), 2),
-                ("ErrImagePull".to_string(), 1)
-            ]
-        );
+/// The node opened on the map: its column of pods, and its kill / restore buttons.
+#[component]
+fn OpenNode() -> Html {
+    let ctx = use_ctx();
+    let Some(node) = ctx
+        .open_node
+        .as_deref()
+        .and_then(|name| ctx.frame.nodes.iter().find(|n| n.name == name))
+        .cloned()
+    else {
+        return html! {};
+    };
+    let act = |a: Action| {
+        let ctx = ctx.clone();
+        Callback::from(move |_: MouseEvent| ctx.dispatch(a.clone()))
+    };
+    let kill = act(Action::Cluster(ClusterAction::KillNode(node.name.clone())));
+    let restore = act(Action::Cluster(ClusterAction::RestoreNode(
+        node.name.clone(),
+    )));
+    html! {
+        <section class="open-node" id="open-node" data-node={node.name.clone()}>
+            <div class="buttons">
+                <button class="small" id="open-node-kill" disabled={node.killed} onclick={kill}>{ tr(&ctx, T::Kill) }</button>
+                <button class="small" id="open-node-restore" disabled={!node.killed} onclick={restore}>{ tr(&ctx, T::Restore) }</button>
+                <button class="small" id="open-node-close" onclick={act(Action::OpenNode(None))}>{ tr(&ctx, T::Close) }</button>
+            </div>
+            <NodeColumn key={node.name.clone()} node={Some(node.clone())} pods={Rc::new(ctx.frame.pods.clone())} lang={ctx.lang} />
+        </section>
     }
 }

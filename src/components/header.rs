@@ -1,11 +1,14 @@
 //! The header: the ledger's revision and virtual time, the clock controls (pause, step, speed,
-//! seed + restart), the cluster file (export, import, save notice) and the language switch.
+//! seed, cluster size + restart), the cluster file (export, import, save notice) and the
+//! language switch.
 
 use super::cluster_file::ClusterFile;
 use super::{tr, use_ctx, use_initial_value};
 use crate::clock::Speed;
-use crate::i18n::T;
-use crate::state::{format_time, Action, Frame};
+use crate::i18n::{Lang, T};
+use crate::state::{
+    format_time, pods_per_node, Action, ClusterSize, Frame, SizeError, MAX_NODES, NODE_SIZES,
+};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -14,6 +17,19 @@ pub fn Header() -> Html {
     let ctx = use_ctx();
     let seed_input = use_node_ref();
     use_initial_value(seed_input.clone(), ctx.seed.to_string());
+    let (nodes_input, replicas_input) = (use_node_ref(), use_node_ref());
+    {
+        // The fields show the cluster's size whenever it changes (restart, import, restore);
+        // a refused size leaves what was typed for the learner to correct.
+        let (nodes, replicas) = (nodes_input.clone(), replicas_input.clone());
+        use_effect_with(ctx.size, move |size: &ClusterSize| {
+            for (field, value) in [(nodes, size.nodes), (replicas, size.replicas as usize)] {
+                if let Some(input) = field.cast::<HtmlInputElement>() {
+                    input.set_value(&value.to_string());
+                }
+            }
+        });
+    }
     let Frame {
         revision,
         now,
@@ -30,12 +46,22 @@ pub fn Header() -> Html {
     let on_restart = {
         let ctx = ctx.clone();
         let input = seed_input.clone();
+        let (nodes, replicas) = (nodes_input.clone(), replicas_input.clone());
         Callback::from(move |_: MouseEvent| {
             let seed = input
                 .cast::<HtmlInputElement>()
                 .and_then(|i| i.value().trim().parse::<u64>().ok())
                 .unwrap_or(ctx.seed);
-            ctx.dispatch(Action::Restart(seed));
+            let text = |r: &NodeRef| {
+                r.cast::<HtmlInputElement>()
+                    .map(|i| i.value())
+                    .unwrap_or_default()
+            };
+            ctx.dispatch(Action::Restart {
+                seed,
+                nodes: text(&nodes),
+                replicas: text(&replicas),
+            });
         })
     };
     let next_title = match next {
@@ -71,12 +97,81 @@ pub fn Header() -> Html {
             <div class="seed">
                 <label for="seed">{ tr(&ctx, T::Seed) }</label>
                 <input id="seed" ref={seed_input} type="number" min="0" />
+                <label for="nodes" title={tr(&ctx, T::SizeHint)}>{ tr(&ctx, T::Nodes) }</label>
+                // Text, not number: what was typed reaches the check as typed, and is named in
+                // the message if it is not a number.
+                <input id="nodes" class="size" ref={nodes_input} type="text" inputmode="numeric" list="node-sizes"
+                    title={tr(&ctx, T::SizeHint)} aria-describedby="size-error" />
+                <datalist id="node-sizes">
+                    { for NODE_SIZES.iter().map(|n| html! { <option value={n.to_string()} /> }) }
+                </datalist>
+                <label for="replicas" title={tr(&ctx, T::SizeHint)}>{ tr(&ctx, T::Replicas) }</label>
+                <input id="replicas" class="size" ref={replicas_input} type="text" inputmode="numeric"
+                    title={tr(&ctx, T::SizeHint)} aria-describedby="size-error" />
                 <button id="restart" onclick={on_restart}>{ tr(&ctx, T::Restart) }</button>
+                if let Some(e) = &ctx.size_error {
+                    <p id="size-error" class="size-error" role="alert">
+                        { size_error_text(ctx.lang, e) }
+                        <button class="small" onclick={dispatch(Action::DismissSizeError)}>{ tr(&ctx, T::Close) }</button>
+                    </p>
+                }
             </div>
             <ClusterFile />
             <button id="lang" class="lang" title={tr(&ctx, T::LanguageHint)} onclick={dispatch(Action::SetLang(ctx.lang.other()))}>
                 { tr(&ctx, T::Language) }
             </button>
         </header>
+    }
+}
+
+/// The message of a refused size, in `lang`.
+pub fn size_error_text(lang: Lang, e: &SizeError) -> String {
+    match e {
+        SizeError::NodesNotANumber(text) => T::SizeNodesNotANumber.fill(lang, &[text]),
+        SizeError::NodesOutOfRange(n) => {
+            T::SizeNodesOutOfRange.fill(lang, &[&n.to_string(), &MAX_NODES.to_string()])
+        }
+        SizeError::ReplicasNotANumber(text) => T::SizeReplicasNotANumber.fill(lang, &[text]),
+        SizeError::ReplicasOverCapacity {
+            replicas,
+            nodes,
+            capacity,
+        } => T::SizeOverCapacity.fill(
+            lang,
+            &[
+                &replicas.to_string(),
+                &nodes.to_string(),
+                &capacity.to_string(),
+                &pods_per_node().to_string(),
+            ],
+        ),
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use crate::state::parse_size;
+
+    #[test]
+    fn a_refused_size_is_explained_in_both_languages() {
+        let cases = [
+            (parse_size("6000", "3"), ["6000", "5000"]),
+            (parse_size("3", "400"), ["400", "330"]),
+            (parse_size("ten", "3"), ["ten", "ten"]),
+            (parse_size("3", "?"), ["?", "?"]),
+        ];
+        for (refused, figures) in cases {
+            let Err(e) = refused else {
+                panic!("{figures:?} was accepted")
+            };
+            for lang in [Lang::En, Lang::Zh] {
+                let text = size_error_text(lang, &e);
+                for f in figures {
+                    assert!(text.contains(f), "{lang:?}: {text}");
+                }
+            }
+            assert_ne!(size_error_text(Lang::En, &e), size_error_text(Lang::Zh, &e));
+        }
     }
 }

@@ -14,6 +14,7 @@ pub mod header;
 pub mod informers_view;
 pub mod ledger_view;
 pub mod node_column;
+pub mod node_map;
 pub mod reconnect_panel;
 pub mod scenario_panel;
 pub mod splitter;

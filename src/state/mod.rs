@@ -9,15 +9,14 @@ mod frame;
 mod navigation;
 mod persistence;
 mod scenarios;
+mod size;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use watchlab_apimachinery::client::WatchId;
 use watchlab_engine::clock::Timestamp;
-use watchlab_engine::cluster::{
-    Action as ClusterAction, Cluster, ClusterConfig, ConflictReport, Outcome,
-};
+use watchlab_engine::cluster::{Action as ClusterAction, Cluster, ConflictReport, Outcome};
 use yew::Reducible;
 
 use crate::clock::Speed;
@@ -26,10 +25,14 @@ use crate::inspect::{inspect, Inspection};
 use crate::scenario::{self, View};
 
 pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS};
-pub use frame::Frame;
+pub use frame::{shows_node_map, Frame, Shown, NODE_MAP_THRESHOLD};
 pub use navigation::Tool;
 pub use persistence::{FileNotice, EXPORT_FILE, MAX_SAVE_BYTES, SAVE_EVERY_MS, SAVE_KEY};
 pub use scenarios::{Progress, SEED_DEPLOYMENT, SEED_NAMESPACE};
+pub use size::{
+    node_names, parse_size, pods_per_node, ClusterSize, SizeError, MAX_NODES, NODE_SIZES,
+    SEED_REPLICAS,
+};
 
 /// The user agent of the page's own reads (object viewer).
 pub const VIEWER_USER: &str = "watchlab-viewer";
@@ -56,10 +59,16 @@ pub struct State {
     /// What the views show, read from the engine once after every change.
     pub frame: Rc<Frame>,
     pub seed: u64,
+    /// The current cluster's size (what the header's size fields start from).
+    pub size: ClusterSize,
+    /// Why the last Restart's size was refused (the cluster was kept).
+    pub size_error: Option<SizeError>,
     pub lang: Lang,
     pub view: View,
     pub tool: Tool,
     pub inspection: Option<Inspection>,
+    /// The node whose pods the node map shows.
+    pub open_node: Option<String>,
     /// The stream whose raw HTTP body is shown.
     pub raw_stream: Option<WatchId>,
     /// The revision whose fan-out the broadcast draws; `None` follows the newest.
@@ -93,8 +102,13 @@ pub enum Action {
     /// Jump to the next timer and run it.
     Step,
     SetSpeed(Speed),
-    /// A fresh cluster from this seed.
-    Restart(u64),
+    /// A fresh cluster from this seed, of the size typed in the header's nodes and replicas
+    /// fields (refused with [`State::size_error`] if they do not make a valid size).
+    Restart {
+        seed: u64,
+        nodes: String,
+        replicas: String,
+    },
     Command(String),
     /// Ctrl-C.
     Interrupt,
@@ -104,6 +118,10 @@ pub enum Action {
         content: String,
     },
     Cluster(ClusterAction),
+    /// Hide the message of a refused size.
+    DismissSizeError,
+    /// Open a node of the node map (its pods are shown), or close it.
+    OpenNode(Option<String>),
     /// Show the object a ledger revision wrote.
     Inspect(u64),
     CloseInspection,
@@ -122,14 +140,22 @@ pub enum Action {
 impl State {
     pub fn new(seed: u64, lang: Lang) -> Self {
         let engine = Engine::new(seed);
+        let shown = Shown {
+            view: View::default(),
+            tool: Tool::default(),
+            open_node: None,
+        };
         State {
-            frame: Rc::new(Frame::of(&engine)),
+            frame: Rc::new(Frame::of(&engine, shown)),
             engine: Rc::new(RefCell::new(engine)),
             seed,
+            size: ClusterSize::default(),
+            size_error: None,
             lang,
             view: View::default(),
             tool: Tool::default(),
             inspection: None,
+            open_node: None,
             raw_stream: None,
             fan_revision: None,
             notice: None,
@@ -157,7 +183,12 @@ impl State {
 
     /// Takes the views' snapshot of the engine (after a change).
     fn refresh_frame(&mut self) {
-        self.frame = Rc::new(Frame::of(&self.engine.borrow()));
+        let shown = Shown {
+            view: self.view,
+            tool: self.tool,
+            open_node: self.open_node.as_deref(),
+        };
+        self.frame = Rc::new(Frame::of(&self.engine.borrow(), shown));
     }
 
     /// Returns whether anything visible changed.
@@ -181,13 +212,17 @@ impl State {
                 e.poll_console();
                 self.notice = idle.then_some(Notice::NothingScheduled);
             }
-            Action::Restart(seed) => {
-                self.replace_cluster(Cluster::new(ClusterConfig {
-                    seed,
-                    ..ClusterConfig::default()
-                }));
-                self.file_notice = None;
-            }
+            Action::Restart {
+                seed,
+                nodes,
+                replicas,
+            } => match parse_size(&nodes, &replicas) {
+                Ok(size) => {
+                    self.replace_cluster(size::sized_cluster(seed, size));
+                    self.file_notice = None;
+                }
+                Err(e) => self.size_error = Some(e),
+            },
             Action::Command(line) => {
                 self.engine.borrow_mut().run_command(&line);
                 self.tool = Tool::Console;
@@ -220,6 +255,8 @@ impl State {
                 self.fan_revision = Some(revision);
             }
             Action::CloseInspection => self.inspection = None,
+            Action::OpenNode(node) => self.open_node = node,
+            Action::DismissSizeError => self.size_error = None,
             Action::ShowFanOut(revision) => self.fan_revision = revision,
             Action::ShowRaw(id) => self.raw_stream = id,
             Action::StartScenario(id) => {

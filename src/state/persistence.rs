@@ -9,6 +9,7 @@ use watchlab_engine::cluster::Cluster;
 
 use super::engine::Engine;
 use super::scenarios::Progress;
+use super::size::size_of;
 use super::State;
 use crate::clock::ClockDriver;
 use crate::i18n::Lang;
@@ -85,6 +86,9 @@ impl State {
             (e.clock.speed(), e.clock.paused())
         };
         self.seed = cluster.config().seed;
+        self.size = size_of(&cluster);
+        self.size_error = None;
+        self.open_node = None;
         self.progress = cluster
             .journal()
             .scenario

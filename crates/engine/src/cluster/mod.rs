@@ -31,7 +31,7 @@ use journal::{Input, Journal};
 pub use manifests::{deployment_manifest, object_path, pod_manifest};
 pub use replay::{history_digest, ledger_fingerprint};
 pub use session::ClusterSession;
-pub use views::{node_view, pod_view, InformerView, NodeView, PodView};
+pub use views::{node_view, pod_status, pod_view, InformerView, NodeView, PodCensus, PodView};
 
 /// The user agent of the playground's buttons.
 pub const PLAYGROUND_USER: &str = "watchlab-ui";

@@ -1,6 +1,8 @@
 //! What the cluster view shows, derived from the API server's objects like `kubectl get`
 //! derives its columns: nodes, pods, and each informer's cache against the ledger.
 
+use std::collections::{BTreeMap, HashMap};
+
 use watchlab_apimachinery::client::WatchId;
 
 use crate::api::node::Node;
@@ -72,6 +74,47 @@ impl Cluster {
             .collect()
     }
 
+    /// The pods' counts by node and by STATUS ([`PodCensus`]).
+    pub fn pod_census(&self) -> PodCensus {
+        let mut census = PodCensus::default();
+        let Ok(list) = self.api.list(Kind::Pod, None, &Default::default()) else {
+            return census;
+        };
+        for p in list.items.iter().filter_map(|o| o.as_pod()) {
+            census.total += 1;
+            let node = p.spec.node_name.as_str();
+            if !node.is_empty() {
+                match census.by_node.get_mut(node) {
+                    Some(n) => *n += 1,
+                    None => {
+                        census.by_node.insert(node.to_string(), 1);
+                    }
+                }
+            }
+            let status = pod_status(p);
+            match census.by_status.get_mut(status) {
+                Some(n) => *n += 1,
+                None => {
+                    census.by_status.insert(status.to_string(), 1);
+                }
+            }
+        }
+        census
+    }
+
+    /// The pods bound to `node` (`spec.nodeName`), as the cluster view shows them.
+    pub fn pods_on(&self, node: &str) -> Vec<PodView> {
+        let Ok(list) = self.api.list(Kind::Pod, None, &Default::default()) else {
+            return Vec::new();
+        };
+        list.items
+            .iter()
+            .filter_map(|o| o.as_pod())
+            .filter(|p| p.spec.node_name == node)
+            .map(pod_view)
+            .collect()
+    }
+
     /// Every controller's informers: each cache's revision against the ledger's.
     pub fn informers(&self) -> Vec<InformerView> {
         let latest = self.api.revision();
@@ -129,29 +172,44 @@ pub fn pod_view(p: &Pod) -> PodView {
         .iter()
         .filter(|c| c.ready)
         .count();
-    let waiting = p
-        .status
-        .container_statuses
-        .iter()
-        .find_map(|c| c.state.waiting.as_ref().map(|w| w.reason.clone()))
-        .filter(|r| !r.is_empty());
-    let deleting = p.metadata.deletion_timestamp.is_some();
-    let status = if deleting {
-        "Terminating".to_string()
-    } else if let Some(reason) = waiting {
-        reason
-    } else if p.status.phase.is_empty() {
-        "Pending".to_string()
-    } else {
-        p.status.phase.clone()
-    };
     PodView {
         namespace: p.metadata.namespace.clone(),
         name: p.metadata.name.clone(),
         node: Some(p.spec.node_name.clone()).filter(|n| !n.is_empty()),
-        status,
+        status: pod_status(p).to_string(),
         ready: format!("{ready}/{total}"),
         resource_version: p.metadata.resource_version.parse().unwrap_or(0),
-        deleting,
+        deleting: p.metadata.deletion_timestamp.is_some(),
     }
+}
+
+/// A pod's STATUS column (`Terminating`, a waiting container's reason, else the phase, and
+/// `Pending` before there is one), without copying it: [`pod_view`] and [`PodCensus`] use it.
+pub fn pod_status(p: &Pod) -> &str {
+    let waiting = p
+        .status
+        .container_statuses
+        .iter()
+        .find_map(|c| c.state.waiting.as_ref().map(|w| w.reason.as_str()))
+        .filter(|r| !r.is_empty());
+    if p.metadata.deletion_timestamp.is_some() {
+        "Terminating"
+    } else if let Some(reason) = waiting {
+        reason
+    } else if p.status.phase.is_empty() {
+        "Pending"
+    } else {
+        &p.status.phase
+    }
+}
+
+/// What a map of many nodes draws, counted in one pass over the pods without a row per pod:
+/// how many pods each node holds and how many pods have each STATUS.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodCensus {
+    pub total: usize,
+    /// Pods bound to each node, by node name (a node without pods is absent).
+    pub by_node: HashMap<String, usize>,
+    /// Pods by STATUS ([`pod_status`]).
+    pub by_status: BTreeMap<String, usize>,
 }

@@ -1,0 +1,212 @@
+//! The cluster's size as the learner picks it in the header: how many nodes a Restart creates
+//! and how many replicas the demo Deployment asks for. What was typed is checked here before
+//! anything changes — a size beyond Kubernetes' envelope, replicas the nodes cannot hold, or
+//! text that is not a number is refused with a message and the cluster stays as it was (a
+//! typo must never start building a million pods and freeze the tab).
+
+use watchlab_engine::api::Kind;
+use watchlab_engine::cluster::{Cluster, ClusterConfig};
+use watchlab_engine::controllers::kubelet::NODE_PODS;
+
+use super::scenarios::{SEED_DEPLOYMENT, SEED_NAMESPACE};
+
+/// The sizes the control offers.
+pub const NODE_SIZES: [usize; 4] = [3, 100, 1_000, 5_000];
+/// Kubernetes' scalability envelope ("No more than 5,000 nodes", kubernetes.io, "Considerations
+/// for large clusters"): the engine's own limit on a cluster file, so a Restart never builds a
+/// cluster that could not be saved and restored.
+pub use watchlab_engine::cluster::journal::MAX_NODES;
+/// The replicas the seed texts' Deployment starts with (`ClusterConfig::seed_objects`).
+pub const SEED_REPLICAS: u32 = 3;
+
+/// Pods one node holds: the kubelet's `maxPods` (default 110), as every simulated node reports
+/// in `status.capacity.pods`.
+pub fn pods_per_node() -> u64 {
+    NODE_PODS.parse().unwrap_or(110)
+}
+
+/// How big a Restart makes the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClusterSize {
+    pub nodes: usize,
+    /// The demo Deployment's replicas.
+    pub replicas: u32,
+}
+
+impl Default for ClusterSize {
+    fn default() -> Self {
+        ClusterSize {
+            nodes: ClusterConfig::default().nodes.len(),
+            replicas: SEED_REPLICAS,
+        }
+    }
+}
+
+/// Why a size was refused (the cluster is unchanged).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SizeError {
+    /// The nodes field is not a whole number (what was typed).
+    NodesNotANumber(String),
+    /// Zero nodes, or more than [`MAX_NODES`].
+    NodesOutOfRange(u64),
+    /// The replicas field is not a whole number (what was typed).
+    ReplicasNotANumber(String),
+    /// More replicas than `nodes` × [`pods_per_node`] pods.
+    ReplicasOverCapacity {
+        replicas: u64,
+        nodes: usize,
+        capacity: u64,
+    },
+}
+
+/// Reads the two fields as typed (surrounding blanks and `,`/`_` digit separators allowed).
+pub fn parse_size(nodes: &str, replicas: &str) -> Result<ClusterSize, SizeError> {
+    let number = |text: &str| -> Option<u64> {
+        let digits: String = text
+            .trim()
+            .chars()
+            .filter(|c| *c != ',' && *c != '_')
+            .collect();
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        // Digits only: a failure here is overflow, which is out of range anyway.
+        Some(digits.parse().unwrap_or(u64::MAX))
+    };
+    let n = number(nodes).ok_or_else(|| SizeError::NodesNotANumber(nodes.trim().to_string()))?;
+    if n == 0 || n > MAX_NODES as u64 {
+        return Err(SizeError::NodesOutOfRange(n));
+    }
+    let nodes = n as usize;
+    let r = number(replicas)
+        .ok_or_else(|| SizeError::ReplicasNotANumber(replicas.trim().to_string()))?;
+    let capacity = n * pods_per_node();
+    match u32::try_from(r) {
+        Ok(replicas) if r <= capacity => Ok(ClusterSize { nodes, replicas }),
+        _ => Err(SizeError::ReplicasOverCapacity {
+            replicas: r,
+            nodes,
+            capacity,
+        }),
+    }
+}
+
+/// The node names of a cluster of `n`: the three of the texts (`node-a` … `node-c`) for the
+/// default size, else `node-001` … numbered to the same width, so name order is number order.
+pub fn node_names(n: usize) -> Vec<String> {
+    let default = ClusterConfig::default().nodes;
+    if n == default.len() {
+        return default;
+    }
+    let width = n.to_string().len();
+    (1..=n).map(|i| format!("node-{i:0width$}")).collect()
+}
+
+/// A fresh cluster of `size` from `seed`: the demo Deployment is scaled to the chosen replicas
+/// by a recorded action, so the choice is part of the saved cluster.
+pub fn sized_cluster(seed: u64, size: ClusterSize) -> Cluster {
+    let mut cluster = Cluster::new(ClusterConfig {
+        seed,
+        nodes: node_names(size.nodes),
+        ..ClusterConfig::default()
+    });
+    if size.replicas != SEED_REPLICAS {
+        // The Deployment was just created by the seed objects: this cannot be refused.
+        let _ = cluster.apply(watchlab_engine::cluster::Action::Scale {
+            namespace: SEED_NAMESPACE.into(),
+            name: SEED_DEPLOYMENT.into(),
+            replicas: size.replicas,
+        });
+    }
+    cluster
+}
+
+/// The size a (restored or imported) cluster has: its nodes, and the demo Deployment's
+/// replicas if it still exists.
+pub fn size_of(cluster: &Cluster) -> ClusterSize {
+    let replicas = cluster
+        .api()
+        .get(Kind::Deployment, Some(SEED_NAMESPACE), SEED_DEPLOYMENT)
+        .ok()
+        .and_then(|o| o.as_deployment().and_then(|d| d.spec.replicas))
+        .and_then(|r| u32::try_from(r).ok())
+        .unwrap_or(SEED_REPLICAS);
+    ClusterSize {
+        nodes: cluster.config().nodes.len(),
+        replicas,
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_offered_sizes_and_their_capacity_are_accepted() {
+        for n in NODE_SIZES {
+            let full = n as u64 * 110;
+            assert_eq!(
+                parse_size(&n.to_string(), &full.to_string()),
+                Ok(ClusterSize {
+                    nodes: n,
+                    replicas: full as u32
+                })
+            );
+        }
+        assert_eq!(
+            parse_size(" 5,000 ", "150_000"),
+            Ok(ClusterSize {
+                nodes: 5_000,
+                replicas: 150_000
+            })
+        );
+    }
+
+    #[test]
+    fn bad_sizes_are_refused_with_what_was_wrong() {
+        assert_eq!(
+            parse_size("5001", "3"),
+            Err(SizeError::NodesOutOfRange(5001))
+        );
+        assert_eq!(parse_size("0", "3"), Err(SizeError::NodesOutOfRange(0)));
+        assert_eq!(
+            parse_size("99999999999999999999999", "3"),
+            Err(SizeError::NodesOutOfRange(u64::MAX))
+        );
+        for bad in ["", "ten", "-3", "3.5", "1e3"] {
+            assert_eq!(
+                parse_size(bad, "3"),
+                Err(SizeError::NodesNotANumber(bad.trim().to_string())),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            parse_size("3", "many"),
+            Err(SizeError::ReplicasNotANumber("many".into()))
+        );
+        assert_eq!(
+            parse_size("3", "331"),
+            Err(SizeError::ReplicasOverCapacity {
+                replicas: 331,
+                nodes: 3,
+                capacity: 330
+            })
+        );
+        assert!(matches!(
+            parse_size("5000", "99999999999"),
+            Err(SizeError::ReplicasOverCapacity { .. })
+        ));
+    }
+
+    #[test]
+    fn node_names_keep_the_texts_names_and_sort_by_number() {
+        assert_eq!(node_names(3), ["node-a", "node-b", "node-c"]);
+        let names = node_names(100);
+        assert_eq!(names.len(), 100);
+        assert_eq!(names[0], "node-001");
+        assert_eq!(names[99], "node-100");
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(sorted, names);
+    }
+}
