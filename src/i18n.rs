@@ -196,6 +196,13 @@ texts! {
     NotYet => "not yet delivered", "尚未送达";
     Outside => "not in its recent log", "不在其最近记录中";
     NoStreams => "No open streams.", "没有打开的流。";
+    GroupedHint => "More than {} streams: one row per component and resource; expand a row to see its streams.", "超过 {} 条流：每个组件和资源一行；展开一行查看其中的流。";
+    GroupStreams => "{}: {} streams, newest first", "{}：{} 条流，最新的在最上面";
+    GroupReach => "received {} · refused {} · not offered {}", "收到 {} · 拒收 {} · 未投递 {}";
+    ColStreams => "Streams", "流数";
+    ColFanOut => "Fan-out", "扇出";
+    Expand => "Expand", "展开";
+    Collapse => "Collapse", "收起";
     StreamsOffered => "{} streams · {} offered", "{} 条流 · 投递尝试 {} 次";
     FanOutCounts => " · received by {}, filtered out by {}, skipped by the index (other namespace or node): {}, other resources: {}, opened later: {}", " · {} 条流收到，{} 条过滤掉，{} 条被索引跳过（别的命名空间或节点），{} 条是别的资源，{} 条之后才打开";
     ResizeConsole => "Resize the console", "调整终端宽度";
