@@ -40,8 +40,12 @@ use yew::prelude::*;
 
 /// The seed every fresh playground starts from (a run is reproducible from it).
 pub const DEFAULT_SEED: u64 = 7;
-/// Browser ticks per second driving the virtual clock.
+/// Real milliseconds between two polls of live mode's API server.
 pub const TICK_MS: u32 = 100;
+/// Real milliseconds between two slices of engine work in the playground (about one display
+/// frame): each slice works at most [`state::FRAME_BUDGET_MS`], and the views are redrawn at
+/// most every [`state::REDRAW_EVERY_MS`] while only the clock moves.
+pub const SLICE_MS: u32 = 16;
 
 pub(crate) fn stored_lang() -> Lang {
     web_sys::window()
@@ -147,10 +151,10 @@ pub fn App() -> Html {
     }
     {
         // The engine runs on the browser's event loop: each tick advances virtual time by the
-        // real time elapsed × speed (capped per frame), and never blocks.
+        // real time elapsed × speed (capped per frame), within a budget, and never blocks.
         let state = state.clone();
         use_effect_with((), move |_| {
-            let interval = Interval::new(TICK_MS, move || {
+            let interval = Interval::new(SLICE_MS, move || {
                 state.dispatch(Action::Tick(performance_now()))
             });
             move || drop(interval)

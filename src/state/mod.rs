@@ -24,7 +24,7 @@ use crate::i18n::Lang;
 use crate::inspect::{inspect, Inspection};
 use crate::scenario::{self, View};
 
-pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS};
+pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS, REDRAW_EVERY_MS};
 pub use frame::{shows_node_map, Frame, Shown, NODE_MAP_THRESHOLD};
 pub use navigation::Tool;
 pub use persistence::{FileNotice, EXPORT_FILE, MAX_SAVE_BYTES, SAVE_EVERY_MS, SAVE_KEY};
