@@ -1,6 +1,7 @@
 //! Deletion through the real kubectl: a namespace with contents goes Terminating, refuses new
 //! content with the NamespaceLifecycle text, and is gone once the namespace controller has
-//! emptied it and removed its `kubernetes` finalizer.
+//! emptied it and removed its `kubernetes` finalizer; `kubectl delete --cascade` in each mode
+//! (background, foreground, orphan) as the garbage collector carries it out.
 
 mod common;
 
@@ -107,4 +108,111 @@ fn deleting_a_namespace_terminates_it_refuses_new_content_then_removes_it() {
         protected.stderr,
         "Error from server (Forbidden): namespaces \"default\" is forbidden: this namespace may not be deleted\n"
     );
+}
+
+fn deploy(s: &TestServer, name: &str, replicas: u32) {
+    s.ok(&[
+        "create",
+        "deployment",
+        name,
+        "--image=nginx:1.27",
+        &format!("--replicas={replicas}"),
+    ]);
+}
+
+fn pods_of(s: &TestServer, app: &str) -> Vec<String> {
+    s.ok(&["get", "pods", "-l", &format!("app={app}"), "--no-headers"])
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn kubectl_delete_cascades_in_each_mode() {
+    if !common::kubectl_available("kubectl_delete_cascades_in_each_mode") {
+        return;
+    }
+    let s = server(5.0);
+    for name in ["fg", "orphaned", "bg"] {
+        deploy(&s, name, 2);
+    }
+    wait_until("6 running pods", Duration::from_secs(30), || {
+        (running_pods(&s, "default") == 6).then_some(())
+    });
+
+    // Foreground: the Deployment stays, with the finalizer, while its pods terminate.
+    assert_eq!(
+        s.ok(&[
+            "delete",
+            "deployment",
+            "fg",
+            "--cascade=foreground",
+            "--wait=false"
+        ]),
+        "deployment.apps \"fg\" deleted\n"
+    );
+    assert_eq!(
+        s.ok(&[
+            "get",
+            "deployment",
+            "fg",
+            "-o",
+            "jsonpath={.metadata.finalizers}"
+        ]),
+        "[\"foregroundDeletion\"]"
+    );
+    let waited = s.kubectl(&["wait", "--for=delete", "deployment/fg", "--timeout=60s"]);
+    assert_eq!(waited.code, 0, "{}{}", waited.stdout, waited.stderr);
+    assert!(pods_of(&s, "fg").is_empty());
+    // In the ledger: the Deployment was removed after the last of its pods and its ReplicaSet.
+    let removals: Vec<(String, String)> = s.with_cluster(|c| {
+        c.api()
+            .ledger()
+            .iter()
+            .filter(|e| e.verb == "delete" && e.after.is_none() && e.name.starts_with("fg"))
+            .map(|e| (e.resource.clone(), e.name.clone()))
+            .collect()
+    });
+    assert_eq!(
+        removals.last().map(|r| r.0.as_str()),
+        Some("deployments"),
+        "{removals:?}"
+    );
+    assert_eq!(removals.len(), 4, "{removals:?}");
+
+    // Orphan: the ReplicaSet stays without an owner, its pods keep running.
+    assert_eq!(
+        s.ok(&["delete", "deployment", "orphaned", "--cascade=orphan"]),
+        "deployment.apps \"orphaned\" deleted\n"
+    );
+    let rs = s.ok(&[
+        "get",
+        "rs",
+        "-l",
+        "app=orphaned",
+        "-o",
+        "jsonpath={range .items[*]}{.metadata.name} owners={.metadata.ownerReferences}{end}",
+    ]);
+    assert!(
+        rs.starts_with("orphaned-") && rs.ends_with(" owners="),
+        "{rs}"
+    );
+    assert_eq!(
+        pods_of(&s, "orphaned")
+            .iter()
+            .filter(|l| l.contains("Running"))
+            .count(),
+        2
+    );
+
+    // Background (the default): the Deployment goes at once, the collector takes the rest.
+    assert_eq!(
+        s.ok(&["delete", "deployment", "bg"]),
+        "deployment.apps \"bg\" deleted\n"
+    );
+    wait_until("bg's ReplicaSet collected", Duration::from_secs(20), || {
+        s.ok(&["get", "rs", "-l", "app=bg", "-o", "name"])
+            .is_empty()
+            .then_some(())
+    });
 }

@@ -1,7 +1,8 @@
 //! Deletion as a learner watches it through the controllers' harness on virtual time: a
 //! namespace goes Terminating, its content (custom resources included) is deleted by the
 //! namespace controller, creating in it is refused meanwhile, and it disappears once the
-//! `kubernetes` finalizer is removed.
+//! `kubernetes` finalizer is removed; the garbage collector's three propagation policies
+//! (background, foreground with `blockOwnerDeletion`, orphan) and dangling owners of any kind.
 
 use serde_json::{json, Value};
 use watchlab_apimachinery::client::ApiClient;
@@ -198,4 +199,195 @@ fn an_empty_namespace_goes_at_once_and_finalize_only_changes_finalizers() {
         h.api.get(Kind::Namespace, None, "empty").is_err()
     });
     assert!(gone);
+}
+
+const DEPLOYS: &str = "/apis/apps/v1/namespaces/default/deployments";
+const RSES: &str = "/apis/apps/v1/namespaces/default/replicasets";
+const PODS: &str = "/api/v1/namespaces/default/pods";
+
+/// A cluster with Deployment `web` (3 replicas) running.
+fn with_web(seed: u64) -> Harness {
+    let mut h = cluster(seed);
+    ok(&mut h, "POST", DEPLOYS, Some(deployment("web", 3)));
+    let deadline = h.now().plus_secs(60);
+    assert!(h.run_until_true(deadline, |h| {
+        h.api
+            .list(Kind::Pod, Some("default"), &Default::default())
+            .is_ok_and(|l| {
+                l.items
+                    .iter()
+                    .filter(|p| p.as_pod().is_some_and(|p| p.status.phase == "Running"))
+                    .count()
+                    == 3
+            })
+    }));
+    h
+}
+
+fn delete_with(h: &mut Harness, path: &str, policy: &str) -> Value {
+    ok(
+        h,
+        "DELETE",
+        path,
+        Some(json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": policy})),
+    )
+}
+
+fn exists(h: &Harness, kind: Kind, name: &str) -> bool {
+    h.api.get(kind, Some("default"), name).is_ok()
+}
+
+fn pod_count(h: &Harness) -> usize {
+    h.api
+        .list(Kind::Pod, Some("default"), &Default::default())
+        .map(|l| l.items.len())
+        .unwrap_or_default()
+}
+
+#[test]
+fn foreground_deletion_keeps_the_owner_until_its_blocking_dependents_are_gone() {
+    let mut h = with_web(11);
+    let d = delete_with(&mut h, &format!("{DEPLOYS}/web"), "Foreground");
+    assert_eq!(d["metadata"]["finalizers"], json!(["foregroundDeletion"]));
+    assert!(d["metadata"]["deletionTimestamp"].is_string());
+    // The ReplicaSet is deleted in the foreground too (it has dependents); the Deployment
+    // stays while any pod is left.
+    let mut rs_foreground = false;
+    let start = h.now();
+    let gone = h.run_until_true(start.plus_secs(120), |h| {
+        rs_foreground |= h
+            .api
+            .list(Kind::ReplicaSet, Some("default"), &Default::default())
+            .is_ok_and(|l| {
+                l.items.iter().any(|rs| {
+                    rs.meta()
+                        .finalizers
+                        .iter()
+                        .any(|f| f == "foregroundDeletion")
+                })
+            });
+        let deploy = exists(h, Kind::Deployment, "web");
+        assert!(
+            deploy || pod_count(h) == 0,
+            "the Deployment went before its pods"
+        );
+        !deploy
+    });
+    assert!(gone, "the Deployment is still there");
+    assert!(
+        rs_foreground,
+        "the ReplicaSet was not deleted in the foreground"
+    );
+    assert_eq!(pod_count(&h), 0);
+    assert_eq!(count(&mut h, RSES), 0);
+}
+
+#[test]
+fn orphan_deletion_leaves_the_replica_set_without_owner_and_its_pods_running() {
+    let mut h = with_web(12);
+    let d = delete_with(&mut h, &format!("{DEPLOYS}/web"), "Orphan");
+    assert_eq!(d["metadata"]["finalizers"], json!(["orphan"]));
+    let deadline = h.now().plus_secs(30);
+    assert!(h.run_until_true(deadline, |h| !exists(h, Kind::Deployment, "web")));
+    h.run_for(30_000);
+    let rses = ok(&mut h, "GET", RSES, None);
+    assert_eq!(names(&rses).len(), 1);
+    assert_eq!(rses["items"][0]["metadata"]["ownerReferences"], Value::Null);
+    // The pods keep their own owner, the ReplicaSet, and keep running.
+    let pods = ok(&mut h, "GET", PODS, None);
+    assert_eq!(names(&pods).len(), 3);
+    for p in pods["items"].as_array().into_iter().flatten() {
+        assert_eq!(p["metadata"]["ownerReferences"][0]["kind"], "ReplicaSet");
+        assert_eq!(p["status"]["phase"], "Running");
+    }
+}
+
+#[test]
+fn orphan_dependents_is_the_deprecated_spelling_of_orphan() {
+    let mut h = with_web(13);
+    let d = ok(
+        &mut h,
+        "DELETE",
+        &format!("{DEPLOYS}/web"),
+        Some(json!({"orphanDependents": true})),
+    );
+    assert_eq!(d["metadata"]["finalizers"], json!(["orphan"]));
+    let (code, status) = call(
+        &mut h,
+        "DELETE",
+        &format!("{RSES}/x"),
+        Some(json!({"orphanDependents": false, "propagationPolicy": "Foreground"})),
+    );
+    assert_eq!(code, 422);
+    assert_eq!(
+        status["message"],
+        "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Invalid value: \"Foreground\": orphanDependents and deletionPropagation cannot be both set"
+    );
+}
+
+#[test]
+fn dangling_owners_of_any_kind_are_collected_and_a_remaining_owner_keeps_its_dependent() {
+    let mut h = cluster(14);
+    ok(
+        &mut h,
+        "POST",
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        Some(website_crd()),
+    );
+    h.run_for(1_000);
+    let site = ok(
+        &mut h,
+        "POST",
+        "/apis/example.com/v1/namespaces/default/websites",
+        Some(json!({"apiVersion": "example.com/v1", "kind": "Website",
+            "metadata": {"name": "home"}, "spec": {"host": "example.com"}})),
+    );
+    let site_ref = json!({"apiVersion": "example.com/v1", "kind": "Website", "name": "home",
+        "uid": site["metadata"]["uid"]});
+    let keeper = ok(
+        &mut h,
+        "POST",
+        "/api/v1/namespaces",
+        Some(json!({"metadata": {"name": "keeper"}})),
+    );
+    let keeper_ref = json!({"apiVersion": "v1", "kind": "Namespace", "name": "keeper",
+        "uid": keeper["metadata"]["uid"]});
+    let pod = |name: &str, owners: Value| {
+        json!({"metadata": {"name": name, "ownerReferences": owners},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
+    };
+    let ghost = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "ghost",
+        "uid": "0000-gone"});
+    ok(
+        &mut h,
+        "POST",
+        PODS,
+        Some(pod("of-a-ghost", json!([ghost]))),
+    );
+    ok(
+        &mut h,
+        "POST",
+        PODS,
+        Some(pod("of-the-site", json!([site_ref]))),
+    );
+    ok(
+        &mut h,
+        "POST",
+        PODS,
+        Some(pod("of-both", json!([site_ref, keeper_ref]))),
+    );
+    let deadline = h.now().plus_secs(10);
+    assert!(h.run_until_true(deadline, |h| !exists(h, Kind::Pod, "of-a-ghost")));
+    assert!(exists(&h, Kind::Pod, "of-the-site"));
+    ok(
+        &mut h,
+        "DELETE",
+        "/apis/example.com/v1/namespaces/default/websites/home",
+        None,
+    );
+    let deadline = h.now().plus_secs(10);
+    assert!(h.run_until_true(deadline, |h| !exists(h, Kind::Pod, "of-the-site")));
+    h.run_for(2_000);
+    let both = ok(&mut h, "GET", &format!("{PODS}/of-both"), None);
+    assert_eq!(both["metadata"]["ownerReferences"], json!([keeper_ref]));
 }

@@ -11,6 +11,9 @@ use std::fmt;
 pub enum FlagKind {
     Bool,
     Value,
+    /// A value flag with pflag's `NoOptDefVal`: bare `--cascade` means this value, and a value
+    /// must be attached (`--cascade=orphan`).
+    ValueOr(&'static str),
 }
 
 /// One flag a command accepts.
@@ -36,6 +39,15 @@ pub const fn value(long: &'static str, short: Option<char>) -> FlagSpec {
         long,
         short,
         kind: FlagKind::Value,
+    }
+}
+
+/// A value flag that means `bare` when given without one (`--cascade` is `background`).
+pub const fn value_or(long: &'static str, bare: &'static str) -> FlagSpec {
+    FlagSpec {
+        long,
+        short: None,
+        kind: FlagKind::ValueOr(bare),
     }
 }
 
@@ -157,7 +169,8 @@ pub fn parse(words: &[String], specs: &[FlagSpec]) -> Result<Parsed, FlagError> 
             let value = match (spec.kind, inline) {
                 (FlagKind::Bool, None) => "true".to_string(),
                 (FlagKind::Bool, Some(v)) => parse_bool(&v, &spec)?,
-                (FlagKind::Value, Some(v)) => v,
+                (FlagKind::Value | FlagKind::ValueOr(_), Some(v)) => v,
+                (FlagKind::ValueOr(bare), None) => bare.to_string(),
                 (FlagKind::Value, None) => rest
                     .next()
                     .cloned()
@@ -198,6 +211,11 @@ fn parse_shorthands<'a>(
                     .entry(spec.long)
                     .or_default()
                     .push("true".into());
+            }
+            FlagKind::ValueOr(bare) => {
+                let value = after.strip_prefix('=').unwrap_or(bare).to_string();
+                parsed.values.entry(spec.long).or_default().push(value);
+                return Ok(());
             }
             FlagKind::Value => {
                 let value = if let Some(v) = after.strip_prefix('=') {

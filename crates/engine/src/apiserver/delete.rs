@@ -13,6 +13,7 @@ use serde::Deserialize;
 use std::sync::Arc;
 use watchlab_apimachinery::request::ListOptions;
 use watchlab_apimachinery::status::{Status, StatusDetails};
+use watchlab_apimachinery::validation::FieldError;
 
 /// `metav1.DeleteOptions` (the fields the server honours).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
@@ -24,6 +25,9 @@ pub struct DeleteOptions {
     pub preconditions: Option<Preconditions>,
     #[serde(default)]
     pub propagation_policy: Option<String>,
+    /// Deprecated: `true` is propagationPolicy Orphan, `false` Background.
+    #[serde(default)]
+    pub orphan_dependents: Option<bool>,
 }
 
 /// `metav1.Preconditions`.
@@ -46,6 +50,11 @@ pub struct DeleteOutcome {
     pub removed: bool,
 }
 
+/// `metav1.FinalizerOrphanDependents`: the garbage collector orphans the dependents first.
+pub const FINALIZER_ORPHAN: &str = "orphan";
+/// `metav1.FinalizerDeleteDependents`: the garbage collector deletes the dependents first.
+pub const FINALIZER_FOREGROUND: &str = "foregroundDeletion";
+
 /// Namespaces the NamespaceLifecycle admission plugin never lets go.
 const IMMORTAL_NAMESPACES: [&str; 3] = ["default", "kube-system", "kube-public"];
 
@@ -59,6 +68,7 @@ impl ApiServer {
         opts: &DeleteOptions,
     ) -> Result<DeleteOutcome, Status> {
         self.check_writable()?;
+        validate_options(opts)?;
         let r = kind.resource();
         let gr = r.group_resource();
         let key = r.key(namespace.unwrap_or(""), name);
@@ -98,8 +108,9 @@ impl ApiServer {
         }
         let grace = self.grace_period(&old, opts);
         let meta = old.meta();
-        // Already terminating: only a shorter grace period changes anything.
-        if let Some(current) = meta.deletion_grace_period_seconds {
+        // Already terminating with a grace period: only a shorter one changes anything (and
+        // the finalizers cannot change meanwhile, as `BeforeDelete`'s pendingGraceful).
+        if let Some(current) = meta.deletion_grace_period_seconds.filter(|c| *c > 0) {
             if grace >= current {
                 return Ok(DeleteOutcome {
                     object: old,
@@ -107,7 +118,8 @@ impl ApiServer {
                 });
             }
         }
-        if grace == 0 && meta.finalizers.is_empty() && !spec_finalizers_pending(&old) {
+        let finalizers = gc_finalizers(&meta.finalizers, opts);
+        if grace == 0 && finalizers.is_empty() && !spec_finalizers_pending(&old) {
             let object = self.commit_or_conflict(
                 user,
                 "delete",
@@ -125,14 +137,24 @@ impl ApiServer {
         }
         let mut pending = (*old).clone();
         let m = pending.meta_mut();
-        m.deletion_timestamp = Some(self.now.plus_secs(grace.max(0) as u64));
-        m.deletion_grace_period_seconds = Some(grace);
-        if let Some(g) = m.generation {
-            m.generation = Some(g + 1);
+        m.finalizers = finalizers;
+        let newly = m.deletion_timestamp.is_none();
+        if newly || m.deletion_grace_period_seconds.is_some_and(|c| grace < c) {
+            m.deletion_timestamp = Some(self.now.plus_secs(grace.max(0) as u64));
+            m.deletion_grace_period_seconds = Some(grace);
+            if let Some(g) = m.generation {
+                m.generation = Some(g + 1);
+            }
         }
         // The namespace storage's Delete: the first request only starts termination.
         if let Object::Namespace(ns) = &mut pending {
             ns.status.phase = PHASE_TERMINATING.into();
+        }
+        if pending == *old {
+            return Ok(DeleteOutcome {
+                object: old,
+                removed: false,
+            });
         }
         let object = self.commit_or_conflict(
             user,
@@ -203,6 +225,67 @@ impl ApiServer {
             grace
         }
     }
+}
+
+/// `ValidateDeleteOptions`: a known propagation policy, not together with orphanDependents.
+fn validate_options(opts: &DeleteOptions) -> Result<(), Status> {
+    let mut errs = Vec::new();
+    if let Some(policy) = &opts.propagation_policy {
+        if opts.orphan_dependents.is_some() {
+            errs.push(FieldError::invalid(
+                "propagationPolicy",
+                policy.as_str(),
+                "orphanDependents and deletionPropagation cannot be both set",
+            ));
+        }
+        if !matches!(policy.as_str(), "Foreground" | "Background" | "Orphan") {
+            errs.push(FieldError::not_supported(
+                "propagationPolicy",
+                policy.as_str(),
+                &["Foreground", "Background", "Orphan", "nil"],
+            ));
+        }
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(Status::invalid("DeleteOptions", "meta.k8s.io", "", &errs))
+    }
+}
+
+/// The finalizers a delete leaves on the object (`deletionFinalizersForGarbageCollection`):
+/// `orphan` for Orphan (or orphanDependents: true), `foregroundDeletion` for Foreground,
+/// neither for Background; with no policy, whichever of the two the object already has.
+pub fn gc_finalizers(existing: &[String], opts: &DeleteOptions) -> Vec<String> {
+    let has = |f: &str| existing.iter().any(|e| e == f);
+    let policy = match (opts.orphan_dependents, opts.propagation_policy.as_deref()) {
+        (Some(true), _) | (None, Some("Orphan")) => Some(FINALIZER_ORPHAN),
+        (Some(false), _) | (None, Some("Background")) => None,
+        (None, Some("Foreground")) => Some(FINALIZER_FOREGROUND),
+        _ => existing
+            .iter()
+            .find(|f| *f == FINALIZER_ORPHAN || *f == FINALIZER_FOREGROUND)
+            .map(|f| {
+                if f == FINALIZER_ORPHAN {
+                    FINALIZER_ORPHAN
+                } else {
+                    FINALIZER_FOREGROUND
+                }
+            }),
+    };
+    let mut out: Vec<String> = existing
+        .iter()
+        .filter(|f| *f != FINALIZER_ORPHAN && *f != FINALIZER_FOREGROUND)
+        .cloned()
+        .collect();
+    if let Some(f) = policy {
+        out.push(f.to_string());
+    }
+    // Unchanged as a set: keep the stored order.
+    if out.len() == existing.len() && out.iter().all(|f| has(f)) {
+        return existing.to_vec();
+    }
+    out
 }
 
 /// The JSON body of a finished delete: the object for pods and namespaces (ReturnDeletedObject),

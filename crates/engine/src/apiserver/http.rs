@@ -324,6 +324,7 @@ fn delete_options(body: Option<&str>, query: &Query) -> Result<DeleteOptions, St
             grace_period_seconds: query.grace_period_seconds,
             preconditions: None,
             propagation_policy: query.propagation_policy.clone(),
+            orphan_dependents: None,
         }),
     }
 }

@@ -27,7 +27,10 @@ mod scale;
 mod update;
 mod watch_start;
 
-pub use delete::{DeleteOptions, DeleteOutcome, Preconditions};
+pub use delete::{
+    gc_finalizers, DeleteOptions, DeleteOutcome, Preconditions, FINALIZER_FOREGROUND,
+    FINALIZER_ORPHAN,
+};
 pub use http::UserSession;
 pub use ledger::{Ledger, LedgerEntry};
 pub use read::ObjectList;

@@ -1,222 +1,516 @@
-//! The garbage collector (user agent `generic-garbage-collector`, as in kube-controller-manager):
-//! deletes dependents whose controller owner no longer exists, so deleting a Deployment removes
-//! its ReplicaSets and deleting a ReplicaSet removes its pods (background propagation, the API
-//! server's default for these kinds). Which kinds own which is the registry's
-//! (`ResourceInfo::controller_owners`), not a list of its own. An owner is gone when no object of the owner reference's
-//! kind and name exists in the dependent's namespace, or one exists with another uid. It only
-//! judges once its owner informers have synced (never on a cold cache), and confirms a missing
-//! owner with a live GET before deleting, like the real collector's `isDangling`.
+//! The garbage collector (user agent `generic-garbage-collector`, as in kube-controller-manager's
+//! `pkg/controller/garbagecollector`): one informer per served kind (custom resources included,
+//! followed as their definitions come and go; Events are ignored, as the real `ignoredResources`)
+//! feeds a graph of every object by uid with its ownerReferences and, from them, its dependents.
+//! Each change is applied to the graph in proportion to what changed (the object's own edges),
+//! and queues work:
+//! - `attemptToDelete` — a dependent whose owner may be gone: an owner that no longer exists
+//!   (confirmed with a live GET, like `isDangling`) is dangling; a dependent whose owners are all
+//!   dangling or being deleted in the foreground is deleted (in the foreground itself if it has
+//!   dependents and an owner waits for it); one with a remaining owner only loses the references
+//!   to the others;
+//! - an owner deleted with propagationPolicy Foreground carries the `foregroundDeletion`
+//!   finalizer: its dependents are deleted, and the finalizer is removed once no dependent with
+//!   `blockOwnerDeletion: true` is left;
+//! - `attemptToOrphan` — an owner deleted with propagationPolicy Orphan carries the `orphan`
+//!   finalizer: its dependents lose their reference to it, then the finalizer is removed.
+//!
+//! It only acts once every informer has synced (never on a cold cache).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::adapter::{controller_uid_index, ApiInformer, CONTROLLER_UID_INDEX};
+use super::adapter::ApiInformer;
 use super::profile::Profile;
 use super::{earliest, Controller};
 use crate::api::meta::OwnerReference;
 use crate::api::{Kind, Object, Registry};
-use crate::apiserver::{ApiServer, DeleteOptions, Preconditions};
-use crate::client::InformerConfig;
-use crate::client::{Notification, ObjectKey, WorkQueue};
+use crate::apiserver::{
+    ApiServer, DeleteOptions, Preconditions, FINALIZER_FOREGROUND, FINALIZER_ORPHAN,
+};
+use crate::client::{InformerConfig, Notification, WorkQueue};
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
 
 pub const USER_AGENT: &str = "generic-garbage-collector";
 /// `metav1.DeletePropagationBackground`.
 pub const PROPAGATION_BACKGROUND: &str = "Background";
+/// `metav1.DeletePropagationForeground`.
+pub const PROPAGATION_FOREGROUND: &str = "Foreground";
+/// `metav1.DeletePropagationOrphan`.
+pub const PROPAGATION_ORPHAN: &str = "Orphan";
 
-/// The garbage collector over the registry's owner graph (Deployments → ReplicaSets → Pods).
+/// One object of the graph (`node` in the real graph builder).
+#[derive(Debug, Clone, Default)]
+struct Node {
+    /// None for a virtual node whose reference names a kind the server does not serve.
+    kind: Option<Kind>,
+    namespace: String,
+    name: String,
+    owners: Vec<OwnerReference>,
+    /// The uids of the objects that reference this one as an owner.
+    dependents: BTreeSet<String>,
+    /// Has a deletionTimestamp.
+    being_deleted: bool,
+    /// Being deleted with the `foregroundDeletion` finalizer.
+    deleting_dependents: bool,
+    /// Being deleted with the `orphan` finalizer.
+    orphaning: bool,
+    /// Known only from a reference: not (yet) observed by an informer.
+    virtual_: bool,
+}
+
+/// The garbage collector over every served kind's ownerReferences.
 pub struct GarbageCollector {
-    /// One informer per kind of the owner graph, owners before their dependents, then one per
-    /// custom resource the API server serves (any of which may own anything).
+    /// One informer per served kind but Events, in registry order.
     informers: Vec<(Kind, ApiInformer)>,
     seed: u64,
     config: InformerConfig,
-    /// Dependents to check (`attemptToDelete`), by kind and key.
-    queue: WorkQueue<(Kind, ObjectKey)>,
+    /// Every object by uid.
+    graph: BTreeMap<String, Node>,
+    /// Objects to check for deletion (dependents, and owners deleting in the foreground).
+    attempt_to_delete: WorkQueue<String>,
+    /// Owners deleted with the `orphan` finalizer.
+    attempt_to_orphan: WorkQueue<String>,
 }
 
-/// The kinds of `registry` that own or are owned, owners before their dependents (then in
-/// registry order).
-fn owner_graph(registry: &Registry) -> Vec<Kind> {
-    let kinds = registry.kinds();
-    let owns = |k: Kind| {
-        kinds
-            .iter()
-            .any(|d| d.resource().controller_owners.contains(&k))
-    };
-    let depth = |k: Kind| {
-        let mut depth = 0;
-        let mut level = vec![k];
-        while depth < kinds.len() {
-            level = level
-                .iter()
-                .flat_map(|k| k.resource().controller_owners.iter().copied())
-                .collect();
-            if level.is_empty() {
-                break;
-            }
-            depth += 1;
-        }
-        depth
-    };
-    let mut graph: Vec<Kind> = kinds
+/// The kinds the collector watches: every served kind but Events.
+fn watched(registry: &Registry) -> Vec<Kind> {
+    registry
+        .kinds()
         .iter()
         .copied()
-        .filter(|k| owns(*k) || !k.resource().controller_owners.is_empty())
-        .collect();
-    graph.sort_by_key(|k| depth(*k));
-    graph
+        .filter(|k| *k != Kind::Event)
+        .collect()
+}
+
+fn has_finalizer(obj: &Object, f: &str) -> bool {
+    obj.meta().finalizers.iter().any(|x| x == f)
 }
 
 impl GarbageCollector {
     pub fn new(seed: u64, profile: &Profile) -> Self {
-        let informers = owner_graph(&Registry::default())
-            .into_iter()
-            .map(|kind| {
-                let r = kind.resource();
-                // Every kind may have a custom resource as its controller owner.
-                let informer = ApiInformer::new(
-                    kind,
-                    None,
-                    profile.informer_config(),
-                    vec![controller_uid_index()],
-                    SimRng::child(seed, &format!("{USER_AGENT}/{}", r.plural)),
-                );
-                (kind, informer)
-            })
-            .collect();
-        GarbageCollector {
-            informers,
+        let mut gc = GarbageCollector {
+            informers: Vec::new(),
             seed,
             config: profile.informer_config(),
-            queue: WorkQueue::default(),
-        }
-    }
-
-    /// Follows the custom resources the API server serves: an informer for each new one, none
-    /// for one whose definition is gone.
-    fn follow_custom_kinds(&mut self, api: &ApiServer) {
-        let served = api.registry().kinds();
-        self.informers
-            .retain(|(k, _)| !k.is_custom() || served.contains(k));
-        for kind in served.iter().filter(|k| k.is_custom()) {
-            if self.informers.iter().any(|(k, _)| k == kind) {
-                continue;
-            }
-            let r = kind.resource();
-            let name = format!("{USER_AGENT}/{}.{}", r.plural, r.group);
-            let informer = ApiInformer::new(
-                *kind,
-                None,
-                self.config.clone(),
-                vec![controller_uid_index()],
-                SimRng::child(self.seed, &name),
-            );
-            self.informers.push((*kind, informer));
-        }
-    }
-
-    /// The kind a controller reference names: one the dependent's registry entry declares, or
-    /// any custom resource (which may own anything).
-    fn owner_kind(api: &ApiServer, dependent: Kind, owner: &OwnerReference) -> Option<Kind> {
-        let declared = dependent
-            .resource()
-            .controller_owners
-            .iter()
-            .copied()
-            .find(|k| k.resource().kind_name == owner.kind);
-        declared.or_else(|| {
-            api.registry()
-                .by_kind(&owner.api_version, &owner.kind)
-                .map(|r| r.kind())
-                .filter(|k| k.is_custom())
-        })
-    }
-
-    fn informer_of(&self, kind: Kind) -> Option<&ApiInformer> {
-        self.informers
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map(|(_, i)| i)
-    }
-
-    /// Queues a changed dependent, and on an owner's deletion every dependent it controlled.
-    fn on_note(&mut self, kind: Kind, note: &Notification<Arc<Object>>) {
-        let controlled = match note {
-            Notification::Add(o) | Notification::Update { new: o, .. } => {
-                o.meta().controller_ref().is_some()
-            }
-            Notification::Delete(_) => false,
+            graph: BTreeMap::new(),
+            attempt_to_delete: WorkQueue::default(),
+            attempt_to_orphan: WorkQueue::default(),
         };
-        if controlled || !kind.resource().controller_owners.is_empty() {
-            self.queue.add((kind, note.key()));
+        for kind in watched(&Registry::default()) {
+            gc.watch(kind);
         }
-        let Notification::Delete(d) = note else {
-            return;
+        gc
+    }
+
+    fn watch(&mut self, kind: Kind) {
+        let r = kind.resource();
+        let name = if kind.is_custom() {
+            format!("{USER_AGENT}/{}.{}", r.plural, r.group)
+        } else {
+            format!("{USER_AGENT}/{}", r.plural)
         };
-        let uid = d.object().meta().uid.clone();
-        let keys: Vec<(Kind, ObjectKey)> = self
+        let informer = ApiInformer::new(
+            kind,
+            None,
+            self.config.clone(),
+            Vec::new(),
+            SimRng::child(self.seed, &name),
+        );
+        self.informers.push((kind, informer));
+    }
+
+    /// Follows the kinds the API server serves: an informer for each new one; for one no longer
+    /// served, its informer goes and its objects leave the graph as deleted.
+    fn follow_served_kinds(&mut self, api: &ApiServer) {
+        let served = watched(api.registry());
+        let gone: Vec<Kind> = self
             .informers
             .iter()
-            .filter(|(k, _)| kind.is_custom() || k.resource().controller_owners.contains(&kind))
-            .flat_map(|(k, inf)| {
-                inf.store()
-                    .by_index(CONTROLLER_UID_INDEX, &uid)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(move |o| (*k, ObjectKey::of(&o)))
-            })
+            .map(|(k, _)| *k)
+            .filter(|k| !served.contains(k))
             .collect();
-        for k in keys {
-            self.queue.add(k);
+        if !gone.is_empty() {
+            self.informers.retain(|(k, _)| served.contains(k));
+            let uids: Vec<String> = self
+                .graph
+                .iter()
+                .filter(|(_, n)| !n.virtual_ && n.kind.is_some_and(|k| gone.contains(&k)))
+                .map(|(uid, _)| uid.clone())
+                .collect();
+            for uid in uids {
+                self.remove_node(&uid);
+            }
+        }
+        for kind in served {
+            if !self.informers.iter().any(|(k, _)| *k == kind) {
+                self.watch(kind);
+            }
         }
     }
 
-    /// Whether the controller owner of `dependent` is gone: from the cache, confirmed live.
-    fn owner_gone(&self, api: &ApiServer, dependent: &Object) -> bool {
-        let meta = dependent.meta();
-        let Some(owner) = meta.controller_ref() else {
-            return false;
-        };
-        let Some(kind) = Self::owner_kind(api, dependent.kind(), owner) else {
-            return false;
-        };
-        let ns = Some(meta.namespace.as_str());
-        let cached = self
-            .informer_of(kind)
-            .and_then(|i| i.store().get_by_name(ns, &owner.name));
-        if cached.is_some_and(|o| o.meta().uid == owner.uid) {
-            return false;
-        }
-        match api.get(kind, ns, &owner.name) {
-            Ok(live) => live.meta().uid != owner.uid,
-            Err(s) => s.code() == 404,
+    /// The kind an owner reference names, if the server serves it.
+    fn owner_kind(api: &ApiServer, owner: &OwnerReference) -> Option<Kind> {
+        api.registry()
+            .by_kind(&owner.api_version, &owner.kind)
+            .map(|r| r.kind())
+    }
+
+    /// `processGraphChanges` for one notification.
+    fn on_note(&mut self, api: &ApiServer, note: &Notification<Arc<Object>>) {
+        match note {
+            Notification::Add(o) | Notification::Update { new: o, .. } => self.observe(api, o),
+            Notification::Delete(d) => {
+                let uid = d.object().meta().uid.clone();
+                if self.graph.get(&uid).is_some_and(|n| !n.virtual_) {
+                    self.remove_node(&uid);
+                }
+            }
         }
     }
 
-    /// Deletes one dependent if its owner is gone; `Err` asks for a rate-limited retry.
-    fn sync(&mut self, api: &mut ApiServer, kind: Kind, key: &ObjectKey) -> Result<(), ()> {
-        let Some(obj) = self.informer_of(kind).and_then(|i| i.store().get(key)) else {
+    /// An object added or updated: its node and edges follow it.
+    fn observe(&mut self, api: &ApiServer, obj: &Arc<Object>) {
+        let meta = obj.meta();
+        let uid = meta.uid.clone();
+        let previous = self.graph.get(&uid).cloned();
+        let was_deleting_dependents = previous.as_ref().is_some_and(|n| n.deleting_dependents);
+        let was_orphaning = previous.as_ref().is_some_and(|n| n.orphaning);
+        let old_owners = previous
+            .as_ref()
+            .filter(|n| !n.virtual_)
+            .map(|n| n.owners.clone())
+            .unwrap_or_default();
+        let being_deleted = meta.deletion_timestamp.is_some();
+        let node = Node {
+            kind: Some(obj.kind()),
+            namespace: meta.namespace.clone(),
+            name: meta.name.clone(),
+            owners: meta.owner_references.clone(),
+            dependents: previous.map(|n| n.dependents).unwrap_or_default(),
+            being_deleted,
+            deleting_dependents: being_deleted && has_finalizer(obj, FINALIZER_FOREGROUND),
+            orphaning: being_deleted && has_finalizer(obj, FINALIZER_ORPHAN),
+            virtual_: false,
+        };
+        let orphaning = node.orphaning;
+        let deleting_dependents = node.deleting_dependents;
+        self.graph.insert(uid.clone(), node);
+        // Edges: references dropped or no longer blocking, then new ones.
+        for old in &old_owners {
+            let kept = meta.owner_references.iter().find(|r| r.uid == old.uid);
+            let unblocked = old.block_owner_deletion == Some(true)
+                && kept.is_none_or(|r| r.block_owner_deletion != Some(true));
+            if kept.is_none() {
+                if let Some(owner) = self.graph.get_mut(&old.uid) {
+                    owner.dependents.remove(&uid);
+                }
+            }
+            if unblocked
+                && self
+                    .graph
+                    .get(&old.uid)
+                    .is_some_and(|o| o.deleting_dependents)
+            {
+                self.attempt_to_delete.add(old.uid.clone());
+            }
+        }
+        let mut waits_on_foreground_owner = false;
+        for owner in &meta.owner_references {
+            if old_owners.iter().any(|o| o.uid == owner.uid) {
+                waits_on_foreground_owner |= self
+                    .graph
+                    .get(&owner.uid)
+                    .is_some_and(|o| o.deleting_dependents);
+                continue;
+            }
+            match self.graph.get_mut(&owner.uid) {
+                Some(o) => {
+                    o.dependents.insert(uid.clone());
+                    waits_on_foreground_owner |= o.deleting_dependents;
+                }
+                None => {
+                    // An owner not observed (yet): a virtual node, verified by a worker.
+                    let kind = Self::owner_kind(api, owner);
+                    let namespaced = kind.is_none_or(|k| k.resource().namespaced);
+                    let virtual_node = Node {
+                        kind,
+                        namespace: if namespaced {
+                            meta.namespace.clone()
+                        } else {
+                            String::new()
+                        },
+                        name: owner.name.clone(),
+                        dependents: [uid.clone()].into(),
+                        virtual_: true,
+                        ..Default::default()
+                    };
+                    self.graph.insert(owner.uid.clone(), virtual_node);
+                    self.attempt_to_delete.add(owner.uid.clone());
+                }
+            }
+        }
+        if waits_on_foreground_owner && !being_deleted {
+            self.attempt_to_delete.add(uid.clone());
+        }
+        // Transitions: starting to orphan, starting to delete the dependents.
+        if orphaning && !was_orphaning {
+            self.attempt_to_orphan.add(uid.clone());
+        }
+        if deleting_dependents && !was_deleting_dependents {
+            let deps: Vec<String> = self
+                .graph
+                .get(&uid)
+                .map(|n| n.dependents.iter().cloned().collect())
+                .unwrap_or_default();
+            for d in deps {
+                self.attempt_to_delete.add(d);
+            }
+            self.attempt_to_delete.add(uid);
+        }
+    }
+
+    /// An object gone: its edges go, its dependents are checked, and owners waiting for it
+    /// (foreground) look again.
+    fn remove_node(&mut self, uid: &str) {
+        let Some(node) = self.graph.remove(uid) else {
+            return;
+        };
+        for owner in &node.owners {
+            if let Some(o) = self.graph.get_mut(&owner.uid) {
+                o.dependents.remove(uid);
+                if o.deleting_dependents {
+                    self.attempt_to_delete.add(owner.uid.clone());
+                }
+            }
+        }
+        for d in node.dependents {
+            self.attempt_to_delete.add(d);
+        }
+    }
+
+    /// The live object of a node, if it still exists with the same uid.
+    fn live(api: &ApiServer, node: &Node, uid: &str) -> Option<Arc<Object>> {
+        let kind = node.kind?;
+        let ns = Some(node.namespace.as_str()).filter(|n| !n.is_empty());
+        api.get(kind, ns, &node.name)
+            .ok()
+            .filter(|o| o.meta().uid == uid)
+    }
+
+    /// `attemptToDeleteItem`; `Err` asks for a rate-limited retry.
+    fn attempt_to_delete(&mut self, api: &mut ApiServer, uid: &str) -> Result<(), ()> {
+        let Some(node) = self.graph.get(uid).cloned() else {
             return Ok(());
         };
-        if obj.meta().deletion_timestamp.is_some() || !self.owner_gone(api, &obj) {
+        if node.virtual_ {
+            if node.kind.is_some() && Self::live(api, &node, uid).is_none() {
+                // The owner never existed or is gone: a virtual delete event.
+                self.remove_node(uid);
+            }
             return Ok(());
         }
-        let opts = DeleteOptions {
-            preconditions: Some(Preconditions {
-                uid: Some(obj.meta().uid.clone()),
-                resource_version: None,
-            }),
-            propagation_policy: Some(PROPAGATION_BACKGROUND.into()),
-            ..Default::default()
-        };
-        let (ns, name) = key.split();
-        match api.delete(USER_AGENT, kind, ns, name, &opts) {
-            Ok(_) => Ok(()),
-            // Already gone, or replaced by a new object of the same name: nothing to collect.
-            Err(s) if s.code() == 404 || s.code() == 409 => Ok(()),
-            Err(_) => Err(()),
+        if node.being_deleted && !node.deleting_dependents {
+            return Ok(());
         }
+        let Some(latest) = Self::live(api, &node, uid) else {
+            self.remove_node(uid);
+            return Ok(());
+        };
+        if node.deleting_dependents {
+            return self.process_deleting_dependents(api, uid, &node, &latest);
+        }
+        let refs = &latest.meta().owner_references;
+        if refs.is_empty() {
+            return Ok(());
+        }
+        let mut solid = 0;
+        let mut dangling = Vec::new();
+        let mut waiting = Vec::new();
+        for r in refs {
+            match self.owner_state(api, &node, r) {
+                OwnerState::Solid => solid += 1,
+                OwnerState::Dangling => dangling.push(r.uid.clone()),
+                OwnerState::WaitingForDependents => waiting.push(r.uid.clone()),
+            }
+        }
+        if solid > 0 {
+            if dangling.is_empty() && waiting.is_empty() {
+                return Ok(());
+            }
+            // Some owner stays: only the references to the others go.
+            let gone: Vec<String> = dangling.into_iter().chain(waiting).collect();
+            return update_owner_refs(api, &latest, |refs| {
+                refs.retain(|r| !gone.contains(&r.uid));
+            });
+        }
+        let policy = if !waiting.is_empty() && !node.dependents.is_empty() {
+            PROPAGATION_FOREGROUND
+        } else if has_finalizer(&latest, FINALIZER_ORPHAN) {
+            PROPAGATION_ORPHAN
+        } else if has_finalizer(&latest, FINALIZER_FOREGROUND) {
+            PROPAGATION_FOREGROUND
+        } else {
+            PROPAGATION_BACKGROUND
+        };
+        delete_object(api, &node, &latest, policy)
+    }
+
+    /// How an owner reference of `dependent` stands (`classifyReferences`).
+    fn owner_state(&self, api: &ApiServer, dependent: &Node, r: &OwnerReference) -> OwnerState {
+        if let Some(o) = self.graph.get(&r.uid).filter(|o| !o.virtual_) {
+            return if o.deleting_dependents {
+                OwnerState::WaitingForDependents
+            } else {
+                OwnerState::Solid
+            };
+        }
+        // Not in the graph: confirm with a live GET (`isDangling`).
+        let Some(kind) = Self::owner_kind(api, r) else {
+            // A kind the server does not serve: left alone (the real collector retries).
+            return OwnerState::Solid;
+        };
+        let ns = if kind.resource().namespaced {
+            Some(dependent.namespace.as_str())
+        } else {
+            None
+        };
+        match api.get(kind, ns, &r.name) {
+            Ok(o) if o.meta().uid == r.uid => {
+                if o.meta().deletion_timestamp.is_some() && has_finalizer(&o, FINALIZER_FOREGROUND)
+                {
+                    OwnerState::WaitingForDependents
+                } else {
+                    OwnerState::Solid
+                }
+            }
+            _ => OwnerState::Dangling,
+        }
+    }
+
+    /// `processDeletingDependentsItem`: removes the `foregroundDeletion` finalizer once no
+    /// dependent blocks, else makes sure each blocking one is being deleted.
+    fn process_deleting_dependents(
+        &mut self,
+        api: &mut ApiServer,
+        uid: &str,
+        node: &Node,
+        latest: &Arc<Object>,
+    ) -> Result<(), ()> {
+        let blocking: Vec<String> = node
+            .dependents
+            .iter()
+            .filter(|d| {
+                self.graph.get(*d).is_some_and(|dep| {
+                    dep.owners
+                        .iter()
+                        .any(|r| r.uid == uid && r.block_owner_deletion == Some(true))
+                })
+            })
+            .cloned()
+            .collect();
+        if blocking.is_empty() {
+            return remove_finalizer(api, latest, FINALIZER_FOREGROUND);
+        }
+        for d in blocking {
+            if !self.graph.get(&d).is_some_and(|n| n.deleting_dependents) {
+                self.attempt_to_delete.add(d);
+            }
+        }
+        Ok(())
+    }
+
+    /// `attemptToOrphan`: every dependent loses its reference to the owner, then the owner
+    /// loses its `orphan` finalizer.
+    fn attempt_to_orphan(&mut self, api: &mut ApiServer, uid: &str) -> Result<(), ()> {
+        let Some(node) = self.graph.get(uid).cloned() else {
+            return Ok(());
+        };
+        for d in &node.dependents {
+            let Some(dep) = self.graph.get(d).cloned() else {
+                continue;
+            };
+            let Some(live) = Self::live(api, &dep, d) else {
+                continue;
+            };
+            update_owner_refs(api, &live, |refs| refs.retain(|r| r.uid != uid))?;
+        }
+        let Some(latest) = Self::live(api, &node, uid) else {
+            return Ok(());
+        };
+        remove_finalizer(api, &latest, FINALIZER_ORPHAN)
+    }
+}
+
+/// How a dependent's owner stands.
+enum OwnerState {
+    /// Exists and is not deleting its dependents in the foreground.
+    Solid,
+    /// Does not exist (or another object has its name).
+    Dangling,
+    /// Exists with deletionTimestamp and the `foregroundDeletion` finalizer.
+    WaitingForDependents,
+}
+
+/// Rewrites `obj`'s ownerReferences with `change` (an update on its resourceVersion: a
+/// conflict is retried); nothing is written when nothing changes.
+fn update_owner_refs(
+    api: &mut ApiServer,
+    obj: &Arc<Object>,
+    change: impl FnOnce(&mut Vec<OwnerReference>),
+) -> Result<(), ()> {
+    let mut updated = (**obj).clone();
+    change(&mut updated.meta_mut().owner_references);
+    if updated == **obj {
+        return Ok(());
+    }
+    match api.update(USER_AGENT, updated) {
+        Ok(_) => Ok(()),
+        Err(s) if s.code() == 404 => Ok(()),
+        Err(_) => Err(()),
+    }
+}
+
+/// Removes one finalizer from `obj` (which the API server then removes if it was the last).
+fn remove_finalizer(api: &mut ApiServer, obj: &Arc<Object>, finalizer: &str) -> Result<(), ()> {
+    let mut updated = (**obj).clone();
+    updated.meta_mut().finalizers.retain(|f| f != finalizer);
+    if updated == **obj {
+        return Ok(());
+    }
+    match api.update(USER_AGENT, updated) {
+        Ok(_) => Ok(()),
+        Err(s) if s.code() == 404 => Ok(()),
+        Err(_) => Err(()),
+    }
+}
+
+/// Deletes a collected object with a uid and resourceVersion precondition.
+fn delete_object(
+    api: &mut ApiServer,
+    node: &Node,
+    latest: &Arc<Object>,
+    policy: &str,
+) -> Result<(), ()> {
+    let Some(kind) = node.kind else {
+        return Ok(());
+    };
+    let meta = latest.meta();
+    let opts = DeleteOptions {
+        preconditions: Some(Preconditions {
+            uid: Some(meta.uid.clone()),
+            resource_version: Some(meta.resource_version.clone()),
+        }),
+        propagation_policy: Some(policy.into()),
+        ..Default::default()
+    };
+    let ns = Some(node.namespace.as_str()).filter(|n| !n.is_empty());
+    match api.delete(USER_AGENT, kind, ns, &node.name, &opts) {
+        Ok(_) => Ok(()),
+        Err(s) if s.code() == 404 => Ok(()),
+        // Changed in between: look again.
+        Err(_) => Err(()),
     }
 }
 
@@ -230,33 +524,36 @@ impl Controller for GarbageCollector {
     }
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        self.follow_custom_kinds(api);
+        self.follow_served_kinds(api);
         for i in 0..self.informers.len() {
-            let Some((kind, informer)) = self.informers.get_mut(i) else {
+            let Some((_, informer)) = self.informers.get_mut(i) else {
                 break;
             };
-            let kind = *kind;
             let notes = informer.step(now, api, USER_AGENT);
             for note in &notes {
-                self.on_note(kind, note);
+                self.on_note(api, note);
             }
         }
         if self.informers.iter().all(|(_, i)| i.has_synced()) {
-            while let Some(item) = self.queue.get(now) {
-                let (kind, key) = &item;
-                match self.sync(api, *kind, key) {
-                    Ok(()) => self.queue.forget(&item),
-                    Err(()) => self.queue.add_rate_limited(item.clone(), now),
+            while let Some(uid) = self.attempt_to_orphan.get(now) {
+                match self.attempt_to_orphan(api, &uid) {
+                    Ok(()) => self.attempt_to_orphan.forget(&uid),
+                    Err(()) => self.attempt_to_orphan.add_rate_limited(uid.clone(), now),
                 }
-                self.queue.done(&item);
+                self.attempt_to_orphan.done(&uid);
+            }
+            while let Some(uid) = self.attempt_to_delete.get(now) {
+                match self.attempt_to_delete(api, &uid) {
+                    Ok(()) => self.attempt_to_delete.forget(&uid),
+                    Err(()) => self.attempt_to_delete.add_rate_limited(uid.clone(), now),
+                }
+                self.attempt_to_delete.done(&uid);
             }
         }
-        earliest(
-            self.informers
-                .iter()
-                .map(|(_, i)| i.next_wakeup())
-                .chain([self.queue.next_ready_at()]),
-        )
+        earliest(self.informers.iter().map(|(_, i)| i.next_wakeup()).chain([
+            self.attempt_to_delete.next_ready_at(),
+            self.attempt_to_orphan.next_ready_at(),
+        ]))
     }
 }
 
@@ -265,10 +562,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_owner_graph_comes_from_the_registry_owners_first() {
-        assert_eq!(
-            owner_graph(&Registry::default()),
-            [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
-        );
+    fn it_watches_every_served_kind_but_events() {
+        let kinds = watched(&Registry::default());
+        assert!(kinds.contains(&Kind::Pod) && kinds.contains(&Kind::Namespace));
+        assert!(!kinds.contains(&Kind::Event));
     }
 }

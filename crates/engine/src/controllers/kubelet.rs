@@ -810,7 +810,7 @@ impl Kubelet {
                         uid: Some(pod.metadata.uid.clone()),
                         resource_version: None,
                     }),
-                    propagation_policy: None,
+                    ..Default::default()
                 };
                 match api.delete(
                     &self.user,

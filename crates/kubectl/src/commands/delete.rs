@@ -1,11 +1,12 @@
 //! `kubectl delete`: by name (`pod x`, `pod/x`), by selector (`-l`), `--all`, or `-f FILE`,
 //! sending DeleteOptions (`gracePeriodSeconds`, `propagationPolicy: Background`) the way
 //! kubectl does, with its grace-period rules (`--now` is 1s, `--force` is 0s and warns) and its
-//! messages (`pod "x" deleted`, `pod "x" force deleted`).
+//! messages (`pod "x" deleted`, `pod "x" force deleted`); `--cascade=background|foreground|orphan`
+//! becomes the propagationPolicy (the old `--cascade=true|false` with kubectl's warning).
 
 use super::{parse_flags, Ctx, Done};
 use crate::errors::CmdError;
-use crate::flags::{boolean, value, FlagSpec};
+use crate::flags::{boolean, value, value_or, FlagSpec};
 use crate::targets::{self, parse_targets, ListQuery};
 use serde_json::json;
 
@@ -19,7 +20,7 @@ const FLAGS: &[FlagSpec] = &[
     boolean("force", None),
     boolean("ignore-not-found", None),
     value("wait", None),
-    value("cascade", None),
+    value_or("cascade", "background"),
     value("filename", Some('f')),
     value("output", Some('o')),
 ];
@@ -50,16 +51,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     if force && grace < 0 {
         grace = 0;
     }
-    let propagation = match p.last("cascade").unwrap_or("background") {
-        "background" | "true" => "Background",
-        "foreground" => "Foreground",
-        "orphan" | "false" => "Orphan",
-        other => {
-            return Err(CmdError::msg(format!(
-                "invalid cascade value ({other}). Must be \"background\", \"foreground\", or \"orphan\""
-            )))
-        }
-    };
+    let mut done = Done::default();
+    let propagation = cascading_strategy(p.last("cascade").unwrap_or("background"), &mut done)?;
     let selector = p
         .last("selector")
         .filter(|s| !s.is_empty())
@@ -136,13 +129,10 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             }
         }
         if objects.is_empty() {
-            return Ok(Done {
-                stderr: "No resources found\n".into(),
-                ..Done::default()
-            });
+            done.stderr.push_str("No resources found\n");
+            return Ok(done);
         }
     }
-    let mut done = Done::default();
     if force && grace == 0 {
         done.stderr.push_str(FORCE_WARNING);
     }
@@ -183,4 +173,26 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         done.exit_code = 1;
     }
     Ok(done)
+}
+
+/// `cmdutil.GetCascadingStrategy`: background, foreground or orphan; the old booleans still
+/// work with a warning (`true` is background, `false` orphan).
+fn cascading_strategy(flag: &str, done: &mut Done) -> Result<&'static str, CmdError> {
+    let legacy = match flag {
+        "background" => return Ok("Background"),
+        "foreground" => return Ok("Foreground"),
+        "orphan" => return Ok("Orphan"),
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => ("background", "Background"),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => ("orphan", "Orphan"),
+        other => {
+            return Err(CmdError::msg(format!(
+                "invalid cascade value ({other}). Must be \"background\", \"foreground\", or \"orphan\""
+            )))
+        }
+    };
+    done.stderr.push_str(&format!(
+        "warning: --cascade={flag} is deprecated (boolean value) and can be replaced with --cascade={}.\n",
+        legacy.0
+    ));
+    Ok(legacy.1)
 }
