@@ -318,6 +318,8 @@ fn undecodable_pod(p: &LiveObject) -> PodView {
         node: None,
         status: "Unknown".to_string(),
         ready: "0/0".to_string(),
+        restarts: 0,
+        last_restart: None,
         resource_version: p.resource_version(),
         deleting: false,
     }

@@ -1,6 +1,7 @@
 //! What the cluster view shows, derived from the API server's objects like `kubectl get`
 //! derives its columns: nodes, pods, and each informer's cache against the ledger.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use watchlab_apimachinery::client::WatchId;
@@ -9,6 +10,7 @@ use crate::api::node::Node;
 use crate::api::pod::Pod;
 use crate::api::Kind;
 use crate::client::ReflectorPhase;
+use crate::clock::Timestamp;
 
 use super::Cluster;
 
@@ -30,10 +32,15 @@ pub struct PodView {
     pub namespace: String,
     pub name: String,
     pub node: Option<String>,
-    /// kubectl's STATUS column: `Pending`, `ContainerCreating`, `Running`, `Terminating`...
+    /// kubectl's STATUS column: `Pending`, `ContainerCreating`, `Running`, `CrashLoopBackOff`,
+    /// `Error`, `Completed`, `NotReady`, `Terminating`...
     pub status: String,
-    /// kubectl's READY column (`1/1`).
+    /// kubectl's READY column (`1/1`): containers ready and running, of all.
     pub ready: String,
+    /// kubectl's RESTARTS column: the containers' restarts, and when the last one exited
+    /// (kubectl prints `3 (42s ago)`).
+    pub restarts: i32,
+    pub last_restart: Option<Timestamp>,
     pub resource_version: u64,
     pub deleting: bool,
 }
@@ -92,7 +99,7 @@ impl Cluster {
                 }
             }
             let status = pod_status(p);
-            match census.by_status.get_mut(status) {
+            match census.by_status.get_mut(&*status) {
                 Some(n) => *n += 1,
                 None => {
                     census.by_status.insert(status.to_string(), 1);
@@ -161,45 +168,91 @@ pub fn node_view(n: &Node, killed: bool) -> NodeView {
     }
 }
 
-/// A pod's row. The one computation of a pod's STATUS and READY for the views: the
-/// playground's and live mode's both call it (the console's `kubectl get` prints with
-/// kubectl's own printPod).
+/// A pod's row. The one computation of a pod's STATUS, READY and RESTARTS for the views: the
+/// playground's and live mode's both call it. It follows kubectl's `printPod` for regular
+/// containers (the console's `kubectl get` prints with watchlab-kubectl's port of it over JSON,
+/// which also covers init containers; a test there checks that the two agree).
 pub fn pod_view(p: &Pod) -> PodView {
-    let total = p.spec.containers.len();
-    let ready = p
-        .status
-        .container_statuses
-        .iter()
-        .filter(|c| c.ready)
-        .count();
+    let c = columns(p);
     PodView {
         namespace: p.metadata.namespace.clone(),
         name: p.metadata.name.clone(),
         node: Some(p.spec.node_name.clone()).filter(|n| !n.is_empty()),
-        status: pod_status(p).to_string(),
-        ready: format!("{ready}/{total}"),
+        status: c.status.into_owned(),
+        ready: format!("{}/{}", c.ready, p.spec.containers.len()),
+        restarts: c.restarts,
+        last_restart: c.last_restart.filter(|_| c.restarts > 0),
         resource_version: p.metadata.resource_version.parse().unwrap_or(0),
         deleting: p.metadata.deletion_timestamp.is_some(),
     }
 }
 
-/// A pod's STATUS column (`Terminating`, a waiting container's reason, else the phase, and
-/// `Pending` before there is one), without copying it: [`pod_view`] and [`PodCensus`] use it.
-pub fn pod_status(p: &Pod) -> &str {
-    let waiting = p
-        .status
-        .container_statuses
-        .iter()
-        .find_map(|c| c.state.waiting.as_ref().map(|w| w.reason.as_str()))
-        .filter(|r| !r.is_empty());
-    if p.metadata.deletion_timestamp.is_some() {
-        "Terminating"
-    } else if let Some(reason) = waiting {
-        reason
+/// A pod's STATUS column, without copying it in the common cases: [`pod_view`] and
+/// [`PodCensus`] use it.
+pub fn pod_status(p: &Pod) -> Cow<'_, str> {
+    columns(p).status
+}
+
+/// printPod's STATUS, ready containers and restarts.
+struct Columns<'a> {
+    status: Cow<'a, str>,
+    ready: usize,
+    restarts: i32,
+    last_restart: Option<Timestamp>,
+}
+
+/// printPod for regular containers: the phase (`Pending` before there is one), or the pod's
+/// reason, overridden by the last container (in spec order) that is waiting
+/// (`CrashLoopBackOff`, `ContainerCreating`) or terminated (`Completed`, `Error`); `Completed`
+/// with a container still running shows `Running` (or `NotReady`); deletion shows
+/// `Terminating` (`Unknown` for a pod of a lost node).
+fn columns(p: &Pod) -> Columns<'_> {
+    let mut status: Cow<'_, str> = if !p.status.reason.is_empty() {
+        Cow::Borrowed(&p.status.reason)
     } else if p.status.phase.is_empty() {
-        "Pending"
+        Cow::Borrowed("Pending")
     } else {
-        &p.status.phase
+        Cow::Borrowed(&p.status.phase)
+    };
+    let mut ready = 0;
+    let mut restarts = 0;
+    let mut last_restart: Option<Timestamp> = None;
+    let mut has_running = false;
+    for c in p.status.container_statuses.iter().rev() {
+        restarts += c.restart_count;
+        if let Some(t) = c.last_state.terminated.as_ref().and_then(|t| t.finished_at) {
+            last_restart = last_restart.max(Some(t));
+        }
+        let waiting = c.state.waiting.as_ref().filter(|w| !w.reason.is_empty());
+        if let Some(w) = waiting {
+            status = Cow::Borrowed(&w.reason);
+        } else if let Some(t) = &c.state.terminated {
+            status = if t.reason.is_empty() {
+                Cow::Owned(format!("ExitCode:{}", t.exit_code))
+            } else {
+                Cow::Borrowed(&t.reason)
+            };
+        } else if c.ready && c.state.running.is_some() {
+            has_running = true;
+            ready += 1;
+        }
+    }
+    if status == "Completed" && has_running {
+        let pod_ready = p.condition("Ready").is_some_and(|c| c.status == "True");
+        status = Cow::Borrowed(if pod_ready { "Running" } else { "NotReady" });
+    }
+    if p.metadata.deletion_timestamp.is_some() {
+        status = Cow::Borrowed(if p.status.reason == "NodeLost" {
+            "Unknown"
+        } else {
+            "Terminating"
+        });
+    }
+    Columns {
+        status,
+        ready,
+        restarts,
+        last_restart,
     }
 }
 

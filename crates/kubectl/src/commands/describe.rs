@@ -250,6 +250,15 @@ fn describe_pod(pod: &Value, now: i64) -> String {
             let _ = writeln!(o, "    Ready:\t{ready}");
             let _ = writeln!(o, "    Restart Count:\t{}", int(st, &["restartCount"]));
         }
+        for (label, field) in [
+            ("Liveness", "livenessProbe"),
+            ("Readiness", "readinessProbe"),
+            ("Startup", "startupProbe"),
+        ] {
+            if let Some(probe) = c.get(field).filter(|p| p.is_object()) {
+                let _ = writeln!(o, "    {label}:\t{}", describe_probe(probe));
+            }
+        }
         container_env(&mut o, c);
     }
     let conditions = array(pod, &["status", "conditions"]);
@@ -327,6 +336,55 @@ fn container_ports(o: &mut String, c: &Value) {
     };
     let _ = writeln!(o, "    Port:\t{}", fmt_ports("containerPort"));
     let _ = writeln!(o, "    Host Port:\t{}", fmt_ports("hostPort"));
+}
+
+/// A probe on one line, as kubectl's `DescribeProbe`: the handler (`http-get
+/// http://:8080/healthz`, `tcp-socket :53`, `exec [cat /tmp/healthy]`, `grpc <pod>:9000 `)
+/// and `delay=0s timeout=1s period=10s #success=1 #failure=3`.
+fn describe_probe(p: &Value) -> String {
+    let attrs = format!(
+        "delay={}s timeout={}s period={}s #success={} #failure={}",
+        int(p, &["initialDelaySeconds"]),
+        int(p, &["timeoutSeconds"]),
+        int(p, &["periodSeconds"]),
+        int(p, &["successThreshold"]),
+        int(p, &["failureThreshold"])
+    );
+    let port = |v: Option<&Value>| match v {
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    if let Some(e) = p.get("exec") {
+        let command: Vec<&str> = array(e, &["command"])
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        return format!("exec [{}] {attrs}", command.join(" "));
+    }
+    if let Some(h) = p.get("httpGet") {
+        let host = string(h, &["host"]);
+        let port = port(h.get("port"));
+        let host_port = if port.is_empty() {
+            host
+        } else if host.contains(':') {
+            format!("[{host}]:{port}")
+        } else {
+            format!("{host}:{port}")
+        };
+        let scheme = string(h, &["scheme"]).to_lowercase();
+        let path = string(h, &["path"]);
+        return format!("http-get {scheme}://{host_port}{path} {attrs}");
+    }
+    if let Some(t) = p.get("tcpSocket") {
+        let host = string(t, &["host"]);
+        return format!("tcp-socket {host}:{} {attrs}", port(t.get("port")));
+    }
+    if let Some(g) = p.get("grpc") {
+        let service = string(g, &["service"]);
+        return format!("grpc <pod>:{} {service} {attrs}", int(g, &["port"]));
+    }
+    format!("unknown {attrs}")
 }
 
 fn container_env(o: &mut String, c: &Value) {
@@ -933,4 +991,40 @@ fn events_section(ctx: &mut Ctx, rt: &ResourceType, obj: &Value, now: i64) -> St
         );
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describe_probe;
+    use serde_json::json;
+
+    #[test]
+    fn probes_print_as_kubectl_describe_prints_them() {
+        let attrs = json!({"initialDelaySeconds": 5, "timeoutSeconds": 1, "periodSeconds": 10,
+                           "successThreshold": 1, "failureThreshold": 3});
+        let with = |handler: serde_json::Value| {
+            let mut p = attrs.clone();
+            if let (Some(p), Some(h)) = (p.as_object_mut(), handler.as_object()) {
+                p.extend(h.clone());
+            }
+            describe_probe(&p)
+        };
+        let tail = "delay=5s timeout=1s period=10s #success=1 #failure=3";
+        assert_eq!(
+            with(json!({"httpGet": {"path": "/healthz", "port": 8080, "scheme": "HTTP"}})),
+            format!("http-get http://:8080/healthz {tail}")
+        );
+        assert_eq!(
+            with(json!({"tcpSocket": {"port": "dns"}})),
+            format!("tcp-socket :dns {tail}")
+        );
+        assert_eq!(
+            with(json!({"exec": {"command": ["cat", "/tmp/healthy"]}})),
+            format!("exec [cat /tmp/healthy] {tail}")
+        );
+        assert_eq!(
+            with(json!({"grpc": {"port": 9000}})),
+            format!("grpc <pod>:9000  {tail}")
+        );
+    }
 }

@@ -73,8 +73,19 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         container["securityContext"] = json!({"privileged": true});
     }
     let mut metadata = json!({"name": name, "creationTimestamp": null, "labels": labels});
-    if let Some(spec) = p.last("annotations") {
-        metadata["annotations"] = Value::Object(parse_pairs(spec, "annotations")?);
+    // `--annotations` is a string array in kubectl (one `key=value` per flag, commas kept in
+    // the value), unlike the comma-separated `--labels`.
+    let mut annotations = Map::new();
+    for pair in p.all("annotations") {
+        match pair.split_once('=') {
+            Some((k, v)) => {
+                annotations.insert(k.to_string(), Value::String(v.to_string()));
+            }
+            None => return Err(CmdError::msg(format!("invalid annotations: {pair}"))),
+        }
+    }
+    if !annotations.is_empty() {
+        metadata["annotations"] = Value::Object(annotations);
     }
     let pod = json!({
         "apiVersion": "v1",
