@@ -19,14 +19,16 @@
 //!   genuine `410 Expired`), with bookmarks that never go backwards;
 //! - no pod stays un-Terminating on a dead node past its eviction deadline;
 //! - no node carries more cpu/memory requests than it can allocate;
-//! - nothing is bound to a node cordoned more than a second ago.
+//! - nothing is bound to a node cordoned more than a second ago;
+//! - no container's restartCount goes back, and no Succeeded or Failed pod runs again (the bare
+//!   pods crash-loop, complete, or hang and get restarted by their liveness probe, by name).
 //!
 //! At every race: of writers that read the same version, at most one succeeds; the others get
 //! `409 Conflict` (`AlreadyExists` for two creates of one name).
 //!
 //! Once healed:
 //! - the Deployment converges: exactly the desired number of Running, ready pods on live nodes,
-//!   every other pod Running too, every node Ready and untainted, the status saying so, every
+//!   every other pod Running too (or Succeeded, the bare pods that complete), every node Ready and untainted, the status saying so, every
 //!   kubelet running exactly its node's pods;
 //! - the ownership chain holds: one current ReplicaSet, named by its template hash, owning
 //!   every pod;
@@ -73,8 +75,11 @@ use watchlab_apimachinery::quantity::Quantity;
 use watchlab_apimachinery::request::ListOptions;
 use watchlab_apimachinery::status::StatusReason;
 use watchlab_engine::api::apps::{Deployment, DeploymentSpec, PodTemplateSpec};
+use watchlab_engine::api::behaviour::ANNOTATION;
 use watchlab_engine::api::meta::LabelSelector;
-use watchlab_engine::api::pod::{Container, Pod, PodSpec, ResourceRequirements};
+use watchlab_engine::api::pod::{
+    Container, HttpGetAction, IntOrString, Pod, PodSpec, Probe, ResourceRequirements,
+};
 use watchlab_engine::api::Event;
 use watchlab_engine::api::{Kind, Namespace, Object, ObjectMeta};
 use watchlab_engine::apiserver::DeleteOptions;
@@ -190,7 +195,25 @@ fn deployment(replicas: i32) -> Object {
     )
 }
 
-/// A bare pod in the sandbox (no requests: it always fits), written by `user`.
+/// What the bare pod `job-<n>` does, by `n % 4` (its `watchlab.dev/behaviour`, restartPolicy,
+/// probes): stays healthy; crash-loops; completes and stays Succeeded; hangs after 30 s, so its
+/// readiness flips and its liveness probe restarts it, again and again.
+fn lifecycle_of(name: &str) -> (&'static str, &'static str, bool) {
+    let n: u64 = name
+        .rsplit('-')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    match n % 4 {
+        1 => ("crash-after=20s", "Always", false),
+        2 => ("complete-after=10s", "Never", false),
+        3 => ("unhealthy-after=30s", "Always", true),
+        _ => ("", "Always", false),
+    }
+}
+
+/// A bare pod in the sandbox (no requests: it always fits), written by `user`, living as
+/// [`lifecycle_of`] its name says.
 fn bare_pod(name: &str, user: &str) -> Object {
     let mut metadata = ObjectMeta::named(SANDBOX, name);
     metadata.labels = [
@@ -198,14 +221,31 @@ fn bare_pod(name: &str, user: &str) -> Object {
         ("writer".to_string(), user.to_string()),
     ]
     .into();
+    let (behaviour, policy, probes) = lifecycle_of(name);
+    if !behaviour.is_empty() {
+        metadata
+            .annotations
+            .insert(ANNOTATION.to_string(), behaviour.to_string());
+    }
+    let probe = Probe {
+        http_get: Some(HttpGetAction {
+            path: "/healthz".into(),
+            port: IntOrString::Int(8080),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
     Object::Pod(Pod {
         metadata,
         spec: PodSpec {
             containers: vec![Container {
                 name: "job".into(),
                 image: "busybox:1.36".into(),
+                readiness_probe: probes.then(|| probe.clone()),
+                liveness_probe: probes.then_some(probe),
                 ..Default::default()
             }],
+            restart_policy: Some(policy.into()),
             ..Default::default()
         },
         ..Default::default()
@@ -243,6 +283,8 @@ struct Sim {
     cordoned_since: BTreeMap<String, Timestamp>,
     /// Pods (by uid) already seen bound.
     seen_bound: BTreeSet<String>,
+    /// Each pod's (by uid) highest restart count so far, and the terminal phase it reached.
+    lifecycles: BTreeMap<String, (i32, Option<String>)>,
     /// Virtual time the store refused writes, in total.
     outage_ms: u64,
     /// The last acknowledged `spec.replicas` and annotation.
@@ -274,6 +316,9 @@ struct Coverage {
     dropped_watches: u64,
     /// Acknowledged relabels of the Deployment's pods.
     relabels: u64,
+    /// Container restarts seen by the lifecycle check, and pods seen Succeeded or Failed.
+    restarts: u64,
+    terminal_pods: u64,
     /// Writes checked on the tape, and acknowledged writes found there.
     writes: u64,
     acks: u64,
@@ -291,6 +336,8 @@ impl Coverage {
         self.failed_scheduling += o.failed_scheduling;
         self.dropped_watches += o.dropped_watches;
         self.relabels += o.relabels;
+        self.restarts += o.restarts;
+        self.terminal_pods += o.terminal_pods;
         self.writes += o.writes;
         self.acks += o.acks;
         self.audit.events += o.audit.events;
@@ -345,6 +392,7 @@ impl Sim {
             dead_since: BTreeMap::new(),
             cordoned_since: BTreeMap::new(),
             seen_bound: BTreeSet::new(),
+            lifecycles: BTreeMap::new(),
             outage_ms: 0,
             desired: 3,
             note: None,
@@ -431,6 +479,7 @@ impl Sim {
             self.check_no_pod_left_on_a_dead_node();
             self.check_no_node_overcommitted();
             self.check_no_binding_to_a_cordoned_node();
+            self.check_pod_lifecycles_move_forward();
         }
     }
 
@@ -997,6 +1046,8 @@ fn faults_heal_into_a_converged_cluster_whose_caches_match_the_ledger() {
         assert!(total.failed_scheduling > 0, "no pod ever waited: {total:?}");
         assert!(total.dropped_watches > 0, "no watch dropped: {total:?}");
         assert!(total.relabels > 0, "no pod relabelled: {total:?}");
+        assert!(total.restarts > 0, "no container restarted: {total:?}");
+        assert!(total.terminal_pods > 0, "no pod completed: {total:?}");
         assert!(
             total.acks > 0 && total.writes > 0,
             "no write checked: {total:?}"

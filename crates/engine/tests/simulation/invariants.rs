@@ -1,7 +1,8 @@
 //! The invariants that hold at every instant of a run (checked after every slice of virtual
 //! time, faults or not): no pod left un-Terminating on a dead node past its eviction deadline,
 //! no node carrying more requests than it can allocate, nothing bound to a node cordoned more
-//! than a second ago. (The ledger's and the watch streams' own invariants are checked by
+//! than a second ago, no pod's restart count going back and no Succeeded or Failed pod
+//! running again. (The ledger's and the watch streams' own invariants are checked by
 //! `tape` and `audit`.)
 
 use super::*;
@@ -87,6 +88,43 @@ impl Sim {
                     )
                 });
             }
+        }
+    }
+
+    /// The kubelet's lifecycle writes only move forward, whatever the faults (a restarted
+    /// kubelet adopting its pods, stale caches, 409s, lost quorum): a container's restartCount
+    /// never decreases, and a pod once Succeeded or Failed never shows another phase.
+    pub(super) fn check_pod_lifecycles_move_forward(&mut self) {
+        for o in self.all_pods() {
+            let Some(p) = o.as_pod() else { continue };
+            let restarts: i32 = p
+                .status
+                .container_statuses
+                .iter()
+                .map(|c| c.restart_count)
+                .sum();
+            let phase = p.status.phase.clone();
+            let terminal = matches!(phase.as_str(), "Succeeded" | "Failed");
+            let name = format!("{}/{}", p.metadata.namespace, p.metadata.name);
+            let entry = self
+                .lifecycles
+                .entry(p.metadata.uid.clone())
+                .or_insert((0, None));
+            let (before, ended) = entry.clone();
+            if restarts > before {
+                entry.0 = restarts;
+            }
+            if terminal && ended.is_none() {
+                entry.1 = Some(phase.clone());
+            }
+            self.coverage.restarts += u64::try_from(restarts - before).unwrap_or(0);
+            self.coverage.terminal_pods += u64::from(terminal && ended.is_none());
+            self.check(restarts >= before, || {
+                format!("{name}: restartCount went back from {before} to {restarts}")
+            });
+            self.check(ended.as_ref().is_none_or(|e| *e == phase), || {
+                format!("{name}: was {ended:?}, now {phase}")
+            });
         }
     }
 }

@@ -97,13 +97,20 @@ impl Sim {
         self.check(nodes.is_empty(), || {
             format!("nodes not Ready or still tainted: {nodes:?}")
         });
-        // The bare pods that survived are running too (none was left Pending or stuck).
+        // The bare pods that survived are running too — or Succeeded, those that complete —
+        // (none was left Pending or stuck).
         let stuck: Vec<String> = self
             .pods_in(Some(SANDBOX))
             .iter()
             .filter_map(|o| o.as_pod())
             .filter(|p| {
-                p.status.phase != "Running"
+                let (_, policy, _) = lifecycle_of(&p.metadata.name);
+                let done = if policy == "Never" {
+                    "Succeeded"
+                } else {
+                    "Running"
+                };
+                p.status.phase != done
                     || p.metadata.deletion_timestamp.is_some()
                     || !NODES.contains(&p.spec.node_name.as_str())
             })
