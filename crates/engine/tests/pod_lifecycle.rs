@@ -502,3 +502,25 @@ fn a_behaviour_that_does_not_parse_is_refused_and_nothing_is_written() {
     );
     assert_eq!(h.api.revision(), before);
 }
+
+#[test]
+fn probes_that_keep_passing_write_nothing() {
+    let mut h = cluster();
+    let app = Container {
+        readiness_probe: Some(http_probe(10, 3)),
+        liveness_probe: Some(http_probe(10, 3)),
+        ..Default::default()
+    };
+    create(&mut h, "steady", "", "Always", app);
+    let deadline = h.now().plus_secs(30);
+    assert!(h.run_until_true(deadline, |h| pod(h, "steady")
+        .status
+        .container_statuses
+        .first()
+        .is_some_and(|c| c.ready)));
+    h.run_for(1_000);
+    let rv = pod(&h, "steady").metadata.resource_version;
+    // 60 probes later: one status write per change, and nothing changed.
+    h.run_for(300_000);
+    assert_eq!(pod(&h, "steady").metadata.resource_version, rv);
+}
