@@ -152,6 +152,7 @@ texts! {
     NodeName => "Node", "节点";
     PodCardTitle => "{} · {} · READY {} · resourceVersion {}", "{} · {} · 就绪 {} · resourceVersion {}";
     RvShort => "rv {}", "页码 {}";
+    PodRestarts => "RESTARTS: containers restarted {} times", "重启：容器已重启 {} 次";
     // Ledger
     LedgerTitle => "The ledger: one line per revision", "账本：每个页码一行";
     ColRevision => "RV", "页码";

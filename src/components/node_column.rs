@@ -67,7 +67,9 @@ fn card(p: &PodView, lang: Lang) -> Html {
             <span class="pod-name ends"><span class="head">{ head }</span><span class="tail">{ tail }</span></span>
             <span class="pod-status">{ &p.status }</span>
             <span class="pod-ready">{ &p.ready }</span>
-            if p.restarts > 0 { <span class="pod-restarts" title="RESTARTS">{ format!("↻{}", p.restarts) }</span> }
+            if p.restarts > 0 {
+                <span class="pod-restarts" title={T::PodRestarts.fill(lang, &[&p.restarts.to_string()])}>{ format!("↻{}", p.restarts) }</span>
+            }
             <span class="rv">{ p.resource_version }</span>
         </div>
     }
