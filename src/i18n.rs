@@ -103,7 +103,8 @@ texts! {
     Seed => "Seed", "种子";
     Restart => "Restart", "重新开始";
     NoTimer => "nothing scheduled", "没有待执行的定时事件";
-    SizeHint => "The cluster's nodes and the replicas of the demo Deployment (production/orders-api), applied on Restart", "集群的节点数与演示 Deployment（production/orders-api）的副本数，点击“重新开始”时生效";
+    Size => "Size", "规模";
+    SizeHint => "nodes × replicas of the demo Deployment (production/orders-api), applied on Restart", "节点数 × 演示 Deployment（production/orders-api）的副本数，点击“重新开始”时生效";
     SizeNodesNotANumber => "Nodes: \"{}\" is not a whole number. The cluster is unchanged.", "节点数：“{}”不是整数。集群未改变。";
     SizeNodesOutOfRange => "Nodes: {} is not between 1 and {} (Kubernetes supports at most 5,000 nodes per cluster). The cluster is unchanged.", "节点数：{} 不在 1 到 {} 之间（Kubernetes 每个集群最多支持 5000 个节点）。集群未改变。";
     SizeReplicasNotANumber => "Replicas: \"{}\" is not a whole number. The cluster is unchanged.", "副本数：“{}”不是整数。集群未改变。";

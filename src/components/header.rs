@@ -97,17 +97,19 @@ pub fn Header() -> Html {
             <div class="seed">
                 <label for="seed">{ tr(&ctx, T::Seed) }</label>
                 <input id="seed" ref={seed_input} type="number" min="0" />
-                <label for="nodes" title={tr(&ctx, T::SizeHint)}>{ tr(&ctx, T::Nodes) }</label>
+                // One short label for both fields (the header has no room for two); each field
+                // names itself to assistive technology and in its tooltip.
+                <label for="nodes" title={tr(&ctx, T::SizeHint)}>{ tr(&ctx, T::Size) }</label>
                 // Text, not number: what was typed reaches the check as typed, and is named in
                 // the message if it is not a number.
                 <input id="nodes" class="size" ref={nodes_input} type="text" inputmode="numeric" list="node-sizes"
-                    title={tr(&ctx, T::SizeHint)} aria-describedby="size-error" />
+                    aria-label={tr(&ctx, T::Nodes)} title={format!("{} — {}", tr(&ctx, T::Nodes), tr(&ctx, T::SizeHint))} />
                 <datalist id="node-sizes">
                     { for NODE_SIZES.iter().map(|n| html! { <option value={n.to_string()} /> }) }
                 </datalist>
-                <label for="replicas" title={tr(&ctx, T::SizeHint)}>{ tr(&ctx, T::Replicas) }</label>
-                <input id="replicas" class="size" ref={replicas_input} type="text" inputmode="numeric"
-                    title={tr(&ctx, T::SizeHint)} aria-describedby="size-error" />
+                <span class="times" aria-hidden="true">{ "×" }</span>
+                <input id="replicas" class="size replicas" ref={replicas_input} type="text" inputmode="numeric"
+                    aria-label={tr(&ctx, T::Replicas)} title={format!("{} — {}", tr(&ctx, T::Replicas), tr(&ctx, T::SizeHint))} />
                 <button id="restart" onclick={on_restart}>{ tr(&ctx, T::Restart) }</button>
                 if let Some(e) = &ctx.size_error {
                     <p id="size-error" class="size-error" role="alert">

@@ -632,10 +632,10 @@ fn frame_cost_at_1000_nodes() {
     let converge = Instant::now();
     {
         let mut e = s.engine.borrow_mut();
-        let to = e.cluster.now().plus_millis(60_000);
+        let to = e.cluster.now().plus_millis(30_000);
         e.cluster.advance_to(to);
     }
-    println!("60 virtual s: {:?}", converge.elapsed());
+    println!("30 virtual s: {:?}", converge.elapsed());
     let s = run(s, Action::OpenNode(Some("node-0001".into())));
     let e = s.engine.borrow();
     let time = |label: &str, f: &dyn Fn() -> usize| {
@@ -649,6 +649,11 @@ fn frame_cost_at_1000_nodes() {
     time("everything listed (before)", &|| {
         e.cluster.nodes().len() + e.cluster.pods().len() + e.cluster.informers().len()
     });
+    time("  nodes()", &|| e.cluster.nodes().len());
+    time("  pods()", &|| e.cluster.pods().len());
+    time("  informers()", &|| e.cluster.informers().len());
+    time("  pod_census()", &|| e.cluster.pod_census().total);
+    time("  pods_on(node-0001)", &|| e.cluster.pods_on("node-0001").len());
     let shown = |view| Shown {
         view,
         tool: Tool::Console,
