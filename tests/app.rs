@@ -491,3 +491,35 @@ async fn the_events_view_prints_kubectls_columns_and_sorts_by_the_chosen_field()
         "{first_line} / {first_message}"
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_refused_size_is_explained_and_a_cluster_above_60_nodes_is_a_node_map() {
+    let root = mount().await;
+    click(&root, "#pause").await;
+    let nodes: HtmlInputElement = find(&root, "#nodes").dyn_into().expect("input");
+    let replicas: HtmlInputElement = find(&root, "#replicas").dyn_into().expect("input");
+    assert_eq!((nodes.value(), replicas.value()), ("3".into(), "3".into()));
+    let revision = text(&root, "#revision");
+    nodes.set_value("6000");
+    click(&root, "#restart").await;
+    let said = text(&root, "#size-error");
+    assert!(said.contains("6000") && said.contains("5000"), "{said}");
+    assert_eq!(text(&root, "#revision"), revision, "nothing changed");
+    assert_eq!(count(&root, ".node"), 3);
+    nodes.set_value("61");
+    replicas.set_value("61");
+    click(&root, "#restart").await;
+    wait_until(20_000, "the node map", || {
+        root.query_selector("#node-map").ok().flatten().is_some()
+    })
+    .await;
+    assert!(root.query_selector("#size-error").ok().flatten().is_none());
+    assert_eq!(
+        find(&root, "#node-map")
+            .get_attribute("data-nodes")
+            .as_deref(),
+        Some("61")
+    );
+    assert_eq!(count(&root, ".node"), 0, "no column per node");
+    assert_eq!(data_count(&find(&root, "#pod-count")), 61);
+}

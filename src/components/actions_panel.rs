@@ -122,7 +122,14 @@ pub fn ActionsPanel() -> Html {
         let ctx = ctx.clone();
         Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(a.clone())))
     };
-    let (nodes, members) = (&ctx.frame.nodes, ctx.frame.etcd.members());
+    // A node map's cluster names the node instead (its frame may still list every node for
+    // the map itself).
+    let nodes: &[_] = if ctx.frame.node_map() {
+        &[]
+    } else {
+        &ctx.frame.nodes
+    };
+    let members = ctx.frame.etcd.members();
     use_initial_value(f.namespace.clone(), SEED_NAMESPACE.into());
     use_initial_value(f.name.clone(), SEED_DEPLOYMENT.into());
     use_initial_value(f.image.clone(), "nginx:1.27".into());

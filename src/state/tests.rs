@@ -653,7 +653,9 @@ fn frame_cost_at_1000_nodes() {
     time("  pods()", &|| e.cluster.pods().len());
     time("  informers()", &|| e.cluster.informers().len());
     time("  pod_census()", &|| e.cluster.pod_census().total);
-    time("  pods_on(node-0001)", &|| e.cluster.pods_on("node-0001").len());
+    time("  pods_on(node-0001)", &|| {
+        e.cluster.pods_on("node-0001").len()
+    });
     let shown = |view| Shown {
         view,
         tool: Tool::Console,
