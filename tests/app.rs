@@ -521,5 +521,11 @@ async fn a_refused_size_is_explained_and_a_cluster_above_60_nodes_is_a_node_map(
         Some("61")
     );
     assert_eq!(count(&root, ".node"), 0, "no column per node");
-    assert_eq!(data_count(&find(&root, "#pod-count")), 61);
+    assert_eq!(
+        find(&root, "#nodes")
+            .dyn_into::<HtmlInputElement>()
+            .expect("input")
+            .value(),
+        "61"
+    );
 }
