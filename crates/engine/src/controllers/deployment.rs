@@ -3,8 +3,10 @@
 //! template change creates a new ReplicaSet and rolls over with maxSurge/maxUnavailable (25% by
 //! default; surge rounds up, unavailable down): the new one grows while the total stays within
 //! replicas + maxSurge, old ones shrink while availability stays at least replicas −
-//! maxUnavailable. It records `ScalingReplicaSet` events, the revision annotation, and status
-//! with the Available and Progressing conditions.
+//! maxUnavailable. With strategy Recreate it scales every old ReplicaSet to 0 and waits for
+//! their pods to be gone before creating the new one at full size. It records
+//! `ScalingReplicaSet` events, the revision annotation, and status with the Available and
+//! Progressing conditions.
 
 use std::sync::Arc;
 
@@ -29,6 +31,31 @@ pub const POD_TEMPLATE_HASH_LABEL: &str = "pod-template-hash";
 pub const REVISION_ANNOTATION: &str = "deployment.kubernetes.io/revision";
 pub const DESIRED_REPLICAS_ANNOTATION: &str = "deployment.kubernetes.io/desired-replicas";
 pub const MAX_REPLICAS_ANNOTATION: &str = "deployment.kubernetes.io/max-replicas";
+
+/// `spec.strategy.type` of a Deployment that stops every old pod before starting new ones.
+pub const RECREATE: &str = "Recreate";
+/// How often a Recreate rollout looks again while old pods are still terminating.
+const RECREATE_RECHECK_MS: u64 = 1_000;
+
+/// `oldPodsRunning`: an old ReplicaSet still counts replicas, or one of its pods (terminating
+/// ones included) has not finished.
+fn old_pods_running(api: &ApiServer, d: &Deployment, old: &[ReplicaSet]) -> bool {
+    if old.iter().any(|rs| rs.status.replicas > 0) {
+        return true;
+    }
+    let uids: Vec<&str> = old.iter().map(|rs| rs.metadata.uid.as_str()).collect();
+    let ns = Some(d.metadata.namespace.as_str());
+    api.list(Kind::Pod, ns, &Default::default())
+        .map(|l| {
+            l.items.iter().filter_map(|o| o.as_pod()).any(|p| {
+                p.metadata
+                    .controller_ref()
+                    .is_some_and(|r| uids.contains(&r.uid.as_str()))
+                    && !matches!(p.status.phase.as_str(), "Succeeded" | "Failed")
+            })
+        })
+        .unwrap_or(true)
+}
 
 /// `rand.SafeEncodeString`'s alphabet (no vowels, no look-alikes).
 const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -195,8 +222,16 @@ impl DeploymentController {
         let desired = d.spec.replicas.unwrap_or(1);
         let (surge, max_unavailable) = fenceposts(d);
         let max_old_revision = old.iter().map(revision).max().unwrap_or(0);
+        let new_rs = new_rs.into_iter().next();
+        if d.spec
+            .strategy
+            .as_ref()
+            .is_some_and(|s| s.type_ == RECREATE)
+        {
+            return self.rollout_recreate(now, api, key, &d_obj, d, new_rs, &old, &hash);
+        }
         let mut created = false;
-        let new_rs = match new_rs.into_iter().next() {
+        let new_rs = match new_rs {
             Some(rs) => rs,
             None => {
                 let current: i32 = old.iter().map(replicas).sum();
@@ -260,17 +295,102 @@ impl DeploymentController {
             self.scale_down_old(now, api, &d_obj, d, &new_rs, &old, desired, max_unavailable)?;
             self.cleanup_old(api, d, &old)?;
         }
-        let rev = revision(&new_rs).max(max_old_revision + 1).to_string();
-        if d.metadata.annotations.get(REVISION_ANNOTATION) != Some(&rev) {
-            let mut u = d.clone();
-            u.metadata
-                .annotations
-                .insert(REVISION_ANNOTATION.into(), rev);
-            api.update(USER_AGENT, Object::Deployment(Box::new(u)))
-                .map_err(|_| ())?;
+        if self.sync_revision(api, d, &new_rs, max_old_revision)? {
             return Ok(());
         }
         self.update_status(now, api, d, &new_rs, &old, created, max_unavailable)
+    }
+
+    /// Puts the new ReplicaSet's revision on the Deployment; true if it wrote.
+    fn sync_revision(
+        &self,
+        api: &mut ApiServer,
+        d: &Deployment,
+        new_rs: &ReplicaSet,
+        max_old_revision: i64,
+    ) -> Result<bool, ()> {
+        let rev = revision(new_rs).max(max_old_revision + 1).to_string();
+        if d.metadata.annotations.get(REVISION_ANNOTATION) == Some(&rev) {
+            return Ok(false);
+        }
+        let mut u = d.clone();
+        u.metadata
+            .annotations
+            .insert(REVISION_ANNOTATION.into(), rev);
+        api.update(USER_AGENT, Object::Deployment(Box::new(u)))
+            .map_err(|_| ())?;
+        Ok(true)
+    }
+
+    /// `rolloutRecreate`: every old ReplicaSet is scaled to 0 and its pods gone before the new
+    /// one is created (or scaled) at full size; no surge, no availability floor.
+    #[allow(clippy::too_many_arguments)]
+    fn rollout_recreate(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        d_obj: &Object,
+        d: &Deployment,
+        new_rs: Option<ReplicaSet>,
+        old: &[ReplicaSet],
+        hash: &str,
+    ) -> Result<(), ()> {
+        let desired = d.spec.replicas.unwrap_or(1);
+        let max_old_revision = old.iter().map(revision).max().unwrap_or(0);
+        let mut scaled_down = false;
+        for rs in old.iter().filter(|rs| replicas(rs) > 0) {
+            self.scale(now, api, d_obj, d, rs, 0)?;
+            scaled_down = true;
+        }
+        if scaled_down {
+            return Ok(());
+        }
+        if old_pods_running(api, d, old) {
+            // The real controller hears of each pod's deletion; this one looks again.
+            self.queue.add_after(key.clone(), RECREATE_RECHECK_MS, now);
+            return Ok(());
+        }
+        let Some(new_rs) = new_rs else {
+            let rs = self.new_replica_set(d, hash, desired, max_old_revision + 1, 0);
+            let created = api
+                .create(USER_AGENT, Object::ReplicaSet(Box::new(rs)))
+                .map_err(|_| ())?;
+            if desired > 0 {
+                let msg = format!(
+                    "Scaled up replica set {} from 0 to {desired}",
+                    created.name()
+                );
+                self.recorder.record(
+                    api,
+                    now,
+                    d_obj,
+                    EventType::Normal,
+                    "ScalingReplicaSet",
+                    &msg,
+                );
+            }
+            return Ok(());
+        };
+        if revision(&new_rs) <= max_old_revision {
+            let mut r = new_rs.clone();
+            r.metadata.annotations.insert(
+                REVISION_ANNOTATION.into(),
+                (max_old_revision + 1).to_string(),
+            );
+            api.update(USER_AGENT, Object::ReplicaSet(Box::new(r)))
+                .map_err(|_| ())?;
+            return Ok(());
+        }
+        if replicas(&new_rs) != desired {
+            return self.scale(now, api, d_obj, d, &new_rs, desired);
+        }
+        self.cleanup_old(api, d, old)?;
+        if self.sync_revision(api, d, &new_rs, max_old_revision)? {
+            return Ok(());
+        }
+        // maxUnavailable is 0 for Recreate: Available means every replica available.
+        self.update_status(now, api, d, &new_rs, old, false, 0)
     }
 
     #[allow(clippy::too_many_arguments)]
