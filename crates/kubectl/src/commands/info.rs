@@ -164,6 +164,7 @@ pub(crate) fn command_help(cmd: &str) -> Option<String> {
         "apply" => ("Apply a configuration to a resource by file name or stdin.", "kubectl apply (-f FILENAME | -k DIRECTORY) [options]"),
         "delete" => ("Delete resources by file names, stdin, resources and names, or by resources and label selector.", "kubectl delete ([-f FILENAME] | [-k DIRECTORY] | TYPE [(NAME | -l label | --all)]) [options]"),
         "scale" => ("Set a new size for a deployment, replica set, replication controller, or stateful set.", "kubectl scale [--resource-version=version] [--current-replicas=count] --replicas=COUNT (-f FILENAME | TYPE NAME) [options]"),
+        "rollout" => ("Manage the rollout of one or many resources.", "kubectl rollout SUBCOMMAND [options]"),
         "patch" => ("Update fields of a resource using strategic merge patch, a JSON merge patch, or a JSON patch.", "kubectl patch (-f FILENAME | TYPE NAME) [-p PATCH|--patch-file FILE] [options]"),
         "label" => ("Update the labels on a resource.", "kubectl label [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),
         "annotate" => ("Update the annotations on one or more resources.", "kubectl annotate [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),

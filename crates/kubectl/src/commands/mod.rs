@@ -13,6 +13,7 @@ mod info;
 mod label;
 mod node;
 mod patch;
+mod rollout;
 mod run;
 mod scale;
 
@@ -201,6 +202,7 @@ pub(crate) fn run(
         "apply" => apply::run(&mut ctx, &args),
         "delete" => delete::run(&mut ctx, &args),
         "scale" => scale::run(&mut ctx, &args),
+        "rollout" => rollout::run(&mut ctx, &args),
         "label" => label::run(&mut ctx, &args, label::Kind::Label),
         "annotate" => label::run(&mut ctx, &args, label::Kind::Annotate),
         "patch" => patch::run(&mut ctx, &args),
