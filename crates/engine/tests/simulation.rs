@@ -32,6 +32,7 @@
 //!   kubelet running exactly its node's pods;
 //! - the ownership chain holds: one current ReplicaSet, named by its template hash, owning
 //!   every pod;
+//! - no ownerReference names an object that is gone (the garbage collector caught up);
 //! - no acknowledged write is lost (the last scale and the last annotation both survive);
 //! - a repeated Event was counted, not duplicated;
 //! - with the ledger held still, every informer cache (an observer's and each controller's) and
@@ -898,6 +899,7 @@ fn simulate(seed: u64, profile: Profile) -> Sim {
     sim.heal();
     sim.check_converged();
     sim.check_ownership();
+    sim.check_no_dangling_owners();
     sim.check_events_deduplicated();
     sim.check_caches_equal_the_ledger();
     sim.coverage.expired_relists = sim

@@ -1,5 +1,6 @@
 //! Liveness: what must be true once every fault has healed — the Deployment converged onto
-//! live, Ready nodes, the ownership chain intact, repeated Events counted rather than
+//! live, Ready nodes, the ownership chain intact, no ownerReference left pointing at an object
+//! that is gone (the garbage collector's promise), repeated Events counted rather than
 //! duplicated, and every informer cache equal to the ledger, object for object.
 
 use super::*;
@@ -212,6 +213,39 @@ impl Sim {
                     )
                 },
             );
+        }
+    }
+
+    /// The garbage collector's promise once quiet: every ownerReference of every object (of
+    /// every served kind) names an object that exists with that uid.
+    pub(super) fn check_no_dangling_owners(&self) {
+        let api = &self.h.api;
+        let objects: Vec<Arc<Object>> = api
+            .registry()
+            .kinds()
+            .iter()
+            .flat_map(|k| {
+                api.list(*k, None, &ListOptions::default())
+                    .map(|l| l.items)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let uids: std::collections::BTreeSet<&str> =
+            objects.iter().map(|o| o.meta().uid.as_str()).collect();
+        for o in &objects {
+            for r in &o.meta().owner_references {
+                self.check(uids.contains(r.uid.as_str()), || {
+                    format!(
+                        "{} {}/{} refers to a gone owner {} {} ({})",
+                        o.kind().resource().kind_name,
+                        o.namespace(),
+                        o.name(),
+                        r.kind,
+                        r.name,
+                        r.uid
+                    )
+                });
+            }
         }
     }
 
