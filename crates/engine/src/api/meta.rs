@@ -1,6 +1,7 @@
 //! The parts every object shares (`metav1.ObjectMeta`, owner references, label selectors,
 //! object references), with the JSON names and omit-empty rules of `k8s.io/apimachinery`.
 
+use super::managed_fields::ManagedFields;
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -49,6 +50,9 @@ pub struct ObjectMeta {
     pub owner_references: Vec<OwnerReference>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
+    /// Who set which fields ([`ManagedFields`]), kept by the API server on every write.
+    #[serde(default, skip_serializing_if = "ManagedFields::is_empty")]
+    pub managed_fields: ManagedFields,
 }
 
 impl ObjectMeta {

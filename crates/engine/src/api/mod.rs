@@ -10,12 +10,14 @@ pub mod custom;
 pub mod defaults;
 pub mod event;
 pub mod field_diff;
+pub mod field_set;
 #[rustfmt::skip]
 pub mod field_schema;
 pub mod intstr;
 pub mod kind;
 pub mod kinds;
 pub mod lease;
+pub mod managed_fields;
 pub mod meta;
 pub mod namespace;
 pub mod node;
@@ -90,9 +92,20 @@ struct Typed<'a, T> {
 }
 
 impl Serialize for Object {
+    /// The object's JSON, its `managedFields` resolved first ([`managed_fields::ManagedFields`]).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let r = self.kind().resource();
-        each_kind!(self, o => Typed { kind: r.kind_name, api_version: r.api_version, object: o }.serialize(s))
+        self.managed_fields();
+        self.untracked().serialize(s)
+    }
+}
+
+/// An object serialized as it stands, `managedFields` not resolved.
+pub(crate) struct Untracked<'a>(&'a Object);
+
+impl Serialize for Untracked<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0.kind().resource();
+        each_kind!(self.0, o => Typed { kind: r.kind_name, api_version: r.api_version, object: o }.serialize(s))
     }
 }
 
@@ -114,6 +127,11 @@ impl Object {
     /// `apiVersion`, e.g. `v1` or `apps/v1`.
     pub fn api_version(&self) -> &'static str {
         self.kind().resource().api_version
+    }
+
+    /// Serializes without resolving `managedFields`.
+    pub(crate) fn untracked(&self) -> Untracked<'_> {
+        Untracked(self)
     }
 
     pub fn meta(&self) -> &ObjectMeta {

@@ -2,6 +2,7 @@
 //! (NamespaceLifecycle admission), DefaultTolerationSeconds on pods and AlreadyExists — then
 //! one compare-and-swap on "absent".
 
+use super::field_manager::{self, Owner};
 use super::{admission, errors};
 use super::{ApiServer, CommitError, Write};
 use crate::api::{defaults, strategy, validation, Kind, Object, ResourceInfo};
@@ -17,6 +18,17 @@ const GENERATE_ATTEMPTS: usize = 8;
 impl ApiServer {
     /// Creates `obj` in its `metadata.namespace` (ignored for cluster-scoped kinds).
     pub fn create(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
+        let manager = self.manager_for(user);
+        self.create_as(user, obj, Owner::Update(&manager))
+    }
+
+    /// [`ApiServer::create`] recorded in `managedFields` for `owner`.
+    pub(super) fn create_as(
+        &mut self,
+        user: &str,
+        obj: Object,
+        owner: Owner<'_>,
+    ) -> Result<Arc<Object>, Status> {
         self.check_writable()?;
         let kind = obj.kind();
         let r = kind.resource();
@@ -81,6 +93,9 @@ impl ApiServer {
                 ));
             }
             candidate.meta_mut().uid = self.rng.uuid();
+            if let Owner::Update(manager) = owner {
+                field_manager::track_update(None, &mut candidate, manager, "", self.now);
+            }
             let lease = self.lease_for(kind);
             let name = candidate.name().to_string();
             let created = self

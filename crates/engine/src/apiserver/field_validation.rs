@@ -1,4 +1,4 @@
-//! `fieldValidation` on create and update: the body is checked for fields the Kubernetes schema
+//! `fieldValidation` on create, update and patch: the body is checked for fields the Kubernetes schema
 //! does not have (`spec.containers[0].imagePullPolicyy`) and for fields given twice, against the
 //! real schema ([`crate::api::field_schema`], not the engine's smaller model, so a real field the
 //! engine does not keep is still accepted). `Strict` refuses with the real 400 text
@@ -24,6 +24,45 @@ pub fn check(
     if mode == FieldValidation::Ignore {
         return Ok(Vec::new());
     }
+    let problems = problems(r, body);
+    if mode == FieldValidation::Strict && !problems.is_empty() {
+        return Err(Status::bad_request(&format!(
+            "{kind} in version {version:?} cannot be handled as a {kind}: strict decoding error: {}",
+            problems.join(", "),
+            kind = r.kind_name,
+            version = r.version,
+        )));
+    }
+    Ok(problems)
+}
+
+/// [`check`] of a patched object (`doc`, a PATCH's result): `Strict` refuses with the real 422
+/// (`"" is invalid: patch: Invalid value: "{…}": strict decoding error: unknown field
+/// "spec.foo"`, the patched object quoted), `Warn` warns.
+pub fn check_patched(
+    r: &'static ResourceInfo,
+    doc: &Value,
+    mode: FieldValidation,
+) -> Result<Vec<String>, Status> {
+    if mode == FieldValidation::Ignore {
+        return Ok(Vec::new());
+    }
+    let body = doc.to_string();
+    let problems = problems(r, &body);
+    if mode == FieldValidation::Strict && !problems.is_empty() {
+        let err = watchlab_apimachinery::validation::FieldError::invalid(
+            "patch",
+            watchlab_apimachinery::validation::BadValue::Str(body),
+            &format!("strict decoding error: {}", problems.join(", ")),
+        );
+        return Err(Status::invalid("", "", "", &[err]));
+    }
+    Ok(problems)
+}
+
+/// Every unknown or duplicate field of `body` (`unknown field "spec.foo"`), in document order;
+/// none for a body that is not JSON (decoding reports it afterwards with its own error).
+pub fn problems(r: &'static ResourceInfo, body: &str) -> Vec<String> {
     let mut problems = Vec::new();
     // Custom resources are pruned by their own schema instead (a custom `Node` kind is not v1's).
     let root = ROOTS
@@ -39,17 +78,9 @@ pub fn check(
         problems: &mut problems,
     };
     if scan.deserialize(&mut de).is_err() {
-        return Ok(Vec::new());
+        return Vec::new();
     }
-    if mode == FieldValidation::Strict && !problems.is_empty() {
-        return Err(Status::bad_request(&format!(
-            "{kind} in version {version:?} cannot be handled as a {kind}: strict decoding error: {}",
-            problems.join(", "),
-            kind = r.kind_name,
-            version = r.version,
-        )));
-    }
-    Ok(problems)
+    problems
 }
 
 fn join(path: &str, key: &str) -> String {

@@ -3,6 +3,7 @@
 //! (unknown → 404 `the server could not find the requested resource`), bodies decoded, and
 //! answers written as the real server writes them (objects, `...List`, `Status`, watch lines).
 
+use super::apply::{self, APPLY_PATCH};
 use super::delete::{delete_response, DeleteOptions};
 use super::patch::{PatchTarget, PatchType, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH};
 use super::{field_validation, ApiServer, DEFAULT_USER};
@@ -12,7 +13,7 @@ use crate::api::scale::Scale;
 use crate::api::Object;
 use crate::api::Registry;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
-use watchlab_apimachinery::request::{parse_request, Query, RequestInfo, Verb};
+use watchlab_apimachinery::request::{parse_request, FieldValidation, Query, RequestInfo, Verb};
 use watchlab_apimachinery::status::{Status, StatusReason};
 
 fn respond(code: u16, body: String) -> ApiResponse {
@@ -39,18 +40,31 @@ fn route(registry: &Registry, info: &RequestInfo) -> Result<&'static ResourceInf
     Ok(r)
 }
 
+/// Whether a PATCH's `Content-Type` is server-side apply's.
+fn is_apply(content_type: Option<&str>) -> bool {
+    content_type
+        .and_then(|c| c.split(';').next())
+        .is_some_and(|c| c.trim() == APPLY_PATCH)
+}
+
 /// A PATCH body as JSON with its type, refusing other media types in the real server's words
-/// (its list for built-in kinds less `application/apply-patch+yaml`: no server-side apply here).
+/// (its list: custom resources have no strategic merge patch).
 fn patch_of(
+    r: &'static ResourceInfo,
     content_type: Option<&str>,
     body: Option<&str>,
 ) -> Result<(serde_json::Value, PatchType), Status> {
     let patch_type = PatchType::from_content_type(content_type.unwrap_or_default())
         .ok_or_else(|| {
+            let accepted = if r.kind().is_custom() {
+                format!("{JSON_PATCH}, {MERGE_PATCH}, {APPLY_PATCH}")
+            } else {
+                format!("{JSON_PATCH}, {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}, {APPLY_PATCH}")
+            };
             Status::failure(
                 415,
                 StatusReason::UnsupportedMediaType,
-                format!("the body of the request was in an unknown format - accepted media types include: {JSON_PATCH}, {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}"),
+                format!("the body of the request was in an unknown format - accepted media types include: {accepted}"),
                 None,
             )
         })?;
@@ -89,10 +103,9 @@ impl ApiServer {
         body: Option<&str>,
     ) -> ApiResponse {
         self.warnings.clear();
-        match self.dispatch_request(user, method, path_and_query, content_type, body) {
-            Ok(r) => r,
-            Err(s) => error(s),
-        }
+        let answer = self.dispatch_request(user, method, path_and_query, content_type, body);
+        self.field_manager = None;
+        answer.unwrap_or_else(error)
     }
 
     fn dispatch_request(
@@ -126,6 +139,7 @@ impl ApiServer {
             ));
         }
         let r = route(&self.registry, &info)?;
+        self.field_manager.clone_from(&query.field_manager);
         let ns = info.namespace.as_deref().filter(|_| r.namespaced);
         let name = info.name.as_deref().unwrap_or_default();
         let sub = info.subresource.as_deref();
@@ -222,7 +236,7 @@ impl ApiServer {
             }
             (Verb::Patch, Some("scale")) => {
                 // A Scale has no lists: both patch types merge it the same way.
-                let (patch, _) = patch_of(content_type, body)?;
+                let (patch, _) = patch_of(r, content_type, body)?;
                 Ok(respond(
                     200,
                     self.patch_scale(user, r.kind(), ns, name, &patch)?
@@ -230,15 +244,24 @@ impl ApiServer {
                 ))
             }
             (Verb::Patch, None | Some("status")) => {
-                let (patch, patch_type) = patch_of(content_type, body)?;
                 let target = PatchTarget {
                     kind: r.kind(),
                     namespace: ns,
                     name,
                     status: sub == Some("status"),
                 };
-                let out = self.patch(user, target, &patch, patch_type)?;
-                Ok(respond(200, out.to_json()))
+                patch_options(is_apply(content_type), &query)?;
+                if is_apply(content_type) {
+                    let config = apply::decode_config(body_of(body)?)?;
+                    let manager = query.field_manager.as_deref().unwrap_or_default();
+                    let (out, created) = self.apply(user, target, &config, manager, query.force)?;
+                    return Ok(respond(if created { 201 } else { 200 }, out.to_json()));
+                }
+                let (patch, patch_type) = patch_of(r, content_type, body)?;
+                self.field_validation = query.field_validation;
+                let out = self.patch(user, target, &patch, patch_type);
+                self.field_validation = FieldValidation::Ignore;
+                Ok(respond(200, out?.to_json()))
             }
             (Verb::Delete, None) => {
                 let opts = delete_options(body, &query)?;
@@ -287,6 +310,25 @@ impl ApiServer {
         self.poll(id)
             .map(|events| events.iter().map(|e| e.json().to_string()).collect())
     }
+}
+
+/// `ValidatePatchOptions`: an apply names its manager; only an apply may force.
+fn patch_options(apply: bool, query: &Query) -> Result<(), Status> {
+    use watchlab_apimachinery::validation::FieldError;
+    let err = if apply
+        && query
+            .field_manager
+            .as_deref()
+            .unwrap_or_default()
+            .is_empty()
+    {
+        FieldError::required("fieldManager", "is required for apply patch")
+    } else if !apply && query.force {
+        FieldError::forbidden("force", "may not be specified for non-apply patch")
+    } else {
+        return Ok(());
+    };
+    Err(Status::invalid("PatchOptions", "meta.k8s.io", "", &[err]))
 }
 
 fn name_mismatch(body: &str, url: &str) -> Status {

@@ -50,7 +50,8 @@ pub fn check_body(body: Option<&str>) -> Result<(), Status> {
     }
 }
 
-/// The length of `obj`'s JSON encoding, counted without building it.
+/// The length of `obj`'s JSON encoding, counted without building it (and without resolving
+/// its `managedFields` when an update left them pending: a few hundred bytes at most).
 pub fn encoded_len(obj: &Object) -> usize {
     struct Count(usize);
     impl Write for Count {
@@ -63,7 +64,7 @@ pub fn encoded_len(obj: &Object) -> usize {
         }
     }
     let mut c = Count(0);
-    match serde_json::to_writer(&mut c, obj) {
+    match serde_json::to_writer(&mut c, &obj.untracked()) {
         Ok(()) => c.0,
         // An object that cannot be encoded cannot be stored either.
         Err(_) => usize::MAX,

@@ -5,6 +5,7 @@
 //! no JSON per event), and the HTTP-shaped [`ApiClient`] one for kubectl and the UI ([`http`]).
 
 pub mod admission;
+pub mod apply;
 pub mod compaction;
 pub mod continue_token;
 pub mod crd;
@@ -21,6 +22,7 @@ mod binding;
 mod create;
 mod delete;
 mod errors;
+mod field_manager;
 mod field_validation;
 mod read;
 mod scale;
@@ -123,6 +125,10 @@ pub struct ApiServer {
     quota_entries: usize,
     /// The warnings of the last request (`unknown field "spec.foo"`), for its `Warning` headers.
     warnings: Vec<String>,
+    /// The `fieldManager` of the request being served (its writes' manager in `managedFields`).
+    field_manager: Option<String>,
+    /// The `fieldValidation` of the PATCH being served (the engine's own patches: `Ignore`).
+    field_validation: watchlab_apimachinery::request::FieldValidation,
 }
 
 /// What a committed write does to its key.
@@ -154,6 +160,8 @@ impl ApiServer {
             writable: true,
             quota_entries: limits::DEFAULT_QUOTA_ENTRIES,
             warnings: Vec::new(),
+            field_manager: None,
+            field_validation: watchlab_apimachinery::request::FieldValidation::Ignore,
         };
         for ns in SYSTEM_NAMESPACES {
             let obj = Object::Namespace(Namespace {
@@ -170,6 +178,14 @@ impl ApiServer {
     /// prints `Warning: …`), handed over once.
     pub fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.warnings)
+    }
+
+    /// The manager `user`'s writes are recorded for: the request's `fieldManager`, else the
+    /// user agent's ([`field_manager::manager_of`]).
+    fn manager_for(&self, user: &str) -> String {
+        self.field_manager
+            .clone()
+            .unwrap_or_else(|| field_manager::manager_of(user))
     }
 
     /// The resources this server serves.

@@ -112,7 +112,8 @@ impl ApiServer {
         if kind.is_custom() && patch_type == PatchType::StrategicMerge {
             // Custom resources have no Go types to carry patch strategies.
             return Err(Status::unsupported_media_type(&format!(
-                "the body of the request was in an unknown format - accepted media types include: {JSON_PATCH}, {MERGE_PATCH}"
+                "the body of the request was in an unknown format - accepted media types include: {JSON_PATCH}, {MERGE_PATCH}, {}",
+                super::apply::APPLY_PATCH
             )));
         }
         let current = self.get(kind, namespace, name)?;
@@ -125,8 +126,9 @@ impl ApiServer {
             }
             PatchType::Json => json_patch(&mut doc, patch)?,
         }
-        let mut obj = Object::from_value(kind, doc)?;
         let r = kind.resource();
+        self.warnings = super::field_validation::check_patched(r, &doc, self.field_validation)?;
+        let mut obj = Object::from_value(kind, doc)?;
         if obj.name() != name {
             return Err(Status::bad_request(&format!(
                 "the name of the object ({}) does not match the name on the URL ({name})",

@@ -5,6 +5,7 @@
 //! last finalizer of a deleted object goes.
 
 use super::errors;
+use super::field_manager::{self, Owner};
 use super::{ApiServer, CommitError, Write};
 use crate::api::{defaults, strategy, validation, Kind, Object};
 use std::sync::Arc;
@@ -19,6 +20,17 @@ pub(super) enum Part {
     Scale,
     /// A namespace's `finalize` subresource: only `spec.finalizers` changes.
     Finalize,
+}
+
+impl Part {
+    /// The subresource a write's `managedFields` entry records.
+    fn subresource(self) -> &'static str {
+        match self {
+            Part::Main => "",
+            Part::Status => "status",
+            Part::Scale => "scale",
+        }
+    }
 }
 
 impl ApiServer {
@@ -58,7 +70,20 @@ impl ApiServer {
         part: Part,
         verb: &'static str,
     ) -> Result<Arc<Object>, Status> {
-        let written = self.write_part(user, obj, part, verb)?;
+        let manager = self.manager_for(user);
+        self.update_part_as(user, obj, part, verb, Owner::Update(&manager))
+    }
+
+    /// [`ApiServer::update_part`] recorded in `managedFields` for `owner`.
+    pub(super) fn update_part_as(
+        &mut self,
+        user: &str,
+        obj: Object,
+        part: Part,
+        verb: &'static str,
+        owner: Owner<'_>,
+    ) -> Result<Arc<Object>, Status> {
+        let written = self.write_part(user, obj, part, verb, owner)?;
         if part == Part::Main {
             self.after_main_write(&written);
         }
@@ -71,10 +96,12 @@ impl ApiServer {
         obj: Object,
         part: Part,
         verb: &'static str,
+        owner: Owner<'_>,
     ) -> Result<Arc<Object>, Status> {
         self.check_writable()?;
         let kind = obj.kind();
         let r = kind.resource();
+        let applied_fields = obj.meta().managed_fields.clone();
         let namespace = if r.namespaced {
             obj.namespace().to_string()
         } else {
@@ -94,7 +121,7 @@ impl ApiServer {
             if part == Part::Main && r.create_on_update {
                 let mut obj = obj;
                 obj.meta_mut().resource_version.clear();
-                return self.create(user, obj);
+                return self.create_as(user, obj, owner);
             }
             return Err(Status::not_found(&r.group_resource(), &name));
         };
@@ -135,6 +162,18 @@ impl ApiServer {
         let errs = validation::validate_update(&new, &old);
         if !errs.is_empty() {
             return Err(Status::invalid(r.kind_name, r.group, &name, &errs));
+        }
+        match owner {
+            Owner::Update(manager) => {
+                field_manager::track_update(
+                    Some(&old),
+                    &mut new,
+                    manager,
+                    part.subresource(),
+                    self.now,
+                );
+            }
+            Owner::Applied => new.meta_mut().managed_fields = applied_fields,
         }
         // A deleted object is removed once its last finalizer is gone and its grace is over
         // (a namespace also waits for its spec.finalizers: ShouldDeleteNamespaceDuringUpdate).
