@@ -104,6 +104,29 @@ pub fn to_json(v: &Value) -> String {
 /// YAML as kubectl prints it (keys sorted, block style). go-yaml resolves plain scalars by
 /// YAML 1.1 rules, so strings that would read back as something else (`"y"`, `"on"`, `"123"`,
 /// `""`, timestamps like `"2026-01-01T00:00:00Z"`) are written double-quoted, as kubectl does;
+/// Whether `obj` (or an item of a list) carries `metadata.managedFields`.
+fn has_managed_fields(obj: &Value) -> bool {
+    obj.pointer("/metadata/managedFields").is_some()
+        || obj["items"]
+            .as_array()
+            .is_some_and(|items| items.iter().any(has_managed_fields))
+}
+
+/// `OmitManagedFieldsPrinter`: `obj` (and a list's items) without `metadata.managedFields`.
+fn omit_managed_fields(obj: &Value) -> Value {
+    let mut out = obj.clone();
+    let strip = |v: &mut Value| {
+        if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("managedFields");
+        }
+    };
+    strip(&mut out);
+    if let Some(items) = out.get_mut("items").and_then(Value::as_array_mut) {
+        items.iter_mut().for_each(strip);
+    }
+    out
+}
+
 /// serde_yaml_ng follows YAML 1.2, so those strings are swapped for placeholders and quoted after.
 pub fn to_yaml(v: &Value) -> String {
     let mut quoted = Vec::new();
@@ -206,6 +229,8 @@ pub struct ObjectPrinter {
     format: OutputFormat,
     options: TableOptions,
     allow_missing: bool,
+    /// `--show-managed-fields`: keep `metadata.managedFields` (kubectl omits them by default).
+    show_managed_fields: bool,
     header_done: bool,
     printed: usize,
     tab: TabWriter,
@@ -217,10 +242,17 @@ impl ObjectPrinter {
             format,
             options,
             allow_missing,
+            show_managed_fields: false,
             header_done: false,
             printed: 0,
             tab: TabWriter::new(),
         }
+    }
+
+    /// `--show-managed-fields`.
+    pub fn show_managed_fields(mut self, show: bool) -> Self {
+        self.show_managed_fields = show;
+        self
     }
 
     /// Starts a new table (a new resource type in `get pods,deployments`): a blank line, then
@@ -297,6 +329,13 @@ impl ObjectPrinter {
 
     /// Prints one object in a non-table format (json, yaml, name, jsonpath).
     pub fn print_object(&mut self, obj: &Value) -> Result<String, CmdError> {
+        let omitted;
+        let obj = if self.show_managed_fields || !has_managed_fields(obj) {
+            obj
+        } else {
+            omitted = omit_managed_fields(obj);
+            &omitted
+        };
         let out = match &self.format {
             OutputFormat::Json => to_json(obj),
             OutputFormat::Yaml => {

@@ -4,6 +4,10 @@
 //! retrying on 409 Conflict after re-reading like kubectl's patcher (5 tries). A manifest that
 //! carries `metadata.resourceVersion` sends it in the patch, so a stale copy fails with the
 //! seed's Conflict text.
+//!
+//! `apply --server-side` sends each manifest whole as an `application/apply-patch+yaml` PATCH
+//! for its field manager (`--field-manager`, default `kubectl`; `--force-conflicts` takes
+//! fields other managers own) and leaves the merge to the API server.
 
 use super::{dry_run, parse_flags, print_changed, Ctx, Done, DryRun, PRINT_FLAGS};
 use crate::errors::{decode_status, server_error_text, CmdError};
@@ -26,6 +30,7 @@ const FLAGS: &[FlagSpec] = &[
     boolean("recursive", Some('R')),
     value("validate", None),
     boolean("server-side", None),
+    boolean("force-conflicts", None),
     boolean("force", None),
     boolean("overwrite", None),
     value("selector", Some('l')),
@@ -43,18 +48,29 @@ struct Item {
 pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let specs: Vec<FlagSpec> = FLAGS.iter().chain(PRINT_FLAGS).copied().collect();
     let p = parse_flags("apply", args, &specs)?;
-    if p.flag("server-side") {
+    let validation = field_validation(&p)?;
+    let dry = dry_run(&p)?;
+    let server_side = p.flag("server-side");
+    if server_side && dry == DryRun::Client {
         return Err(CmdError::msg(
-            "server-side apply is not available in this playground; use client-side apply (the default)",
+            "--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)",
         ));
     }
-    let validation = field_validation(&p)?;
+    if p.flag("force-conflicts") && !server_side {
+        return Err(CmdError::msg(
+            "--force-conflicts only works with --server-side",
+        ));
+    }
     let items = read_items(ctx, &p)?;
-    let dry = dry_run(&p)?;
     let mut done = Done::default();
     let mut errors = String::new();
     for item in items {
-        match apply_one(ctx, &p, &item, validation, dry) {
+        let result = if server_side {
+            apply_server_side(ctx, &p, &item, validation, dry).map(|text| (text, String::new()))
+        } else {
+            apply_one(ctx, &p, &item, validation, dry)
+        };
+        match result {
             Ok((text, warning)) => {
                 done.stdout.push_str(&text);
                 done.stderr.push_str(&warning);
@@ -319,6 +335,72 @@ fn apply_one(
             return Err(patch_error(&resp, &body, item));
         }
         live = crate::targets::get(ctx.client, &item.rt, &item.namespace, &item.name)?;
+    }
+}
+
+/// kubectl's advice after an apply conflict (`applycmd`'s conflict error).
+const CONFLICT_ADVICE: &str =
+    "Please review the fields above--they currently have other managers. Here
+are the ways you can resolve this warning:
+* If you intend to manage all of these fields, please re-run the apply
+  command with the `--force-conflicts` flag.
+* If you do not intend to manage all of the fields, please edit your
+  manifest to remove references to the fields that should keep their
+  current managers.
+* You may co-own fields by updating your manifest to match the existing
+  value; in this case, you'll become the manager if the other manager(s)
+  stop managing the field (remove it from their configuration).
+See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts
+";
+
+/// One object by server-side apply: `<type>/<name> serverside-applied`.
+fn apply_server_side(
+    ctx: &mut Ctx,
+    p: &Parsed,
+    item: &Item,
+    validation: &str,
+    dry: DryRun,
+) -> Result<String, CmdError> {
+    let path = item.rt.object_path(&item.namespace, &item.name);
+    let manager = p
+        .last("field-manager")
+        .filter(|m| !m.is_empty())
+        .unwrap_or("kubectl");
+    let mut params = vec![
+        ("fieldManager", manager.to_string()),
+        ("force", p.flag("force-conflicts").to_string()),
+        ("fieldValidation", validation.to_string()),
+    ];
+    if dry == DryRun::Server {
+        params.push(("dryRun", "All".into()));
+    }
+    let resp = ctx.client.request(
+        "PATCH",
+        &with_query(&path, &params),
+        Some("application/apply-patch+yaml"),
+        Some(&item.object.to_string()),
+    );
+    if resp.is_success() {
+        let obj = crate::targets::json_body(&resp)?;
+        let obj = crate::targets::with_type_meta(&item.rt, obj);
+        return print_changed(p, &obj, "serverside-applied", dry);
+    }
+    match decode_status(&resp) {
+        Some(s)
+            if resp.code == 409
+                && s.reason().as_str() == "Conflict"
+                && s.message().starts_with("Apply failed with") =>
+        {
+            Err(CmdError::raw(format!(
+                "error: {}\n{CONFLICT_ADVICE}",
+                s.message()
+            )))
+        }
+        _ => Err(with_source(
+            CmdError::raw(format!("{}\n", server_error_text(&resp))),
+            "patching",
+            &item.source,
+        )),
     }
 }
 

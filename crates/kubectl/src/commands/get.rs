@@ -29,6 +29,7 @@ const FLAGS: &[FlagSpec] = &[
     value("raw", None),
     value("chunk-size", None),
     boolean("allow-missing-template-keys", None),
+    boolean("show-managed-fields", None),
     value("label-columns", Some('L')),
     value("filename", Some('f')),
     value("subresource", None),
@@ -84,7 +85,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     };
     let options = printer_options(&p, all_ns);
     let allow_missing = p.last("allow-missing-template-keys") != Some("false");
-    let mut printer = ObjectPrinter::new(format.clone(), options, allow_missing);
+    let mut printer = ObjectPrinter::new(format.clone(), options, allow_missing)
+        .show_managed_fields(p.flag("show-managed-fields"));
     if watch {
         return watch_cmd(ctx, &p, targets.first(), &ns, query, printer);
     }

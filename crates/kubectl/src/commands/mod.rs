@@ -319,7 +319,9 @@ pub(crate) fn print_changed(
         ));
     }
     let allow_missing = p.last("allow-missing-template-keys") != Some("false");
-    crate::output::ObjectPrinter::new(format, Default::default(), allow_missing).print_object(obj)
+    crate::output::ObjectPrinter::new(format, Default::default(), allow_missing)
+        .show_managed_fields(p.flag("show-managed-fields"))
+        .print_object(obj)
 }
 
 #[cfg(test)]

@@ -1,0 +1,234 @@
+//! Server-side apply and `managedFields` through the JSON edge: an apply creates, a re-apply
+//! that drops a field removes it, a field another manager set is a 409 with the real text
+//! unless forced, shared values are not conflicts, every write keeps `managedFields`, and an
+//! apply twice is an apply once (property).
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use watchlab_apimachinery::client::ApiClient;
+use watchlab_engine::apiserver::ApiServer;
+
+const APPLY: &str = "application/apply-patch+yaml";
+const DEPLOY: &str = "/apis/apps/v1/namespaces/default/deployments/web";
+
+fn deployment(replicas: u32, labels: Value, image: &str) -> Value {
+    json!({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":labels},
+        "spec":{"replicas":replicas,"selector":{"matchLabels":{"app":"web"}},
+        "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[
+            {"name":"web","image":image}]}}}})
+}
+
+fn apply(s: &mut ApiServer, query: &str, body: &Value) -> (u16, Value) {
+    let r = s.request(
+        "PATCH",
+        &format!("{DEPLOY}?{query}"),
+        Some(APPLY),
+        Some(&body.to_string()),
+    );
+    (r.code, serde_json::from_str(&r.body).unwrap())
+}
+
+fn managers(v: &Value) -> Vec<(String, String)> {
+    v["metadata"]["managedFields"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| {
+                    (
+                        e["manager"].as_str().unwrap().to_string(),
+                        e["operation"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn apply_creates_then_a_dropped_field_is_removed() {
+    let mut s = ApiServer::new(1);
+    let first = deployment(2, json!({"app":"web","tier":"front"}), "nginx:1.27");
+    let (code, out) = apply(&mut s, "fieldManager=me", &first);
+    assert_eq!(code, 201, "{out}");
+    assert_eq!(managers(&out), [("me".to_string(), "Apply".to_string())]);
+    let fields = &out["metadata"]["managedFields"][0];
+    assert_eq!(fields["fieldsType"], "FieldsV1");
+    assert_eq!(fields["apiVersion"], "apps/v1");
+    assert_eq!(
+        fields["fieldsV1"]["f:spec"]["f:template"]["f:spec"]["f:containers"]
+            ["k:{\"name\":\"web\"}"],
+        json!({".":{},"f:image":{},"f:name":{}})
+    );
+    assert_eq!(fields["fieldsV1"]["f:spec"]["f:selector"], json!({}));
+    // Applied again without the label: it goes; the same apply again changes nothing.
+    let second = deployment(2, json!({"app":"web"}), "nginx:1.27");
+    let (code, out) = apply(&mut s, "fieldManager=me", &second);
+    assert_eq!(code, 200, "{out}");
+    assert_eq!(out["metadata"]["labels"], json!({"app":"web"}));
+    let rv = out["metadata"]["resourceVersion"].clone();
+    let (_, again) = apply(&mut s, "fieldManager=me", &second);
+    assert_eq!(again["metadata"]["resourceVersion"], rv);
+}
+
+#[test]
+fn an_update_owns_what_it_set_and_an_apply_of_it_conflicts_unless_forced() {
+    let mut s = ApiServer::new(1);
+    let (code, _) = apply(
+        &mut s,
+        "fieldManager=me",
+        &deployment(2, json!({"app":"web"}), "nginx:1.27"),
+    );
+    assert_eq!(code, 201);
+    let r = s.request(
+        "PATCH",
+        &format!("{DEPLOY}/scale?fieldManager=kubectl-scale"),
+        Some("application/merge-patch+json"),
+        Some(r#"{"spec":{"replicas":5}}"#),
+    );
+    assert_eq!(r.code, 200, "{}", r.body);
+    let r = s.request("GET", DEPLOY, None, None);
+    let live: Value = serde_json::from_str(&r.body).unwrap();
+    let scale = live["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "kubectl-scale")
+        .cloned()
+        .unwrap();
+    assert_eq!(scale["operation"], "Update");
+    assert_eq!(scale["subresource"], "scale");
+    assert_eq!(scale["fieldsV1"], json!({"f:spec":{"f:replicas":{}}}));
+    // The applier no longer owns replicas (the update took it over).
+    let (code, out) = apply(
+        &mut s,
+        "fieldManager=me",
+        &deployment(3, json!({"app":"web"}), "nginx:1.27"),
+    );
+    assert_eq!(code, 409, "{out}");
+    assert_eq!(
+        out["message"],
+        "Apply failed with 1 conflict: conflict with \"kubectl-scale\" with subresource \"scale\" using apps/v1: .spec.replicas"
+    );
+    assert_eq!(out["reason"], "Conflict");
+    assert_eq!(
+        out["details"]["causes"],
+        json!([{"reason":"FieldManagerConflict","message":"conflict with \"kubectl-scale\" with subresource \"scale\" using apps/v1","field":".spec.replicas"}])
+    );
+    // Nothing was written.
+    let r = s.request("GET", DEPLOY, None, None);
+    assert!(r.body.contains("\"replicas\":5"));
+    // Applying the value it has is no conflict; forcing takes the field.
+    let (code, _) = apply(
+        &mut s,
+        "fieldManager=me",
+        &deployment(5, json!({"app":"web"}), "nginx:1.27"),
+    );
+    assert_eq!(code, 200);
+    let (code, out) = apply(
+        &mut s,
+        "fieldManager=me&force=true",
+        &deployment(3, json!({"app":"web"}), "nginx:1.27"),
+    );
+    assert_eq!(code, 200, "{out}");
+    assert_eq!(out["spec"]["replicas"], 3);
+    assert!(!managers(&out).contains(&("kubectl-scale".to_string(), "Update".to_string())));
+}
+
+#[test]
+fn apply_options_are_checked_with_the_real_texts() {
+    let mut s = ApiServer::new(1);
+    let body = deployment(1, json!({"app":"web"}), "nginx");
+    let (code, out) = apply(&mut s, "", &body);
+    assert_eq!(code, 422);
+    assert_eq!(
+        out["message"],
+        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
+    );
+    let r = s.request(
+        "PATCH",
+        &format!("{DEPLOY}?force=true"),
+        Some("application/merge-patch+json"),
+        Some("{}"),
+    );
+    assert_eq!(r.code, 422, "{}", r.body);
+    assert!(r
+        .body
+        .contains("force: Forbidden: may not be specified for non-apply patch"));
+    let mut bad = body.clone();
+    bad["spec"]["replicaz"] = json!(1);
+    let (code, out) = apply(&mut s, "fieldManager=me", &bad);
+    assert_eq!(code, 500);
+    assert_eq!(
+        out["message"],
+        "failed to create typed patch object (apps/v1, Kind=Deployment): .spec.replicaz: field not declared in schema"
+    );
+    // YAML bodies, as kubectl sends them.
+    let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx\n";
+    let r = s.request(
+        "PATCH",
+        &format!("{DEPLOY}?fieldManager=me"),
+        Some(APPLY),
+        Some(yaml),
+    );
+    assert_eq!(r.code, 201, "{}", r.body);
+}
+
+#[test]
+fn every_write_records_its_manager() {
+    let mut s = ApiServer::new(1);
+    let pod = json!({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"1"}},
+        "spec":{"containers":[{"name":"c","image":"nginx"}]}});
+    let r = s
+        .as_user("kubectl/v1.32.0 (linux/amd64) kubernetes/70d3cc9")
+        .request(
+            "POST",
+            "/api/v1/namespaces/default/pods?fieldManager=kubectl-create",
+            None,
+            Some(&pod.to_string()),
+        );
+    assert_eq!(r.code, 201, "{}", r.body);
+    let out: Value = serde_json::from_str(&r.body).unwrap();
+    let e = &out["metadata"]["managedFields"][0];
+    assert_eq!(e["manager"], "kubectl-create");
+    assert_eq!(e["operation"], "Update");
+    assert_eq!(
+        e["fieldsV1"]["f:metadata"],
+        json!({"f:labels":{".":{},"f:a":{}}})
+    );
+    // A label patch by another agent: its own entry, without the field manager parameter.
+    let r = s.as_user("kubectl-label/v1.32.0").request(
+        "PATCH",
+        "/api/v1/namespaces/default/pods/p",
+        Some("application/merge-patch+json"),
+        Some(r#"{"metadata":{"labels":{"b":"2"}}}"#),
+    );
+    assert_eq!(r.code, 200, "{}", r.body);
+    let out: Value = serde_json::from_str(&r.body).unwrap();
+    let m = managers(&out);
+    assert!(
+        m.contains(&("kubectl-label".to_string(), "Update".to_string())),
+        "{m:?}"
+    );
+    assert!(
+        m.contains(&("kubectl-create".to_string(), "Update".to_string())),
+        "{m:?}"
+    );
+}
+
+proptest! {
+    /// Applying the same configuration twice leaves the object as applying it once.
+    #[test]
+    fn apply_twice_is_apply_once(replicas in 0u32..5, tier in proptest::option::of("[a-z]{1,5}"), image in "[a-z]{1,8}") {
+        let mut s = ApiServer::new(1);
+        let labels = match &tier {
+            Some(t) => json!({"app":"web","tier":t}),
+            None => json!({"app":"web"}),
+        };
+        let body = deployment(replicas, labels, &image);
+        let (code, once) = apply(&mut s, "fieldManager=me", &body);
+        prop_assert_eq!(code, 201);
+        let (code, twice) = apply(&mut s, "fieldManager=me", &body);
+        prop_assert_eq!(code, 200);
+        prop_assert_eq!(once, twice);
+    }
+}
