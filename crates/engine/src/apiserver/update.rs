@@ -29,6 +29,7 @@ impl Part {
             Part::Main => "",
             Part::Status => "status",
             Part::Scale => "scale",
+            Part::Finalize => "finalize",
         }
     }
 }
