@@ -242,12 +242,18 @@ fn pod_conflict_text_and_merge_patch() {
         msg(&err),
         "Operation cannot be fulfilled on pods \"web\": the object has been modified; please apply your changes to the latest version and try again"
     );
+    // Server-side apply names its field manager.
     let r = s.request(
         "PATCH",
         &path,
         Some("application/apply-patch+yaml"),
         Some("{}"),
     );
+    assert_eq!(r.code, 422, "{}", r.body);
+    assert!(r
+        .body
+        .contains("fieldManager: Required value: is required for apply patch"));
+    let r = s.request("PATCH", &path, Some("application/yaml"), Some("{}"));
     assert_eq!(r.code, 415);
     let (code, st) = call(
         &mut s,

@@ -162,12 +162,12 @@ fn a_json_patch_setting_a_stale_resource_version_is_a_409() {
 fn other_patch_media_types_are_refused_with_415() {
     let mut s = server_with_two_containers();
     let before = s.revision();
-    let (code, out) = patch(&mut s, "application/apply-patch+yaml", json!({}));
+    let (code, out) = patch(&mut s, "application/yaml", json!({}));
     assert_eq!(code, 415, "{out}");
     assert_eq!(out["reason"], "UnsupportedMediaType");
     assert_eq!(
         out["message"],
-        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json"
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
     );
     assert_eq!(s.revision(), before);
 }

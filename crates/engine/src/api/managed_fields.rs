@@ -11,7 +11,7 @@ use super::{Kind, Object};
 use crate::clock::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// `ManagedFieldsOperationApply`.
 pub const APPLY: &str = "Apply";
@@ -109,8 +109,9 @@ pub const MAX_PENDING: u8 = 8;
 struct Pending {
     /// The entries before the write (the previous version's, or those the request sent).
     base: ManagedFields,
-    /// The version the write replaced (`None`: a create).
-    prev: Option<Arc<Object>>,
+    /// The version the write replaced (`None`: a create, or once resolved — so resolved
+    /// updates do not keep every older version alive).
+    prev: Mutex<Option<Arc<Object>>>,
     manager: String,
     subresource: &'static str,
     time: Timestamp,
@@ -121,9 +122,14 @@ struct Pending {
 
 impl PartialEq for ManagedFields {
     fn eq(&self, other: &Self) -> bool {
+        let unresolved = |m: &ManagedFields| match &m.0 {
+            Repr::Pending(p) => p.resolved.get().is_none(),
+            _ => false,
+        };
         match (&self.0, &other.0) {
             (Repr::Pending(a), Repr::Pending(b)) if Arc::ptr_eq(a, b) => true,
-            (Repr::Pending(_), _) | (_, Repr::Pending(_)) => false,
+            // Unknown until resolved: only the same pending update is known equal.
+            _ if unresolved(self) || unresolved(other) => false,
             _ => self.entries() == other.entries(),
         }
     }
@@ -172,7 +178,7 @@ impl ManagedFields {
         };
         ManagedFields(Repr::Pending(Arc::new(Pending {
             base,
-            prev,
+            prev: Mutex::new(prev),
             manager: manager.to_string(),
             subresource,
             time,
@@ -205,12 +211,15 @@ impl ManagedFields {
         let Repr::Pending(p) = &self.0 else {
             return;
         };
+        if p.resolved.get().is_some() {
+            return;
+        }
+        let prev = p.prev.lock().ok().and_then(|mut g| g.take());
         p.resolved.get_or_init(|| {
-            if let Some(prev) = &p.prev {
+            if let Some(prev) = &prev {
                 prev.meta().managed_fields.resolve(prev);
             }
-            let old_json = p
-                .prev
+            let old_json = prev
                 .as_deref()
                 .map_or_else(|| Value::Object(Map::new()), Object::untracked_json);
             let new_json = owner.untracked_json();

@@ -72,7 +72,9 @@ pub(super) fn track_update(
     now: Timestamp,
 ) {
     let sent = std::mem::take(&mut new.meta_mut().managed_fields);
-    let base = if sent.is_empty() || !subresource.is_empty() {
+    // Entries sent back as read (a GET, edit, PUT round trip) are no edit of them.
+    let echoed = live.is_some_and(|l| !sent.is_empty() && sent.entries() == l.managed_fields());
+    let base = if sent.is_empty() || echoed || !subresource.is_empty() {
         live.map(|l| l.meta().managed_fields.clone())
             .unwrap_or_default()
     } else {
