@@ -22,6 +22,7 @@ pub mod podutil;
 pub mod profile;
 pub mod replicaset;
 pub mod scheduler;
+pub mod scheduler_cache;
 
 pub use adapter::{ApiInformer, ApiListerWatcher};
 pub use deployment::DeploymentController;

@@ -2,7 +2,10 @@
 //! unscheduled pods one at a time from its queue, filters the nodes (NodeUnschedulable,
 //! TaintToleration, NodeAffinity's nodeSelector, NodeResourcesFit), scores the feasible ones with
 //! LeastAllocated, and binds the pod through `pods/binding`. At bind time it *assumes* the pod on
-//! its node, so the next decision counts it before the watch confirms the binding. A pod that
+//! its node, so the next decision counts it before the watch confirms the binding. What each
+//! node carries comes from the cache kept by the informers (`scheduler_cache`), and in a large
+//! cluster the filters stop after the adaptive percentage of nodes to score, starting where the
+//! previous decision stopped, as kube-scheduler does. A pod that
 //! fits nowhere gets a `FailedScheduling` Warning event with the real message shape, a
 //! `PodScheduled=False` condition, and is retried with exponential backoff (1 s doubling to
 //! 10 s).
@@ -10,15 +13,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::adapter::{node_name_index, ApiInformer, NODE_NAME_INDEX};
+use super::adapter::ApiInformer;
 use super::events::{EventRecorder, EventType};
-use super::podutil::{
-    self, NO_EXECUTE, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE,
-};
+use super::podutil::{self, NO_EXECUTE, NO_SCHEDULE, TAINT_UNSCHEDULABLE};
 use super::profile::Profile;
+use super::scheduler_cache::{
+    num_feasible_nodes_to_find, NodeInfo, NodeSnapshot, NodeUsageCache, Usage,
+};
 use super::{earliest, Controller};
 use crate::api::binding::Binding;
-use crate::api::node::{Node, Taint};
+use crate::api::node::Taint;
 use crate::api::pod::Pod;
 use crate::api::{Kind, Object};
 use crate::apiserver::ApiServer;
@@ -37,29 +41,12 @@ pub const POD_FIELD_SELECTOR: &str = "status.phase!=Succeeded,status.phase!=Fail
 const PREEMPTION_NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
 const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
 
-/// A pod bound by this scheduler that its cache has not yet seen bound.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Assumed {
-    node: String,
-    uid: String,
-    requests: (i64, i64),
-    non_zero: (i64, i64),
-}
-
 /// Why a node was filtered out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct NodeFailure {
     reasons: Vec<String>,
     /// Preemption could not help (taints, selector, unschedulable) vs resources.
     unresolvable: bool,
-}
-
-/// What a node already carries.
-#[derive(Debug, Clone, Copy, Default)]
-struct Usage {
-    requests: (i64, i64),
-    non_zero: (i64, i64),
-    pods: i64,
 }
 
 /// The scheduler.
@@ -71,7 +58,12 @@ pub struct Scheduler {
     attempts: BTreeMap<ObjectKey, u32>,
     /// Pods that fit nowhere at their last attempt (retried when the cluster changes).
     unschedulable: BTreeSet<ObjectKey>,
-    assumed: BTreeMap<ObjectKey, Assumed>,
+    /// Requested resources per node, assumed pods included.
+    cache: NodeUsageCache,
+    /// The nodes as the filters read them.
+    snapshot: NodeSnapshot,
+    /// Where the next decision starts filtering (kube-scheduler `nextStartNodeIndex`).
+    next_start_node_index: usize,
     recorder: EventRecorder,
     rng: SimRng,
     profile: Profile,
@@ -88,7 +80,7 @@ impl Scheduler {
                 Kind::Pod,
                 None,
                 pod_config,
-                vec![node_name_index()],
+                Vec::new(),
                 SimRng::child(seed, "kube-scheduler/pods"),
             ),
             nodes: ApiInformer::new(
@@ -101,7 +93,9 @@ impl Scheduler {
             queue: WorkQueue::default(),
             attempts: BTreeMap::new(),
             unschedulable: BTreeSet::new(),
-            assumed: BTreeMap::new(),
+            cache: NodeUsageCache::default(),
+            snapshot: NodeSnapshot::default(),
+            next_start_node_index: 0,
             recorder: EventRecorder::new(USER_AGENT, SCHEDULER_NAME, ""),
             rng: SimRng::child(seed, "kube-scheduler"),
             profile: profile.clone(),
@@ -110,7 +104,7 @@ impl Scheduler {
 
     /// Pods assumed on a node and not yet seen bound.
     pub fn assumed(&self) -> usize {
-        self.assumed.len()
+        self.cache.assumed()
     }
 
     /// Pods waiting in the queue (ready or backing off).
@@ -147,7 +141,7 @@ impl Scheduler {
                 }
             }
             Notification::Delete(d) => {
-                self.assumed.remove(&key);
+                self.cache.forget(&key);
                 self.attempts.remove(&key);
                 self.unschedulable.remove(&key);
                 // A bound pod leaving frees room on its node.
@@ -161,15 +155,20 @@ impl Scheduler {
         }
     }
 
-    /// The cache now shows the pod bound (or gone): forget the assumption.
+    /// The informer's view of the pod: counted on its node once bound (which confirms an
+    /// assumption).
     fn confirm(&mut self, key: &ObjectKey, pod: &Pod) {
+        self.cache.observe(key, pod);
         if !pod.spec.node_name.is_empty() {
-            self.assumed.remove(key);
             self.unschedulable.remove(key);
         }
     }
 
     fn on_node(&mut self, note: Notification<Arc<Object>>) {
+        match &note {
+            Notification::Add(n) | Notification::Update { new: n, .. } => self.snapshot.upsert(n),
+            Notification::Delete(d) => self.snapshot.remove(d.object().name()),
+        }
         let changed = match &note {
             Notification::Add(_) => true,
             Notification::Update { old, new } => match (old.as_node(), new.as_node()) {
@@ -196,77 +195,60 @@ impl Scheduler {
         }
     }
 
-    /// What each node carries: bound pods from the cache plus assumed ones.
-    fn usage(&self, node: &str) -> Usage {
-        let mut u = Usage::default();
-        let pods = self
-            .pods
-            .store()
-            .by_index(NODE_NAME_INDEX, node)
-            .unwrap_or_default();
-        for o in &pods {
-            if let Some(p) = o.as_pod().filter(|p| !podutil::is_terminal(p)) {
-                u.add(
-                    podutil::requests(&p.spec),
-                    podutil::non_zero_requests(&p.spec),
-                );
-            }
-        }
-        for a in self.assumed.values().filter(|a| a.node == node) {
-            u.add(a.requests, a.non_zero);
-        }
-        u
-    }
-
     fn schedule_one(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) {
         let Some(obj) = self.pods.store().get(key) else {
             return;
         };
         let Some(pod) = obj.as_pod() else { return };
-        if !Self::ours(pod) || self.assumed.contains_key(key) {
+        if !Self::ours(pod) || self.cache.is_assumed(key) {
             return;
         }
-        let nodes: Vec<Arc<Object>> = self.nodes.store().list();
-        let mut feasible: Vec<(String, i64)> = Vec::new();
+        let nodes = self.snapshot.nodes();
+        let total = nodes.len();
+        let wanted = num_feasible_nodes_to_find(total);
+        let start = self.next_start_node_index % total.max(1);
+        let mut feasible: Vec<(&str, i64)> = Vec::new();
         let mut failures: Vec<NodeFailure> = Vec::new();
         let req = podutil::requests(&pod.spec);
         let nz = podutil::non_zero_requests(&pod.spec);
-        for n in nodes.iter().filter_map(|o| o.as_node()) {
-            let usage = self.usage(&n.metadata.name);
-            match filter(pod, n, &usage, req) {
-                Ok(()) => feasible.push((n.metadata.name.clone(), score(n, &usage, nz))),
+        // Filter from where the last decision stopped until enough nodes fit, so successive
+        // pods look at different nodes (`findNodesThatPassFilters`).
+        let ring = nodes.iter().skip(start).chain(nodes.iter().take(start));
+        for info in ring {
+            let usage = self.cache.usage(info.name());
+            match filter(pod, info, &usage, req) {
+                Ok(()) => {
+                    feasible.push((info.name(), score(info, &usage, nz)));
+                    if feasible.len() >= wanted {
+                        break;
+                    }
+                }
                 Err(f) => failures.push(f),
             }
         }
+        let processed = feasible.len() + failures.len();
+        self.next_start_node_index = (start + processed) % total.max(1);
         let best = feasible.iter().map(|(_, s)| *s).max();
         let Some(best) = best else {
-            let message = fit_error(nodes.len(), &failures);
+            let message = fit_error(total, &failures);
             self.unschedulable.insert(key.clone());
             self.fail(now, api, key, &obj, &message);
             return;
         };
         // Ties broken uniformly at random (the real selectHost samples among the best).
-        let top: Vec<&String> = feasible
+        let top: Vec<&str> = feasible
             .iter()
             .filter(|(_, s)| *s == best)
-            .map(|(n, _)| n)
+            .map(|(n, _)| *n)
             .collect();
         let pick = self.rng.below(top.len() as u64) as usize;
-        let Some(node) = top.get(pick).map(|n| (*n).clone()) else {
+        let Some(node) = top.get(pick).map(|n| n.to_string()) else {
             return;
         };
         let binding = Binding::new(&pod.metadata.namespace, &pod.metadata.name, &node);
         match api.bind(USER_AGENT, &binding) {
             Ok(_) => {
-                self.assumed.insert(
-                    key.clone(),
-                    Assumed {
-                        node: node.clone(),
-                        uid: pod.metadata.uid.clone(),
-                        requests: req,
-                        non_zero: nz,
-                    },
-                );
+                self.cache.assume(key, pod, &node);
                 self.attempts.remove(key);
                 self.unschedulable.remove(key);
                 self.queue.forget(key);
@@ -333,40 +315,14 @@ impl Scheduler {
     }
 }
 
-impl Usage {
-    fn add(&mut self, requests: (i64, i64), non_zero: (i64, i64)) {
-        self.requests.0 += requests.0;
-        self.requests.1 += requests.1;
-        self.non_zero.0 += non_zero.0;
-        self.non_zero.1 += non_zero.1;
-        self.pods += 1;
-    }
-}
-
-/// The taints the filter sees: the node's own, plus the NoSchedule taint the node lifecycle
-/// controller puts on a node that is not Ready (so a just-failed node is avoided even before
-/// the taint lands).
-fn effective_taints(node: &Node) -> Vec<Taint> {
-    let mut taints = node.spec.taints.clone();
-    let key = match node.condition("Ready").map(|c| c.status.as_str()) {
-        Some("True") => None,
-        Some("False") => Some(TAINT_NOT_READY),
-        _ => Some(TAINT_UNREACHABLE),
-    };
-    if let Some(key) = key {
-        if !taints.iter().any(|t| t.key == key) {
-            taints.push(Taint {
-                key: key.to_string(),
-                effect: NO_SCHEDULE.to_string(),
-                ..Default::default()
-            });
-        }
-    }
-    taints
-}
-
 /// The filter plugins in the real order; the first failing plugin decides the node's reasons.
-fn filter(pod: &Pod, node: &Node, usage: &Usage, req: (i64, i64)) -> Result<(), NodeFailure> {
+fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: (i64, i64)) -> Result<(), NodeFailure> {
+    let Some(node) = info.node.as_node() else {
+        return Err(NodeFailure {
+            reasons: vec!["node(s) not found".to_string()],
+            unresolvable: true,
+        });
+    };
     let unresolvable = |reason: String| NodeFailure {
         reasons: vec![reason],
         unresolvable: true,
@@ -386,10 +342,11 @@ fn filter(pod: &Pod, node: &Node, usage: &Usage, req: (i64, i64)) -> Result<(), 
             return Err(unresolvable("node(s) were unschedulable".into()));
         }
     }
-    let taints = effective_taints(node);
-    if let Some(t) =
-        podutil::untolerated_taint(&taints, &pod.spec.tolerations, &[NO_SCHEDULE, NO_EXECUTE])
-    {
+    if let Some(t) = podutil::untolerated_taint(
+        &info.taints,
+        &pod.spec.tolerations,
+        &[NO_SCHEDULE, NO_EXECUTE],
+    ) {
         return Err(unresolvable(format!(
             "node(s) had untolerated taint {{{}: {}}}",
             t.key, t.value
@@ -406,7 +363,7 @@ fn filter(pod: &Pod, node: &Node, usage: &Usage, req: (i64, i64)) -> Result<(), 
             "node(s) didn't match Pod's node affinity/selector".into(),
         ));
     }
-    let (cpu, mem, max_pods) = podutil::allocatable(node);
+    let (cpu, mem, max_pods) = info.allocatable;
     let mut reasons = Vec::new();
     if usage.pods + 1 > max_pods {
         reasons.push("Too many pods".to_string());
@@ -429,8 +386,8 @@ fn filter(pod: &Pod, node: &Node, usage: &Usage, req: (i64, i64)) -> Result<(), 
 
 /// NodeResourcesFit's default LeastAllocated score (0–100): the free share of cpu and memory
 /// after placing the pod, averaged with equal weights, on non-zero requests.
-fn score(node: &Node, usage: &Usage, pod_non_zero: (i64, i64)) -> i64 {
-    let (cpu, mem, _) = podutil::allocatable(node);
+fn score(info: &NodeInfo, usage: &Usage, pod_non_zero: (i64, i64)) -> i64 {
+    let (cpu, mem, _) = info.allocatable;
     let least = |requested: i64, capacity: i64| {
         if capacity <= 0 || requested > capacity {
             0
