@@ -229,3 +229,30 @@ pub fn controller_uid_index() -> (String, IndexFunc<Arc<Object>>) {
     });
     (CONTROLLER_UID_INDEX.to_string(), f)
 }
+
+/// kube-controller-manager's `controller.PodControllerUIDIndex`: pods by their controller's uid,
+/// orphans under [`orphan_pod_index_key`] of their namespace, so a ReplicaSet sync reads its own
+/// pods and the orphans it might adopt, not its whole namespace.
+pub const POD_CONTROLLER_UID_INDEX: &str = "podControllerUID";
+/// `controller.OrphanPodIndexKey`.
+pub const ORPHAN_POD_INDEX_KEY: &str = "_ORPHAN_POD";
+
+/// `controller.OrphanPodIndexKeyForNamespace`: where orphan pods of `namespace` are filed.
+pub fn orphan_pod_index_key(namespace: &str) -> String {
+    format!("{ORPHAN_POD_INDEX_KEY}/{namespace}")
+}
+
+/// Files pods under their controller's uid, orphans under their namespace's orphan key.
+pub fn pod_controller_uid_index() -> (String, IndexFunc<Arc<Object>>) {
+    let f: IndexFunc<Arc<Object>> = std::rc::Rc::new(|o: &Arc<Object>| {
+        if o.as_pod().is_none() {
+            return Vec::new();
+        }
+        let meta = o.meta();
+        vec![match meta.controller_ref() {
+            Some(r) => r.uid.clone(),
+            None => orphan_pod_index_key(&meta.namespace),
+        }]
+    });
+    (POD_CONTROLLER_UID_INDEX.to_string(), f)
+}

@@ -5,12 +5,16 @@
 //! ones, and writes status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas,
 //! observedGeneration). Like client-go's `ControllerExpectations`, after issuing creates or
 //! deletes it waits until the watch has shown them all before deciding again, so a lagging
-//! cache never makes it create twice. Pods being deleted do not count.
+//! cache never makes it create twice. Pods being deleted do not count. A sync reads its pods
+//! through the pod cache's controller-uid index (its own pods plus its namespace's orphans), and
+//! the work queue coalesces a burst of pod updates into one sync.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::adapter::{controller_uid_index, ApiInformer};
+use super::adapter::{
+    orphan_pod_index_key, pod_controller_uid_index, ApiInformer, POD_CONTROLLER_UID_INDEX,
+};
 use super::events::{EventRecorder, EventType};
 use super::podutil::{self, is_pod_ready};
 use super::profile::Profile;
@@ -75,7 +79,6 @@ pub fn controller_ref(kind: &str, meta: &ObjectMeta) -> OwnerReference {
 
 impl ReplicaSetController {
     pub fn new(seed: u64, profile: &Profile) -> Self {
-        let ns_index = crate::client::store::namespace_index();
         ReplicaSetController {
             replicasets: ApiInformer::new(
                 Kind::ReplicaSet,
@@ -88,7 +91,7 @@ impl ReplicaSetController {
                 Kind::Pod,
                 None,
                 profile.informer_config(),
-                vec![ns_index, controller_uid_index()],
+                vec![pod_controller_uid_index()],
                 SimRng::child(seed, "replicaset-controller/pods"),
             ),
             queue: WorkQueue::default(),
@@ -180,16 +183,23 @@ impl ReplicaSetController {
         };
         let ns = rs.metadata.namespace.clone();
         let uid = rs.metadata.uid.clone();
-        // The owned pods as the cache's own shared objects: a sync copies no pod.
+        // The owned pods as the cache's own shared objects: a sync copies no pod. Candidates are
+        // the pods this ReplicaSet controls and the namespace's orphans (`getRSPods`).
         let mut owned: Vec<Arc<Object>> = Vec::new();
         let mut failed = false;
-        for o in self
-            .pods
-            .store()
-            .by_index(NAMESPACE_INDEX, &ns)
-            .unwrap_or_default()
-        {
-            let Some(p) = o.as_pod() else { continue };
+        let store = self.pods.store();
+        let candidates = [uid.clone(), orphan_pod_index_key(&ns)]
+            .iter()
+            .flat_map(|k| {
+                store
+                    .by_index(POD_CONTROLLER_UID_INDEX, k)
+                    .unwrap_or_default()
+            })
+            .collect::<Vec<_>>();
+        for o in candidates {
+            let Some(p) = o.as_pod().filter(|p| p.metadata.namespace == ns) else {
+                continue;
+            };
             match p.metadata.controller_ref() {
                 Some(r) if r.uid == uid && selector.matches(&p.metadata.labels) => {
                     owned.push(Arc::clone(&o))
