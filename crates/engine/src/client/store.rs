@@ -9,7 +9,7 @@
 //! collide.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -48,12 +48,14 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
-/// index name → indexed value → keys.
-type Indices = BTreeMap<String, BTreeMap<String, BTreeSet<ObjectKey>>>;
+/// index name → indexed value → key → object. Each entry holds the object itself (a shared
+/// `Arc` for the API server's objects), so `by_index` hands out an index entry's objects without
+/// looking each key up again in `items`.
+type Indices<K> = BTreeMap<String, BTreeMap<String, BTreeMap<ObjectKey, K>>>;
 
 struct Cache<K> {
     items: BTreeMap<ObjectKey, K>,
-    indices: Indices,
+    indices: Indices<K>,
     /// The revision the cache reflects: the last event or list applied.
     resource_version: u64,
     /// The first list has been applied (`HasSynced`).
@@ -103,20 +105,17 @@ impl<K: Resource> Store<K> {
     /// The objects filed under `value` in `index` (`Indexer.ByIndex`), in key order.
     pub fn by_index(&self, index: &str, value: &str) -> Result<Vec<K>, StoreError> {
         let cache = self.cache.borrow();
-        let keys = Self::index_entry(&cache, index, value)?;
-        Ok(keys
-            .iter()
-            .filter_map(|k| cache.items.get(k).cloned())
-            .collect())
+        Ok(Self::index_entry(&cache, index, value)?
+            .map(|entry| entry.values().cloned().collect())
+            .unwrap_or_default())
     }
 
     /// The keys filed under `value` in `index` (`Indexer.IndexKeys`).
     pub fn index_keys(&self, index: &str, value: &str) -> Result<Vec<ObjectKey>, StoreError> {
         let cache = self.cache.borrow();
         Ok(Self::index_entry(&cache, index, value)?
-            .into_iter()
-            .cloned()
-            .collect())
+            .map(|entry| entry.keys().cloned().collect())
+            .unwrap_or_default())
     }
 
     /// Every value with at least one object in `index` (`Indexer.ListIndexFuncValues`).
@@ -145,15 +144,12 @@ impl<K: Resource> Store<K> {
         cache: &'a Cache<K>,
         index: &str,
         value: &str,
-    ) -> Result<Vec<&'a ObjectKey>, StoreError> {
+    ) -> Result<Option<&'a BTreeMap<ObjectKey, K>>, StoreError> {
         let idx = cache
             .indices
             .get(index)
             .ok_or_else(|| StoreError::IndexNotFound(index.to_string()))?;
-        Ok(idx
-            .get(value)
-            .map(|keys| keys.iter().collect())
-            .unwrap_or_default())
+        Ok(idx.get(value))
     }
 }
 
@@ -259,7 +255,7 @@ impl<K: Resource> Writer<K> {
         if let Some(values) = old_values {
             unindex(&mut cache.indices, &key, values);
         }
-        index(&mut cache.indices, &key, new_values);
+        index(&mut cache.indices, &key, &obj, new_values);
         cache.resource_version = rv;
         match old {
             Some(old) => Notification::Update { old, new: obj },
@@ -286,13 +282,13 @@ impl<K: Resource> Writer<K> {
         fresh: BTreeMap<ObjectKey, K>,
         resource_version: u64,
     ) -> Vec<Notification<K>> {
-        let mut indices: Indices = self
+        let mut indices: Indices<K> = self
             .indexers
             .iter()
             .map(|(n, _)| (n.clone(), BTreeMap::new()))
             .collect();
         for (key, obj) in &fresh {
-            index(&mut indices, key, self.index_values(obj));
+            index(&mut indices, key, obj, self.index_values(obj));
         }
         let mut cache = self.cache.borrow_mut();
         let old_items = std::mem::replace(&mut cache.items, fresh);
@@ -320,16 +316,21 @@ impl<K: Resource> Writer<K> {
     }
 }
 
-fn index(indices: &mut Indices, key: &ObjectKey, values: Vec<(String, Vec<String>)>) {
+fn index<K: Clone>(
+    indices: &mut Indices<K>,
+    key: &ObjectKey,
+    obj: &K,
+    values: Vec<(String, Vec<String>)>,
+) {
     for (name, vals) in values {
         let idx = indices.entry(name).or_default();
         for v in vals {
-            idx.entry(v).or_default().insert(key.clone());
+            idx.entry(v).or_default().insert(key.clone(), obj.clone());
         }
     }
 }
 
-fn unindex(indices: &mut Indices, key: &ObjectKey, values: Vec<(String, Vec<String>)>) {
+fn unindex<K>(indices: &mut Indices<K>, key: &ObjectKey, values: Vec<(String, Vec<String>)>) {
     for (name, vals) in values {
         if let Some(idx) = indices.get_mut(&name) {
             for v in vals {
