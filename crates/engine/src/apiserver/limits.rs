@@ -86,7 +86,16 @@ pub fn check_put(
         }
         .to_string());
     }
-    if store.len().saturating_add(store.history_len()) >= quota_entries {
+    // Like etcd's `quotaBackend.Available`, count what the request adds: a new key is an entry
+    // and a history event, an update only the event. (Checking the current size alone let a
+    // create at quota - 1 end one entry past the quota.)
+    let adds = if store.get(key).is_some() { 1 } else { 2 };
+    if store
+        .len()
+        .saturating_add(store.history_len())
+        .saturating_add(adds)
+        > quota_entries
+    {
         return Err(NO_SPACE.to_string());
     }
     Ok(())
@@ -133,9 +142,10 @@ mod tests {
             metadata: ObjectMeta::named("", "a"),
             ..Default::default()
         });
-        assert_eq!(check_put(&store, 1, "/registry/namespaces/a", &ns), Ok(()));
+        // A new key costs two entries: the key and its history event.
+        assert_eq!(check_put(&store, 2, "/registry/namespaces/a", &ns), Ok(()));
         assert_eq!(
-            check_put(&store, 0, "/registry/namespaces/a", &ns),
+            check_put(&store, 1, "/registry/namespaces/a", &ns),
             Err(NO_SPACE.to_string())
         );
         assert_eq!(refused(NO_SPACE).code(), 500);
