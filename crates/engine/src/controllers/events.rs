@@ -2,12 +2,18 @@
 //! `EventCorrelator`): a core v1 Event about an involved object, with its source, written
 //! through the API. A repeat of the same event (same involved object, type, reason, message and
 //! source) within 10 minutes PATCHes `count`+1 and `lastTimestamp` instead of creating a new
-//! one — what `kubectl get events` shows as `x3 over 2m`. Writes that fail (the store is
-//! unwritable) stay pending and are retried on later steps, up to client-go's 12 attempts.
+//! one — what `kubectl get events` shows as `x3 over 2m`. Like the real correlator it also
+//! aggregates: from the 10th distinct message with the same object, type and reason within
+//! 10 minutes, the events become one "(combined from similar events): ..." Event whose count
+//! grows, so a ReplicaSet creating 3,000 pods leaves ten Events, not 3,000. Its caches are LRUs
+//! of 4,096 entries. Writes that fail (the store is unwritable) stay pending and are retried on
+//! later steps, up to client-go's 12 attempts. The API server expires every Event after
+//! `--event-ttl` (1 h).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
+use super::lru::Lru;
 use crate::api::event::EventSource;
 use crate::api::meta::ObjectReference;
 use crate::api::{Event, Kind, Object, ObjectMeta};
@@ -20,8 +26,14 @@ use watchlab_apimachinery::status::StatusReason;
 pub const CORRELATION_WINDOW_MS: u64 = 10 * 60_000;
 /// client-go `maxTriesPerEvent`.
 pub const MAX_TRIES_PER_EVENT: u32 = 12;
-/// Entries of the dedup cache (client-go `maxLruCacheEntries` = 4096).
+/// Entries of each correlator cache (client-go `maxLruCacheEntries` = 4096).
 const MAX_CACHE_ENTRIES: usize = 4096;
+/// client-go `defaultAggregateMaxEvents`: distinct messages before they are combined.
+pub const AGGREGATE_MAX_EVENTS: usize = 10;
+/// client-go `defaultAggregateIntervalInSeconds` (600 s).
+pub const AGGREGATE_INTERVAL_MS: u64 = 600_000;
+/// client-go `EventAggregatorByReasonMessageFunc`'s prefix.
+pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
 
 /// `Normal` or `Warning`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -39,8 +51,18 @@ impl EventType {
     }
 }
 
-/// What makes two events "the same" for the correlator.
-type DedupKey = (String, String, String, EventType, String, String);
+/// What makes two events "the same" for the correlator: involved kind, namespace, name, type,
+/// reason and message (`None` for a combined event: its message changes with each repeat).
+type DedupKey = (String, String, String, EventType, String, Option<String>);
+/// The aggregator's key: the involved object (kind, namespace, name, uid), type and reason.
+type AggregateKey = (String, String, String, String, EventType, String);
+
+/// The distinct messages seen lately under one aggregate key.
+#[derive(Debug, Clone)]
+struct Aggregate {
+    messages: BTreeSet<String>,
+    last: Timestamp,
+}
 
 #[derive(Debug, Clone)]
 struct Seen {
@@ -57,6 +79,8 @@ struct Pending {
     event_type: EventType,
     reason: String,
     message: String,
+    /// Written as the aggregate of similar events.
+    combined: bool,
     at: Timestamp,
     tries: u32,
 }
@@ -66,7 +90,8 @@ struct Pending {
 pub struct EventRecorder {
     user: String,
     source: EventSource,
-    seen: BTreeMap<DedupKey, Seen>,
+    seen: Lru<DedupKey, Seen>,
+    aggregates: Lru<AggregateKey, Aggregate>,
     pending: VecDeque<Pending>,
     /// Events given up after [`MAX_TRIES_PER_EVENT`] failed writes.
     dropped: u64,
@@ -97,7 +122,8 @@ impl EventRecorder {
                 component: component.to_string(),
                 host: host.to_string(),
             },
-            seen: BTreeMap::new(),
+            seen: Lru::new(MAX_CACHE_ENTRIES),
+            aggregates: Lru::new(MAX_CACHE_ENTRIES),
             pending: VecDeque::new(),
             dropped: 0,
         }
@@ -126,15 +152,58 @@ impl EventRecorder {
         reason: &str,
         message: &str,
     ) {
+        let involved = reference_of(obj);
+        let combined = self.aggregate(&involved, event_type, reason, message, now);
         self.pending.push_back(Pending {
-            involved: reference_of(obj),
+            message: if combined {
+                format!("{COMBINED_PREFIX}{message}")
+            } else {
+                message.to_string()
+            },
+            involved,
             event_type,
             reason: reason.to_string(),
-            message: message.to_string(),
+            combined,
             at: now,
             tries: 0,
         });
         self.flush(api, now);
+    }
+
+    /// `EventAggregator.EventAggregate`: true once this is the 10th distinct message about the
+    /// object with this type and reason, each within 10 minutes of the previous one.
+    fn aggregate(
+        &mut self,
+        involved: &ObjectReference,
+        event_type: EventType,
+        reason: &str,
+        message: &str,
+        now: Timestamp,
+    ) -> bool {
+        let key: AggregateKey = (
+            involved.kind.clone(),
+            involved.namespace.clone(),
+            involved.name.clone(),
+            involved.uid.clone(),
+            event_type,
+            reason.to_string(),
+        );
+        let mut record = match self.aggregates.get_mut(&key) {
+            Some(a) if now.millis_since(a.last) <= AGGREGATE_INTERVAL_MS => a.clone(),
+            _ => Aggregate {
+                messages: BTreeSet::new(),
+                last: now,
+            },
+        };
+        record.messages.insert(message.to_string());
+        record.last = now;
+        let combined = record.messages.len() >= AGGREGATE_MAX_EVENTS;
+        if combined {
+            // client-go pops one (any) message, so the next new one combines again.
+            record.messages.pop_first();
+        }
+        self.aggregates.insert(key, record);
+        combined
     }
 
     /// Writes pending events in order; stops at the first failure (the store is unwritable:
@@ -161,12 +230,15 @@ impl EventRecorder {
             p.involved.name.clone(),
             p.event_type,
             p.reason.clone(),
-            p.message.clone(),
+            (!p.combined).then(|| p.message.clone()),
         );
-        if let Some(seen) = self.seen.get(&key).cloned() {
+        if let Some(seen) = self.seen.get_mut(&key).cloned() {
             if p.at.millis_since(seen.last) <= CORRELATION_WINDOW_MS {
                 let count = seen.count + 1;
-                let patch = json!({"count": count, "lastTimestamp": p.at.to_rfc3339()});
+                let mut patch = json!({"count": count, "lastTimestamp": p.at.to_rfc3339()});
+                if p.combined {
+                    patch["message"] = json!(p.message);
+                }
                 let ns = Some(seen.namespace.as_str());
                 match api.merge_patch(&self.user, Kind::Event, ns, &seen.name, &patch, false) {
                     Ok(_) => {
@@ -224,17 +296,6 @@ impl EventRecorder {
     }
 
     fn remember(&mut self, key: DedupKey, created: &Arc<Object>, at: Timestamp) {
-        if self.seen.len() >= MAX_CACHE_ENTRIES {
-            // Evict the stalest entry (an LRU in client-go).
-            if let Some(oldest) = self
-                .seen
-                .iter()
-                .min_by_key(|(_, s)| s.last)
-                .map(|(k, _)| k.clone())
-            {
-                self.seen.remove(&oldest);
-            }
-        }
         self.seen.insert(
             key,
             Seen {
@@ -367,6 +428,39 @@ mod tests {
             after[0].metadata.name,
             format!("default.{:x}", unix_nanos(t0))
         );
+    }
+
+    #[test]
+    fn the_tenth_distinct_message_is_combined_and_later_ones_count_on_it() {
+        let mut api = ApiServer::new(1);
+        let ns = api.get(Kind::Namespace, None, "default").unwrap();
+        let mut rec = EventRecorder::new("replicaset-controller", "replicaset-controller", "");
+        for i in 0..12u64 {
+            let msg = format!("Created pod: web-{i}");
+            let at = Timestamp::from_secs(1 + i);
+            rec.record(
+                &mut api,
+                at,
+                &ns,
+                EventType::Normal,
+                "SuccessfulCreate",
+                &msg,
+            );
+        }
+        let evs = events(&api);
+        // Nine events of their own, then one combined event for the 10th, 11th and 12th.
+        assert_eq!(evs.len(), 10);
+        let combined: Vec<&Event> = evs
+            .iter()
+            .filter(|e| e.message.starts_with(COMBINED_PREFIX))
+            .collect();
+        assert_eq!(combined.len(), 1);
+        assert_eq!(combined[0].count, Some(3));
+        assert_eq!(
+            combined[0].message,
+            "(combined from similar events): Created pod: web-11"
+        );
+        assert_eq!(combined[0].last_timestamp, Some(Timestamp::from_secs(12)));
     }
 
     #[test]

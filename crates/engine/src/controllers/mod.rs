@@ -16,6 +16,7 @@ pub mod events;
 pub mod garbage_collector;
 pub mod harness;
 pub mod kubelet;
+pub mod lru;
 pub mod namespace;
 pub mod node_lifecycle;
 pub mod podutil;
