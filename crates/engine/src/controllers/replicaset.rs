@@ -185,64 +185,58 @@ impl ReplicaSetController {
         let uid = rs.metadata.uid.clone();
         // The owned pods as the cache's own shared objects: a sync copies no pod. Candidates are
         // the pods this ReplicaSet controls and the namespace's orphans (`getRSPods`).
-        let mut owned: Vec<Arc<Object>> = Vec::new();
-        let mut failed = false;
         let store = self.pods.store();
-        let candidates = [uid.clone(), orphan_pod_index_key(&ns)]
-            .iter()
-            .flat_map(|k| {
-                store
-                    .by_index(POD_CONTROLLER_UID_INDEX, k)
-                    .unwrap_or_default()
-            })
-            .collect::<Vec<_>>();
-        for o in candidates {
-            let Some(p) = o.as_pod().filter(|p| p.metadata.namespace == ns) else {
+        let index = |value: &str| {
+            store
+                .by_index(POD_CONTROLLER_UID_INDEX, value)
+                .unwrap_or_default()
+        };
+        // Filed under our uid: its controller reference is ours, no need to compare it again.
+        let (mut owned, released): (Vec<Arc<Object>>, Vec<Arc<Object>>) = index(&uid)
+            .into_iter()
+            .filter(|o| o.as_pod().is_some())
+            .partition(|o| selector.matches(&o.meta().labels));
+        let mut failed = false;
+        for o in &released {
+            // Relabelled out of the selector: release it (ControllerRefManager).
+            let refs: Vec<_> = o
+                .meta()
+                .owner_references
+                .iter()
+                .filter(|r| r.uid != uid)
+                .cloned()
+                .collect();
+            let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
+            let name = o.name();
+            if api
+                .merge_patch(USER_AGENT, Kind::Pod, Some(&ns), name, &patch, false)
+                .is_err()
+            {
+                failed = true;
+            }
+        }
+        for o in index(&orphan_pod_index_key(&ns)) {
+            let Some(p) = o.as_pod() else { continue };
+            if !(selector.matches(&p.metadata.labels)
+                && rs.metadata.deletion_timestamp.is_none()
+                && podutil::is_active(p))
+            {
                 continue;
-            };
-            match p.metadata.controller_ref() {
-                Some(r) if r.uid == uid && selector.matches(&p.metadata.labels) => {
-                    owned.push(Arc::clone(&o))
-                }
-                Some(r) if r.uid == uid => {
-                    // Relabelled out of the selector: release it (ControllerRefManager).
-                    let refs: Vec<_> = p
-                        .metadata
-                        .owner_references
-                        .iter()
-                        .filter(|o| o.uid != uid)
-                        .cloned()
-                        .collect();
-                    let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
-                    let name = &p.metadata.name;
-                    if api
-                        .merge_patch(USER_AGENT, Kind::Pod, Some(&ns), name, &patch, false)
-                        .is_err()
-                    {
-                        failed = true;
-                    }
-                }
-                None if selector.matches(&p.metadata.labels)
-                    && rs.metadata.deletion_timestamp.is_none()
-                    && podutil::is_active(p) =>
-                {
-                    // Adopt the orphan.
-                    let mut refs = p.metadata.owner_references.clone();
-                    refs.push(controller_ref("ReplicaSet", &rs.metadata));
-                    let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
-                    match api.merge_patch(
-                        USER_AGENT,
-                        Kind::Pod,
-                        Some(&ns),
-                        &p.metadata.name,
-                        &patch,
-                        false,
-                    ) {
-                        Ok(adopted) => owned.push(adopted),
-                        Err(_) => failed = true,
-                    }
-                }
-                _ => {}
+            }
+            // Adopt the orphan.
+            let mut refs = p.metadata.owner_references.clone();
+            refs.push(controller_ref("ReplicaSet", &rs.metadata));
+            let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
+            match api.merge_patch(
+                USER_AGENT,
+                Kind::Pod,
+                Some(&ns),
+                &p.metadata.name,
+                &patch,
+                false,
+            ) {
+                Ok(adopted) => owned.push(adopted),
+                Err(_) => failed = true,
             }
         }
         let owned: Vec<&Pod> = owned.iter().filter_map(|o| o.as_pod()).collect();
