@@ -1,0 +1,333 @@
+//! The benchmark report behind `./x bench`: every figure of `BENCHMARKS.md` comes from one run of
+//! this binary, written as JSON lines that `scripts/bench_report.py` turns into the page and its
+//! plot. Three measurements:
+//!
+//! - **cluster**: the whole control plane converging — `N` nodes with their kubelets and leases,
+//!   the scheduler, node lifecycle, ReplicaSet/Deployment controllers, garbage collector, events
+//!   and every informer — after one Deployment of `P` replicas is created, virtual time advanced
+//!   a second at a time until the Deployment reports every replica ready. Wall time, time per
+//!   pod, and the peak live heap per pod (a counting allocator: objects, history, events, caches).
+//! - **ledger**: the etcd-like store alone, `N` puts over `K` keys while `W` prefix watchers read
+//!   each revision's events (as etcd's watchable store syncs its watchers).
+//! - **fanout**: the API server's watch fan-out, the cost per created pod with `W` watchers that
+//!   are selective (`spec.nodeName=` kubelet watches: one matches) or all-matching.
+//!
+//! `cargo bench -p watchlab-engine --bench scale -- [--smoke] [--out FILE] [NODESxPODS ...]`.
+//! Run under `cargo test` (no `--bench` argument) it takes the smoke sizes, so CI keeps the
+//! harness working in seconds.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use watchlab_apimachinery::fields::FieldSelector;
+use watchlab_apimachinery::request::ListOptions;
+use watchlab_engine::api::pod::{Container, Pod, PodSpec};
+use watchlab_engine::api::{Kind, Object, ObjectMeta};
+use watchlab_engine::apiserver::{ApiServer, ServerConfig};
+use watchlab_engine::cluster::{Action, Cluster, ClusterConfig, ProfileName};
+use watchlab_engine::store::Store;
+
+/// Counts live heap bytes and their peak (benchmark binary only).
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new_size: usize) -> *mut u8 {
+        if new_size >= l.size() {
+            let live = LIVE.fetch_add(new_size - l.size(), Ordering::Relaxed) + new_size - l.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        } else {
+            LIVE.fetch_sub(l.size() - new_size, Ordering::Relaxed);
+        }
+        unsafe { System.realloc(p, l, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Starts a peak measurement; returns the live bytes it is relative to.
+fn reset_peak() -> usize {
+    let live = LIVE.load(Ordering::Relaxed);
+    PEAK.store(live, Ordering::Relaxed);
+    live
+}
+
+/// CPU time this thread has run, in seconds (Linux `/proc/thread-self/schedstat`, nanoseconds);
+/// on a shared machine it varies far less than wall time. `None` elsewhere.
+fn cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(nanos as f64 / 1e9)
+}
+
+/// A start for [`cpu_or_wall_since`].
+fn clock_start() -> (Instant, Option<f64>) {
+    (Instant::now(), cpu_seconds())
+}
+
+/// Seconds since `start`: this thread's CPU time where the platform reports it, else wall time.
+fn cpu_or_wall_since(start: (Instant, Option<f64>)) -> f64 {
+    match (start.1, cpu_seconds()) {
+        (Some(a), Some(b)) => b - a,
+        _ => start.0.elapsed().as_secs_f64(),
+    }
+    .max(1e-9)
+}
+
+/// The whole control plane from one create to every replica ready.
+fn cluster(nodes: usize, pods: u32) -> String {
+    let base = reset_peak();
+    let names: Vec<String> = (0..nodes).map(|i| format!("node-{i}")).collect();
+    let start = Instant::now();
+    let cpu_start = cpu_seconds();
+    let mut cluster = Cluster::new(ClusterConfig {
+        nodes: names,
+        seed_objects: false,
+        profile: ProfileName::Training,
+        ..ClusterConfig::default()
+    });
+    let created = cluster.apply(Action::CreateDeployment {
+        namespace: "default".into(),
+        name: "web".into(),
+        image: "nginx:1.27".into(),
+        replicas: pods,
+        labels: vec![("app".into(), "web".into())],
+    });
+    let mut t = cluster.now();
+    let mut converged = created.is_ok();
+    while converged {
+        t = t.plus_millis(1000);
+        cluster.advance_to(t);
+        let ready = cluster
+            .api()
+            .get(Kind::Deployment, Some("default"), "web")
+            .ok()
+            .and_then(|o| o.as_deployment().map(|d| d.status.ready_replicas))
+            .unwrap_or(0);
+        if ready >= i32::try_from(pods).unwrap_or(i32::MAX) {
+            break;
+        }
+        // An hour of virtual time without converging is a failure, reported as such.
+        converged = t.0 < 3_600_000;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    // Time per pod on the CPU time when the platform reports it, else on wall time.
+    let cpu = match (cpu_start, cpu_seconds()) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    let per_pod = cpu.unwrap_or(secs) * 1e6 / f64::from(pods.max(1));
+    let cpu = cpu.map_or("null".to_string(), |c| format!("{c:.4}"));
+    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    let events = cluster
+        .api()
+        .list(Kind::Event, None, &ListOptions::default())
+        .map_or(0, |l| l.items.len());
+    format!(
+        "{{\"bench\":\"cluster\",\"nodes\":{nodes},\"pods\":{pods},\"converged\":{converged},\
+         \"seconds\":{secs:.4},\"cpu_seconds\":{cpu},\"us_per_pod\":{per_pod:.2},\"virtual_seconds\":{},\
+         \"peak_bytes\":{peak},\"bytes_per_pod\":{},\"revision\":{},\"events\":{events}}}",
+        t.0 / 1000,
+        peak / pods.max(1) as usize,
+        cluster.api().revision(),
+    )
+}
+
+/// The store alone: `puts` puts over `keys` keys, `watchers` watchers on `/registry/pods/`
+/// (every one matches every put) reading each new revision.
+fn ledger(puts: usize, keys: usize, watchers: usize) -> String {
+    let mut store: Store<Arc<str>> = Store::new();
+    let names: Vec<String> = (0..keys)
+        .map(|i| format!("/registry/pods/ns-{}/pod-{i:06}", i % 10))
+        .collect();
+    let value: Arc<str> = Arc::from("{\"kind\":\"Pod\",\"apiVersion\":\"v1\"}");
+    let prefixes: Vec<&str> = (0..watchers).map(|_| "/registry/pods/").collect();
+    let mut delivered = 0u64;
+    let start = clock_start();
+    for i in 0..puts {
+        let Some(key) = names.get(i % keys.max(1)) else {
+            break;
+        };
+        let _ = store.put(key, Arc::clone(&value), None);
+        let events = store.events_at(store.revision());
+        for prefix in &prefixes {
+            delivered += events
+                .iter()
+                .filter(|e| e.kv.key.starts_with(prefix))
+                .count() as u64;
+        }
+    }
+    let secs = cpu_or_wall_since(start);
+    format!(
+        "{{\"bench\":\"ledger\",\"puts\":{puts},\"keys\":{keys},\"watchers\":{watchers},\
+         \"seconds\":{secs:.4},\"puts_per_s\":{:.0},\"events_per_s\":{:.0}}}",
+        puts as f64 / secs,
+        delivered as f64 / secs,
+    )
+}
+
+fn pod(i: usize, node: &str) -> Object {
+    let mut meta = ObjectMeta::named("default", &format!("pod-{i:06}"));
+    meta.labels.insert("app".into(), "web".into());
+    Object::Pod(Pod {
+        metadata: meta,
+        spec: PodSpec {
+            containers: vec![Container {
+                name: "c".into(),
+                image: "nginx:1.27".into(),
+                ..Default::default()
+            }],
+            node_name: node.to_string(),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+}
+
+/// The API server's fan-out: `writes` pod creates with `watchers` pod watches open, each
+/// `spec.nodeName=node-<n>` (selective: one matches a pod) or unfiltered (all match). Every
+/// stream is drained after each create.
+fn fanout(watchers: usize, selective: bool, writes: usize) -> String {
+    let cfg = ServerConfig {
+        compaction_interval_ms: 0,
+        ledger_limit: 1000,
+        ..Default::default()
+    };
+    let mut s = ApiServer::with_config(1, cfg);
+    s.set_watch_buffer_limit(usize::MAX);
+    s.set_quota_entries(usize::MAX);
+    let streams: Vec<u64> = (0..watchers)
+        .filter_map(|n| {
+            let field_selector = if selective {
+                FieldSelector::parse(&format!("spec.nodeName=node-{n}")).ok()?
+            } else {
+                FieldSelector::everything()
+            };
+            let opts = ListOptions {
+                field_selector,
+                timeout_seconds: Some(1 << 30),
+                ..Default::default()
+            };
+            s.watch(&format!("watcher-{n}"), Kind::Pod, None, &opts)
+                .ok()
+        })
+        .collect();
+    let mut delivered = 0u64;
+    let start = clock_start();
+    for i in 0..writes {
+        let node = format!("node-{}", i % watchers.max(1));
+        let _ = s.create("bench", pod(i, &node));
+        if selective {
+            // Only the stream of the pod's node has something to read.
+            if let Some(id) = streams.get(i % watchers.max(1)) {
+                delivered += s.poll(*id).map_or(0, |e| e.len()) as u64;
+            }
+        } else {
+            for id in &streams {
+                delivered += s.poll(*id).map_or(0, |e| e.len()) as u64;
+            }
+        }
+    }
+    let secs = cpu_or_wall_since(start);
+    format!(
+        "{{\"bench\":\"fanout\",\"watchers\":{watchers},\"selective\":{selective},\
+         \"writes\":{writes},\"delivered\":{delivered},\"seconds\":{secs:.4},\
+         \"us_per_write\":{:.3},\"us_per_delivered\":{:.4}}}",
+        secs * 1e6 / writes.max(1) as f64,
+        secs * 1e6 / delivered.max(1) as f64,
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `cargo bench` passes `--bench`; `cargo test` does not: then only the smoke sizes run.
+    let smoke = args.iter().any(|a| a == "--smoke") || !args.iter().any(|a| a == "--bench");
+    let out = args
+        .iter()
+        .position(|a| a == "--out")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let shapes: Vec<(usize, u32)> = args
+        .iter()
+        .filter_map(|a| {
+            let (n, p) = a.split_once('x')?;
+            Some((n.parse().ok()?, p.parse().ok()?))
+        })
+        .collect();
+    let only_cluster = !shapes.is_empty();
+    let shapes = match (shapes.is_empty(), smoke) {
+        (false, _) => shapes,
+        (true, true) => vec![(3, 3), (10, 30)],
+        (true, false) => vec![(3, 3), (10, 300), (100, 3_000), (1_000, 30_000)],
+    };
+    let mut sink: Box<dyn Write> = match &out {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("scale: cannot write {path}: {e}");
+                std::process::exit(2);
+            }
+        },
+        None => Box::new(std::io::stdout()),
+    };
+    let mut emit = |line: String| {
+        eprintln!("{line}");
+        if out.is_some() {
+            let _ = writeln!(sink, "{line}");
+        }
+    };
+    emit(format!(
+        "{{\"bench\":\"meta\",\"smoke\":{smoke},\"cores\":{},\"profile\":\"{}\"}}",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "bench"
+        },
+    ));
+    // The bare ledger and fan-out first (seconds), then the clusters from small to large, so a
+    // run cut short still reports everything but its largest shapes.
+    if !only_cluster {
+        let (puts, keys) = if smoke {
+            (2_000, 500)
+        } else {
+            (100_000, 10_000)
+        };
+        for watchers in [1, 10, 100] {
+            emit(ledger(puts, keys, watchers));
+        }
+        let watcher_counts: &[usize] = if smoke {
+            &[10, 100]
+        } else {
+            &[10, 100, 1_000, 10_000]
+        };
+        for &w in watcher_counts {
+            let writes = if smoke { 200 } else { 10_000 };
+            emit(fanout(w, true, writes));
+            // All-matching: every write is delivered `w` times; fewer writes keep it short.
+            let writes = if smoke {
+                50
+            } else {
+                (1_000_000 / w).clamp(100, 10_000)
+            };
+            emit(fanout(w, false, writes));
+        }
+    }
+    for (n, p) in shapes {
+        emit(cluster(n, p));
+    }
+}
