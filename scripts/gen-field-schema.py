@@ -15,6 +15,8 @@ import kubernetes.client.models as m
 ROOTS = {
     "Namespace": "V1Namespace", "Node": "V1Node", "Pod": "V1Pod", "Event": "CoreV1Event",
     "Lease": "V1Lease", "ReplicaSet": "V1ReplicaSet", "Deployment": "V1Deployment",
+    "Service": "V1Service", "Endpoints": "V1Endpoints", "EndpointSlice": "V1EndpointSlice",
+    "ConfigMap": "V1ConfigMap", "Secret": "V1Secret",
 }
 types = {}
 

@@ -502,6 +502,72 @@ pub fn validate_annotations(
     errs
 }
 
+/// `IsValidPortNum` (`InclusiveRangeError(1, 65535)`).
+pub fn is_valid_port_num(port: i64) -> Vec<String> {
+    if (1..=65535).contains(&port) {
+        Vec::new()
+    } else {
+        vec!["must be between 1 and 65535, inclusive".to_string()]
+    }
+}
+
+/// `IsValidPortName`: an IANA_SVC_NAME (at most 15 lowercase alphanumerics and hyphens, at
+/// least one letter, no `--`, no hyphen at either end).
+pub fn is_valid_port_name(port: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if port.len() > 15 {
+        errs.push(max_len_error(15));
+    }
+    if port.is_empty()
+        || !port
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+    {
+        errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".into());
+    }
+    if !port.bytes().any(|c| c.is_ascii_lowercase()) {
+        errs.push("must contain at least one letter (a-z)".into());
+    }
+    if port.contains("--") {
+        errs.push("must not contain consecutive hyphens".into());
+    }
+    if port.starts_with('-') || port.ends_with('-') {
+        errs.push("must not begin or end with a hyphen".into());
+    }
+    errs
+}
+
+/// `IsConfigMapKey`: a ConfigMap or Secret data key.
+pub fn is_config_map_key(key: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if key.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
+        errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
+    }
+    if key.is_empty()
+        || !key
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_'))
+    {
+        errs.push(regex_error(
+            "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+            "[-._a-zA-Z0-9]+",
+            &["key.name", "KEY_NAME", "key-name"],
+        ));
+    }
+    // `hasChDirPrefix`
+    if key == "." {
+        errs.push("must not be '.'".into());
+    } else if key == ".." {
+        errs.push("must not be '..'".into());
+    } else if key.starts_with("..") {
+        errs.push("must not start with '..'".into());
+    }
+    errs
+}
+
+/// `IsValidIP`'s message for anything that is not an IP address.
+pub const INVALID_IP: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -711,5 +777,26 @@ mod tests {
             let _ = is_dns1123_label(&s);
             let _ = validate_object_name(&s, "metadata.name", true);
         }
+    }
+
+    #[test]
+    fn port_names_numbers_and_config_keys() {
+        assert!(is_valid_port_num(80).is_empty());
+        assert_eq!(
+            is_valid_port_num(0),
+            ["must be between 1 and 65535, inclusive"]
+        );
+        assert!(is_valid_port_name("http-alt").is_empty());
+        assert_eq!(
+            is_valid_port_name("8080"),
+            ["must contain at least one letter (a-z)"]
+        );
+        assert_eq!(
+            is_valid_port_name("a--b"),
+            ["must not contain consecutive hyphens"]
+        );
+        assert!(is_config_map_key("KEY_name.1-x").is_empty());
+        assert_eq!(is_config_map_key("..x"), ["must not start with '..'"]);
+        assert_eq!(is_config_map_key("a b").len(), 1);
     }
 }

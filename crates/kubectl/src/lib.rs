@@ -34,6 +34,7 @@ pub mod output;
 pub mod printers;
 pub mod query;
 pub mod resources;
+pub mod service_printers;
 pub mod shell;
 pub mod sort;
 pub mod tabwriter;

@@ -6,6 +6,7 @@
 
 use crate::age::since;
 use crate::object::{array, at, int, joined_map, name, str_at, string, string_map};
+use crate::service_printers;
 use serde_json::Value;
 
 /// One column, as in `metav1.TableColumnDefinition`.
@@ -143,6 +144,45 @@ pub fn table(resource: &str, items: &[Value], now_unix_ms: i64) -> Table {
             event_row,
         ),
         "leases" => (vec![NAME, col("Holder", "string", 0), AGE], lease_row),
+        "services" => (
+            vec![
+                NAME,
+                col("Type", "string", 0),
+                col("Cluster-IP", "string", 0),
+                col("External-IP", "string", 0),
+                col("Port(s)", "string", 0),
+                AGE,
+                col("Selector", "string", 1),
+            ],
+            service_printers::service_row,
+        ),
+        "endpoints" => (
+            vec![NAME, col("Endpoints", "string", 0), AGE],
+            service_printers::endpoints_row,
+        ),
+        "endpointslices" => (
+            vec![
+                NAME,
+                col("AddressType", "string", 0),
+                col("Ports", "string", 0),
+                col("Endpoints", "string", 0),
+                AGE,
+            ],
+            service_printers::endpoint_slice_row,
+        ),
+        "configmaps" => (
+            vec![NAME, col("Data", "string", 0), AGE],
+            service_printers::config_map_row,
+        ),
+        "secrets" => (
+            vec![
+                NAME,
+                col("Type", "string", 0),
+                col("Data", "string", 0),
+                AGE,
+            ],
+            service_printers::secret_row,
+        ),
         _ => (vec![NAME, AGE], default_row),
     };
     Table {

@@ -25,6 +25,11 @@ impl Kind {
     pub const Event: Kind = Kind(&kinds::event::RESOURCE);
     pub const Lease: Kind = Kind(&kinds::lease::RESOURCE);
     pub const CustomResourceDefinition: Kind = Kind(&kinds::customresourcedefinition::RESOURCE);
+    pub const Service: Kind = Kind(&kinds::service::RESOURCE);
+    pub const Endpoints: Kind = Kind(&kinds::endpoints::RESOURCE);
+    pub const EndpointSlice: Kind = Kind(&kinds::endpointslice::RESOURCE);
+    pub const ConfigMap: Kind = Kind(&kinds::configmap::RESOURCE);
+    pub const Secret: Kind = Kind(&kinds::secret::RESOURCE);
 
     /// The built-in kinds, in discovery order (the registry's [`kinds::BUILT_IN`]).
     pub const ALL: [Kind; kinds::BUILT_IN.len()] = kinds::BUILT_IN;

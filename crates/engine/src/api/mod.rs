@@ -6,8 +6,11 @@ pub mod apiextensions;
 pub mod apps;
 pub mod behaviour;
 pub mod binding;
+pub mod config;
 pub mod custom;
 pub mod defaults;
+pub mod endpoint_slice;
+pub mod endpoints;
 pub mod event;
 pub mod field_diff;
 pub mod field_set;
@@ -27,6 +30,7 @@ pub mod resource;
 pub mod resource_list;
 pub mod scale;
 pub mod schema;
+pub mod service;
 pub mod strategy;
 pub mod time;
 pub mod validation;
@@ -34,7 +38,10 @@ pub mod validation;
 pub use apiextensions::CustomResourceDefinition;
 pub use apps::{Deployment, ReplicaSet};
 pub use binding::Binding;
+pub use config::{ConfigMap, Secret};
 pub use custom::CustomObject;
+pub use endpoint_slice::EndpointSlice;
+pub use endpoints::Endpoints;
 pub use event::Event;
 pub use kind::Kind;
 pub use lease::Lease;
@@ -44,6 +51,7 @@ pub use node::Node;
 pub use pod::Pod;
 pub use registry::Registry;
 pub use resource::ResourceInfo;
+pub use service::Service;
 
 use serde::Serialize;
 use watchlab_apimachinery::status::Status;
@@ -60,6 +68,11 @@ pub enum Object {
     Event(Event),
     Lease(Lease),
     CustomResourceDefinition(Box<CustomResourceDefinition>),
+    Service(Box<Service>),
+    Endpoints(Endpoints),
+    EndpointSlice(EndpointSlice),
+    ConfigMap(ConfigMap),
+    Secret(Secret),
     /// An object of a custom resource (a CRD's): typed metadata, the rest as JSON.
     Custom(Box<CustomObject>),
 }
@@ -76,6 +89,11 @@ macro_rules! each_kind {
             Object::Event($o) => $body,
             Object::Lease($o) => $body,
             Object::CustomResourceDefinition($o) => $body,
+            Object::Service($o) => $body,
+            Object::Endpoints($o) => $body,
+            Object::EndpointSlice($o) => $body,
+            Object::ConfigMap($o) => $body,
+            Object::Secret($o) => $body,
             Object::Custom($o) => $body,
         }
     };
@@ -120,6 +138,11 @@ impl Object {
             Object::Event(_) => Kind::Event,
             Object::Lease(_) => Kind::Lease,
             Object::CustomResourceDefinition(_) => Kind::CustomResourceDefinition,
+            Object::Service(_) => Kind::Service,
+            Object::Endpoints(_) => Kind::Endpoints,
+            Object::EndpointSlice(_) => Kind::EndpointSlice,
+            Object::ConfigMap(_) => Kind::ConfigMap,
+            Object::Secret(_) => Kind::Secret,
             Object::Custom(c) => c.kind,
         }
     }
@@ -177,6 +200,20 @@ impl Object {
     pub fn as_replica_set(&self) -> Option<&ReplicaSet> {
         match self {
             Object::ReplicaSet(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub fn as_service(&self) -> Option<&Service> {
+        match self {
+            Object::Service(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_endpoint_slice(&self) -> Option<&EndpointSlice> {
+        match self {
+            Object::EndpointSlice(s) => Some(s),
             _ => None,
         }
     }
@@ -279,7 +316,17 @@ macro_rules! into_object {
         }
     )*};
 }
-into_object!(Namespace, Node, Pod, Event, Lease);
+into_object!(
+    Namespace,
+    Node,
+    Pod,
+    Event,
+    Lease,
+    Endpoints,
+    EndpointSlice,
+    ConfigMap,
+    Secret
+);
 
 macro_rules! into_boxed_object {
     ($($t:ident),*) => {$(
@@ -290,7 +337,7 @@ macro_rules! into_boxed_object {
         }
     )*};
 }
-into_boxed_object!(ReplicaSet, Deployment, CustomResourceDefinition);
+into_boxed_object!(ReplicaSet, Deployment, CustomResourceDefinition, Service);
 
 #[cfg(test)]
 mod tests {

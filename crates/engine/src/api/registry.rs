@@ -108,7 +108,8 @@ mod tests {
             [
                 ("apps", "v1"),
                 ("coordination.k8s.io", "v1"),
-                ("apiextensions.k8s.io", "v1")
+                ("apiextensions.k8s.io", "v1"),
+                ("discovery.k8s.io", "v1")
             ]
         );
     }

@@ -92,6 +92,9 @@ impl ApiServer {
                     candidate.name(),
                 ));
             }
+            if let Object::Service(svc) = &mut candidate {
+                self.allocate_service(&key, svc, None)?;
+            }
             candidate.meta_mut().uid = self.rng.uuid();
             if let Owner::Update(manager) = owner {
                 field_manager::track_update(None, &mut candidate, manager, "", self.now);

@@ -134,7 +134,12 @@ mod tests {
         let list = document(&reg, "/apis").unwrap_or_default();
         assert_eq!(
             names(&list, "groups", "name"),
-            ["apps", "coordination.k8s.io", "apiextensions.k8s.io"]
+            [
+                "apps",
+                "coordination.k8s.io",
+                "apiextensions.k8s.io",
+                "discovery.k8s.io"
+            ]
         );
         assert_eq!(
             list["groups"][0]["preferredVersion"]["groupVersion"],

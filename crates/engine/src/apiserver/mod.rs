@@ -26,6 +26,7 @@ mod field_manager;
 mod field_validation;
 mod read;
 mod scale;
+pub mod service_allocation;
 mod update;
 mod watch_start;
 
@@ -171,6 +172,8 @@ impl ApiServer {
             // Cannot fail on a fresh store; a failure would only leave the namespace out.
             let _ = s.create(SERVER_USER, obj);
         }
+        // The bootstrap controller's `default/kubernetes` Service; as above, cannot fail.
+        let _ = s.create(SERVER_USER, service_allocation::kubernetes_service().into());
         s
     }
 

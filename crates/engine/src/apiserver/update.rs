@@ -4,8 +4,8 @@
 //! else, generation bumps on spec changes, no-op updates writing nothing, and removal once the
 //! last finalizer of a deleted object goes.
 
-use super::errors;
 use super::field_manager::{self, Owner};
+use super::{errors, service_allocation};
 use super::{ApiServer, CommitError, Write};
 use crate::api::{defaults, strategy, validation, Kind, Object};
 use std::sync::Arc;
@@ -157,12 +157,18 @@ impl ApiServer {
             .resource_version
             .clone_from(&old.meta().resource_version);
         defaults::apply(&mut new);
+        if let (Object::Service(n), Object::Service(o)) = (&mut new, &*old) {
+            service_allocation::keep_allocated(&mut n.spec, &o.spec);
+        }
         if strategy::has_generation(kind) && strategy::spec_changed(&new, &old) {
             new.meta_mut().generation = Some(old.meta().generation.unwrap_or(0) + 1);
         }
         let errs = validation::validate_update(&new, &old);
         if !errs.is_empty() {
             return Err(Status::invalid(r.kind_name, r.group, &name, &errs));
+        }
+        if let (Object::Service(n), Object::Service(o)) = (&mut new, &*old) {
+            self.allocate_service(&key, n, Some(o))?;
         }
         match owner {
             Owner::Update(manager) => {

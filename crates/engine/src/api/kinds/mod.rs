@@ -5,19 +5,24 @@
 //! validation, the spec/status split, strategic-merge keys). Adding a built-in kind is one new
 //! module here and one line in [`BUILT_IN`].
 
+pub mod configmap;
 pub mod customresourcedefinition;
 pub mod deployment;
+pub mod endpoints;
+pub mod endpointslice;
 pub mod event;
 pub mod lease;
 pub mod namespace;
 pub mod node;
 pub mod pod;
 pub mod replicaset;
+pub mod secret;
+pub mod service;
 
 use super::Kind;
 
 /// The built-in kinds, in discovery order (each one's `rank` is its index here).
-pub const BUILT_IN: [Kind; 8] = [
+pub const BUILT_IN: [Kind; 13] = [
     Kind::Namespace,
     Kind::Node,
     Kind::Pod,
@@ -26,6 +31,11 @@ pub const BUILT_IN: [Kind; 8] = [
     Kind::Event,
     Kind::Lease,
     Kind::CustomResourceDefinition,
+    Kind::Service,
+    Kind::Endpoints,
+    Kind::EndpointSlice,
+    Kind::ConfigMap,
+    Kind::Secret,
 ];
 
 /// A boolean field as field selectors compare it.

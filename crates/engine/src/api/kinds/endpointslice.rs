@@ -1,0 +1,171 @@
+//! `endpointslices` (discovery.k8s.io/v1): one slice of a Service's backends. Written by the
+//! EndpointSlice controller, owned by its Service (so the garbage collector removes it), read
+//! by every kube-proxy. Validation follows `ValidateEndpointSlice`.
+
+use super::meta_merge_key;
+use crate::api::endpoint_slice::{EndpointSlice, ADDRESS_TYPES};
+use crate::api::resource::{meta_fields, ResourceInfo, Rules};
+use crate::api::{Kind, Object};
+use watchlab_apimachinery::validation::FieldError;
+
+pub static RESOURCE: ResourceInfo = ResourceInfo {
+    rank: 10,
+    kind_name: "EndpointSlice",
+    list_kind: "EndpointSliceList",
+    go_type: "v1.EndpointSlice",
+    plural: "endpointslices",
+    singular: "endpointslice",
+    group: "discovery.k8s.io",
+    version: "v1",
+    api_version: "discovery.k8s.io/v1",
+    namespaced: true,
+    short_names: &[],
+    categories: &[],
+    subresources: &[],
+    registry: "endpointslices",
+    field_labels: meta_fields(),
+    dns_label_names: false,
+    has_generation: true,
+    create_on_update: false,
+    returns_deleted_object: false,
+    controller_owners: &[Kind::Service],
+    printer_columns: &[],
+    rules: &EndpointSliceRules,
+};
+
+/// `maxEndpoints` and `maxAddresses` of the validation.
+const MAX_ENDPOINTS: usize = 1000;
+const MAX_ADDRESSES: usize = 100;
+const MAX_PORTS: usize = 20_000;
+
+struct EndpointSliceRules;
+
+fn slice(obj: &Object) -> Option<&EndpointSlice> {
+    match obj {
+        Object::EndpointSlice(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn validate_slice(s: &EndpointSlice) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if s.address_type.is_empty() {
+        errs.push(FieldError::required("addressType", ""));
+    } else if !ADDRESS_TYPES.contains(&s.address_type.as_str()) {
+        errs.push(FieldError::not_supported(
+            "addressType",
+            &s.address_type,
+            ADDRESS_TYPES,
+        ));
+    }
+    if s.endpoints.len() > MAX_ENDPOINTS {
+        errs.push(FieldError::too_many(
+            "endpoints",
+            s.endpoints.len(),
+            MAX_ENDPOINTS,
+        ));
+    }
+    for (i, e) in s.endpoints.iter().enumerate() {
+        let path = format!("endpoints[{i}].addresses");
+        if e.addresses.is_empty() {
+            errs.push(FieldError::required(
+                &path,
+                "must contain at least 1 address",
+            ));
+        } else if e.addresses.len() > MAX_ADDRESSES {
+            errs.push(FieldError::too_many(
+                &path,
+                e.addresses.len(),
+                MAX_ADDRESSES,
+            ));
+        }
+        for (j, a) in e.addresses.iter().enumerate() {
+            let ok = match s.address_type.as_str() {
+                "IPv4" => a.parse::<std::net::Ipv4Addr>().is_ok(),
+                "IPv6" => a.parse::<std::net::Ipv6Addr>().is_ok(),
+                _ => true,
+            };
+            if !ok {
+                let detail = if s.address_type == "IPv4" {
+                    "must be a valid IPv4 address"
+                } else {
+                    "must be a valid IPv6 address"
+                };
+                errs.push(FieldError::invalid(&format!("{path}[{j}]"), a, detail));
+            }
+        }
+    }
+    if s.ports.len() > MAX_PORTS {
+        errs.push(FieldError::too_many("ports", s.ports.len(), MAX_PORTS));
+    }
+    for (i, p) in s.ports.iter().enumerate() {
+        if let Some(n) = p.port {
+            if !(0..=65535).contains(&n) {
+                errs.push(FieldError::invalid(
+                    &format!("ports[{i}].port"),
+                    i64::from(n),
+                    "must be between 0 and 65535, inclusive",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+impl Rules for EndpointSliceRules {
+    fn decode(&self, value: serde_json::Value) -> Result<Object, serde_json::Error> {
+        serde_json::from_value(value).map(Object::EndpointSlice)
+    }
+
+    fn empty(&self) -> Object {
+        Object::EndpointSlice(EndpointSlice::default())
+    }
+
+    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
+        None
+    }
+
+    fn default(&self, _obj: &mut Object) {}
+
+    fn validate(&self, obj: &Object) -> Vec<FieldError> {
+        slice(obj).map(validate_slice).unwrap_or_default()
+    }
+
+    fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
+        match (slice(new), slice(old)) {
+            (Some(n), Some(o)) if n.address_type != o.address_type => {
+                vec![FieldError::invalid(
+                    "addressType",
+                    &n.address_type,
+                    "field is immutable",
+                )]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn prepare_for_create(&self, _obj: &mut Object) {}
+
+    fn keep_status(&self, _new: &mut Object, _old: &Object) {}
+
+    fn status_update(&self, _new: &Object, old: &Object) -> Object {
+        old.clone()
+    }
+
+    /// Every change bumps `generation` (the EndpointSlice strategy compares the whole object).
+    fn spec_changed(&self, new: &Object, old: &Object) -> bool {
+        match (slice(new), slice(old)) {
+            (Some(n), Some(o)) => {
+                n.address_type != o.address_type
+                    || n.endpoints != o.endpoints
+                    || n.ports != o.ports
+                    || n.metadata.labels != o.metadata.labels
+            }
+            _ => false,
+        }
+    }
+
+    fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
+        meta_merge_key(path)
+    }
+}
