@@ -58,7 +58,7 @@ pub struct EndpointConditions {
 }
 
 /// `discoveryv1.EndpointPort` (every field optional, unlike the core one).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EndpointPort {
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -40,7 +40,7 @@ pub struct EndpointAddress {
 }
 
 /// `v1.EndpointPort` (core; `port` required).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EndpointPort {
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -270,7 +270,7 @@ mod api_tests {
             .unwrap_or_default();
         let offset = offset_of(&web.cluster_ip).unwrap_or(0);
         assert!(offset >= IP_OFFSET, "{}", web.cluster_ip);
-        assert_eq!(web.cluster_ips, [web.cluster_ip.clone()]);
+        assert_eq!(web.cluster_ips, std::slice::from_ref(&web.cluster_ip));
         let port = web.ports.first().cloned().unwrap_or_default();
         assert!((NODE_PORT_MIN + PORT_OFFSET..=NODE_PORT_MAX).contains(&port.node_port));
         assert_eq!(port.target_port, Some(IntOrString::Int(80)));
