@@ -676,7 +676,7 @@ impl Controller for DeploymentController {
                 self.queue.done(&key);
             }
         }
-        let pending = (self.recorder.pending() > 0).then(|| now.plus_secs(1));
+        let pending = self.recorder.next_retry();
         earliest([
             self.deployments.next_wakeup(),
             self.replicasets.next_wakeup(),

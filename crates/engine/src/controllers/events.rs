@@ -6,8 +6,10 @@
 //! aggregates: from the 10th distinct message with the same object, type and reason within
 //! 10 minutes, the events become one "(combined from similar events): ..." Event whose count
 //! grows, so a ReplicaSet creating 3,000 pods leaves ten Events, not 3,000. Its caches are LRUs
-//! of 4,096 entries. Writes that fail (the store is unwritable) stay pending and are retried on
-//! later steps, up to client-go's 12 attempts. The API server expires every Event after
+//! of 4,096 entries. Writes that fail (the store is unwritable) stay pending and are retried
+//! every 10 s of virtual time, up to client-go's 12 attempts; the owning component wakes for
+//! the retry ([`EventRecorder::next_retry`]), so how often a driver steps the cluster in
+//! between changes nothing. The API server expires every Event after
 //! `--event-ttl` (1 h).
 
 use std::collections::{BTreeSet, VecDeque};
@@ -26,6 +28,9 @@ use watchlab_apimachinery::status::StatusReason;
 pub const CORRELATION_WINDOW_MS: u64 = 10 * 60_000;
 /// client-go `maxTriesPerEvent`.
 pub const MAX_TRIES_PER_EVENT: u32 = 12;
+/// client-go's `recordToSink` sleeps 10 s between tries (its first sleep is a random part of
+/// that; here always the whole, so that a replay retries at the same instants).
+pub const RETRY_INTERVAL_MS: u64 = 10_000;
 /// Entries of each correlator cache (client-go `maxLruCacheEntries` = 4096).
 const MAX_CACHE_ENTRIES: usize = 4096;
 /// client-go `defaultAggregateMaxEvents`: distinct messages before they are combined.
@@ -93,6 +98,8 @@ pub struct EventRecorder {
     seen: Lru<DedupKey, Seen>,
     aggregates: Lru<AggregateKey, Aggregate>,
     pending: VecDeque<Pending>,
+    /// When the first pending event may be tried again (after a failed write).
+    retry_at: Option<Timestamp>,
     /// Events given up after [`MAX_TRIES_PER_EVENT`] failed writes.
     dropped: u64,
 }
@@ -125,6 +132,7 @@ impl EventRecorder {
             seen: Lru::new(MAX_CACHE_ENTRIES),
             aggregates: Lru::new(MAX_CACHE_ENTRIES),
             pending: VecDeque::new(),
+            retry_at: None,
             dropped: 0,
         }
     }
@@ -136,6 +144,15 @@ impl EventRecorder {
     /// Events not yet written.
     pub fn pending(&self) -> usize {
         self.pending.len()
+    }
+
+    /// When the owning component must step again to retry a failed write (None: nothing waits).
+    pub fn next_retry(&self) -> Option<Timestamp> {
+        if self.pending.is_empty() {
+            None
+        } else {
+            self.retry_at
+        }
     }
 
     pub fn dropped(&self) -> u64 {
@@ -206,9 +223,14 @@ impl EventRecorder {
         combined
     }
 
-    /// Writes pending events in order; stops at the first failure (the store is unwritable:
-    /// the rest would fail too) and keeps it for the next call.
+    /// Writes pending events in order, unless a failed write waits for its retry time; stops
+    /// at the first failure (the store is unwritable: the rest would fail too), keeps it and
+    /// tries again [`RETRY_INTERVAL_MS`] later.
     pub fn flush(&mut self, api: &mut ApiServer, now: Timestamp) {
+        if self.retry_at.is_some_and(|t| now < t) {
+            return;
+        }
+        self.retry_at = None;
         while let Some(mut p) = self.pending.pop_front() {
             if self.write(api, now, &p) {
                 continue;
@@ -219,6 +241,7 @@ impl EventRecorder {
             } else {
                 self.pending.push_front(p);
             }
+            self.retry_at = Some(now.plus_millis(RETRY_INTERVAL_MS));
             return;
         }
     }
@@ -495,9 +518,36 @@ mod tests {
         );
         assert_eq!(rec.pending(), 1);
         assert!(events(&api).is_empty());
+        let retry = Timestamp(1).plus_millis(RETRY_INTERVAL_MS);
+        assert_eq!(rec.next_retry(), Some(retry));
         api.set_store_writable(true);
-        rec.flush(&mut api, Timestamp(2));
+        // Steps before the retry time try nothing, however many there are.
+        for t in 2..20 {
+            rec.flush(&mut api, Timestamp(t));
+        }
+        assert_eq!(rec.pending(), 1);
+        rec.flush(&mut api, retry);
         assert_eq!(rec.pending(), 0);
+        assert_eq!(rec.next_retry(), None);
         assert_eq!(events(&api).len(), 1);
+    }
+
+    #[test]
+    fn an_event_is_given_up_after_twelve_tries_ten_seconds_apart() {
+        let mut api = ApiServer::new(1);
+        let ns = api.get(Kind::Namespace, None, "default").unwrap();
+        let mut rec = EventRecorder::new("node-controller", "node-controller", "");
+        api.set_store_writable(false);
+        rec.record(&mut api, Timestamp(0), &ns, EventType::Normal, "X", "x");
+        let mut tries = 1;
+        while let Some(t) = rec.next_retry() {
+            // Many steps at and after each retry time count as one try.
+            for ms in 0..5 {
+                rec.flush(&mut api, t.plus_millis(ms));
+            }
+            tries += 1;
+        }
+        assert_eq!(tries, MAX_TRIES_PER_EVENT);
+        assert_eq!(rec.dropped(), 1);
     }
 }

@@ -980,7 +980,7 @@ impl Controller for Kubelet {
                 self.queue.done(&key);
             }
         }
-        let retry_events = (self.recorder.pending() > 0).then(|| now.plus_secs(1));
+        let retry_events = self.recorder.next_retry();
         earliest([
             Some(self.next_lease),
             Some(self.next_status),

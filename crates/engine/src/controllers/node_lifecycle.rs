@@ -331,15 +331,14 @@ impl Controller for NodeLifecycleController {
             }
             eviction = self.evict(now, api);
         }
-        let pending = (self.recorder.pending() + self.eviction_recorder.pending() > 0)
-            .then(|| now.plus_secs(1));
         earliest([
             Some(self.next_monitor),
             eviction,
             self.nodes.next_wakeup(),
             self.leases.next_wakeup(),
             self.pods.next_wakeup(),
-            pending,
+            self.recorder.next_retry(),
+            self.eviction_recorder.next_retry(),
         ])
     }
 }

@@ -520,7 +520,7 @@ impl Controller for ReplicaSetController {
                 self.queue.done(&key);
             }
         }
-        let pending = (self.recorder.pending() > 0).then(|| now.plus_secs(1));
+        let pending = self.recorder.next_retry();
         earliest([
             self.replicasets.next_wakeup(),
             self.pods.next_wakeup(),

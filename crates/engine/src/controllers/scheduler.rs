@@ -453,7 +453,7 @@ impl Controller for Scheduler {
                 self.queue.done(&key);
             }
         }
-        let retry_events = (self.recorder.pending() > 0).then(|| now.plus_secs(1));
+        let retry_events = self.recorder.next_retry();
         earliest([
             self.pods.next_wakeup(),
             self.nodes.next_wakeup(),
