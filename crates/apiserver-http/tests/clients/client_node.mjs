@@ -17,6 +17,7 @@ kc.loadFromDefault();
 const core = kc.makeApiClient(k8s.CoreV1Api);
 const apps = kc.makeApiClient(k8s.AppsV1Api);
 const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+const discovery = kc.makeApiClient(k8s.DiscoveryV1Api);
 const NS = 'default';
 const checks = [];
 const check = (name, fn) => checks.push([name, fn]);
@@ -87,9 +88,37 @@ const KINDS = [
   ['Lease', () => coordination.listLeaseForAllNamespaces(), (o) => coordination.readNamespacedLease(o.metadata), '/apis/coordination.k8s.io/v1/leases'],
   ['ReplicaSet', () => apps.listReplicaSetForAllNamespaces(), (o) => apps.readNamespacedReplicaSet(o.metadata), '/apis/apps/v1/replicasets'],
   ['Deployment', () => apps.listDeploymentForAllNamespaces(), (o) => apps.readNamespacedDeployment(o.metadata), '/apis/apps/v1/deployments'],
+  ['Service', () => core.listServiceForAllNamespaces(), (o) => core.readNamespacedService(o.metadata), '/api/v1/services'],
+  ['Endpoints', () => core.listEndpointsForAllNamespaces(), (o) => core.readNamespacedEndpoints(o.metadata), '/api/v1/endpoints'],
+  ['EndpointSlice', () => discovery.listEndpointSliceForAllNamespaces(), (o) => discovery.readNamespacedEndpointSlice(o.metadata), '/apis/discovery.k8s.io/v1/endpointslices'],
+  ['ConfigMap', () => core.listConfigMapForAllNamespaces(), (o) => core.readNamespacedConfigMap(o.metadata), '/api/v1/configmaps'],
+  ['Secret', () => core.listSecretForAllNamespaces(), (o) => core.readNamespacedSecret(o.metadata), '/api/v1/secrets'],
 ];
 
+// Creates one object of each kind a fresh cluster may hold none of (the `kubernetes` Service
+// exists from the start), so that each one is listed, read and watched below.
+async function createOneOfEachNewKind() {
+  const metadata = { name: 'js-kinds', labels: { app: 'js-kinds' } };
+  await core.createNamespacedService({ namespace: NS, body: {
+    metadata, spec: { selector: { app: 'js-kinds' }, ports: [{ port: 80, targetPort: 8080 }] } } });
+  await core.createNamespacedEndpoints({ namespace: NS, body: {
+    metadata, subsets: [{ addresses: [{ ip: '10.244.1.9' }], ports: [{ port: 8080 }] }] } });
+  await discovery.createNamespacedEndpointSlice({ namespace: NS, body: {
+    metadata: { name: 'js-kinds-1', labels: { 'kubernetes.io/service-name': 'js-kinds' } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.244.1.9'], conditions: { ready: true } }],
+    ports: [{ port: 8080 }] } });
+  await core.createNamespacedConfigMap({ namespace: NS, body: { metadata, data: { a: '1' } } });
+  const secret = await core.createNamespacedSecret({ namespace: NS, body: {
+    metadata, stringData: { password: 'hunter2' } } });
+  // stringData is merged into data (base64) and never stored.
+  expect(secret.data?.password === 'aHVudGVyMg==', JSON.stringify(secret.data));
+  expect(secret.stringData === undefined, JSON.stringify(secret.stringData));
+  expect(secret.type === 'Opaque', secret.type);
+}
+
 check('typed_reads_and_watches_of_every_served_kind', async () => {
+  await createOneOfEachNewKind();
   for (const [kind, list, read, path] of KINDS) {
     const listed = await list();
     expect(listed.items.length > 0, `no ${kind} listed`);

@@ -16,6 +16,7 @@ config.load_kube_config()
 core = client.CoreV1Api()
 apps = client.AppsV1Api()
 coordination = client.CoordinationV1Api()
+discovery = client.DiscoveryV1Api()
 NS = "default"
 CHECKS = []
 
@@ -72,11 +73,50 @@ KINDS = [
      lambda o: apps.read_namespaced_replica_set(o.metadata.name, o.metadata.namespace)),
     ("Deployment", apps.list_deployment_for_all_namespaces,
      lambda o: apps.read_namespaced_deployment(o.metadata.name, o.metadata.namespace)),
+    ("Service", core.list_service_for_all_namespaces,
+     lambda o: core.read_namespaced_service(o.metadata.name, o.metadata.namespace)),
+    ("Endpoints", core.list_endpoints_for_all_namespaces,
+     lambda o: core.read_namespaced_endpoints(o.metadata.name, o.metadata.namespace)),
+    ("EndpointSlice", discovery.list_endpoint_slice_for_all_namespaces,
+     lambda o: discovery.read_namespaced_endpoint_slice(o.metadata.name, o.metadata.namespace)),
+    ("ConfigMap", core.list_config_map_for_all_namespaces,
+     lambda o: core.read_namespaced_config_map(o.metadata.name, o.metadata.namespace)),
+    ("Secret", core.list_secret_for_all_namespaces,
+     lambda o: core.read_namespaced_secret(o.metadata.name, o.metadata.namespace)),
 ]
+
+
+def create_one_of_each_new_kind():
+    """Typed creates of the kinds a fresh cluster may hold none of (the `kubernetes` Service
+    exists from the start), so that each one is listed, read and watched below."""
+    meta = client.V1ObjectMeta(name="py-kinds", labels={"app": "py-kinds"})
+    core.create_namespaced_service(NS, client.V1Service(
+        metadata=meta, spec=client.V1ServiceSpec(
+            selector={"app": "py-kinds"},
+            ports=[client.V1ServicePort(port=80, target_port=8080)])))
+    core.create_namespaced_endpoints(NS, client.V1Endpoints(
+        metadata=meta, subsets=[client.V1EndpointSubset(
+            addresses=[client.V1EndpointAddress(ip="10.244.1.9")],
+            ports=[client.CoreV1EndpointPort(port=8080)])]))
+    discovery.create_namespaced_endpoint_slice(NS, client.V1EndpointSlice(
+        metadata=client.V1ObjectMeta(name="py-kinds-1",
+                                     labels={"kubernetes.io/service-name": "py-kinds"}),
+        address_type="IPv4",
+        endpoints=[client.V1Endpoint(addresses=["10.244.1.9"],
+                                     conditions=client.V1EndpointConditions(ready=True))],
+        ports=[client.DiscoveryV1EndpointPort(port=8080)]))
+    core.create_namespaced_config_map(NS, client.V1ConfigMap(metadata=meta, data={"a": "1"}))
+    secret = core.create_namespaced_secret(NS, client.V1Secret(
+        metadata=meta, string_data={"password": "hunter2"}))
+    # stringData is merged into data (base64) and never stored.
+    expect(secret.data == {"password": "aHVudGVyMg=="}, secret.data)
+    expect(secret.string_data is None, secret.string_data)
+    expect(secret.type == "Opaque", secret.type)
 
 
 @check
 def typed_reads_and_watches_of_every_served_kind():
+    create_one_of_each_new_kind()
     for kind, list_fn, read_fn in KINDS:
         listed = list_fn()
         expect(listed.items, f"no {kind} listed")
