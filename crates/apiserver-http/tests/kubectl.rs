@@ -184,7 +184,7 @@ fn typed_protobuf_clients_create_deployments_and_namespaces() {
     }
     assert_eq!(ready, "2");
     // What the engine does not serve is still refused with the server's wording.
-    let r = s.kubectl(&["create", "configmap", "c", "--from-literal=a=b"]);
+    let r = s.kubectl(&["create", "quota", "q", "--hard=pods=1"]);
     assert_eq!(r.code, 1);
     assert!(
         r.stderr
