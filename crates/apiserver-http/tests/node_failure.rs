@@ -102,12 +102,31 @@ fn node_c_dies_and_kubectl_sees_the_replicas_come_back_elsewhere() {
             .position(|l| l.contains(needle))
             .unwrap_or_else(|| panic!("no {needle:?} in\n{events}"))
     };
-    let last = |needle: &str| lines.iter().rposition(|l| l.contains(needle)).unwrap_or(0);
     let evicted = first("TaintManagerEviction");
     assert!(lines[evicted].contains(&victim), "{events}");
-    // The replacement is created and scheduled after the eviction, in the sorted table.
-    assert!(last("SuccessfulCreate") > evicted, "{events}");
-    assert!(last("Scheduled") > evicted, "{events}");
+    // The replacement is created and scheduled after the eviction. lastTimestamp has whole
+    // seconds, so events of one second tie in the sorted table (kubectl keeps the server's
+    // order among them): compare the timestamps, not the rows.
+    let stamps = s.ok(&[
+        "get",
+        "events",
+        "-n",
+        "production",
+        "-o",
+        "jsonpath={range .items[*]}{.reason} {.lastTimestamp}{\"\\n\"}{end}",
+    ]);
+    let latest = |reason: &str| {
+        stamps
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .filter(|(r, _)| *r == reason)
+            .map(|(_, t)| t.to_string())
+            .max()
+            .unwrap_or_else(|| panic!("no {reason} in\n{stamps}"))
+    };
+    let eviction = latest("TaintManagerEviction");
+    assert!(latest("SuccessfulCreate") >= eviction, "{stamps}");
+    assert!(latest("Scheduled") >= eviction, "{stamps}");
     let node_events = s.ok(&[
         "get",
         "events",
