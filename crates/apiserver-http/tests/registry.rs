@@ -36,6 +36,22 @@ fn sample(kind: Kind) -> Value {
                 "versions": [{"name": "v1", "served": true, "storage": true,
                     "schema": {"openAPIV3Schema": {"type": "object"}}}]});
         }
+        "Service" => {
+            obj["spec"] = json!({"selector": {"app": "sample"},
+                "ports": [{"port": 80, "targetPort": 8080}]});
+        }
+        "Endpoints" => {
+            obj["subsets"] = json!([{"addresses": [{"ip": "10.244.0.9"}],
+                "ports": [{"port": 8080}]}]);
+        }
+        "EndpointSlice" => {
+            obj["addressType"] = json!("IPv4");
+            obj["endpoints"] = json!([{"addresses": ["10.244.0.9"],
+                "conditions": {"ready": true}}]);
+            obj["ports"] = json!([{"port": 8080}]);
+        }
+        "ConfigMap" => obj["data"] = json!({"a": "1"}),
+        "Secret" => obj["stringData"] = json!({"password": "hunter2"}),
         other => panic!("no sample for {other}: add one to tests/registry.rs"),
     }
     obj
