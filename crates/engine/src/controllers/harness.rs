@@ -12,6 +12,7 @@ use super::node_lifecycle::NodeLifecycleController;
 use super::profile::Profile;
 use super::replicaset::ReplicaSetController;
 use super::scheduler::Scheduler;
+use super::website::WebsiteOperator;
 use super::Controller;
 use crate::apiserver::{ApiServer, ServerConfig};
 use crate::clock::Timestamp;
@@ -21,7 +22,7 @@ pub const MAX_ROUNDS_PER_INSTANT: usize = 64;
 
 /// Every controller of the cluster, stepped in a fixed order (kubelets in node order, then the
 /// scheduler, the node lifecycle, ReplicaSet, Deployment and namespace controllers, the garbage
-/// collector).
+/// collector, the example Website operator).
 pub struct ControlPlane {
     pub kubelets: Vec<Kubelet>,
     pub scheduler: Scheduler,
@@ -30,6 +31,7 @@ pub struct ControlPlane {
     pub deployment: DeploymentController,
     pub namespace: NamespaceController,
     pub garbage_collector: GarbageCollector,
+    pub website: WebsiteOperator,
 }
 
 impl ControlPlane {
@@ -47,6 +49,7 @@ impl ControlPlane {
             deployment: DeploymentController::new(seed, profile),
             namespace: NamespaceController::new(seed, profile),
             garbage_collector: GarbageCollector::new(seed, profile),
+            website: WebsiteOperator::new(seed, profile),
         }
     }
 
@@ -62,6 +65,7 @@ impl ControlPlane {
         all.push(&mut self.deployment);
         all.push(&mut self.namespace);
         all.push(&mut self.garbage_collector);
+        all.push(&mut self.website);
         all
     }
 
@@ -77,6 +81,7 @@ impl ControlPlane {
         all.push(&self.deployment);
         all.push(&self.namespace);
         all.push(&self.garbage_collector);
+        all.push(&self.website);
         all
     }
 
@@ -224,7 +229,8 @@ mod tests {
                 "replicaset-controller",
                 "deployment-controller",
                 "namespace-controller",
-                "generic-garbage-collector"
+                "generic-garbage-collector",
+                "website-operator"
             ]
         );
         h.run_for(60_000);

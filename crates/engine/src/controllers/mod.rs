@@ -4,6 +4,8 @@
 //! eviction), the ReplicaSet and the Deployment controllers, the namespace controller and the garbage
 //! collector each own their informers and work
 //! queue and act only through API requests; the watch broadcast passes the baton between them.
+//! An example operator (`website.rs`) reconciles a custom resource the same way, once its
+//! CustomResourceDefinition is established.
 //!
 //! A driver (the [`harness::Harness`] here, the cluster façade elsewhere) owns the
 //! [`crate::apiserver::ApiServer`] and calls every [`Controller::step`] in a fixed order whenever
@@ -24,6 +26,7 @@ pub mod profile;
 pub mod replicaset;
 pub mod scheduler;
 pub mod scheduler_cache;
+pub mod website;
 
 pub use adapter::{ApiInformer, ApiListerWatcher};
 pub use deployment::DeploymentController;
@@ -36,6 +39,7 @@ pub use node_lifecycle::NodeLifecycleController;
 pub use profile::Profile;
 pub use replicaset::ReplicaSetController;
 pub use scheduler::Scheduler;
+pub use website::WebsiteOperator;
 
 use crate::apiserver::ApiServer;
 use crate::clock::Timestamp;
