@@ -68,34 +68,59 @@ impl std::fmt::Debug for dyn Rules {
     }
 }
 
-/// What a kind's registry module implements over its typed object. No method has a default,
-/// so a kind cannot silently skip one; each receives only objects of its own kind (the API
-/// server decoded them with [`Rules::decode`]).
+/// What a kind's registry module implements over its typed object; each method receives only
+/// objects of its own kind (the API server decoded them with [`Rules::decode`]).
+///
+/// Four methods have no default: every kind decodes, builds its empty object, validates and
+/// says what counts as a spec change. The others default to what a kind without a `status`
+/// subresource and without kind-specific fields does (ConfigMap, Secret, Event, Lease, …): no
+/// field labels beyond metadata's, no defaults, no update rules, no server-owned state, and
+/// ObjectMeta's merge keys only. A kind that serves `status` must override
+/// [`Rules::prepare_for_create`], [`Rules::keep_status`] and [`Rules::status_update`]
+/// (`kinds::tests::every_status_subresource_moves_the_status` checks that it does).
 pub trait Rules: Sync {
     /// The typed object from its JSON (without `apiVersion`/`kind`, already checked).
     fn decode(&self, value: serde_json::Value) -> Result<Object, serde_json::Error>;
     /// An empty object (what a BOOKMARK event carries besides its resourceVersion).
     fn empty(&self) -> Object;
-    /// The value of a supported field label beyond `metadata.name`/`metadata.namespace`.
-    fn field_value(&self, obj: &Object, field: &str) -> Option<String>;
-    /// `SetObjectDefaults_*`: the values the server fills in when a client leaves them out.
-    fn default(&self, obj: &mut Object);
     /// Everything wrong with the object's own fields (metadata is checked generically).
     fn validate(&self, obj: &Object) -> Vec<FieldError>;
-    /// What an update may not change (beyond [`Rules::validate`] of the new object).
-    fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError>;
-    /// `PrepareForCreate`: server-owned state of a new object.
-    fn prepare_for_create(&self, obj: &mut Object);
-    /// Main-resource update of a kind with a status subresource: the status stays as stored.
-    fn keep_status(&self, new: &mut Object, old: &Object);
-    /// Status-subresource update: `old` with `new`'s status.
-    fn status_update(&self, new: &Object, old: &Object) -> Object;
     /// Whether the spec differs (what bumps `generation`).
     fn spec_changed(&self, new: &Object, old: &Object) -> bool;
+
+    /// The value of a supported field label beyond `metadata.name`/`metadata.namespace`.
+    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
+        None
+    }
+    /// `SetObjectDefaults_*`: the values the server fills in when a client leaves them out.
+    fn default(&self, _obj: &mut Object) {}
+    /// What an update may not change (beyond [`Rules::validate`] of the new object).
+    fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
+        Vec::new()
+    }
+    /// `PrepareForCreate`: server-owned state of a new object (its status, if it has one).
+    fn prepare_for_create(&self, _obj: &mut Object) {}
+    /// Main-resource update of a kind with a status subresource: the status stays as stored.
+    fn keep_status(&self, _new: &mut Object, _old: &Object) {}
+    /// Status-subresource update: `old` with `new`'s status. Without a status subresource
+    /// nothing is taken from `new` (the API server never routes one here).
+    fn status_update(&self, _new: &Object, old: &Object) -> Object {
+        old.clone()
+    }
     /// The strategic-merge key of the list at `path` (field names from the object's root,
     /// list elements skipped: `["spec", "containers", "ports"]`), the `patchMergeKey` tags of
     /// the real API types. `None`: the list is replaced.
-    fn merge_key(&self, path: &[&str]) -> Option<&'static str>;
+    fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
+        meta_merge_key(path)
+    }
+}
+
+/// The merge keys every kind shares (ObjectMeta's `patchMergeKey` tags).
+pub fn meta_merge_key(path: &[&str]) -> Option<&'static str> {
+    match path {
+        ["metadata", "ownerReferences"] => Some("uid"),
+        _ => None,
+    }
 }
 
 const META_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];

@@ -1,7 +1,6 @@
 //! `configmaps` (core/v1, short name `cm`): configuration as plain strings (`data`) or base64
 //! (`binaryData`). Validation follows `ValidateConfigMap` (keys, the `immutable` rule).
 
-use super::meta_merge_key;
 use crate::api::config::ConfigMap;
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::Object;
@@ -34,7 +33,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
 };
 
 /// The text of the `immutable` rule (ConfigMaps and Secrets).
-pub const IMMUTABLE_WHEN_SET: &str = "field is immutable when `immutable` is set";
+const IMMUTABLE_WHEN_SET: &str = "field is immutable when `immutable` is set";
 
 struct ConfigMapRules;
 
@@ -56,6 +55,26 @@ pub fn validate_keys<V>(map: &BTreeMap<String, V>, field: &str) -> Vec<FieldErro
         .collect()
 }
 
+/// The `immutable` rule of ConfigMaps and Secrets (`ValidateConfigMapUpdate`,
+/// `ValidateSecretUpdate`): once the stored object says `immutable: true`, an update may neither
+/// unset it nor change any of `contents` (each a field name and whether the update changes it).
+pub fn validate_immutable(
+    new_immutable: Option<bool>,
+    old_immutable: Option<bool>,
+    contents: &[(&str, bool)],
+) -> Vec<FieldError> {
+    if old_immutable != Some(true) {
+        return Vec::new();
+    }
+    let unset = (new_immutable != Some(true)).then_some("immutable");
+    let changed = contents.iter().filter(|(_, c)| *c).map(|(f, _)| *f);
+    unset
+        .into_iter()
+        .chain(changed)
+        .map(|field| FieldError::forbidden(field, IMMUTABLE_WHEN_SET))
+        .collect()
+}
+
 impl Rules for ConfigMapRules {
     fn decode(&self, value: serde_json::Value) -> Result<Object, serde_json::Error> {
         serde_json::from_value(value).map(Object::ConfigMap)
@@ -64,12 +83,6 @@ impl Rules for ConfigMapRules {
     fn empty(&self) -> Object {
         Object::ConfigMap(ConfigMap::default())
     }
-
-    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
-        None
-    }
-
-    fn default(&self, _obj: &mut Object) {}
 
     fn validate(&self, obj: &Object) -> Vec<FieldError> {
         let Some(c) = config_map(obj) else {
@@ -91,34 +104,17 @@ impl Rules for ConfigMapRules {
         let (Some(n), Some(o)) = (config_map(new), config_map(old)) else {
             return Vec::new();
         };
-        let mut errs = Vec::new();
-        if o.immutable == Some(true) {
-            if n.immutable != Some(true) {
-                errs.push(FieldError::forbidden("immutable", IMMUTABLE_WHEN_SET));
-            }
-            if n.data != o.data {
-                errs.push(FieldError::forbidden("data", IMMUTABLE_WHEN_SET));
-            }
-            if n.binary_data != o.binary_data {
-                errs.push(FieldError::forbidden("binaryData", IMMUTABLE_WHEN_SET));
-            }
-        }
-        errs
-    }
-
-    fn prepare_for_create(&self, _obj: &mut Object) {}
-
-    fn keep_status(&self, _new: &mut Object, _old: &Object) {}
-
-    fn status_update(&self, _new: &Object, old: &Object) -> Object {
-        old.clone()
+        validate_immutable(
+            n.immutable,
+            o.immutable,
+            &[
+                ("data", n.data != o.data),
+                ("binaryData", n.binary_data != o.binary_data),
+            ],
+        )
     }
 
     fn spec_changed(&self, new: &Object, old: &Object) -> bool {
         matches!((config_map(new), config_map(old)), (Some(n), Some(o)) if n.data != o.data || n.binary_data != o.binary_data)
-    }
-
-    fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
-        meta_merge_key(path)
     }
 }

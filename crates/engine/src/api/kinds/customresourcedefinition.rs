@@ -114,10 +114,6 @@ impl Rules for CrdRules {
         Object::CustomResourceDefinition(Box::default())
     }
 
-    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
-        None
-    }
-
     /// `singular` defaults to the lowercased kind, `listKind` to `<kind>List`.
     fn default(&self, obj: &mut Object) {
         if let Object::CustomResourceDefinition(c) = obj {

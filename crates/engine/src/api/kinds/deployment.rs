@@ -41,10 +41,6 @@ impl Rules for DeploymentRules {
         Object::Deployment(Box::default())
     }
 
-    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
-        None
-    }
-
     fn default(&self, obj: &mut Object) {
         if let Object::Deployment(d) = obj {
             defaults::deployment_spec(&mut d.spec);

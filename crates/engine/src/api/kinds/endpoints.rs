@@ -2,7 +2,6 @@
 //! the Endpoints controller still mirrors for old clients. Validation follows
 //! `ValidateEndpoints` (addresses are IPs, ports in range with a known protocol).
 
-use super::meta_merge_key;
 use super::service::PROTOCOLS;
 use crate::api::endpoints::Endpoints;
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
@@ -93,10 +92,6 @@ impl Rules for EndpointsRules {
         Object::Endpoints(Endpoints::default())
     }
 
-    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
-        None
-    }
-
     /// `SetDefaults_EndpointPort`: protocol TCP.
     fn default(&self, obj: &mut Object) {
         if let Object::Endpoints(e) = obj {
@@ -112,23 +107,7 @@ impl Rules for EndpointsRules {
         endpoints(obj).map(validate_endpoints).unwrap_or_default()
     }
 
-    fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
-        Vec::new()
-    }
-
-    fn prepare_for_create(&self, _obj: &mut Object) {}
-
-    fn keep_status(&self, _new: &mut Object, _old: &Object) {}
-
-    fn status_update(&self, _new: &Object, old: &Object) -> Object {
-        old.clone()
-    }
-
     fn spec_changed(&self, new: &Object, old: &Object) -> bool {
         matches!((endpoints(new), endpoints(old)), (Some(n), Some(o)) if n.subsets != o.subsets)
-    }
-
-    fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
-        meta_merge_key(path)
     }
 }

@@ -2,7 +2,6 @@
 //! EndpointSlice controller, owned by its Service (so the garbage collector removes it), read
 //! by every kube-proxy. Validation follows `ValidateEndpointSlice`.
 
-use super::meta_merge_key;
 use crate::api::endpoint_slice::{EndpointSlice, ADDRESS_TYPES};
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::{Kind, Object};
@@ -121,12 +120,6 @@ impl Rules for EndpointSliceRules {
         Object::EndpointSlice(EndpointSlice::default())
     }
 
-    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
-        None
-    }
-
-    fn default(&self, _obj: &mut Object) {}
-
     fn validate(&self, obj: &Object) -> Vec<FieldError> {
         slice(obj).map(validate_slice).unwrap_or_default()
     }
@@ -144,14 +137,6 @@ impl Rules for EndpointSliceRules {
         }
     }
 
-    fn prepare_for_create(&self, _obj: &mut Object) {}
-
-    fn keep_status(&self, _new: &mut Object, _old: &Object) {}
-
-    fn status_update(&self, _new: &Object, old: &Object) -> Object {
-        old.clone()
-    }
-
     /// Every change bumps `generation` (the EndpointSlice strategy compares the whole object).
     fn spec_changed(&self, new: &Object, old: &Object) -> bool {
         match (slice(new), slice(old)) {
@@ -163,9 +148,5 @@ impl Rules for EndpointSliceRules {
             }
             _ => false,
         }
-    }
-
-    fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
-        meta_merge_key(path)
     }
 }

@@ -1,7 +1,6 @@
 //! `events` (core/v1): what components report about objects, written with a lease of
 //! `--event-ttl` so the store forgets them.
 
-use super::meta_merge_key;
 use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::{Event, Object};
 use watchlab_apimachinery::validation::FieldError;
@@ -82,8 +81,6 @@ impl Rules for EventRules {
         })
     }
 
-    fn default(&self, _obj: &mut Object) {}
-
     fn validate(&self, obj: &Object) -> Vec<FieldError> {
         let Some(e) = event(obj) else {
             return Vec::new();
@@ -99,23 +96,7 @@ impl Rules for EventRules {
         Vec::new()
     }
 
-    fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
-        Vec::new()
-    }
-
-    fn prepare_for_create(&self, _obj: &mut Object) {}
-
-    fn keep_status(&self, _new: &mut Object, _old: &Object) {}
-
-    fn status_update(&self, _new: &Object, old: &Object) -> Object {
-        old.clone()
-    }
-
     fn spec_changed(&self, _new: &Object, _old: &Object) -> bool {
         false
-    }
-
-    fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
-        meta_merge_key(path)
     }
 }

@@ -1,6 +1,5 @@
 //! `leases` (coordination.k8s.io/v1): the kubelets' heartbeats and the leader elections.
 
-use super::meta_merge_key;
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::{Lease, Object};
 use watchlab_apimachinery::validation::FieldError;
@@ -48,12 +47,6 @@ impl Rules for LeaseRules {
         Object::Lease(Lease::default())
     }
 
-    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
-        None
-    }
-
-    fn default(&self, _obj: &mut Object) {}
-
     fn validate(&self, obj: &Object) -> Vec<FieldError> {
         match lease(obj).and_then(|l| l.spec.lease_duration_seconds) {
             Some(d) if d <= 0 => vec![FieldError::invalid(
@@ -65,26 +58,10 @@ impl Rules for LeaseRules {
         }
     }
 
-    fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
-        Vec::new()
-    }
-
-    fn prepare_for_create(&self, _obj: &mut Object) {}
-
-    fn keep_status(&self, _new: &mut Object, _old: &Object) {}
-
-    fn status_update(&self, _new: &Object, old: &Object) -> Object {
-        old.clone()
-    }
-
     fn spec_changed(&self, new: &Object, old: &Object) -> bool {
         match (lease(new), lease(old)) {
             (Some(n), Some(o)) => n.spec != o.spec,
             _ => false,
         }
-    }
-
-    fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
-        meta_merge_key(path)
     }
 }

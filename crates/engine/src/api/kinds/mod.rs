@@ -19,6 +19,7 @@ pub mod replicaset;
 pub mod secret;
 pub mod service;
 
+use super::resource::meta_merge_key;
 use super::Kind;
 
 /// The built-in kinds, in discovery order (each one's `rank` is its index here).
@@ -41,14 +42,6 @@ pub const BUILT_IN: [Kind; 13] = [
 /// A boolean field as field selectors compare it.
 fn bool_text(b: bool) -> String {
     if b { "true" } else { "false" }.to_string()
-}
-
-/// The merge keys every kind shares (ObjectMeta's `patchMergeKey` tags).
-fn meta_merge_key(path: &[&str]) -> Option<&'static str> {
-    match path {
-        ["metadata", "ownerReferences"] => Some("uid"),
-        _ => None,
-    }
 }
 
 /// Merge keys of a `status.conditions` list keyed by `type` (pods, nodes, workloads,
@@ -89,6 +82,7 @@ fn workload_merge_key(path: &[&str]) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::Object;
 
     #[test]
     fn merge_keys_are_looked_up_by_path_not_by_bare_name() {
@@ -131,6 +125,52 @@ mod tests {
                 m.remove("apiVersion");
             }
             assert_eq!(r.rules.decode(json).ok(), Some(empty), "{kind:?}");
+        }
+    }
+
+    /// A status unlike the empty object's and unlike what `prepare_for_create` sets.
+    fn status_sample(kind: Kind) -> serde_json::Value {
+        match kind.resource().kind_name {
+            "Namespace" => serde_json::json!({"phase": "Terminating"}),
+            "Node" => serde_json::json!({"nodeInfo": {"kubeletVersion": "v1.32.0"}}),
+            "Pod" => serde_json::json!({"phase": "Running"}),
+            "ReplicaSet" | "Deployment" => serde_json::json!({"replicas": 3}),
+            "CustomResourceDefinition" => {
+                serde_json::json!({"acceptedNames": {"kind": "Greeter", "plural": "greeters"}})
+            }
+            "Service" => serde_json::json!({"loadBalancer": {"ingress": [{"ip": "10.0.0.9"}]}}),
+            other => panic!("{other} serves status: add a sample status here"),
+        }
+    }
+
+    /// The `Rules` defaults take nothing from a status-subresource write and keep nothing on a
+    /// main-resource write; a kind that serves `status` has to override both.
+    #[test]
+    fn every_status_subresource_moves_the_status() {
+        let status = |o: &Object| o.to_json_value().get("status").cloned();
+        for kind in BUILT_IN
+            .iter()
+            .filter(|k| k.resource().has_subresource("status"))
+        {
+            let rules = kind.resource().rules;
+            let old = rules.empty();
+            let mut json = old.to_json_value();
+            if let Some(m) = json.as_object_mut() {
+                m.remove("kind");
+                m.remove("apiVersion");
+                m.insert("status".into(), status_sample(*kind));
+            }
+            let new = rules.decode(json).expect("the sample decodes");
+            assert_ne!(
+                status(&new),
+                status(&old),
+                "{kind:?}: the sample is not empty"
+            );
+            let written = rules.status_update(&new, &old);
+            assert_eq!(status(&written), status(&new), "{kind:?} status_update");
+            let mut updated = new.clone();
+            rules.keep_status(&mut updated, &old);
+            assert_eq!(status(&updated), status(&old), "{kind:?} keep_status");
         }
     }
 }

@@ -75,10 +75,6 @@ impl Rules for NamespaceRules {
         Vec::new()
     }
 
-    fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
-        Vec::new()
-    }
-
     fn prepare_for_create(&self, obj: &mut Object) {
         if let Object::Namespace(ns) = obj {
             ns.status.phase = PHASE_ACTIVE.into();

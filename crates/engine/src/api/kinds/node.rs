@@ -51,8 +51,6 @@ impl Rules for NodeRules {
         }
     }
 
-    fn default(&self, _obj: &mut Object) {}
-
     fn validate(&self, obj: &Object) -> Vec<FieldError> {
         let mut errs = Vec::new();
         let Some(n) = obj.as_node() else {
@@ -75,12 +73,6 @@ impl Rules for NodeRules {
         }
         errs
     }
-
-    fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
-        Vec::new()
-    }
-
-    fn prepare_for_create(&self, _obj: &mut Object) {}
 
     fn keep_status(&self, new: &mut Object, old: &Object) {
         if let (Object::Node(n), Object::Node(o)) = (new, old) {

@@ -2,8 +2,7 @@
 //! v1 conversion does it) and never stored; `type` defaults to Opaque and may not change.
 //! Validation follows `ValidateSecret` (keys, the TLS type's two keys, `immutable`).
 
-use super::configmap::{validate_keys, IMMUTABLE_WHEN_SET};
-use super::meta_merge_key;
+use super::configmap::{validate_immutable, validate_keys};
 use crate::api::config::{Secret, SECRET_TYPE_OPAQUE};
 use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::Object;
@@ -95,30 +94,15 @@ impl Rules for SecretRules {
         if n.type_ != o.type_ {
             errs.push(FieldError::invalid("type", &n.type_, "field is immutable"));
         }
-        if o.immutable == Some(true) {
-            if n.immutable != Some(true) {
-                errs.push(FieldError::forbidden("immutable", IMMUTABLE_WHEN_SET));
-            }
-            if n.data != o.data {
-                errs.push(FieldError::forbidden("data", IMMUTABLE_WHEN_SET));
-            }
-        }
+        errs.extend(validate_immutable(
+            n.immutable,
+            o.immutable,
+            &[("data", n.data != o.data)],
+        ));
         errs
-    }
-
-    fn prepare_for_create(&self, _obj: &mut Object) {}
-
-    fn keep_status(&self, _new: &mut Object, _old: &Object) {}
-
-    fn status_update(&self, _new: &Object, old: &Object) -> Object {
-        old.clone()
     }
 
     fn spec_changed(&self, new: &Object, old: &Object) -> bool {
         matches!((secret(new), secret(old)), (Some(n), Some(o)) if n.data != o.data || n.type_ != o.type_)
-    }
-
-    fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
-        meta_merge_key(path)
     }
 }

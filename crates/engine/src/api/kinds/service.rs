@@ -233,10 +233,6 @@ impl Rules for ServiceRules {
         Object::Service(Box::default())
     }
 
-    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
-        None
-    }
-
     fn default(&self, obj: &mut Object) {
         if let Object::Service(s) = obj {
             default_spec(&mut s.spec);
