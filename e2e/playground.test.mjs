@@ -340,7 +340,7 @@ test('node-c dies: NotReady, Terminating, and the replicas come back to 3 elsewh
 
 test('the guided scenarios run step by step', async () => {
   const page = await open();
-  for (const id of ['watch', 'node-failure', 'conflict', 'etcd-quorum', 'lost-events']) {
+  for (const id of ['watch', 'node-failure', 'conflict', 'etcd-quorum', 'lost-events', 'operator']) {
     await page.click('#tab-scenarios');
     await page.click(`#scenario-${id}`);
     for (let i = 0; i < 10 && (await page.isVisible('#scenario-next')); i++) {
@@ -352,6 +352,7 @@ test('the guided scenarios run step by step', async () => {
     await page.click('#scenario-end');
   }
   assert.match(await output(page), /pod\/debug-tools created/);
+  assert.match(await output(page), /website\.examples\.watchlab\.dev\/blog created/);
   await done(page);
 });
 

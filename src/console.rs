@@ -69,10 +69,13 @@ impl Default for Console {
 }
 
 impl Console {
-    /// A console whose kubectl already holds the texts' `orders-deploy.yaml`.
+    /// A console whose kubectl already holds the texts' `orders-deploy.yaml` and the
+    /// custom-resource scenario's `website-crd.yaml` and `website.yaml`.
     pub fn new() -> Self {
         let mut kubectl = Kubectl::new();
         kubectl.set_file(seeds::ORDERS_DEPLOY_FILE, seeds::ORDERS_DEPLOY_YAML);
+        kubectl.set_file(seeds::WEBSITE_CRD_FILE, seeds::WEBSITE_CRD_YAML);
+        kubectl.set_file(seeds::WEBSITE_FILE, seeds::WEBSITE_YAML);
         Console {
             kubectl,
             lines: VecDeque::new(),

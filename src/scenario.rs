@@ -1,9 +1,22 @@
-//! The guided scenarios: the seed texts' four stories as steps a learner advances with Next.
+//! The guided scenarios: the seed texts' stories as steps a learner advances with Next, and a
+//! custom resource reconciled by the engine's example operator (the second text's §6.3).
 //! A step narrates (zh + en) and then does things the learner could do by hand — a console
 //! command verbatim from the texts, a cluster action, a clock setting, a view to look at.
 
 use crate::clock::Speed;
 use crate::seeds::SEED_COMMANDS;
+
+/// The custom-resource scenario's console lines (the files are the console's, see `seeds`).
+pub const APPLY_WEBSITE_CRD: &str = "kubectl apply -f website-crd.yaml";
+pub const WEBSITE_RESOURCES: &str = "kubectl api-resources --api-group=examples.watchlab.dev";
+pub const APPLY_WEBSITE: &str = "kubectl apply -f website.yaml";
+pub const GET_WEBSITE_STATUS: &str =
+    "kubectl get website blog -o jsonpath='{.status.availableReplicas}'";
+pub const GET_WEBSITE_DEPLOYMENT: &str = "kubectl get deployment blog";
+pub const SCALE_WEBSITE: &str =
+    "kubectl patch website blog --type=merge -p '{\"spec\":{\"replicas\":3}}'";
+pub const DELETE_WEBSITE: &str = "kubectl delete website blog";
+pub const GET_WEBSITE_PODS: &str = "kubectl get deployments,pods -l website=blog";
 
 /// Which view a step asks the learner to look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,8 +119,8 @@ use Effect::*;
 pub const RELABEL: &str =
     "kubectl label deployment orders-api -n production team=payments --overwrite";
 
-/// The five stories, in the order the texts tell them.
-pub const SCENARIOS: [Scenario; 5] = [
+/// The stories, in the order the texts tell them.
+pub const SCENARIOS: [Scenario; 6] = [
     Scenario {
         id: "watch",
         title_en: "A pod watched with -w",
@@ -225,6 +238,38 @@ pub const SCENARIOS: [Scenario; 5] = [
                 en: "The ledger is compacted, then the connection comes back. The naive watcher asks for no version: every pod arrives again as ADDED (duplicates) and the deleted pod stays in its cache forever (missed). The informer asks for its last version, gets 410 Gone, relists, and misses nothing.",
                 zh: "账本被压缩，然后连接恢复。简单 watcher 不带版本号：每个 Pod 都再以 ADDED 到达一次（重复），被删的 Pod 永远留在它的缓存里（遗漏）。Informer 带着最后的版本号重连，收到 410 Gone，重新 list，一个也不漏。",
                 effects: &[Compact, RestoreWatches, Advance(5_000)],
+            },
+        ],
+    },
+    Scenario {
+        id: "operator",
+        title_en: "A custom resource and its operator",
+        title_zh: "自定义资源与它的 Operator",
+        steps: &[
+            Step {
+                en: "Apply a CustomResourceDefinition: the API server learns a new resource, websites in group examples.watchlab.dev. Discovery lists it at once, as kubectl api-resources shows; the example operator, idle until now, starts watching Websites and Deployments.",
+                zh: "应用一个 CustomResourceDefinition：API Server 学会一种新资源——examples.watchlab.dev 组里的 websites。发现文档立刻列出它，kubectl api-resources 可见；一直闲着的示例 Operator 开始 watch Website 和 Deployment。",
+                effects: &[Pause(true), Command(APPLY_WEBSITE_CRD), Command(WEBSITE_RESOURCES), Show(View::Ledger)],
+            },
+            Step {
+                en: "Apply a Website named blog (nginx, 2 replicas). It is stored in the ledger like any object and broadcast to every stream watching websites: the operator's and the garbage collector's.",
+                zh: "应用一个名为 blog 的 Website（nginx，2 个副本）。它像任何对象一样写进账本，并推送给所有 watch websites 的订阅流：Operator 的和垃圾回收器的。",
+                effects: &[Command(APPLY_WEBSITE), Show(View::Broadcast)],
+            },
+            Step {
+                en: "Let time run. The operator's informer delivers the Website; it creates a Deployment blog that it owns (ownerReference, controller: true), then the Deployment and ReplicaSet controllers and the scheduler do the rest. The operator writes the available replicas into the Website's status.",
+                zh: "让时间走起来。Operator 的 Informer 收到这个 Website，创建一个归它所有的 Deployment blog（ownerReference，controller: true），之后由 Deployment、ReplicaSet 控制器和调度器接手。Operator 把可用副本数写回 Website 的 status。",
+                effects: &[Advance(15_000), Command(GET_WEBSITE_DEPLOYMENT), Command(GET_WEBSITE_STATUS), Show(View::Informers)],
+            },
+            Step {
+                en: "Edit the Website: 3 replicas. The operator sees the change, reads its cached Deployment and updates it; the Deployment controller scales the ReplicaSet. Had its cache been stale, the write would have come back 409 and been retried after a re-read.",
+                zh: "修改 Website：3 个副本。Operator 收到变更，读取缓存中的 Deployment 并更新它；Deployment 控制器扩容 ReplicaSet。如果它的缓存过期，写入会得到 409，重读后重试。",
+                effects: &[Command(SCALE_WEBSITE), Advance(15_000), Command(GET_WEBSITE_DEPLOYMENT), Command(GET_WEBSITE_STATUS), Show(View::Timeline)],
+            },
+            Step {
+                en: "Delete the Website. The operator does nothing: the garbage collector sees that the Deployment's owner is gone and deletes it, then its ReplicaSet and pods, each in turn. The ledger shows who deleted what.",
+                zh: "删除 Website。Operator 什么也不做：垃圾回收器发现 Deployment 的属主已不存在，删除它，再依次删除它的 ReplicaSet 和 Pod。账本显示是谁删除了什么。",
+                effects: &[Command(DELETE_WEBSITE), Advance(15_000), Command(GET_WEBSITE_PODS), Show(View::Ledger)],
             },
         ],
     },

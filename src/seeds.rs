@@ -1,5 +1,7 @@
 //! What the two seed texts bring to the page verbatim: the kubectl command lines they show and
-//! the manifest their conflicting `kubectl apply -f orders-deploy.yaml` applies.
+//! the manifest their conflicting `kubectl apply -f orders-deploy.yaml` applies; and the files
+//! the custom-resource scenario applies (the engine's example operator's definition and a
+//! Website), so the console holds them under their names.
 
 /// The file name the texts apply.
 pub const ORDERS_DEPLOY_FILE: &str = "orders-deploy.yaml";
@@ -42,3 +44,11 @@ pub const SEED_COMMANDS: [&str; 8] = [
     "kubectl get --raw '/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dnginx'",
     "kubectl apply -f orders-deploy.yaml",
 ];
+
+/// The example operator's CustomResourceDefinition, as the console's file of this name.
+pub const WEBSITE_CRD_FILE: &str = "website-crd.yaml";
+pub const WEBSITE_CRD_YAML: &str = watchlab_engine::controllers::website::CRD_YAML;
+
+/// A Website for the operator to reconcile, as the console's file of this name.
+pub const WEBSITE_FILE: &str = "website.yaml";
+pub const WEBSITE_YAML: &str = watchlab_engine::controllers::website::WEBSITE_YAML;

@@ -222,6 +222,104 @@ fn the_etcd_scenario_loses_and_regains_the_majority() {
     assert!(s.engine.borrow().cluster.etcd().has_majority());
 }
 
+/// The console's output lines after the echo of `command` (its last run), as words.
+fn rows_after(s: &State, command: &str, nth: usize) -> Vec<Vec<String>> {
+    let text = console_text(s);
+    let echo = format!("$ {command}");
+    text.split(echo.as_str())
+        .nth(nth)
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("$ "))
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn the_operator_scenario_applies_reconciles_edits_and_collects() {
+    use crate::scenario::*;
+    let mut s = run(fresh(), Action::StartScenario("operator"));
+    s = run(s, Action::NextStep);
+    let text = console_text(&s);
+    assert!(
+        text.contains(
+            "customresourcedefinition.apiextensions.k8s.io/websites.examples.watchlab.dev created"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        rows_after(&s, WEBSITE_RESOURCES, 1),
+        [
+            vec!["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"],
+            vec![
+                "websites",
+                "ws",
+                "examples.watchlab.dev/v1",
+                "true",
+                "Website"
+            ]
+        ],
+        "{text}"
+    );
+    s = run(s, Action::NextStep);
+    assert!(console_text(&s).contains("website.examples.watchlab.dev/blog created"));
+    s = run(s, Action::NextStep);
+    let text = console_text(&s);
+    let deployment = rows_after(&s, GET_WEBSITE_DEPLOYMENT, 1);
+    assert_eq!(
+        deployment
+            .get(1)
+            .map(|r| r.iter().take(2).cloned().collect::<Vec<_>>()),
+        Some(vec!["blog".into(), "2/2".into()]),
+        "{deployment:?}"
+    );
+    assert_eq!(rows_after(&s, GET_WEBSITE_STATUS, 1), [vec!["2"]], "{text}");
+    s = run(s, Action::NextStep);
+    assert!(console_text(&s).contains("website.examples.watchlab.dev/blog patched"));
+    let deployment = rows_after(&s, GET_WEBSITE_DEPLOYMENT, 2);
+    assert_eq!(
+        deployment
+            .get(1)
+            .map(|r| r.iter().take(2).cloned().collect::<Vec<_>>()),
+        Some(vec!["blog".into(), "3/3".into()]),
+        "{deployment:?}"
+    );
+    assert_eq!(rows_after(&s, GET_WEBSITE_STATUS, 2), [vec!["3"]]);
+    s = run(s, Action::NextStep);
+    assert!(s.progress.is_some_and(|p| p.finished()));
+    let text = console_text(&s);
+    assert!(
+        text.contains("website.examples.watchlab.dev \"blog\" deleted"),
+        "{text}"
+    );
+    assert_eq!(
+        rows_after(&s, GET_WEBSITE_PODS, 1),
+        [vec![
+            "No",
+            "resources",
+            "found",
+            "in",
+            "default",
+            "namespace."
+        ]],
+        "{text}"
+    );
+    let collected_by_gc = s.engine.borrow().cluster.api().ledger().iter().any(|l| {
+        l.verb == "delete" && l.resource == "deployments" && &*l.user == "generic-garbage-collector"
+    });
+    assert!(collected_by_gc);
+    assert!(
+        s.engine
+            .borrow()
+            .console
+            .lines()
+            .iter()
+            .all(|l| l.kind != LineKind::Stderr || l.text.starts_with("No resources found")),
+        "{text}"
+    );
+}
+
 #[test]
 fn restart_gives_a_fresh_cluster_from_the_seed() {
     let s = run(fresh(), Action::Command("kubectl run a --image=x".into()));
