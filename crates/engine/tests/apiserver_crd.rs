@@ -273,13 +273,51 @@ fn bad_definitions_are_refused_or_not_accepted() {
     );
     assert_eq!(code, 201);
     let (_, got) = call(&mut s, "GET", &format!("{CRDS}/pages.example.com"), None);
+    // Its kind, short name and (defaulted) list kind are taken; the last clash found is the
+    // reason, as the real naming controller reports it.
     assert_eq!(
         condition(&got, "NamesAccepted"),
-        ("False".into(), "NameConflict".into())
+        ("False".into(), "ListKindConflict".into())
+    );
+    let message = |crd: &Value| {
+        crd["status"]["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["type"] == "NamesAccepted")
+            .map(|c| c["message"].clone())
+    };
+    assert_eq!(
+        message(&got),
+        Some(json!("\"WebsiteList\" is already in use"))
     );
     assert_eq!(
         condition(&got, "Established"),
         ("False".into(), "NotAccepted".into())
+    );
+    // Only a short name taken: ShortNamesConflict.
+    let (code, _) = call(
+        &mut s,
+        "POST",
+        CRDS,
+        Some(crd("blogs.example.com", "blogs", "Blog")),
+    );
+    assert_eq!(code, 201);
+    let (_, got) = call(&mut s, "GET", &format!("{CRDS}/blogs.example.com"), None);
+    assert_eq!(
+        condition(&got, "NamesAccepted"),
+        ("False".into(), "ShortNamesConflict".into())
+    );
+    assert_eq!(message(&got), Some(json!("\"ws\" is already in use")));
+    // Distinct names: accepted and established beside the first.
+    let mut shop = crd("shops.example.com", "shops", "Shop");
+    shop["spec"]["names"]["shortNames"] = json!(["sh"]);
+    let (code, _) = call(&mut s, "POST", CRDS, Some(shop));
+    assert_eq!(code, 201);
+    let (_, got) = call(&mut s, "GET", &format!("{CRDS}/shops.example.com"), None);
+    assert_eq!(
+        condition(&got, "NamesAccepted"),
+        ("True".into(), "NoConflicts".into())
     );
     assert_eq!(
         call(

@@ -1,7 +1,7 @@
 //! What the apiextensions-apiserver's controllers do when a CustomResourceDefinition comes and
 //! goes, done by the API server right after the write: the naming controller accepts the names
-//! unless another resource of the group already uses the plural or the kind (then
-//! `NamesAccepted=False`, `NameConflict`), the establishing controller registers the resource
+//! unless another resource of the group already uses one (then `NamesAccepted=False` with
+//! `PluralConflict`, `KindConflict`... and `"<name>" is already in use`), the establishing controller registers the resource
 //! (served at `/apis/<group>/<version>/...`, listed by discovery) and sets `Established`; a
 //! deleted definition's objects are deleted (each a DELETED event for watchers) and its
 //! endpoints go away.
@@ -9,6 +9,7 @@
 use super::{ApiServer, Write};
 use crate::api::apiextensions::{CrdCondition, CustomResourceDefinition};
 use crate::api::{custom, Kind, Object};
+use std::collections::BTreeSet;
 use watchlab_apimachinery::status::Status;
 
 /// The identity of the controllers' writes.
@@ -31,29 +32,68 @@ fn condition(
 }
 
 impl ApiServer {
-    /// The name of the group's served resource that `crd`'s plural, singular, short names or
-    /// kind collide with (another definition's, or a built-in's), as the naming controller
-    /// reports it (`"websites" is already in use`).
-    fn name_conflict(&self, crd: &CustomResourceDefinition) -> Option<String> {
+    /// The naming controller's verdict on `crd`'s names (`calculateNamesAndConditions`): the
+    /// plural, singular and short names must be unused by the group's other resources, the kind
+    /// and list kind likewise, unless they are the names already accepted for it. Each clash
+    /// sets the reason (`PluralConflict`, `SingularConflict`, `ShortNamesConflict`,
+    /// `KindConflict`, `ListKindConflict`; the last one found wins, as in the real controller)
+    /// and the message `"websites" is already in use`.
+    fn name_conflict(&self, crd: &CustomResourceDefinition) -> Option<(&'static str, String)> {
         let names = &crd.spec.names;
+        let accepted = &crd.status.accepted_names;
+        let mut used: BTreeSet<&str> = BTreeSet::new();
+        let mut kinds: BTreeSet<&str> = BTreeSet::new();
         let others = self
             .registry
             .resources()
             .filter(|r| r.group == crd.spec.group && r.plural != names.plural);
         for r in others {
-            for taken in [r.plural, r.singular].iter().chain(r.short_names) {
-                let mine = [&names.plural, &names.singular]
-                    .into_iter()
-                    .chain(&names.short_names);
-                if let Some(n) = mine.into_iter().find(|n| n.as_str() == *taken) {
-                    return Some(format!("{n:?} is already in use"));
-                }
-            }
-            if r.kind_name == names.kind {
-                return Some(format!("{:?} is already in use", names.kind));
+            used.extend([r.plural, r.singular]);
+            used.extend(r.short_names.iter().copied());
+            kinds.extend([r.kind_name, r.list_kind]);
+        }
+        // `equalToAcceptedOrFresh`.
+        let taken = |requested: &str, accepted: &str, set: &BTreeSet<&str>| {
+            (requested != accepted && set.contains(requested))
+                .then(|| format!("{requested:?} is already in use"))
+        };
+        // The defaults of a definition's names (`SetDefaults_CustomResourceDefinitionSpec`).
+        let singular = match names.singular.as_str() {
+            "" => names.kind.to_lowercase(),
+            s => s.to_string(),
+        };
+        let list_kind = match names.list_kind.as_str() {
+            "" => format!("{}List", names.kind),
+            k => k.to_string(),
+        };
+        let mut conflict = None;
+        if let Some(m) = taken(&names.plural, &accepted.plural, &used) {
+            conflict = Some(("PluralConflict", m));
+        }
+        if let Some(m) = taken(&singular, &accepted.singular, &used) {
+            conflict = Some(("SingularConflict", m));
+        }
+        if names.short_names != accepted.short_names {
+            let clashes: Vec<String> = names
+                .short_names
+                .iter()
+                .filter(|n| !accepted.short_names.contains(n))
+                .filter_map(|n| taken(n, "", &used))
+                .collect();
+            // utilerrors.NewAggregate's text: one error as is, several in brackets.
+            match clashes.as_slice() {
+                [] => {}
+                [one] => conflict = Some(("ShortNamesConflict", one.clone())),
+                many => conflict = Some(("ShortNamesConflict", format!("[{}]", many.join(", ")))),
             }
         }
-        None
+        if let Some(m) = taken(&names.kind, &accepted.kind, &kinds) {
+            conflict = Some(("KindConflict", m));
+        }
+        if let Some(m) = taken(&list_kind, &accepted.list_kind, &kinds) {
+            conflict = Some(("ListKindConflict", m));
+        }
+        conflict
     }
 
     /// The naming and establishing controllers' work on a new or changed definition.
@@ -89,14 +129,14 @@ impl ApiServer {
                 }
             }
             (conflict, _) => {
-                let message = conflict.clone().unwrap_or_default();
-                status.conditions.push(condition(
-                    "NamesAccepted",
-                    false,
-                    "NameConflict",
-                    &message,
-                    now,
-                ));
+                // Without a conflict (a definition without a storage version) the names are
+                // not the reason; the real API server refuses such a definition outright.
+                let (reason, message) = conflict
+                    .clone()
+                    .unwrap_or(("NoStorageVersion", String::new()));
+                status
+                    .conditions
+                    .push(condition("NamesAccepted", false, reason, &message, now));
                 status.conditions.push(condition(
                     "Established",
                     false,
