@@ -10,8 +10,7 @@ use crate::seeds::SEED_COMMANDS;
 pub const APPLY_WEBSITE_CRD: &str = "kubectl apply -f website-crd.yaml";
 pub const WEBSITE_RESOURCES: &str = "kubectl api-resources --api-group=examples.watchlab.dev";
 pub const APPLY_WEBSITE: &str = "kubectl apply -f website.yaml";
-pub const GET_WEBSITE_STATUS: &str =
-    "kubectl get website blog -o jsonpath='{.status.availableReplicas}'";
+pub const GET_WEBSITES: &str = "kubectl get websites";
 pub const GET_WEBSITE_DEPLOYMENT: &str = "kubectl get deployment blog";
 pub const SCALE_WEBSITE: &str =
     "kubectl patch website blog --type=merge -p '{\"spec\":{\"replicas\":3}}'";
@@ -259,12 +258,12 @@ pub const SCENARIOS: [Scenario; 6] = [
             Step {
                 en: "Let time run. The operator's informer delivers the Website; it creates a Deployment blog that it owns (ownerReference, controller: true), then the Deployment and ReplicaSet controllers and the scheduler do the rest. The operator writes the available replicas into the Website's status.",
                 zh: "让时间走起来。Operator 的 Informer 收到这个 Website，创建一个归它所有的 Deployment blog（ownerReference，controller: true），之后由 Deployment、ReplicaSet 控制器和调度器接手。Operator 把可用副本数写回 Website 的 status。",
-                effects: &[Advance(15_000), Command(GET_WEBSITE_DEPLOYMENT), Command(GET_WEBSITE_STATUS), Show(View::Informers)],
+                effects: &[Advance(15_000), Command(GET_WEBSITE_DEPLOYMENT), Command(GET_WEBSITES), Show(View::Informers)],
             },
             Step {
                 en: "Edit the Website: 3 replicas. The operator sees the change, reads its cached Deployment and updates it; the Deployment controller scales the ReplicaSet. Had its cache been stale, the write would have come back 409 and been retried after a re-read.",
                 zh: "修改 Website：3 个副本。Operator 收到变更，读取缓存中的 Deployment 并更新它；Deployment 控制器扩容 ReplicaSet。如果它的缓存过期，写入会得到 409，重读后重试。",
-                effects: &[Command(SCALE_WEBSITE), Advance(15_000), Command(GET_WEBSITE_DEPLOYMENT), Command(GET_WEBSITE_STATUS), Show(View::Timeline)],
+                effects: &[Command(SCALE_WEBSITE), Advance(15_000), Command(GET_WEBSITE_DEPLOYMENT), Command(GET_WEBSITES), Show(View::Timeline)],
             },
             Step {
                 en: "Delete the Website. The operator does nothing: the garbage collector sees that the Deployment's owner is gone and deletes it, then its ReplicaSet and pods, each in turn. The ledger shows who deleted what.",

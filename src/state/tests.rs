@@ -274,7 +274,18 @@ fn the_operator_scenario_applies_reconciles_edits_and_collects() {
         Some(vec!["blog".into(), "2/2".into()]),
         "{deployment:?}"
     );
-    assert_eq!(rows_after(&s, GET_WEBSITE_STATUS, 1), [vec!["2"]], "{text}");
+    let sites = rows_after(&s, GET_WEBSITES, 1);
+    assert_eq!(
+        sites
+            .iter()
+            .map(|r| r.iter().take(4).cloned().collect())
+            .collect::<Vec<Vec<String>>>(),
+        [
+            ["NAME", "IMAGE", "DESIRED", "AVAILABLE"],
+            ["blog", "nginx:1.27", "2", "2"]
+        ],
+        "{text}"
+    );
     s = run(s, Action::NextStep);
     assert!(console_text(&s).contains("website.examples.watchlab.dev/blog patched"));
     let deployment = rows_after(&s, GET_WEBSITE_DEPLOYMENT, 2);
@@ -285,7 +296,19 @@ fn the_operator_scenario_applies_reconciles_edits_and_collects() {
         Some(vec!["blog".into(), "3/3".into()]),
         "{deployment:?}"
     );
-    assert_eq!(rows_after(&s, GET_WEBSITE_STATUS, 2), [vec!["3"]]);
+    let sites = rows_after(&s, GET_WEBSITES, 2);
+    assert_eq!(
+        sites
+            .get(1)
+            .map(|r| r.iter().take(4).cloned().collect::<Vec<_>>()),
+        Some(vec![
+            "blog".into(),
+            "nginx:1.27".into(),
+            "3".into(),
+            "3".into()
+        ]),
+        "{sites:?}"
+    );
     s = run(s, Action::NextStep);
     assert!(s.progress.is_some_and(|p| p.finished()));
     let text = console_text(&s);

@@ -7,8 +7,6 @@
 use serde_json::{json, Map, Value};
 use watchlab_engine::api::apiextensions::PrinterColumn;
 use watchlab_engine::api::ResourceInfo;
-use watchlab_kubectl::age::since;
-use watchlab_kubectl::jsonpath::JsonPath;
 use watchlab_kubectl::printers::{self, Column, Table};
 
 /// Who prints a resource's rows: kubectl's printers for a built-in kind (by plural), or a
@@ -79,15 +77,7 @@ fn custom_table(columns: &'static [PrinterColumn], items: &[Value], now_unix_ms:
             .unwrap_or_default()
             .to_string()];
         for (_, kind, path, _) in &declared {
-            let text = JsonPath::parse(&format!("{{{path}}}"))
-                .ok()
-                .and_then(|jp| jp.execute(item, true).ok())
-                .filter(|t| !t.is_empty());
-            row.push(match (text, *kind) {
-                (None, _) => "<none>".to_string(),
-                (Some(t), "date") => since(Some(&t), now_unix_ms),
-                (Some(t), _) => t,
-            });
+            row.push(printers::printer_cell(kind, path, item, now_unix_ms));
         }
         table.rows.push(row);
     }

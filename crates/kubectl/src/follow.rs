@@ -26,7 +26,7 @@ enum Mode {
     Raw,
     /// `get -w`: print each event's object.
     Objects {
-        rt: ResourceType,
+        rt: Box<ResourceType>,
         printer: Box<ObjectPrinter>,
     },
 }
@@ -62,7 +62,7 @@ impl Follow {
         Follow {
             id,
             mode: Mode::Objects {
-                rt,
+                rt: Box::new(rt),
                 printer: Box::new(printer),
             },
             filters: Vec::new(),

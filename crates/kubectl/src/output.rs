@@ -7,7 +7,7 @@ use crate::errors::CmdError;
 use crate::gofmt::go_plain;
 use crate::jsonpath::{execution_error_text, parse_error_text, relaxed, JsonPath};
 use crate::object::{name, str_at};
-use crate::printers::{decorate, table};
+use crate::printers::{custom_resource_table, decorate, table};
 use crate::resources::{self, ResourceType};
 use crate::tabwriter::TabWriter;
 use serde::Serialize;
@@ -287,8 +287,11 @@ impl ObjectPrinter {
             OutputFormat::CustomColumns(cols) => custom_columns(cols, items),
             format => {
                 let plural = rt.map(|r| r.plural.as_str()).unwrap_or_default();
-                let (mut headers, mut rows) =
-                    table(plural, items, now_unix_ms).visible(*format == OutputFormat::Wide);
+                let wide = *format == OutputFormat::Wide;
+                let (mut headers, mut rows) = match rt.filter(|r| !r.printer_columns.is_empty()) {
+                    Some(r) => custom_resource_table(&r.printer_columns, items, now_unix_ms, wide),
+                    None => table(plural, items, now_unix_ms).visible(wide),
+                };
                 if self.options.with_kind {
                     if let Some(rt) = rt {
                         if let Some(pos) = headers.iter().position(|h| h == "NAME") {

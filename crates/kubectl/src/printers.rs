@@ -3,10 +3,14 @@
 //! terminated reasons and deletionTimestamp; node STATUS from the Ready condition and
 //! `spec.unschedulable`; AGE from creationTimestamp against the virtual clock. It is a pure
 //! function from (resource, items, now) to a [`Table`] so an `as=Table` HTTP response can reuse it.
+//! A custom resource's columns are its definition's `additionalPrinterColumns`, each cell read
+//! at its JSONPath ([`printer_cell`], shared with the HTTP server's Table).
 
 use crate::age::since;
+use crate::jsonpath::JsonPath;
 use crate::object::{array, at, int, joined_map, name, str_at, string, string_map};
 use crate::service_printers;
+use serde::Deserialize;
 use serde_json::Value;
 
 /// One column, as in `metav1.TableColumnDefinition`.
@@ -189,6 +193,69 @@ pub fn table(resource: &str, items: &[Value], now_unix_ms: i64) -> Table {
         columns,
         rows: items.iter().map(|item| row(item, now_unix_ms)).collect(),
     }
+}
+
+/// Whether `resource` (a plural) has a built-in printer; any other prints NAME and AGE unless
+/// its CustomResourceDefinition declares printer columns.
+pub fn has_printer(resource: &str) -> bool {
+    table(resource, &[], 0).columns != [NAME, AGE]
+}
+
+/// One of a custom resource's `additionalPrinterColumns`, as its definition declares it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrinterColumn {
+    #[serde(default)]
+    pub name: String,
+    /// `integer`, `number`, `string`, `boolean` or `date`.
+    #[serde(rename = "type", default)]
+    pub type_: String,
+    #[serde(default)]
+    pub json_path: String,
+    /// 0: always shown; more: only with `-o wide`.
+    #[serde(default)]
+    pub priority: i32,
+}
+
+/// One printer column's cell (the apiextensions table convertor): the value at `json_path`,
+/// `<none>` when there is none, a `date` as an age.
+pub fn printer_cell(type_: &str, json_path: &str, item: &Value, now_unix_ms: i64) -> String {
+    let text = JsonPath::parse(&format!("{{{json_path}}}"))
+        .ok()
+        .and_then(|jp| jp.execute(item, true).ok())
+        .filter(|t| !t.is_empty());
+    match (text, type_) {
+        (None, _) => "<none>".to_string(),
+        (Some(t), "date") => since(Some(&t), now_unix_ms),
+        (Some(t), _) => t,
+    }
+}
+
+/// `kubectl get` of a custom resource with printer columns: NAME, then each column (those of
+/// priority above 0 only when `wide`), headers upper-cased as kubectl prints the server's Table.
+pub fn custom_resource_table(
+    columns: &[PrinterColumn],
+    items: &[Value],
+    now_unix_ms: i64,
+    wide: bool,
+) -> (Vec<String>, Vec<Vec<String>>) {
+    let shown: Vec<&PrinterColumn> = columns.iter().filter(|c| wide || c.priority == 0).collect();
+    let headers = std::iter::once("NAME".to_string())
+        .chain(shown.iter().map(|c| c.name.to_uppercase()))
+        .collect();
+    let rows = items
+        .iter()
+        .map(|item| {
+            std::iter::once(name(item))
+                .chain(
+                    shown
+                        .iter()
+                        .map(|c| printer_cell(&c.type_, &c.json_path, item, now_unix_ms)),
+                )
+                .collect()
+        })
+        .collect();
+    (headers, rows)
 }
 
 fn age(v: &Value, now: i64) -> String {

@@ -22,6 +22,9 @@ pub struct ResourceType {
     pub namespaced: bool,
     /// `all` for what `kubectl get all` lists.
     pub categories: Vec<String>,
+    /// A custom resource's `additionalPrinterColumns` (read from its definition by `get`;
+    /// discovery does not carry them).
+    pub printer_columns: Vec<crate::printers::PrinterColumn>,
 }
 
 /// What discovery said: the served types, in `kubectl api-resources` order (the core group,
@@ -89,6 +92,7 @@ impl Discovery {
                         kind: r["kind"].as_str().unwrap_or_default().to_string(),
                         namespaced: r["namespaced"].as_bool().unwrap_or_default(),
                         categories: strings(&r["categories"]),
+                        printer_columns: Vec::new(),
                     })
                 })
                 .collect();

@@ -4,6 +4,7 @@
 //! `continue`, like the real kubectl's pager).
 
 use crate::errors::CmdError;
+use crate::printers::{self, PrinterColumn};
 use crate::query::with_query;
 use crate::resources::{Discovery, ResourceType};
 use serde_json::Value;
@@ -171,6 +172,30 @@ pub fn get(
 ) -> Result<Value, CmdError> {
     let resp = client.request("GET", &rt.object_path(namespace, name), None, None);
     json_body(&resp).map(|v| with_type_meta(rt, v))
+}
+
+/// The printer columns of a custom resource, read from its CustomResourceDefinition
+/// (`<plural>.<group>`, the version's `additionalPrinterColumns`); none for a built-in type or
+/// when the definition cannot be read. The real kubectl asks the server for a Table instead.
+pub fn printer_columns(client: &mut dyn ApiClient, rt: &ResourceType) -> Vec<PrinterColumn> {
+    if rt.group.is_empty() || printers::has_printer(&rt.plural) {
+        return Vec::new();
+    }
+    let path = format!(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{}",
+        rt.group_resource()
+    );
+    let resp = client.request("GET", &path, None, None);
+    let Ok(crd) = json_body(&resp) else {
+        return Vec::new();
+    };
+    crd["spec"]["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["name"] == rt.version.as_str())
+        .and_then(|v| serde_json::from_value(v["additionalPrinterColumns"].clone()).ok())
+        .unwrap_or_default()
 }
 
 /// A successful response's JSON body, or the server error.

@@ -88,3 +88,37 @@ fn a_crd_teaches_the_console_a_new_resource() {
         "error: the server doesn't have a resource type \"websites\"\n"
     );
 }
+
+#[test]
+fn get_prints_the_definitions_printer_columns() {
+    let mut api = ApiServer::new(1);
+    let mut k = Kubectl::new();
+    let crd = CRD.replace(
+        "    schema:\n",
+        "    additionalPrinterColumns:
+    - {name: Host, type: string, jsonPath: .spec.host}
+    - {name: Ready, type: boolean, jsonPath: .status.ready}
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas, priority: 1}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+    schema:\n",
+    );
+    k.set_file("crd.yaml", &crd);
+    k.set_file("blog.yaml", BLOG);
+    for f in ["crd.yaml", "blog.yaml"] {
+        let out = k.exec(&format!("kubectl apply -f {f}"), &mut api);
+        assert!(out.stderr.is_empty(), "{}", out.stderr);
+    }
+    let listed = k.exec("kubectl get ws", &mut api);
+    assert_eq!(
+        listed.stdout,
+        "NAME   HOST               READY    AGE\nblog   blog.example.com   <none>   0s\n"
+    );
+    let wide = k.exec("kubectl get websites -o wide", &mut api);
+    assert_eq!(
+        wide.stdout,
+        "NAME   HOST               READY    REPLICAS   AGE\nblog   blog.example.com   <none>   <none>     0s\n"
+    );
+    // Other formats are untouched.
+    let host = k.exec("kubectl get ws blog -o jsonpath={.spec.host}", &mut api);
+    assert_eq!(host.stdout, "blog.example.com");
+}

@@ -59,7 +59,12 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     }
     let format = OutputFormat::parse(p.last("output"), GET_FORMATS)?;
     let discovery = ctx.discovery()?;
-    let targets = parse_targets(&discovery, &p.args, "get")?;
+    let mut targets = parse_targets(&discovery, &p.args, "get")?;
+    if format.is_table() {
+        for t in &mut targets {
+            t.rt.printer_columns = targets::printer_columns(ctx.client, &t.rt);
+        }
+    }
     let all_ns = p.flag("all-namespaces");
     let selector = p.last("selector").map(String::from);
     let has_names = targets.iter().any(|t| !t.names.is_empty());
