@@ -5,9 +5,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, start, stop, waitFor, launch, screenshot } from './helpers.mjs';
+import { ROOT, start, stop, waitFor, launch, screenshot, freePort } from './helpers.mjs';
 
-const PORT = 8191;
+const PORT = await freePort();
 const SITE = `http://127.0.0.1:${PORT}/`;
 let statics, browser;
 

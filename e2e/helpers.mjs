@@ -2,6 +2,7 @@
 // through playwright-core (which never downloads a browser), save screenshots.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -10,6 +11,21 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ARTIFACTS = join(ROOT, 'artifacts', 'e2e');
 /** The README's pictures: committed, refreshed by every e2e run. */
 export const DOC_SHOTS = join(ROOT, 'docs', 'screenshots');
+
+/**
+ * A TCP port that is free now on 127.0.0.1 (the kernel picks it), so two runs of the suite on one
+ * machine, or another server of the developer's, never collide on a fixed number.
+ */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** Starts a long-running command; returns the child (killed with `stop`). */
 export function start(cmd, args, opts = {}) {

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, start, stop, waitFor, launch, screenshot, docShot } from './helpers.mjs';
+import { ROOT, start, stop, waitFor, launch, screenshot, freePort, docShot } from './helpers.mjs';
 
-const TRUNK_PORT = 8181;
-const STATIC_PORT = 8182;
+const TRUNK_PORT = await freePort();
+const STATIC_PORT = await freePort();
 const SITE = `http://127.0.0.1:${STATIC_PORT}/sub/watchlab/`;
 let trunk, statics, browser;
 

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, start, stop, waitFor, launch, screenshot, docShot } from './helpers.mjs';
+import { ROOT, start, stop, waitFor, launch, screenshot, freePort, docShot } from './helpers.mjs';
 
-const STATIC_PORT = 8183;
+const STATIC_PORT = await freePort();
 const SITE = `http://127.0.0.1:${STATIC_PORT}/watchlab/`;
 let statics, browser;
 
