@@ -615,6 +615,53 @@ fn delete_collection_by_label() {
     assert_eq!(names(&left), vec!["b"]);
 }
 
+/// `deletecollection` is advertised where the collection answers DELETE, and namespaces (whose
+/// storage has none) answer it with go-restful's 405, changing nothing.
+#[test]
+fn deletecollection_is_discovered_where_served_and_namespaces_refuse_it() {
+    let mut s = ApiServer::new(1);
+    let (_, core) = call(&mut s, "GET", "/api/v1", None);
+    let verbs = |list: &Value, name: &str| -> Vec<String> {
+        list["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["name"] == name)
+            .and_then(|r| serde_json::from_value(r["verbs"].clone()).ok())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        verbs(&core, "pods"),
+        [
+            "create",
+            "delete",
+            "deletecollection",
+            "get",
+            "list",
+            "patch",
+            "update",
+            "watch"
+        ]
+    );
+    assert_eq!(
+        verbs(&core, "namespaces"),
+        ["create", "delete", "get", "list", "patch", "update", "watch"]
+    );
+    let before = s.revision();
+    let (code, refused) = call(&mut s, "DELETE", "/api/v1/namespaces", None);
+    assert_eq!(code, 405, "{refused}");
+    assert_eq!(refused["reason"], "MethodNotAllowed");
+    assert_eq!(
+        msg(&refused),
+        "the server does not allow this method on the requested resource"
+    );
+    assert_eq!(s.revision(), before, "nothing was deleted");
+    let (_, apps) = call(&mut s, "GET", "/apis/apps/v1", None);
+    assert!(verbs(&apps, "deployments").contains(&"deletecollection".to_string()));
+    let (code, list) = call(&mut s, "DELETE", DEPLOYS, None);
+    assert_eq!(code, 200, "{list}");
+}
+
 /// Clients write RFC 3339 with numeric offsets (the Python client sends `+00:00`): every time is
 /// decoded as Go's `time.Parse(time.RFC3339, …)` does and written back in UTC with `Z`.
 #[test]

@@ -227,6 +227,7 @@ pub fn define(crd: &CustomResourceDefinition) -> Option<Kind> {
         has_generation: true,
         create_on_update: false,
         returns_deleted_object: false,
+        delete_collection: true,
         controller_owners: &[],
         printer_columns: columns,
         rules,

@@ -52,6 +52,9 @@ pub struct ResourceInfo {
     pub create_on_update: bool,
     /// `ReturnDeletedObject`: a finished DELETE answers the object rather than a Status.
     pub returns_deleted_object: bool,
+    /// Whether DELETE on the collection is served (the `deletecollection` verb): every kind but
+    /// namespaces, whose storage has no `CollectionDeleter` (`pkg/registry/core/namespace/storage`).
+    pub delete_collection: bool,
     /// The kinds whose objects may be this kind's controller owner (the garbage collector's
     /// owner relations: a ReplicaSet's pods, a Deployment's ReplicaSets).
     pub controller_owners: &'static [Kind],

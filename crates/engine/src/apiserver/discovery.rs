@@ -10,11 +10,25 @@ use crate::api::resource::ResourceInfo;
 use crate::api::Registry;
 use serde_json::{json, Value};
 
-/// The verbs every served resource advertises (as before the registry: `deletecollection` is
-/// listed in the HTTP server's README as unserved).
-const VERBS: [&str; 7] = [
-    "create", "delete", "get", "list", "patch", "update", "watch",
+/// The verbs a served resource advertises, in the real server's (sorted) order; `deletecollection`
+/// only where the collection answers DELETE ([`ResourceInfo::delete_collection`]).
+const VERBS: [&str; 8] = [
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
 ];
+
+fn verbs(r: &ResourceInfo) -> Vec<&'static str> {
+    VERBS
+        .into_iter()
+        .filter(|v| r.delete_collection || *v != "deletecollection")
+        .collect()
+}
 
 /// Whether `path` (without its query) is a discovery document's.
 pub fn is_discovery_path(registry: &Registry, path: &str) -> bool {
@@ -59,7 +73,7 @@ fn main_entry(r: &ResourceInfo) -> Value {
         "singularName": r.singular,
         "namespaced": r.namespaced,
         "kind": r.kind_name,
-        "verbs": VERBS,
+        "verbs": verbs(r),
     });
     if !r.short_names.is_empty() {
         main["shortNames"] = json!(r.short_names);

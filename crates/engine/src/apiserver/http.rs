@@ -268,6 +268,16 @@ impl ApiServer {
                 let outcome = self.delete(user, r.kind(), ns, name, &opts)?;
                 Ok(respond(200, delete_response(&outcome)))
             }
+            (Verb::DeleteCollection, None) if !r.delete_collection => {
+                // No route for the method: go-restful's 405, as the generic server renders it
+                // (`NewGenericServerResponse`).
+                Err(Status::failure(
+                    405,
+                    StatusReason::MethodNotAllowed,
+                    "the server does not allow this method on the requested resource",
+                    Some(Default::default()),
+                ))
+            }
             (Verb::DeleteCollection, None) => {
                 let opts = delete_options(body, &query)?;
                 let deleted = self.delete_collection(user, r.kind(), ns, &query.list, &opts)?;

@@ -29,6 +29,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     has_generation: true,
     create_on_update: false,
     returns_deleted_object: true,
+    delete_collection: true,
     controller_owners: &[],
     printer_columns: &[],
     rules: &CrdRules,

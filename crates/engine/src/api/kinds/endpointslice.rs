@@ -27,6 +27,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     has_generation: true,
     create_on_update: false,
     returns_deleted_object: false,
+    delete_collection: true,
     controller_owners: &[Kind::Service],
     printer_columns: &[],
     rules: &EndpointSliceRules,

@@ -28,6 +28,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     has_generation: false,
     create_on_update: false,
     returns_deleted_object: true,
+    delete_collection: false,
     controller_owners: &[],
     printer_columns: &[],
     rules: &NamespaceRules,

@@ -38,6 +38,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     has_generation: false,
     create_on_update: false,
     returns_deleted_object: true,
+    delete_collection: true,
     controller_owners: &[Kind::ReplicaSet],
     printer_columns: &[],
     rules: &PodRules,

@@ -25,6 +25,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     has_generation: true,
     create_on_update: false,
     returns_deleted_object: false,
+    delete_collection: true,
     controller_owners: &[Kind::Deployment],
     printer_columns: &[],
     rules: &ReplicaSetRules,

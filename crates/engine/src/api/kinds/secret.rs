@@ -28,6 +28,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     has_generation: false,
     create_on_update: false,
     returns_deleted_object: false,
+    delete_collection: true,
     controller_owners: &[],
     printer_columns: &[],
     rules: &SecretRules,
