@@ -265,7 +265,27 @@ test('the virtual clock: pause, speed, step', async () => {
   const t1 = await page.textContent('#clock');
   assert.notEqual(t1, t0);
   assert.equal(await page.getAttribute('#speed-60', 'aria-pressed'), 'true');
-  await page.click('#step');
+  // Step moves the revision shown by exactly one, whatever one timer wrote: scaling up makes
+  // the ReplicaSet controller write several pods at one instant, which Step shows one by one.
+  await run(page, 'kubectl scale deployment orders-api -n production --replicas=6');
+  await page.click('#tab-broadcast');
+  let shown = Number(await page.getAttribute('#fanout-diagram', 'data-revision'));
+  assert.equal(shown, await revision(page));
+  let stillClock = 0;
+  for (let i = 0; i < 8; i++) {
+    const clock = await page.getAttribute('#clock', 'data-ms');
+    await page.click('#step');
+    await page.waitForSelector(`#fanout-diagram[data-revision="${shown + 1}"][data-following="false"]`);
+    assert.ok(await revision(page) >= shown + 1, 'the header\'s revision is the ledger\'s newest');
+    if (await page.getAttribute('#clock', 'data-ms') === clock) stillClock++;
+    shown++;
+  }
+  assert.ok(stillClock >= 1, 'a revision already written was shown without running the clock');
+  assert.equal(await page.getAttribute('#pause', 'aria-pressed'), 'true');
+  // Resume: the diagram follows the clock again.
+  await page.click('#pause');
+  await page.waitForSelector('#fanout-diagram[data-following="true"]');
+  await page.click('#pause');
   await done(page);
 });
 
@@ -748,11 +768,10 @@ test('no layout jumps while events stream: the frame of every view stays put', a
       for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
     }).observe({ type: 'layout-shift', buffered: true });
   });
-  // The seed's three pods bound first: an Unscheduled column that is there at the first sample
-  // and gone at the next (the pause landed between create and bind) is not what this measures.
+  // The seed's three pods bound first.
   await page.click('#pause');
   await page.waitForFunction(() => [...document.querySelectorAll('.node .count')].reduce((a, e) => a + Number(e.dataset.count), 0) === 3
-    && !document.querySelector('.nodes .column:not(.node)'));
+    && document.querySelector('.column.unscheduled .count').dataset.count === '0');
   await page.click('#pause');
   await run(page, 'kubectl get pods -n production -w');
   await run(page, 'kubectl scale deployment orders-api -n production --replicas=12');
@@ -986,9 +1005,15 @@ test('layout: the console\'s width follows the splitter (drag or keys) and is re
   const w0 = await toolsWidth();
   await page.focus('#splitter');
   assert.equal(await page.getAttribute('#splitter', 'role'), 'separator');
+  // Its value is the console's width, within its bounds, before and after a move.
+  const aria = () => page.$eval('#splitter', (el) => ['valuenow', 'valuemin', 'valuemax'].map((a) => Number(el.getAttribute(`aria-${a}`))));
+  const [now0, min, max] = await aria();
+  const mainWidth = await page.$eval('main', (el) => el.getBoundingClientRect().width);
+  assert.ok(Math.abs(now0 - w0) <= 1 && min === 300 && max === Math.round(mainWidth - 420), `${now0} ${min} ${max} (width ${w0}, main ${mainWidth})`);
   for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
   const w1 = await toolsWidth();
   assert.ok(Math.abs(w1 - (w0 + 120)) <= 2, `${w0} → ${w1}`);
+  await page.waitForFunction((w) => Math.abs(Number(document.querySelector('#splitter').getAttribute('aria-valuenow')) - w) <= 1, w1);
   // Dragging it right narrows the console.
   const box = await page.$eval('#splitter', (el) => { const r = el.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
   await page.mouse.move(box.x, box.y);

@@ -98,7 +98,7 @@ texts! {
     Pause => "Pause", "暂停";
     Resume => "Run", "运行";
     Step => "Step", "单步";
-    StepHint => "Jump to the next timer and run it", "跳到下一个定时事件并执行";
+    StepHint => "Show the next revision (running the timers until something is written); next timer", "显示下一个修订版本（执行定时事件直到有写入）；下一个定时事件";
     Speed => "Speed", "速度";
     Seed => "Seed", "种子";
     Restart => "Restart", "重新开始";

@@ -1,6 +1,6 @@
 //! The cluster at a glance: the true totals by STATUS, the nodes, and the etcd members. A
 //! small cluster shows one column per node with its pods and a column for pods not yet
-//! scheduled, each scrolling in a window (only the cards in view are drawn). A cluster of more
+//! scheduled (always, so the node columns keep their width as pods wait and bind), each scrolling in a window (only the cards in view are drawn). A cluster of more
 //! than [`crate::state::NODE_MAP_THRESHOLD`] nodes shows the [`NodeMap`] instead, and the pods
 //! of the one node opened on it.
 
@@ -57,7 +57,9 @@ pub fn ClusterView() -> Html {
                     let on = Rc::new(by_node.remove(&Some(n.name.as_str())).unwrap_or_default());
                     html! { <NodeColumn key={n.name.clone()} node={Some(n.clone())} pods={on} {lang} /> }
                 }) }
-                if !unscheduled.is_empty() { <NodeColumn key="-" node={None} pods={Rc::new(unscheduled)} {lang} /> }
+                // Always there, empty or not: a column appearing while pods wait and going once
+                // they are bound would narrow and widen every node column (a layout jump).
+                <NodeColumn key="-" node={None} pods={Rc::new(unscheduled)} {lang} />
             </section>
             <EtcdPanel />
         </div>

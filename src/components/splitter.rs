@@ -35,6 +35,14 @@ fn main_element() -> Option<HtmlElement> {
         .and_then(|e| e.dyn_into::<HtmlElement>().ok())
 }
 
+/// The console's width as laid out now.
+fn tools_width() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector("section.tools").ok().flatten())
+        .map_or(420.0, |t| t.get_bounding_client_rect().width())
+}
+
 fn main_width() -> f64 {
     main_element().map_or(1280.0, |m| m.get_bounding_client_rect().width())
 }
@@ -72,16 +80,20 @@ pub fn Splitter(props: &Props) -> Html {
             }
         }
     });
-    let current = || {
-        web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.query_selector("section.tools").ok().flatten())
-            .map_or(420.0, |t| t.get_bounding_client_rect().width())
-    };
+    // What assistive technology is told: the console's width as laid out and its bounds,
+    // measured after every render (the stylesheet's default width before any move).
+    let bounds = use_state_eq(|| (MIN_TOOLS_PX, MIN_TOOLS_PX));
+    {
+        let bounds = bounds.clone();
+        use_effect(move || {
+            let max = (main_width() - MIN_VIEWS_PX).max(MIN_TOOLS_PX).round();
+            bounds.set((tools_width().round(), max));
+        });
+    }
     let onkeydown = {
         let width = width.clone();
         Callback::from(move |e: KeyboardEvent| {
-            let now = current();
+            let now = tools_width();
             let next = match e.key().as_str() {
                 "ArrowLeft" => now + STEP_PX,
                 "ArrowRight" => now - STEP_PX,
@@ -97,7 +109,7 @@ pub fn Splitter(props: &Props) -> Html {
         let dragging = dragging.clone();
         let origin = origin.clone();
         Callback::from(move |e: PointerEvent| {
-            *origin.borrow_mut() = (e.client_x() as f64, current());
+            *origin.borrow_mut() = (e.client_x() as f64, tools_width());
             if let Some(el) = e
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -124,11 +136,12 @@ pub fn Splitter(props: &Props) -> Html {
         let dragging = dragging.clone();
         Callback::from(move |_: PointerEvent| dragging.set(false))
     };
-    let now = (*width).map_or(String::new(), |w| format!("{w}"));
+    let (now, max) = *bounds;
     html! {
         <div class={classes!("splitter", (*dragging).then_some("dragging"))} id="splitter" role="separator" tabindex="0"
             aria-orientation="vertical" aria-controls="tools-pane" aria-label={T::ResizeConsole.tr(props.lang)}
-            aria-valuemin={MIN_TOOLS_PX.to_string()} aria-valuenow={now.clone()} aria-valuetext={(!now.is_empty()).then(|| format!("{now} px"))}
+            aria-valuemin={MIN_TOOLS_PX.to_string()} aria-valuemax={max.to_string()} aria-valuenow={now.to_string()}
+            aria-valuetext={format!("{now} px")}
             title={T::ResizeConsoleHint.tr(props.lang)}
             {onkeydown} {onpointerdown} {onpointermove} {onpointerup}>
             <span class="grip" aria-hidden="true"></span>

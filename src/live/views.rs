@@ -79,7 +79,8 @@ pub fn ClusterView() -> Html {
                         name: n.to_string(), status: "Unknown".into(), killed: false, schedulable: true, resource_version: 0,
                     })} pods={on(n)} {lang} />
                 }) }
-                if !unscheduled.is_empty() { <NodeColumn key="-" node={None} pods={Rc::new(unscheduled)} {lang} /> }
+                // Always there (see the playground's cluster view): no layout jump as pods bind.
+                <NodeColumn key="-" node={None} pods={Rc::new(unscheduled)} {lang} />
             </section>
             <section class="etcd" data-unavailable="etcd">
                 <h3>{ T::EtcdMembers.tr(lang) }<span class="muted">{ L::NotAvailable.tr(lang) }</span></h3>

@@ -34,6 +34,11 @@ pub use size::{
     SEED_REPLICAS,
 };
 
+/// Virtual milliseconds Step runs timers for while nothing is written (a healthy cluster writes
+/// within a node lease's renewal: the kubelet renews every 10 s, kubelet --node-lease-duration
+/// 40 s / 4).
+pub const STEP_WAIT_MS: u64 = 10_000;
+
 /// The user agent of the page's own reads (object viewer).
 pub const VIEWER_USER: &str = "watchlab-viewer";
 
@@ -73,6 +78,8 @@ pub struct State {
     pub raw_stream: Option<WatchId>,
     /// The revision whose fan-out the broadcast draws; `None` follows the newest.
     pub fan_revision: Option<u64>,
+    /// `fan_revision` was set by Step (Resume lets it go; a hold the learner chose stays).
+    pub stepped: bool,
     pub notice: Option<Notice>,
     pub conflict: Option<ConflictReport>,
     pub progress: Option<Progress>,
@@ -158,6 +165,7 @@ impl State {
             open_node: None,
             raw_stream: None,
             fan_revision: None,
+            stepped: false,
             notice: None,
             conflict: None,
             progress: None,
@@ -198,20 +206,16 @@ impl State {
             Action::SetLang(l) => self.lang = l,
             Action::Show(v) => self.view = v,
             Action::ShowTool(t) => self.tool = t,
-            Action::SetPaused(p) => self.engine.borrow_mut().clock.set_paused(p),
-            Action::SetSpeed(s) => self.engine.borrow_mut().clock.set_speed(s),
-            Action::Step => {
-                let mut e = self.engine.borrow_mut();
-                e.clock.set_paused(true);
-                let idle = e.cluster.step().is_none();
-                if idle {
-                    // No timer: still let every component react to what was just written
-                    // (one virtual millisecond).
-                    e.advance(1);
+            Action::SetPaused(p) => {
+                self.engine.borrow_mut().clock.set_paused(p);
+                if !p && self.stepped {
+                    // The revision Step held is let go: the broadcast follows the clock again.
+                    self.fan_revision = None;
                 }
-                e.poll_console();
-                self.notice = idle.then_some(Notice::NothingScheduled);
+                self.stepped = false;
             }
+            Action::SetSpeed(s) => self.engine.borrow_mut().clock.set_speed(s),
+            Action::Step => self.step(),
             Action::Restart {
                 seed,
                 nodes,
@@ -257,7 +261,10 @@ impl State {
             Action::CloseInspection => self.inspection = None,
             Action::OpenNode(node) => self.open_node = node,
             Action::DismissSizeError => self.size_error = None,
-            Action::ShowFanOut(revision) => self.fan_revision = revision,
+            Action::ShowFanOut(revision) => {
+                self.fan_revision = revision;
+                self.stepped = false;
+            }
             Action::ShowRaw(id) => self.raw_stream = id,
             Action::StartScenario(id) => {
                 self.progress = scenario::find(id).map(|scenario| Progress { scenario, done: 0 });
@@ -283,6 +290,65 @@ impl State {
             Action::Notify(n) => self.file_notice = n,
         }
         true
+    }
+
+    /// Step: pauses the clock and moves the revision the broadcast shows by exactly one. A
+    /// revision already in the ledger (one timer can write several: a ReplicaSet creating three
+    /// pods) is shown without running anything; past the newest, the timers run one by one
+    /// until something is written — or, if nothing writes, until [`STEP_WAIT_MS`] of virtual
+    /// time have passed (at least one timer runs).
+    fn step(&mut self) {
+        let mut e = self.engine.borrow_mut();
+        e.clock.set_paused(true);
+        let shown = self
+            .fan_revision
+            .unwrap_or_else(|| e.cluster.api().revision());
+        // The first revision after the one shown (searched from the newest: it is near).
+        let next_in_ledger = |e: &Engine| {
+            e.cluster
+                .api()
+                .ledger()
+                .iter()
+                .rev()
+                .take_while(|l| l.revision > shown)
+                .last()
+                .map(|l| l.revision)
+        };
+        let mut next = next_in_ledger(&e);
+        let mut idle = false;
+        if next.is_none() {
+            let limit = e.cluster.now().plus_millis(STEP_WAIT_MS);
+            let mut ran = false;
+            loop {
+                match e.cluster.next_timer() {
+                    None => {
+                        idle = !ran;
+                        break;
+                    }
+                    Some(t) if ran && t > limit => break,
+                    Some(_) => {
+                        e.cluster.step();
+                        ran = true;
+                    }
+                }
+                next = next_in_ledger(&e);
+                if next.is_some() {
+                    break;
+                }
+            }
+            if idle {
+                // No timer: still let every component react to what was just written (one
+                // virtual millisecond).
+                e.advance(1);
+                next = next_in_ledger(&e);
+            }
+        }
+        e.poll_console();
+        self.notice = (idle && next.is_none()).then_some(Notice::NothingScheduled);
+        if let Some(revision) = next {
+            self.fan_revision = Some(revision);
+            self.stepped = true;
+        }
     }
 
     fn cluster_action(&mut self, action: ClusterAction) {

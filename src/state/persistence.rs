@@ -100,6 +100,7 @@ impl State {
         self.inspection = None;
         self.raw_stream = None;
         self.fan_revision = None;
+        self.stepped = false;
         self.notice = None;
         self.conflict = None;
     }

@@ -581,6 +581,47 @@ fn node_c_fails_and_the_replicas_come_back_to_three_elsewhere() {
 }
 
 #[test]
+fn step_moves_the_revision_shown_by_exactly_one() {
+    let s = run(
+        fresh(),
+        Action::Cluster(ClusterAction::Scale {
+            namespace: SEED_NAMESPACE.into(),
+            name: SEED_DEPLOYMENT.into(),
+            replicas: 9,
+        }),
+    );
+    let mut shown = s.fan_out_revision();
+    let mut s = s;
+    // Six new pods: the ReplicaSet controller writes several revisions at one instant, which
+    // Step shows one at a time without running the clock on.
+    let mut walked_without_time = 0;
+    for _ in 0..40 {
+        let before = s.now();
+        s = run(s, Action::Step);
+        assert_eq!(s.fan_out_revision(), shown + 1, "one revision per Step");
+        assert!(revision(&s) >= s.fan_out_revision());
+        assert!(s.engine.borrow().clock.paused());
+        if s.now() == before {
+            walked_without_time += 1;
+        }
+        shown += 1;
+    }
+    assert!(
+        walked_without_time > 0,
+        "a timer wrote more than one revision"
+    );
+    assert!(s.stepped);
+    // Resume lets go of the revision Step held: the broadcast follows the clock again.
+    let s = run(s, Action::SetPaused(false));
+    assert_eq!(s.fan_revision, None);
+    // A revision the learner held stays held when the clock runs on.
+    let s = run(s, Action::ShowFanOut(Some(shown)));
+    let s = run(s, Action::SetPaused(true));
+    let s = run(s, Action::SetPaused(false));
+    assert_eq!(s.fan_revision, Some(shown));
+}
+
+#[test]
 fn stepping_moves_the_clock_or_says_nothing_is_scheduled() {
     let mut s = fresh();
     for _ in 0..50 {
