@@ -3,7 +3,8 @@
 //! first for all namespaces) and ordered by kubectl's own `--sort-by` sorter, so the view and
 //! `kubectl get events -A --sort-by=.lastTimestamp` in the console show the same rows. The
 //! learner picks the namespace and the sort; the equivalent command line is shown above.
-//! Only the rows in view are printed and drawn.
+//! Only the rows in view are printed and drawn. The events come from the frame (listed once per
+//! frame, and the same list handed on while no Event changed), never from the engine.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -13,8 +14,7 @@ use super::window::{VirtualTable, Window};
 use super::{fill, tr, use_ctx};
 use crate::i18n::T;
 use serde_json::Value;
-use watchlab_engine::api::{Kind, Object};
-use watchlab_engine::apiserver::ApiServer;
+use watchlab_engine::api::Object;
 use watchlab_kubectl::age::virtual_now_unix_ms;
 use watchlab_kubectl::jsonpath::{relaxed, JsonPath};
 use watchlab_kubectl::{printers, sort};
@@ -98,15 +98,18 @@ fn sort_key(path: &JsonPath, object: &Value) -> Option<Value> {
 /// kubectl's own sorter (`sort::sort_items`), given each event's key and list position. An
 /// error is kubectl's (`error: couldn't find any field with path ...`).
 pub fn sorted_events(
-    api: &ApiServer,
+    events: &[Arc<Object>],
     q: &EventsQuery,
     keys: &mut SortKeys,
 ) -> Result<Vec<Arc<Object>>, String> {
-    let list = api
-        .list(Kind::Event, q.namespace.as_deref(), &Default::default())
-        .map_err(|s| s.message().to_string())?;
+    // The namespace's events, in the list's order (as the API lists one namespace).
+    let items: Vec<Arc<Object>> = events
+        .iter()
+        .filter(|o| q.namespace.as_deref().is_none_or(|ns| o.namespace() == ns))
+        .cloned()
+        .collect();
     if q.sort_by.is_empty() {
-        return Ok(list.items);
+        return Ok(items);
     }
     let kubectl_error = |e: watchlab_kubectl::errors::CmdError| e.stderr.trim_end().to_string();
     // A malformed expression: kubectl's own parse error.
@@ -119,10 +122,10 @@ pub fn sorted_events(
         keys.by_event.clear();
         keys.expr = q.sort_by.clone();
     }
-    let mut seen = HashSet::with_capacity(list.items.len());
+    let mut seen = HashSet::with_capacity(items.len());
     let mut any_key = false;
-    let mut keyed: Vec<Value> = Vec::with_capacity(list.items.len());
-    for (i, o) in list.items.iter().enumerate() {
+    let mut keyed: Vec<Value> = Vec::with_capacity(items.len());
+    for (i, o) in items.iter().enumerate() {
         let id = format!("{}/{}", o.namespace(), o.name());
         let rv = o.resource_version();
         let key = match keys.by_event.get(&id) {
@@ -145,16 +148,16 @@ pub fn sorted_events(
     keys.by_event.retain(|id, _| seen.contains(id));
     if !any_key {
         // No event has the field: kubectl's error, from the sorter on a real event.
-        if let Some(first) = list.items.first() {
+        if let Some(first) = items.first() {
             sort::sort_items(&mut [first.to_json_value()], &q.sort_by).map_err(kubectl_error)?;
         }
-        return Ok(list.items);
+        return Ok(items);
     }
     sort::sort_items(&mut keyed, ".key").map_err(kubectl_error)?;
     Ok(keyed
         .iter()
         .filter_map(|v| v.get("position")?.as_u64())
-        .filter_map(|i| list.items.get(i as usize).cloned())
+        .filter_map(|i| items.get(i as usize).cloned())
         .collect())
 }
 
@@ -169,28 +172,6 @@ pub fn print(
         printers::table("events", &items, virtual_now_unix_ms(now_ms)).visible(false);
     printers::decorate(&mut headers, &mut rows, &items, all_namespaces, false);
     (headers, rows)
-}
-
-/// What the sort depends on: the events' count and newest resourceVersion, and the query.
-/// (Every create, count bump or delete of an Event moves one of the two.)
-fn fingerprint(api: &ApiServer) -> (usize, u64) {
-    match api.list(Kind::Event, None, &Default::default()) {
-        Ok(l) => (
-            l.items.len(),
-            l.items
-                .iter()
-                .map(|o| o.resource_version())
-                .max()
-                .unwrap_or(0),
-        ),
-        Err(_) => (0, 0),
-    }
-}
-
-fn namespaces(api: &ApiServer) -> Vec<String> {
-    api.list(Kind::Namespace, None, &Default::default())
-        .map(|l| l.items.iter().map(|o| o.name().to_string()).collect())
-        .unwrap_or_default()
 }
 
 /// A `<select>`'s change, written into the query by `set`.
@@ -229,29 +210,20 @@ fn event_row(cells: Vec<String>, headers: &[String], ev: &Arc<Object>) -> Html {
 pub fn EventsView() -> Html {
     let ctx = use_ctx();
     let query = use_state(EventsQuery::default);
-    let (print_key, names) = {
-        let e = ctx.engine.borrow();
-        (fingerprint(e.cluster.api()), namespaces(e.cluster.api()))
-    };
-    // Sorted again only when the events or the query changed, not on every clock tick.
+    // What the frame read from the engine: nothing here reads the engine. The frame hands on
+    // the same list while no Event changed, so it is sorted again only when the events or the
+    // query changed, not on every clock tick.
+    let events = ctx.frame.events.clone();
+    let names = events.namespaces.clone();
     let keys = use_mut_ref(SortKeys::default);
-    let sorted = {
-        let engine = ctx.engine.clone();
-        use_memo(
-            (
-                (*query).clone(),
-                print_key,
-                Rc::as_ptr(&ctx.engine) as usize,
-            ),
-            move |(q, _, _)| {
-                sorted_events(engine.borrow().cluster.api(), q, &mut keys.borrow_mut())
-            },
-        )
-    };
+    let sorted = use_memo(
+        ((*query).clone(), Rc::as_ptr(&events) as usize),
+        move |(q, _)| sorted_events(&events.items, q, &mut keys.borrow_mut()),
+    );
     let on_namespace = on_select(&query, |q, v| q.namespace = (!v.is_empty()).then_some(v));
     let on_sort = on_select(&query, |q, v| q.sort_by = v);
     let all = query.namespace.is_none();
-    let now_ms = ctx.now().as_millis();
+    let now_ms = ctx.frame.now.as_millis();
     let controls = html! {
         <div class="row events-controls">
             <label class="inline">{ tr(&ctx, T::Namespace) }
@@ -316,6 +288,7 @@ pub fn EventsView() -> Html {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+    use crate::state::EventList;
     use watchlab_engine::cluster::{Action, Cluster};
     use watchlab_kubectl::tabwriter::TabWriter;
     use watchlab_kubectl::Kubectl;
@@ -339,8 +312,8 @@ mod tests {
     }
 
     fn view_text(c: &Cluster, q: &EventsQuery) -> String {
-        let events =
-            sorted_events(c.api(), q, &mut SortKeys::default()).unwrap_or_else(|e| panic!("{e}"));
+        let events = sorted_events(&EventList::of(c.api()).items, q, &mut SortKeys::default())
+            .unwrap_or_else(|e| panic!("{e}"));
         let (headers, rows) = print(&events, q.namespace.is_none(), c.now().as_millis());
         let mut all = vec![headers];
         all.extend(rows);
@@ -363,8 +336,12 @@ mod tests {
                 let want = console(&mut c, &q.command());
                 if want.is_empty() {
                     // kubectl says "No resources found" on stderr; the view shows NoEvents.
-                    assert!(sorted_events(c.api(), &q, &mut SortKeys::default())
-                        .is_ok_and(|e| e.is_empty()));
+                    assert!(sorted_events(
+                        &EventList::of(c.api()).items,
+                        &q,
+                        &mut SortKeys::default()
+                    )
+                    .is_ok_and(|e| e.is_empty()));
                     continue;
                 }
                 assert_eq!(view_text(&c, &q), want, "{}", q.command());
@@ -380,8 +357,8 @@ mod tests {
             q.command(),
             "kubectl get events -A --sort-by=.lastTimestamp"
         );
-        let events =
-            sorted_events(c.api(), &q, &mut SortKeys::default()).unwrap_or_else(|e| panic!("{e}"));
+        let events = sorted_events(&EventList::of(c.api()).items, &q, &mut SortKeys::default())
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(events.len() > 5, "{}", events.len());
         let (headers, rows) = print(&events, true, c.now().as_millis());
         assert_eq!(
@@ -441,8 +418,10 @@ mod tests {
             };
             let names =
                 |v: Vec<Arc<Object>>| v.iter().map(|o| o.name().to_string()).collect::<Vec<_>>();
-            let incremental = sorted_events(c.api(), &q, &mut kept).map(names);
-            let fresh = sorted_events(c.api(), &q, &mut SortKeys::default()).map(names);
+            let incremental =
+                sorted_events(&EventList::of(c.api()).items, &q, &mut kept).map(names);
+            let fresh = sorted_events(&EventList::of(c.api()).items, &q, &mut SortKeys::default())
+                .map(names);
             assert_eq!(incremental, fresh, "{sort_by}");
             if step == 3 {
                 c.apply(Action::KillNode("node-b".into()))
@@ -461,7 +440,7 @@ mod tests {
             sort_by: ".spec.nothing".into(),
         };
         assert_eq!(
-            sorted_events(c.api(), &q, &mut SortKeys::default()).err().as_deref(),
+            sorted_events(&EventList::of(c.api()).items, &q, &mut SortKeys::default()).err().as_deref(),
             Some("error: couldn't find any field with path \"{.spec.nothing}\" in the list of objects")
         );
     }

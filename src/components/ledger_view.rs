@@ -76,20 +76,14 @@ fn ledger_row(ctx: &Ctx, l: &LedgerEntry, selected: Option<u64>, compacted: u64)
 #[component]
 pub fn LedgerView() -> Html {
     let ctx = use_ctx();
-    let (total, compacted) = {
-        let e = ctx.engine.borrow();
-        let api = e.cluster.api();
-        (api.ledger().len(), api.store().compact_revision())
-    };
+    // What the frame read from the engine: nothing here reads the engine.
+    let (lines, compacted) = (ctx.frame.ledger.clone(), ctx.frame.compacted);
+    let total = lines.len();
     let render = {
         let ctx = ctx.clone();
         Callback::from(move |w: Window| {
-            let e = ctx.engine.borrow();
             let selected = ctx.inspection.as_ref().map(|i| i.revision);
-            let rows: Vec<Html> = e
-                .cluster
-                .api()
-                .ledger()
+            let rows: Vec<Html> = lines
                 .iter()
                 .rev()
                 .skip(w.first)

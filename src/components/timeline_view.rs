@@ -175,16 +175,17 @@ pub fn TimelineView() -> Html {
             }
         });
     }
-    let e = ctx.engine.borrow();
-    let ledger = e.cluster.api().ledger();
+    // What the frame read from the engine: nothing here reads the engine.
+    let frame = ctx.frame.clone();
+    let ledger = &frame.ledger;
     let skip = ledger.len().saturating_sub(MAX_DOTS);
-    let entries: Vec<_> = ledger.iter().skip(skip).collect();
+    let entries: Vec<&LedgerEntry> = ledger.iter().skip(skip).map(|l| &**l).collect();
     if entries.is_empty() {
         return html! { <div class="timeline-view"><h3>{ tr(&ctx, T::TimelineTitle) }</h3><p class="muted">{ tr(&ctx, T::NoWrites) }</p></div> };
     }
     let (lane_names, marks) = lay_out(&entries);
     let start = entries.first().map(|e| e.time).unwrap_or(Timestamp::ZERO);
-    let end = e.cluster.now().max(start.plus_millis(1000));
+    let end = frame.now.max(start.plus_millis(1000));
     let span = end.millis_since(start).max(1) as f64;
     let x = |t: Timestamp| LEFT + (t.millis_since(start) as f64 / span) * (WIDTH - LEFT - 10.0);
     let height = LANE * lane_names.len() as f64 + 30.0;

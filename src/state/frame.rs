@@ -9,12 +9,19 @@
 //! one node opened, never a row per pod — at 5,000 nodes and 150,000 pods a frame listing
 //! everything on every clock tick would cost more than the frame budget itself.
 //!
-//! The ledger, the watch streams, the timeline and the events view render windows over
-//! histories that can hold many thousands of entries; they read the engine in their own
-//! windowed callbacks and memos rather than copying whole histories into every frame.
+//! The ledger's lines (up to the engine's 10,000) are shared, not copied: each line is read from
+//! the engine once into an `Rc` and handed from one frame to the next, so a frame costs one
+//! pointer per line plus the lines written since the last one. The ledger view draws its window
+//! of rows from them, the timeline its newest marks. The watch streams and the events view still
+//! read the engine in their own windowed callbacks and memos.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
+use std::sync::Arc;
+
+use watchlab_engine::api::{Kind, Object};
+use watchlab_engine::apiserver::{ApiServer, LedgerEntry};
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::cluster::{InformerView, NodeView, PodCensus, PodView};
 use watchlab_engine::etcd_cluster::EtcdCluster;
@@ -69,6 +76,12 @@ pub struct Frame {
     pub census: PodCensus,
     /// Every informer, while the informers view shows; else empty.
     pub informers: Vec<InformerView>,
+    /// The ledger's lines, oldest first, while the ledger or the timeline shows; else empty.
+    pub ledger: Rc<Vec<Rc<LedgerEntry>>>,
+    /// The store's compaction revision (lines below it are drawn as compacted).
+    pub compacted: u64,
+    /// Every Event and the namespaces, while the events view shows; else empty.
+    pub events: Rc<EventList>,
     pub etcd: EtcdCluster,
     /// The console's newest lines ([`crate::console::VISIBLE_LINES`]).
     pub console: Vec<Line>,
@@ -79,6 +92,11 @@ pub struct Frame {
 impl Frame {
     /// Reads what the page shows from the engine, once.
     pub fn of(e: &Engine, shown: Shown<'_>) -> Frame {
+        Frame::after(e, shown, None)
+    }
+
+    /// Reads what the page shows from the engine, reusing what `previous` already read.
+    pub fn after(e: &Engine, shown: Shown<'_>, previous: Option<&Frame>) -> Frame {
         let node_count = e.cluster.config().nodes.len();
         let map = shows_node_map(node_count);
         let cluster_view = shown.view == View::Cluster;
@@ -112,6 +130,17 @@ impl Frame {
             } else {
                 Vec::new()
             },
+            ledger: if matches!(shown.view, View::Ledger | View::Timeline) {
+                ledger_lines(e, previous.map(|f| &f.ledger))
+            } else {
+                Rc::default()
+            },
+            compacted: e.cluster.api().store().compact_revision(),
+            events: if shown.view == View::Events {
+                EventList::after(e.cluster.api(), previous.map(|f| &f.events))
+            } else {
+                Rc::default()
+            },
             etcd: e.cluster.etcd().clone(),
             console: visible(e.console.lines()),
             following: e.console.following(),
@@ -126,6 +155,81 @@ impl Frame {
     /// The pods' STATUS totals in the order the summary lists them.
     pub fn status_counts(&self) -> Vec<(String, usize)> {
         status_counts(&self.census.by_status)
+    }
+}
+
+/// The engine's ledger lines as shared `Rc`s: the lines `previous` holds are reused (the
+/// whole list itself when nothing was written since), only newer ones are read.
+fn ledger_lines(
+    e: &Engine,
+    previous: Option<&Rc<Vec<Rc<LedgerEntry>>>>,
+) -> Rc<Vec<Rc<LedgerEntry>>> {
+    let ledger = e.cluster.api().ledger();
+    let ends = |l: Option<&LedgerEntry>| l.map(|l| l.revision);
+    if let Some(prev) = previous {
+        let same = prev.len() == ledger.len()
+            && ends(prev.first().map(|l| &**l)) == ends(ledger.iter().next())
+            && ends(prev.last().map(|l| &**l)) == ends(ledger.iter().next_back());
+        if same {
+            return Rc::clone(prev);
+        }
+    }
+    let kept: &[Rc<LedgerEntry>] = previous.map_or(&[], |p| p.as_slice());
+    let mut reuse = kept.iter().peekable();
+    let mut lines = Vec::with_capacity(ledger.len());
+    for l in ledger.iter() {
+        // Both are in revision order: skip what dropped off the engine's ledger.
+        while reuse.next_if(|k| k.revision < l.revision).is_some() {}
+        match reuse.next_if(|k| k.revision == l.revision) {
+            Some(k) => lines.push(Rc::clone(k)),
+            None => lines.push(Rc::new(l.clone())),
+        }
+    }
+    Rc::new(lines)
+}
+
+/// Every Event, in the API's list order, and the namespaces the events view offers.
+#[derive(Debug, Default, PartialEq)]
+pub struct EventList {
+    pub items: Vec<Arc<Object>>,
+    pub namespaces: Vec<String>,
+    /// The events' count and newest resourceVersion: every create, count bump or delete of an
+    /// Event moves one of the two (what a sort depends on).
+    pub fingerprint: (usize, u64),
+}
+
+impl EventList {
+    /// The Events and namespaces now.
+    pub fn of(api: &ApiServer) -> EventList {
+        let items = api
+            .list(Kind::Event, None, &Default::default())
+            .map(|l| l.items)
+            .unwrap_or_default();
+        let newest = items
+            .iter()
+            .map(|o| o.resource_version())
+            .max()
+            .unwrap_or(0);
+        EventList {
+            fingerprint: (items.len(), newest),
+            items,
+            namespaces: api
+                .list(Kind::Namespace, None, &Default::default())
+                .map(|l| l.items.iter().map(|o| o.name().to_string()).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The list now, or `previous` itself if nothing changed (so what is sorted from it is not
+    /// sorted again).
+    fn after(api: &ApiServer, previous: Option<&Rc<EventList>>) -> Rc<EventList> {
+        let now = EventList::of(api);
+        match previous {
+            Some(p) if p.fingerprint == now.fingerprint && p.namespaces == now.namespaces => {
+                Rc::clone(p)
+            }
+            _ => Rc::new(now),
+        }
     }
 }
 

@@ -25,7 +25,7 @@ use crate::inspect::{inspect, Inspection};
 use crate::scenario::{self, View};
 
 pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS, REDRAW_EVERY_MS};
-pub use frame::{shows_node_map, Frame, Shown, NODE_MAP_THRESHOLD};
+pub use frame::{shows_node_map, EventList, Frame, Shown, NODE_MAP_THRESHOLD};
 pub use navigation::Tool;
 pub use persistence::{FileNotice, EXPORT_FILE, MAX_SAVE_BYTES, SAVE_EVERY_MS, SAVE_KEY};
 pub use scenarios::{Progress, SEED_DEPLOYMENT, SEED_NAMESPACE};
@@ -196,7 +196,11 @@ impl State {
             tool: self.tool,
             open_node: self.open_node.as_deref(),
         };
-        self.frame = Rc::new(Frame::of(&self.engine.borrow(), shown));
+        self.frame = Rc::new(Frame::after(
+            &self.engine.borrow(),
+            shown,
+            Some(&self.frame),
+        ));
     }
 
     /// Returns whether anything visible changed.

@@ -850,3 +850,41 @@ fn slices_move_the_clock_every_frame_but_redraw_ten_times_a_second() {
     assert_eq!(redraws, 3, "redrawn every 100 ms (at 112, 224, 336 ms)");
     assert!(s.frame.now.as_millis() <= 400 && s.frame.now.as_millis() >= 300);
 }
+
+#[test]
+fn the_ledger_view_draws_from_the_frame_which_shares_its_lines_between_frames() {
+    let s = run(fresh(), Action::Show(View::Ledger));
+    let engine_revisions = |s: &State| -> Vec<u64> {
+        let e = s.engine.borrow();
+        e.cluster
+            .api()
+            .ledger()
+            .iter()
+            .map(|l| l.revision)
+            .collect()
+    };
+    let frame_revisions =
+        |s: &State| -> Vec<u64> { s.frame.ledger.iter().map(|l| l.revision).collect() };
+    assert!(!s.frame.ledger.is_empty());
+    assert_eq!(frame_revisions(&s), engine_revisions(&s));
+    let before = s.frame.ledger.clone();
+    // Nothing written: the next frame holds the very same list.
+    let s = run(s, Action::ShowTool(Tool::Actions));
+    assert!(Rc::ptr_eq(&before, &s.frame.ledger));
+    // A write: the old lines are the same `Rc`s, one line is new.
+    let s = run(
+        s,
+        Action::Command("kubectl run shared --image=nginx".into()),
+    );
+    assert_eq!(frame_revisions(&s), engine_revisions(&s));
+    assert_eq!(s.frame.ledger.len(), before.len() + 1);
+    assert!(before
+        .iter()
+        .zip(s.frame.ledger.iter())
+        .all(|(a, b)| Rc::ptr_eq(a, b)));
+    let newest = s.frame.ledger.last().map(|l| l.name.clone());
+    assert_eq!(newest.as_deref(), Some("shared"));
+    // Another view: the frame reads no ledger.
+    let s = run(s, Action::Show(View::Cluster));
+    assert!(s.frame.ledger.is_empty());
+}
