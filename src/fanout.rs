@@ -3,7 +3,10 @@
 //! filter refused, when it opened — so the page shows the broadcast as it happened, not a
 //! re-computation of it. The Broadcast view's counts and the fan-out diagram both come from here.
 
+use std::collections::BTreeMap;
+
 use watchlab_apimachinery::client::WatchId;
+use watchlab_engine::apiserver::watch::StreamState;
 use watchlab_engine::apiserver::{LedgerEntry, WatchStream};
 
 /// Beyond this many open streams the diagram draws one lane per component and resource, with
@@ -221,6 +224,61 @@ pub fn lanes<'a>(
     groups.into_values().collect()
 }
 
+/// Above this many streams the table groups them by component and resource.
+pub const GROUP_STREAMS_ABOVE: usize = 100;
+
+/// One row of the grouped table: every stream of one component on one resource.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StreamGroup {
+    /// `kubelet` for `kubelet/node-a` ([`component_of`]).
+    pub component: String,
+    /// The resource watched (`pods`).
+    pub resource: &'static str,
+    pub streams: usize,
+    pub open: usize,
+    pub delivered: u64,
+    pub filtered: u64,
+    pub pending: usize,
+    /// What the group's streams made of the fan-out revision.
+    pub reach: FanOutCounts,
+}
+
+impl StreamGroup {
+    pub fn holds(&self, s: &WatchStream) -> bool {
+        component_of(s.user()) == self.component
+            && s.filter().kind.resource().plural == self.resource
+    }
+}
+
+/// The streams grouped by component and resource (in that order), each stream in exactly one
+/// group, with their counters summed.
+pub fn stream_groups<'a>(
+    streams: impl Iterator<Item = &'a WatchStream>,
+    entry: Option<&LedgerEntry>,
+) -> Vec<StreamGroup> {
+    let mut groups: BTreeMap<(&str, &'static str), StreamGroup> = BTreeMap::new();
+    for s in streams {
+        let resource = s.filter().kind.resource().plural;
+        let component = component_of(s.user());
+        let g = groups
+            .entry((component, resource))
+            .or_insert_with(|| StreamGroup {
+                component: component.to_string(),
+                resource,
+                ..StreamGroup::default()
+            });
+        g.streams += 1;
+        g.open += usize::from(s.state() == StreamState::Open);
+        g.delivered += s.delivered();
+        g.filtered += s.filtered_out();
+        g.pending += s.pending();
+        if let Some(en) = entry {
+            g.reach.add(reach(s, en));
+        }
+    }
+    groups.into_values().collect()
+}
+
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
@@ -337,5 +395,50 @@ mod tests {
         let received: usize = grouped.iter().map(|l| l.counts.received).sum();
         assert_eq!(received, all.received);
         assert_eq!(all.received, 1, "the scheduler, watching every pod");
+    }
+
+    #[test]
+    fn streams_group_by_component_and_resource_and_the_counts_add_up() {
+        let mut server = ApiServer::new(7);
+        for i in 0..150 {
+            let path = format!("/api/v1/pods?watch=true&fieldSelector=spec.nodeName%3Dnode-{i}");
+            let _ = server.watch_path(&format!("kubelet/node-{i}"), &path);
+        }
+        let _ = server.watch_path("kube-scheduler", "/api/v1/pods?watch=true");
+        let _ = server.watch_path("kube-scheduler", "/api/v1/nodes?watch=true");
+        let body = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"db"},"spec":{"nodeName":"node-3","containers":[{"name":"c","image":"pg"}]}}"#;
+        let r = server.as_user("kubectl").request(
+            "POST",
+            "/api/v1/namespaces/default/pods",
+            None,
+            Some(body),
+        );
+        assert!(r.is_success(), "{}", r.body);
+        let entry = server.ledger().iter().last().cloned();
+        let groups = stream_groups(server.streams(), entry.as_ref());
+        let summary: Vec<(&str, &str, usize)> = groups
+            .iter()
+            .map(|g| (g.component.as_str(), g.resource, g.streams))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("kube-scheduler", "nodes", 1),
+                ("kube-scheduler", "pods", 1),
+                ("kubelet", "pods", 150)
+            ]
+        );
+        let kubelets = &groups[2];
+        assert_eq!(kubelets.open, 150);
+        // node-3's kubelet and the scheduler received the pod; the other kubelets' filters
+        // were never offered it or refused it.
+        assert_eq!(kubelets.reach.received, 1);
+        assert_eq!(kubelets.reach.total(), 150);
+        assert_eq!(groups[1].reach.received, 1);
+        let delivered: u64 = server.streams().map(|s| s.delivered()).sum();
+        assert_eq!(groups.iter().map(|g| g.delivered).sum::<u64>(), delivered);
+        assert!(server
+            .streams()
+            .all(|s| groups.iter().filter(|g| g.holds(s)).count() == 1));
     }
 }

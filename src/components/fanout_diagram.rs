@@ -12,10 +12,9 @@
 //! to screen readers.
 
 use super::{fill, tr, use_ctx, Ctx};
-use crate::fanout::{lanes, Lane, Reach, MAX_STREAM_LANES};
+use crate::fanout::{Lane, Reach};
 use crate::i18n::T;
 use crate::state::Action;
-use watchlab_engine::apiserver::LedgerEntry;
 use yew::prelude::*;
 
 /// The drawing's width in SVG units (it scales to the view's width).
@@ -31,9 +30,6 @@ const XG: u32 = 250;
 const X1: u32 = 390;
 /// Virtual milliseconds a revision takes to cross a lane in the drawing.
 pub const TRAVEL_MS: u64 = 600;
-/// Ledger pages drawn: the one shown, up to [`PAGES_AFTER`] newer ones, the rest older.
-const PAGES: usize = 7;
-const PAGES_AFTER: usize = 3;
 
 /// How far along its lane the revision is drawn, 0 to 1, at `now_ms` for a write at `at_ms`.
 pub fn progress(at_ms: u64, now_ms: u64) -> f64 {
@@ -163,57 +159,16 @@ fn server_view(ctx: &Ctx, pages: &[(u64, &'static str)], shown: u64, height: u32
 #[component]
 pub fn FanOutDiagram() -> Html {
     let ctx = use_ctx();
-    let e = ctx.engine.borrow();
-    let api = e.cluster.api();
-    let newest = api.revision();
-    let shown = ctx.fan_revision.unwrap_or(newest);
-    let following = ctx.fan_revision.is_none();
-    let entry: Option<LedgerEntry> = api
-        .ledger()
-        .iter()
-        .rev()
-        .find(|l| l.revision == shown)
-        .cloned();
-    // Newest on top: a few pages written after the one shown, then it and older ones.
-    let mut ledger_revisions: Vec<(u64, &'static str)> = api
-        .ledger()
-        .iter()
-        .filter(|l| l.revision > shown)
-        .take(PAGES_AFTER)
-        .map(|l| (l.revision, l.verb))
-        .collect();
-    ledger_revisions.reverse();
-    let older = PAGES - ledger_revisions.len();
-    ledger_revisions.extend(
-        api.ledger()
-            .iter()
-            .rev()
-            .filter(|l| l.revision <= shown)
-            .take(older)
-            .map(|l| (l.revision, l.verb)),
-    );
-    let prev = api
-        .ledger()
-        .iter()
-        .rev()
-        .find(|l| l.revision < shown)
-        .map(|l| l.revision);
-    let next = api
-        .ledger()
-        .iter()
-        .find(|l| l.revision > shown)
-        .map(|l| l.revision);
-    let lanes: Vec<Lane> = entry
-        .as_ref()
-        .map(|en| lanes(api.streams(), en, MAX_STREAM_LANES))
-        .unwrap_or_default();
-    let informers = e.cluster.informers();
+    // What the frame read from the engine: nothing here reads the engine.
+    let b = ctx.frame.broadcast.clone();
+    let (shown, following, prev, next) = (b.shown, b.following, b.prev, b.next);
+    let entry = b.entry.as_ref();
+    let lanes = &b.lanes;
     // A held revision is drawn settled; the newest moves with the virtual clock.
-    let t = match (&entry, following) {
-        (Some(en), true) => progress(en.time.as_millis(), e.cluster.now().as_millis()),
+    let t = match (entry, following) {
+        (Some(en), true) => progress(en.time.as_millis(), ctx.frame.now.as_millis()),
         _ => 1.0,
     };
-    drop(e);
     let total = lanes.iter().fold(
         Default::default(),
         |mut acc: crate::fanout::FanOutCounts, l| {
@@ -226,7 +181,7 @@ pub fn FanOutDiagram() -> Html {
         },
     );
     let height = TOP + (lanes.len().max(6) as u32) * LANE_H + 6;
-    let summary = match &entry {
+    let summary = match entry {
         Some(en) => fill(
             &ctx,
             T::FanOutSummary,
@@ -270,14 +225,9 @@ pub fn FanOutDiagram() -> Html {
         html! { <button id="fanout-follow" class="small" aria-pressed="true" onclick={go(None)}>{ tr(&ctx, T::FanOutFollow) }</button> }
     };
     let cache_of = |lane: &Lane| {
-        lane.stream.and_then(|id| {
-            informers
-                .iter()
-                .find(|i| i.stream == Some(id))
-                .map(|i| Cache {
-                    revision: i.cache_revision,
-                })
-        })
+        lane.stream
+            .and_then(|id| b.cache_of(id))
+            .map(|revision| Cache { revision })
     };
     html! {
         <figure class="fanout" id="fanout-diagram" tabindex="0" {onkeydown} aria-labelledby="fanout-summary"
@@ -297,7 +247,7 @@ pub fn FanOutDiagram() -> Html {
                     <text class="col" x={X0.to_string()} y="14">{ tr(&ctx, T::ColIndex) }</text>
                     <text class="col" x={(XG - 20).to_string()} y="14">{ tr(&ctx, T::ColFilter) }</text>
                     <text class="col" x={(X1 + 18).to_string()} y="14">{ tr(&ctx, T::ColSubscriber) }</text>
-                    { server_view(&ctx, &ledger_revisions, shown, height) }
+                    { server_view(&ctx, &b.pages, shown, height) }
                     { for lanes.iter().enumerate().map(|(i, l)| lane_view(&ctx, i, l, t, cache_of(l), shown)) }
                 </svg>
             </div>

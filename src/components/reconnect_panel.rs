@@ -26,7 +26,7 @@ fn missed_text(ctx: &Ctx, t: &Tally) -> (String, String) {
 #[component]
 pub fn ReconnectPanel() -> Html {
     let ctx = use_ctx();
-    let view = ctx.engine.borrow().cluster.reconnect_comparison();
+    let view = ctx.frame.broadcast.reconnect.clone();
     let start = act(
         &ctx,
         ClusterAction::CompareReconnects {

@@ -9,14 +9,9 @@ use yew::prelude::*;
 #[component]
 pub fn WatchCost() -> Html {
     let ctx = use_ctx();
-    let e = ctx.engine.borrow();
-    let api = e.cluster.api();
-    let streams = api.streams().count() as u64;
-    let (delivered, filtered) = api.streams().fold((0u64, 0u64), |(d, f), s| {
-        (d + s.delivered(), f + s.filtered_out())
-    });
-    let offered = api.watch_offers();
-    let revisions = api.revision();
+    let b = ctx.frame.broadcast.clone();
+    let streams = b.total as u64;
+    let (delivered, filtered, offered, revisions) = (b.delivered, b.filtered, b.offers, b.newest);
     let everyone = streams.saturating_mul(revisions);
     let row = |id: &'static str, label: T, value: u64| {
         html! {

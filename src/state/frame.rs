@@ -12,8 +12,9 @@
 //! The ledger's lines (up to the engine's 10,000) are shared, not copied: each line is read from
 //! the engine once into an `Rc` and handed from one frame to the next, so a frame costs one
 //! pointer per line plus the lines written since the last one. The ledger view draws its window
-//! of rows from them, the timeline its newest marks. The watch streams and the events view still
-//! read the engine in their own windowed callbacks and memos.
+//! of rows from them, the timeline its newest marks. The events view sorts the frame's Event
+//! list, which is handed on unchanged while no Event changed; the broadcast is read whole
+//! ([`Broadcast`]) while it shows.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -26,6 +27,7 @@ use watchlab_engine::clock::Timestamp;
 use watchlab_engine::cluster::{InformerView, NodeView, PodCensus, PodView};
 use watchlab_engine::etcd_cluster::EtcdCluster;
 
+use super::broadcast::{Broadcast, BroadcastAsk};
 use super::engine::Engine;
 use super::navigation::Tool;
 use crate::clock::Speed;
@@ -49,6 +51,8 @@ pub struct Shown<'a> {
     pub tool: Tool,
     /// The node opened in the node map.
     pub open_node: Option<&'a str>,
+    /// What the broadcast view is asked to show.
+    pub broadcast: BroadcastAsk<'a>,
 }
 
 /// One frame's view of the engine.
@@ -82,6 +86,8 @@ pub struct Frame {
     pub compacted: u64,
     /// Every Event and the namespaces, while the events view shows; else empty.
     pub events: Rc<EventList>,
+    /// What the broadcast view draws, while it shows; else empty.
+    pub broadcast: Rc<Broadcast>,
     pub etcd: EtcdCluster,
     /// The console's newest lines ([`crate::console::VISIBLE_LINES`]).
     pub console: Vec<Line>,
@@ -136,6 +142,11 @@ impl Frame {
                 Rc::default()
             },
             compacted: e.cluster.api().store().compact_revision(),
+            broadcast: if shown.view == View::Broadcast {
+                Rc::new(Broadcast::of(e, shown.broadcast))
+            } else {
+                Rc::default()
+            },
             events: if shown.view == View::Events {
                 EventList::after(e.cluster.api(), previous.map(|f| &f.events))
             } else {

@@ -4,6 +4,7 @@
 //! The engine itself sits behind one shared cell so an action never clones the cluster; the
 //! state's `version` tells yew (and tests) that something changed.
 
+mod broadcast;
 mod engine;
 mod frame;
 mod navigation;
@@ -24,6 +25,7 @@ use crate::i18n::Lang;
 use crate::inspect::{inspect, Inspection};
 use crate::scenario::{self, View};
 
+pub use broadcast::{Broadcast, BroadcastAsk, StreamRow, RECENT_SHOWN};
 pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS, REDRAW_EVERY_MS};
 pub use frame::{shows_node_map, EventList, Frame, Shown, NODE_MAP_THRESHOLD};
 pub use navigation::Tool;
@@ -80,6 +82,8 @@ pub struct State {
     pub fan_revision: Option<u64>,
     /// `fan_revision` was set by Step (Resume lets it go; a hold the learner chose stays).
     pub stepped: bool,
+    /// The group of watch streams opened in the broadcast (component, resource).
+    pub open_group: Option<(String, &'static str)>,
     pub notice: Option<Notice>,
     pub conflict: Option<ConflictReport>,
     pub progress: Option<Progress>,
@@ -135,6 +139,8 @@ pub enum Action {
     ShowRaw(Option<WatchId>),
     /// Hold the broadcast's fan-out on one revision, or follow the newest (`None`).
     ShowFanOut(Option<u64>),
+    /// Open a group of watch streams (component, resource) in the broadcast, or close it.
+    OpenGroup(Option<(String, &'static str)>),
     StartScenario(&'static str),
     NextStep,
     EndScenario,
@@ -151,6 +157,7 @@ impl State {
             view: View::default(),
             tool: Tool::default(),
             open_node: None,
+            broadcast: BroadcastAsk::default(),
         };
         State {
             frame: Rc::new(Frame::of(&engine, shown)),
@@ -166,6 +173,7 @@ impl State {
             raw_stream: None,
             fan_revision: None,
             stepped: false,
+            open_group: None,
             notice: None,
             conflict: None,
             progress: None,
@@ -195,6 +203,11 @@ impl State {
             view: self.view,
             tool: self.tool,
             open_node: self.open_node.as_deref(),
+            broadcast: BroadcastAsk {
+                fan_revision: self.fan_revision,
+                raw_stream: self.raw_stream,
+                group: self.open_group.as_ref().map(|(c, r)| (c.as_str(), *r)),
+            },
         };
         self.frame = Rc::new(Frame::after(
             &self.engine.borrow(),
@@ -270,6 +283,7 @@ impl State {
                 self.stepped = false;
             }
             Action::ShowRaw(id) => self.raw_stream = id,
+            Action::OpenGroup(group) => self.open_group = group,
             Action::StartScenario(id) => {
                 self.progress = scenario::find(id).map(|scenario| Progress { scenario, done: 0 });
                 self.tool = Tool::Scenarios;

@@ -101,6 +101,7 @@ impl State {
         self.raw_stream = None;
         self.fan_revision = None;
         self.stepped = false;
+        self.open_group = None;
         self.notice = None;
         self.conflict = None;
     }

@@ -822,6 +822,7 @@ fn frame_cost_at_1000_nodes() {
         view,
         tool: Tool::Console,
         open_node: Some("node-0001"),
+        broadcast: BroadcastAsk::default(),
     };
     time("node map, a node open", &|| {
         let f = Frame::of(&e, shown(View::Cluster));
@@ -887,4 +888,62 @@ fn the_ledger_view_draws_from_the_frame_which_shares_its_lines_between_frames() 
     // Another view: the frame reads no ledger.
     let s = run(s, Action::Show(View::Cluster));
     assert!(s.frame.ledger.is_empty());
+}
+
+#[test]
+fn the_broadcast_view_draws_from_the_frame() {
+    let s = run(fresh(), Action::Show(View::Broadcast));
+    let s = run(
+        s,
+        Action::Command("kubectl get pods -n production -w".into()),
+    );
+    let s = run(
+        s,
+        Action::Command("kubectl run seen --image=nginx -n production".into()),
+    );
+    let s = run(s, Action::Show(View::Broadcast));
+    let b = s.frame.broadcast.clone();
+    let ids: Vec<WatchId> = {
+        let e = s.engine.borrow();
+        e.cluster.api().streams().map(|st| st.id()).collect()
+    };
+    // Every stream, newest first (the console's own watch on top).
+    assert_eq!(b.total, ids.len());
+    assert_eq!(
+        b.rows.iter().map(|r| r.id).collect::<Vec<_>>(),
+        ids.iter().rev().copied().collect::<Vec<_>>()
+    );
+    assert_eq!(b.rows[0].user, CONSOLE_USER);
+    // The newest revision's fan-out: the console's stream received the create.
+    assert!(b.following);
+    assert_eq!(b.shown, revision(&s));
+    assert_eq!(
+        b.rows[0].reach,
+        Some(crate::fanout::Reach::Received("ADDED"))
+    );
+    let c = b.counts.unwrap_or_default();
+    assert_eq!(c.total(), b.total);
+    assert_eq!(
+        b.lanes.iter().map(|l| l.counts.received).sum::<usize>(),
+        c.received
+    );
+    // The raw body of the console's stream, once asked for.
+    let console_stream = b.rows[0].id;
+    assert!(b.raw.is_empty());
+    let s = run(s, Action::ShowRaw(Some(console_stream)));
+    assert!(s
+        .frame
+        .broadcast
+        .raw
+        .iter()
+        .any(|l| l.contains("\"type\":\"ADDED\"") && l.contains("seen")));
+    // A held revision.
+    let held = revision(&s) - 1;
+    let s = run(s, Action::ShowFanOut(Some(held)));
+    assert_eq!(s.frame.broadcast.shown, held);
+    assert!(!s.frame.broadcast.following);
+    assert_eq!(s.frame.broadcast.next, Some(held + 1));
+    // Another view: nothing of it is read.
+    let s = run(s, Action::Show(View::Ledger));
+    assert_eq!(s.frame.broadcast.total, 0);
 }
