@@ -6,7 +6,7 @@
 use super::{fill, tr, use_ctx, use_initial_value};
 use crate::i18n::T;
 use crate::state::{Action, Notice, SEED_DEPLOYMENT, SEED_NAMESPACE};
-use watchlab_engine::api::Kind;
+use watchlab_engine::api::{Kind, Registry};
 use watchlab_engine::cluster::Action as ClusterAction;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -23,13 +23,17 @@ pub fn parse_labels(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The kind select's value.
+/// The kinds the select offers: every built-in kind of the registry, by its singular name (as
+/// kubectl takes it), in discovery order.
+pub fn kind_choices() -> impl Iterator<Item = &'static str> {
+    Kind::ALL.into_iter().map(|k| k.resource().singular)
+}
+
+/// The kind select's value, resolved by the registry (anything unknown is a pod).
 pub fn parse_kind(value: &str) -> Kind {
-    match value {
-        "deployment" => Kind::Deployment,
-        "node" => Kind::Node,
-        _ => Kind::Pod,
-    }
+    Registry::default()
+        .resolve(value)
+        .map_or(Kind::Pod, |r| r.kind())
 }
 
 /// The form's field refs.
@@ -157,9 +161,9 @@ pub fn ActionsPanel() -> Html {
                 <div class="grid">
                     <label class="field">{ tr(&ctx, T::Kind) }
                         <select id="f-kind" ref={f.kind.clone()}>
-                            <option value="pod">{"pod"}</option>
-                            <option value="deployment" selected=true>{"deployment"}</option>
-                            <option value="node">{"node"}</option>
+                            { for kind_choices().map(|k| html! {
+                                <option value={k} selected={k == "deployment"}>{ k }</option>
+                            }) }
                         </select></label>
                     { field("f-namespace", T::Namespace, &f.namespace) }
                     { field("f-name", T::Name, &f.name) }
@@ -312,5 +316,11 @@ mod tests {
         assert!(parse_labels("").is_empty());
         assert_eq!(parse_kind("node"), Kind::Node);
         assert_eq!(parse_kind("??"), Kind::Pod);
+        // Every choice is a served kind, the one it names.
+        let kinds: Vec<Kind> = kind_choices().map(parse_kind).collect();
+        assert_eq!(kinds, Kind::ALL);
+        assert!(
+            kind_choices().any(|k| k == "configmap") && kind_choices().any(|k| k == "deployment")
+        );
     }
 }
