@@ -21,6 +21,7 @@ pub mod kubelet;
 pub mod lru;
 pub mod namespace;
 pub mod node_lifecycle;
+pub mod pod_tally;
 pub mod podutil;
 pub mod profile;
 pub mod replicaset;

@@ -7,7 +7,9 @@
 //! deletes it waits until the watch has shown them all before deciding again, so a lagging
 //! cache never makes it create twice. Pods being deleted do not count. A sync reads its pods
 //! through the pod cache's controller-uid index (its own pods plus its namespace's orphans), and
-//! the work queue coalesces a burst of pod updates into one sync.
+//! the work queue coalesces a burst of pod updates into one sync. Its status counts come from a
+//! [`PodTally`] per ReplicaSet kept current from the pod notifications, so a sync costs what
+//! changed, not a visit to every pod it owns.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,6 +18,7 @@ use super::adapter::{
     orphan_pod_index_key, pod_controller_uid_index, ApiInformer, POD_CONTROLLER_UID_INDEX,
 };
 use super::events::{EventRecorder, EventType};
+use super::pod_tally::{Counts, PodTally, Shape};
 use super::podutil::{self, is_pod_ready};
 use super::profile::Profile;
 use super::{earliest, Controller};
@@ -58,6 +61,8 @@ pub struct ReplicaSetController {
     pods: ApiInformer,
     queue: WorkQueue<ObjectKey>,
     expectations: BTreeMap<ObjectKey, Expectations>,
+    /// The pods under each ReplicaSet uid that has synced, counted (see [`PodTally`]).
+    tallies: BTreeMap<String, PodTally>,
     recorder: EventRecorder,
 }
 
@@ -96,6 +101,7 @@ impl ReplicaSetController {
             ),
             queue: WorkQueue::default(),
             expectations: BTreeMap::new(),
+            tallies: BTreeMap::new(),
             recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
         }
     }
@@ -134,7 +140,33 @@ impl ReplicaSetController {
         }
     }
 
+    /// Keeps the tallies equal to the controller-uid index: the pod leaves the tally of the
+    /// owner it was filed under and enters that of the owner it is filed under now.
+    fn tally(&mut self, note: &Notification<Arc<Object>>) {
+        let controller_uid = |o: &Arc<Object>| o.meta().controller_ref().map(|r| r.uid.clone());
+        let (old, new) = match note {
+            Notification::Add(o) => (None, Some(o)),
+            Notification::Update { old, new } => (Some(old), Some(new)),
+            Notification::Delete(d) => (Some(d.object()), None),
+        };
+        let new_uid = new.and_then(controller_uid);
+        if let Some(old) = old {
+            let old_uid = controller_uid(old);
+            if old_uid != new_uid || new.is_none() {
+                if let Some(t) = old_uid.and_then(|u| self.tallies.get_mut(&u)) {
+                    t.remove(&ObjectKey::of(old));
+                }
+            }
+        }
+        if let (Some(new), Some(uid)) = (new, new_uid) {
+            if let Some(t) = self.tallies.get_mut(&uid) {
+                t.set(new);
+            }
+        }
+    }
+
     fn on_pod(&mut self, note: Notification<Arc<Object>>) {
+        self.tally(&note);
         let (pod, created, deleted) = match &note {
             Notification::Add(o) => (o.as_pod().cloned(), true, false),
             Notification::Update { new, old } => {
@@ -183,21 +215,28 @@ impl ReplicaSetController {
         };
         let ns = rs.metadata.namespace.clone();
         let uid = rs.metadata.uid.clone();
-        // The owned pods as the cache's own shared objects: a sync copies no pod. Candidates are
-        // the pods this ReplicaSet controls and the namespace's orphans (`getRSPods`).
+        // The pods this ReplicaSet controls, counted from the notifications (built from the
+        // controller-uid index on first use, or again when its selector or template labels
+        // changed); the namespace's orphans are read from the index (`getRSPods`).
         let store = self.pods.store();
         let index = |value: &str| {
             store
                 .by_index(POD_CONTROLLER_UID_INDEX, value)
                 .unwrap_or_default()
         };
-        // Filed under our uid: its controller reference is ours, no need to compare it again.
-        let (mut owned, released): (Vec<Arc<Object>>, Vec<Arc<Object>>) = index(&uid)
-            .into_iter()
-            .filter(|o| o.as_pod().is_some())
-            .partition(|o| selector.matches(&o.meta().labels));
+        let shape = Shape::of(rs, selector.clone());
+        if self.tallies.get(&uid).is_none_or(|t| t.shape() != &shape) {
+            let tally = PodTally::build(shape.clone(), &index(&uid));
+            self.tallies.insert(uid.clone(), tally);
+        }
+        let released: Vec<ObjectKey> = self
+            .tallies
+            .get(&uid)
+            .map(|t| t.released().cloned().collect())
+            .unwrap_or_default();
         let mut failed = false;
-        for o in &released {
+        for key in &released {
+            let Some(o) = store.get(key) else { continue };
             // Relabelled out of the selector: release it (ControllerRefManager).
             let refs: Vec<_> = o
                 .meta()
@@ -215,6 +254,7 @@ impl ReplicaSetController {
                 failed = true;
             }
         }
+        let mut adopted: Vec<Arc<Object>> = Vec::new();
         for o in index(&orphan_pod_index_key(&ns)) {
             let Some(p) = o.as_pod() else { continue };
             if !(selector.matches(&p.metadata.labels)
@@ -235,39 +275,48 @@ impl ReplicaSetController {
                 &patch,
                 false,
             ) {
-                Ok(adopted) => owned.push(adopted),
+                Ok(adopted_pod) => adopted.push(adopted_pod),
                 Err(_) => failed = true,
             }
         }
-        let owned: Vec<&Pod> = owned.iter().filter_map(|o| o.as_pod()).collect();
-        let active: Vec<&Pod> = owned
+        // The adopted pods reach the tally with their notification; until then they count here.
+        let extra: Vec<_> = adopted
             .iter()
-            .copied()
-            .filter(|p| podutil::is_active(p))
+            .filter_map(|o| o.as_pod())
+            .map(|p| shape.facts(p))
             .collect();
+        let min_ready = rs.spec.min_ready_seconds.unwrap_or(0);
+        let counts = self
+            .tallies
+            .get(&uid)
+            .map(|t| t.counts(min_ready, now, &extra))
+            .unwrap_or_default();
         let satisfied = self
             .expectations
             .get(key)
             .is_none_or(|e| e.fulfilled() || now.millis_since(e.set_at) > EXPECTATIONS_TIMEOUT_MS);
         if satisfied && rs.metadata.deletion_timestamp.is_none() {
             let desired = rs.spec.replicas.unwrap_or(1);
-            let diff = active.len() as i32 - desired;
+            let diff = counts.active - desired;
             if diff < 0 {
                 failed |= self.create_pods(now, api, key, &obj, rs, (-diff).min(BURST_REPLICAS));
             } else if diff > 0 {
+                // Only a scale-down reads the pods themselves, to rank them.
+                let owned: Vec<Arc<Object>> = index(&uid).into_iter().chain(adopted).collect();
+                let active: Vec<&Pod> = owned
+                    .iter()
+                    .filter_map(|o| o.as_pod())
+                    .filter(|p| selector.matches(&p.metadata.labels) && podutil::is_active(p))
+                    .collect();
                 failed |= self.delete_pods(now, api, key, &obj, &active, diff.min(BURST_REPLICAS));
             }
         }
-        failed |= self.update_status(now, api, rs, &owned).is_err();
+        failed |= self.update_status(api, rs, &counts).is_err();
         if failed {
             return Err(());
         }
         // Ready pods become available after minReadySeconds: look again then.
-        let min_ready = rs.spec.min_ready_seconds.unwrap_or(0);
-        let waiting = min_ready > 0
-            && active
-                .iter()
-                .any(|p| is_pod_ready(p) && !podutil::is_pod_available(p, min_ready, now));
+        let waiting = min_ready > 0 && counts.waiting;
         Ok(waiting.then_some(min_ready as u64 * 1000))
     }
 
@@ -413,33 +462,15 @@ impl ReplicaSetController {
 
     fn update_status(
         &mut self,
-        now: Timestamp,
         api: &mut ApiServer,
         rs: &ReplicaSet,
-        owned: &[&Pod],
+        counts: &Counts,
     ) -> Result<(), ()> {
-        let template_labels = &rs.spec.template.metadata.labels;
-        let min_ready = rs.spec.min_ready_seconds.unwrap_or(0);
-        let active: Vec<&Pod> = owned
-            .iter()
-            .copied()
-            .filter(|p| podutil::is_active(p))
-            .collect();
         let mut status = rs.status.clone();
-        status.replicas = active.len() as i32;
-        status.fully_labeled_replicas = active
-            .iter()
-            .filter(|p| {
-                template_labels
-                    .iter()
-                    .all(|(k, v)| p.metadata.labels.get(k) == Some(v))
-            })
-            .count() as i32;
-        status.ready_replicas = active.iter().filter(|p| is_pod_ready(p)).count() as i32;
-        status.available_replicas = active
-            .iter()
-            .filter(|p| podutil::is_pod_available(p, min_ready, now))
-            .count() as i32;
+        status.replicas = counts.active;
+        status.fully_labeled_replicas = counts.fully_labeled;
+        status.ready_replicas = counts.ready;
+        status.available_replicas = counts.available;
         status.observed_generation = rs.metadata.generation.unwrap_or(0);
         if status == rs.status {
             return Ok(());
@@ -501,6 +532,9 @@ impl Controller for ReplicaSetController {
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
         self.recorder.flush(api, now);
         for note in self.replicasets.step(now, api, USER_AGENT) {
+            if let Notification::Delete(d) = &note {
+                self.tallies.remove(&d.object().meta().uid);
+            }
             self.queue.add(note.key());
         }
         for note in self.pods.step(now, api, USER_AGENT) {
