@@ -61,8 +61,13 @@ impl Engine {
         self.console.run(line, &mut session);
     }
 
-    /// Lets the followed stream print what arrived.
+    /// Lets the followed stream print what arrived — once the cluster has finished the instant
+    /// it is in: a session would first finish a settle a frame stopped part-way (seconds at a
+    /// thousand nodes), and the stream is read on a later frame anyway.
     pub(super) fn poll_console(&mut self) {
+        if self.cluster.is_settling() {
+            return;
+        }
         let mut session = self.cluster.session(CONSOLE_USER);
         self.console.poll(&mut session);
     }
@@ -74,10 +79,11 @@ impl Engine {
         self.poll_console();
     }
 
-    /// Advances virtual time by up to `ms`, timer by timer, and stops at the first timer that
-    /// ends after `clock()` passed `deadline` (real ms): however much the cluster has to do, a
-    /// frame yields to the page. Returns whether it stopped early (the rest is not owed: the
-    /// clock just ran slower).
+    /// Advances virtual time by up to `ms` and stops after the first controller step that ends
+    /// after `clock()` passed `deadline` (real ms), inside an instant's settle too: however
+    /// much the cluster has to do, a frame yields to the page, and the next frame goes on where
+    /// this one stopped (`Cluster::advance_until`; the history does not depend on where).
+    /// Returns whether it stopped early (the rest is not owed: the clock just ran slower).
     pub fn advance_within(&mut self, ms: u64, clock: &dyn Fn() -> f64, deadline: f64) -> bool {
         let to = self.cluster.now().plus_millis(ms);
         let stopped = self.cluster.advance_until(to, || clock() > deadline);

@@ -731,7 +731,8 @@ fn a_frame_stops_at_its_budget_and_the_clock_runs_slower_instead() {
     let s = fresh();
     let mut e = s.engine.borrow_mut();
     let start = e.cluster.now();
-    // A real clock that moves one millisecond per look: the budget ends after the first timer.
+    // A real clock that moves one millisecond per look: the budget ends after the first
+    // controller step, inside the first timer's settle.
     let ticks = std::cell::Cell::new(0.0);
     let clock = || {
         ticks.set(ticks.get() + 1.0);
@@ -742,6 +743,10 @@ fn a_frame_stops_at_its_budget_and_the_clock_runs_slower_instead() {
     assert!(
         reached > start && reached < start.plus_millis(60_000),
         "{reached:?}"
+    );
+    assert!(
+        e.cluster.is_settling(),
+        "stopped part-way through an instant"
     );
     // With time to spare, a frame runs every timer up to its end.
     assert!(!e.advance_within(60_000, &|| 0.0, 1.0));

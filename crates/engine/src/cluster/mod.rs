@@ -5,6 +5,12 @@
 //! controllers, and it owns virtual time: advancing runs every timer that is due, in time order,
 //! so idle time costs nothing. It adds no semantics: an action is API requests made by a named
 //! client, exactly as a person at a terminal would make them.
+//!
+//! Moving time can stop after any controller step ([`Cluster::advance_until`],
+//! [`Cluster::settle_for`]): at a thousand nodes one instant's settle is seconds of work, which
+//! a browser tab must get in slices. A stopped settle resumes where it stopped, and anything
+//! that writes (an action, a session) first finishes it, so the history never depends on how
+//! the work was sliced.
 
 mod action;
 mod config;
@@ -21,7 +27,7 @@ use watchlab_apimachinery::status::Status;
 
 use crate::apiserver::{ApiServer, ServerConfig};
 use crate::clock::Timestamp;
-use crate::controllers::{ControlPlane, Profile};
+use crate::controllers::{ControlPlane, Profile, Settling};
 use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
 use crate::reconnect_comparison::{ComparisonView, ReconnectComparison};
 
@@ -46,6 +52,8 @@ pub struct Cluster {
     membership_log: Vec<(Timestamp, MembershipEvent)>,
     /// The earliest wake-up the controllers asked for when they last settled.
     controllers_wake: Option<Timestamp>,
+    /// A settle at the current instant that stopped part-way (see [`Cluster::settle_for`]).
+    settling: Option<Settling>,
     /// Every input since `new`, for save and restore.
     journal: Journal,
     /// The naive watcher and the resuming informer, once started.
@@ -78,6 +86,7 @@ impl Cluster {
             killed_nodes: BTreeSet::new(),
             membership_log: Vec::new(),
             controllers_wake: None,
+            settling: None,
             journal: Journal::new(config.clone()),
             reconnect: None,
             config,
@@ -114,6 +123,7 @@ impl Cluster {
     /// An API client that writes as `user` (the console uses `kubectl`); what it changes is
     /// journaled.
     pub fn session(&mut self, user: &str) -> ClusterSession<'_> {
+        self.finish_settle();
         ClusterSession::new(self.api.as_user(user), &mut self.journal)
     }
 
@@ -140,6 +150,7 @@ impl Cluster {
     }
 
     pub fn apply(&mut self, action: Action) -> Result<Outcome, Status> {
+        self.finish_settle();
         let input = Input::Apply(action.clone());
         let outcome = self.perform(action);
         let code = match &outcome {
@@ -151,8 +162,11 @@ impl Cluster {
         outcome
     }
 
-    /// The earliest moment anything is scheduled.
+    /// The earliest moment anything is scheduled: now, while a settle is unfinished.
     pub fn next_timer(&self) -> Option<Timestamp> {
+        if self.settling.is_some() {
+            return Some(self.now());
+        }
         // A controller that asks for the current instant again runs one millisecond later, as
         // the harness does, so time always moves forward.
         let controllers = self
@@ -182,15 +196,38 @@ impl Cluster {
     /// time order, asking `stop` after each (a browser frame's real-time budget). Returns
     /// whether it stopped early, with the clock at the last timer it ran; otherwise the clock
     /// is left at `t`. Stopping early loses nothing: the rest runs when time is next advanced.
+    ///
+    /// It also stops inside a timer's work, after any controller step for which `stop` says so
+    /// (a settle at a thousand nodes is seconds); that settle resumes first when time is next
+    /// advanced, [`Cluster::settle_for`] is called, or anything writes.
     pub fn advance_until(&mut self, t: Timestamp, mut stop: impl FnMut() -> bool) -> bool {
-        while let Some(next) = self.next_timer().filter(|n| *n <= t) {
-            self.run_until(next);
-            if stop() {
+        if self.resume_settle(&mut stop) {
+            return true;
+        }
+        loop {
+            let next = self.next_timer().filter(|n| *n <= t);
+            let Some(next) = next else { break };
+            if self.run_until(next, &mut stop) || stop() {
                 return true;
             }
         }
-        self.run_until(t.max(self.now()));
-        false
+        self.run_until(t.max(self.now()), &mut stop)
+    }
+
+    /// Goes on with an unfinished settle for at most `budget_steps` controller steps (at least
+    /// one); returns whether work remains at this instant. Nothing else moves: the clock stays
+    /// where it is.
+    pub fn settle_for(&mut self, budget_steps: u64) -> bool {
+        let mut left = budget_steps;
+        self.resume_settle(&mut || {
+            left = left.saturating_sub(1);
+            left == 0
+        })
+    }
+
+    /// A settle stopped part-way at the current instant is waiting to be finished.
+    pub fn is_settling(&self) -> bool {
+        self.settling.is_some()
     }
 
     /// Advances to `t` applying the scheduled actions due by then, each at its own virtual
@@ -218,30 +255,62 @@ impl Cluster {
         applied
     }
 
-    /// Jumps to the next timer and runs it; `None` when nothing is scheduled.
+    /// Jumps to the next timer and runs it (or finishes an unfinished settle); `None` when
+    /// nothing is scheduled.
     pub fn step(&mut self) -> Option<Timestamp> {
+        if self.settling.is_some() {
+            self.finish_settle();
+            return Some(self.now());
+        }
         let next = self.next_timer()?;
-        self.run_until(next);
+        self.run_until(next, &mut || false);
         Some(next)
     }
 
-    fn run_until(&mut self, t: Timestamp) {
+    /// Runs the timers due at `t` and settles the controllers; true if `stop` cut the settle
+    /// short (it is then left in `settling`).
+    fn run_until(&mut self, t: Timestamp, stop: &mut dyn FnMut() -> bool) -> bool {
         let events = self.etcd.advance_to(t);
         self.record_membership(t, events);
         self.api.set_store_writable(self.etcd.can_commit());
         self.api.advance_to(t);
-        self.settle();
-        self.journal.clock_ran(self.now(), self.api.revision());
+        self.settling = Some(Settling::default());
+        self.resume_settle(stop)
     }
 
-    /// Steps every controller at the current instant until none writes.
+    /// Steps every controller at the current instant until none writes (at the start, before
+    /// the clock has run).
     fn settle(&mut self) {
         let now = self.api.now();
         let (wake, _steps) = self.control_plane.settle(now, &mut self.api);
         self.controllers_wake = wake;
+    }
+
+    /// Completes an unfinished settle, if any.
+    fn finish_settle(&mut self) {
+        self.resume_settle(&mut || false);
+    }
+
+    /// Goes on with the unfinished settle until it completes or `stop` says so; true if it
+    /// stopped with work left. A completed settle's instant counts as run in the journal.
+    fn resume_settle(&mut self, stop: &mut dyn FnMut() -> bool) -> bool {
+        let Some(mut settling) = self.settling.take() else {
+            return false;
+        };
+        let now = self.api.now();
+        let Some((wake, _steps)) =
+            self.control_plane
+                .settle_until(now, &mut self.api, &mut settling, &mut *stop)
+        else {
+            self.settling = Some(settling);
+            return true;
+        };
+        self.controllers_wake = wake;
         if let Some(c) = self.reconnect.as_mut() {
             c.step(now, &mut self.api);
         }
+        self.journal.clock_ran(now, self.api.revision());
+        false
     }
 
     /// The running reconnect comparison and the server it talks to.
@@ -546,6 +615,99 @@ mod tests {
         assert_eq!(schedule.len(), 1, "the restore is not due yet");
         let killed_at = c.journal().inputs.first().map(|e| e.at_ms);
         assert_eq!(killed_at, Some(30_000));
+    }
+
+    /// A cluster with a Deployment being rolled out, so that settles have work in them.
+    fn rolling_out() -> Cluster {
+        let mut c = bare();
+        c.apply(Action::CreateDeployment {
+            namespace: "default".into(),
+            name: "web".into(),
+            image: "nginx:1.27".into(),
+            replicas: 6,
+            labels: vec![("app".into(), "web".into())],
+        })
+        .unwrap();
+        c
+    }
+
+    fn scale_to(replicas: u32) -> Action {
+        Action::Scale {
+            namespace: "default".into(),
+            name: "web".into(),
+            replicas,
+        }
+    }
+
+    /// Drives `c` to `t` in frames of `frame_ms`, each stopping after `steps` controller steps
+    /// (inside a settle too), some frames only going on with the settle (`settle_for`).
+    fn sliced_to(c: &mut Cluster, t: Timestamp, frame_ms: u64, steps: u64) {
+        let mut frame = 0u64;
+        while c.now() < t || c.is_settling() {
+            frame += 1;
+            if frame % 3 == 0 && c.is_settling() {
+                c.settle_for(steps);
+                continue;
+            }
+            let to = c.now().plus_millis(frame_ms).min(t);
+            let mut left = steps;
+            c.advance_until(to, || {
+                left = left.saturating_sub(1);
+                left == 0
+            });
+        }
+    }
+
+    #[test]
+    fn a_settle_stops_part_way_and_resumes_where_it_stopped() {
+        let mut c = rolling_out();
+        let t = c.now().plus_secs(2);
+        let mut asked = 0;
+        assert!(c.advance_until(t, || {
+            asked += 1;
+            asked == 3
+        }));
+        assert!(
+            c.is_settling(),
+            "stopped inside a settle, after three controller steps"
+        );
+        assert_eq!(c.next_timer(), Some(c.now()), "the rest of it is due now");
+        let at = c.now();
+        while c.settle_for(2) {
+            assert_eq!(c.now(), at, "finishing a settle does not move the clock");
+        }
+        assert!(!c.is_settling());
+        // A write finishes an unfinished settle first.
+        c.advance_until(t, || true);
+        assert!(c.is_settling());
+        c.apply(scale_to(4)).unwrap();
+        assert!(!c.is_settling());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+        /// However the work is sliced — frames of any length, stopping after any number of
+        /// controller steps, inside a settle or between timers — the history is the one an
+        /// unsliced run writes, and it replays from its journal.
+        #[test]
+        fn slicing_the_work_differently_gives_the_identical_ledger(
+            frame_ms in 1u64..3_000,
+            steps in 1u64..40,
+        ) {
+            let mut whole = rolling_out();
+            let mut sliced = rolling_out();
+            let scale_at = whole.now().plus_secs(7);
+            let end = whole.now().plus_secs(20);
+            whole.advance_to(scale_at);
+            sliced_to(&mut sliced, scale_at, frame_ms, steps);
+            whole.apply(scale_to(2)).unwrap();
+            sliced.apply(scale_to(2)).unwrap();
+            whole.advance_to(end);
+            sliced_to(&mut sliced, end, frame_ms, steps);
+            proptest::prop_assert_eq!(history_digest(&sliced), history_digest(&whole));
+            let restored = Cluster::import(&sliced.export().unwrap()).unwrap();
+            proptest::prop_assert_eq!(history_digest(&restored), history_digest(&whole));
+        }
     }
 
     #[test]

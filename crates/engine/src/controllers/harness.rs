@@ -89,6 +89,36 @@ impl ControlPlane {
         self.kubelets.iter_mut().find(|k| k.node_name() == node)
     }
 
+    /// How many controllers there are (the length of a round).
+    pub fn len(&self) -> usize {
+        self.kubelets.len() + 6
+    }
+
+    /// Never empty: the scheduler and the controllers are always there.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The controller at `index` in the fixed step order.
+    fn nth_mut(&mut self, index: usize) -> Option<&mut dyn Controller> {
+        let kubelets = self.kubelets.len();
+        if index < kubelets {
+            return self
+                .kubelets
+                .get_mut(index)
+                .map(|k| k as &mut dyn Controller);
+        }
+        Some(match index - kubelets {
+            0 => &mut self.scheduler,
+            1 => &mut self.node_lifecycle,
+            2 => &mut self.replicaset,
+            3 => &mut self.deployment,
+            4 => &mut self.namespace,
+            5 => &mut self.garbage_collector,
+            _ => return None,
+        })
+    }
+
     /// One round: every controller stepped once at `now`; returns the earliest wake-up asked
     /// for and the number of steps.
     pub fn step_all(&mut self, now: Timestamp, api: &mut ApiServer) -> (Option<Timestamp>, u64) {
@@ -104,18 +134,68 @@ impl ControlPlane {
     /// Steps every controller at `now` until a round writes nothing (a write must reach the
     /// others' watch streams before time moves on); returns the earliest wake-up and the steps.
     pub fn settle(&mut self, now: Timestamp, api: &mut ApiServer) -> (Option<Timestamp>, u64) {
-        let mut total = 0;
-        let mut wake = None;
-        for _ in 0..MAX_ROUNDS_PER_INSTANT {
-            let before = api.revision();
-            let (next, steps) = self.step_all(now, api);
-            total += steps;
-            wake = next;
-            if api.revision() == before {
-                break;
+        let mut settling = Settling::default();
+        loop {
+            if let Some(done) = self.settle_until(now, api, &mut settling, || false) {
+                return done;
             }
         }
-        (wake, total)
+    }
+
+    /// [`ControlPlane::settle`] that can stop after any controller step: asks `stop` after
+    /// each one and returns `None` when it stopped, with `settling` saying where to go on.
+    /// Called again with the same `settling` (and nothing else run in between), it resumes
+    /// exactly there, so however a settle is cut into pieces, the controllers take the same
+    /// steps in the same order. `Some((wake, steps))` when the settle is complete.
+    pub fn settle_until(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        settling: &mut Settling,
+        mut stop: impl FnMut() -> bool,
+    ) -> Option<(Option<Timestamp>, u64)> {
+        loop {
+            if settling.next == 0 {
+                settling.round_start = api.revision();
+                settling.wake = None;
+            }
+            while let Some(c) = self.nth_mut(settling.next) {
+                settling.wake = super::earliest([settling.wake, c.step(now, api)]);
+                settling.next += 1;
+                settling.steps += 1;
+                if settling.next < self.len() && stop() {
+                    return None;
+                }
+            }
+            settling.next = 0;
+            settling.rounds += 1;
+            if api.revision() == settling.round_start || settling.rounds >= MAX_ROUNDS_PER_INSTANT {
+                return Some((settling.wake, settling.steps));
+            }
+            if stop() {
+                return None;
+            }
+        }
+    }
+}
+
+/// Where an interrupted [`ControlPlane::settle_until`] goes on: the round, the next
+/// controller in step order, and what the round has gathered so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settling {
+    rounds: usize,
+    next: usize,
+    /// The revision when the current round began (a round that writes nothing ends the settle).
+    round_start: u64,
+    /// The earliest wake-up asked for in the current round.
+    wake: Option<Timestamp>,
+    steps: u64,
+}
+
+impl Settling {
+    /// Controller steps taken so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
     }
 }
 

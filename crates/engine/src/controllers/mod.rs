@@ -33,7 +33,7 @@ pub use adapter::{ApiInformer, ApiListerWatcher};
 pub use deployment::DeploymentController;
 pub use events::EventRecorder;
 pub use garbage_collector::GarbageCollector;
-pub use harness::{ControlPlane, Harness};
+pub use harness::{ControlPlane, Harness, Settling};
 pub use kubelet::Kubelet;
 pub use namespace::NamespaceController;
 pub use node_lifecycle::NodeLifecycleController;

@@ -216,3 +216,125 @@ impl PodTally {
         counts
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::pod::Pod;
+    use crate::api::ObjectMeta;
+    use proptest::prelude::*;
+
+    fn selector() -> LabelSelector {
+        LabelSelector::parse("app=web").unwrap()
+    }
+
+    fn shape() -> Shape {
+        Shape {
+            selector: selector(),
+            template_labels: [("app", "web"), ("tier", "front")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    /// A pod `n` with or without the selector's and the template's labels, running or done,
+    /// being deleted or not, and ready since a given second (or not ready).
+    fn pod(
+        n: u8,
+        matches: bool,
+        tier: bool,
+        done: bool,
+        deleting: bool,
+        ready: Option<u8>,
+    ) -> Arc<Object> {
+        let mut meta = ObjectMeta::named("default", &format!("web-{n}"));
+        meta.labels
+            .insert("app".into(), if matches { "web" } else { "other" }.into());
+        if tier {
+            meta.labels.insert("tier".into(), "front".into());
+        }
+        if deleting {
+            meta.deletion_timestamp = Some(Timestamp::from_secs(1));
+        }
+        let mut p = Pod {
+            metadata: meta,
+            ..Default::default()
+        };
+        p.status.phase = if done { "Succeeded" } else { "Running" }.into();
+        if let Some(s) = ready {
+            p.set_condition("Ready", "True", Timestamp::from_secs(u64::from(s)));
+        }
+        Arc::new(Object::Pod(p))
+    }
+
+    /// `calculateStatus` as a scan over every pod, the way the controller counted before.
+    fn scanned(pods: &BTreeMap<u8, Arc<Object>>, min_ready: i32, now: Timestamp) -> Counts {
+        let s = shape();
+        let active: Vec<&Pod> = pods
+            .values()
+            .filter_map(|o| o.as_pod())
+            .filter(|p| s.selector.matches(&p.metadata.labels) && podutil::is_active(p))
+            .collect();
+        let ready = active.iter().filter(|p| is_pod_ready(p)).count() as i32;
+        let available = active
+            .iter()
+            .filter(|p| podutil::is_pod_available(p, min_ready, now))
+            .count() as i32;
+        Counts {
+            active: active.len() as i32,
+            fully_labeled: active.iter().filter(|p| s.facts(p).fully_labeled).count() as i32,
+            ready,
+            available,
+            waiting: min_ready > 0 && ready > available,
+        }
+    }
+
+    proptest! {
+        /// After any sequence of sets and removes the tally counts what a scan counts, at any
+        /// instant and minReadySeconds, and lists exactly the pods that stopped matching.
+        #[test]
+        fn the_tally_counts_what_a_scan_counts(
+            ops in proptest::collection::vec(
+                (0u8..12, any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(),
+                 proptest::option::of(0u8..30), any::<bool>()),
+                1..60,
+            ),
+            min_ready in 0i32..20,
+            now_s in 0u64..60,
+        ) {
+            let mut tally = PodTally::build(shape(), &[]);
+            let mut model = BTreeMap::new();
+            for (n, matches, tier, done, deleting, ready, remove) in ops {
+                let p = pod(n, matches, tier, done, deleting, ready);
+                if remove {
+                    tally.remove(&ObjectKey::of(&p));
+                    model.remove(&n);
+                } else {
+                    tally.set(&p);
+                    model.insert(n, p);
+                }
+            }
+            let now = Timestamp::from_secs(now_s);
+            prop_assert_eq!(tally.counts(min_ready, now, &[]), scanned(&model, min_ready, now));
+            let rebuilt: Vec<Arc<Object>> = model.values().cloned().collect();
+            prop_assert_eq!(
+                PodTally::build(shape(), &rebuilt).counts(min_ready, now, &[]),
+                tally.counts(min_ready, now, &[])
+            );
+            let mut released: Vec<ObjectKey> = model
+                .values()
+                .filter(|o| !selector().matches(&o.meta().labels))
+                .map(ObjectKey::of)
+                .collect();
+            released.sort();
+            prop_assert_eq!(tally.released().cloned().collect::<Vec<_>>(), released);
+            // Pods counted as extras (just adopted) add as if they were in the tally.
+            let extra = pod(200, true, true, false, false, Some(5));
+            let with_extra = tally.counts(min_ready, now, &[shape().facts(extra.as_pod().unwrap())]);
+            let mut model = model;
+            model.insert(200, extra);
+            prop_assert_eq!(with_extra, scanned(&model, min_ready, now));
+        }
+    }
+}
