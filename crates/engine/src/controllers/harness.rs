@@ -17,6 +17,9 @@ use super::Controller;
 use crate::apiserver::{ApiServer, ServerConfig};
 use crate::clock::Timestamp;
 
+/// The controllers besides the kubelets.
+const OTHERS: usize = 7;
+
 /// Rounds per instant before time is forced forward (a safety net against a write loop).
 pub const MAX_ROUNDS_PER_INSTANT: usize = 64;
 
@@ -89,9 +92,22 @@ impl ControlPlane {
         self.kubelets.iter_mut().find(|k| k.node_name() == node)
     }
 
+    /// The controllers after the kubelets, in the fixed step order (as [`ControlPlane::all_mut`]).
+    fn others_mut(&mut self) -> [&mut dyn Controller; OTHERS] {
+        [
+            &mut self.scheduler,
+            &mut self.node_lifecycle,
+            &mut self.replicaset,
+            &mut self.deployment,
+            &mut self.namespace,
+            &mut self.garbage_collector,
+            &mut self.website,
+        ]
+    }
+
     /// How many controllers there are (the length of a round).
     pub fn len(&self) -> usize {
-        self.kubelets.len() + 6
+        self.kubelets.len() + OTHERS
     }
 
     /// Never empty: the scheduler and the controllers are always there.
@@ -108,15 +124,7 @@ impl ControlPlane {
                 .get_mut(index)
                 .map(|k| k as &mut dyn Controller);
         }
-        Some(match index - kubelets {
-            0 => &mut self.scheduler,
-            1 => &mut self.node_lifecycle,
-            2 => &mut self.replicaset,
-            3 => &mut self.deployment,
-            4 => &mut self.namespace,
-            5 => &mut self.garbage_collector,
-            _ => return None,
-        })
+        self.others_mut().into_iter().nth(index - kubelets)
     }
 
     /// One round: every controller stepped once at `now`; returns the earliest wake-up asked
@@ -313,6 +321,11 @@ mod tests {
                 "website-operator"
             ]
         );
+        let by_index: Vec<String> = (0..h.plane.len())
+            .filter_map(|i| h.plane.nth_mut(i).map(|c| c.name().to_string()))
+            .collect();
+        assert_eq!(by_index, h.controller_names(), "a settle steps the same list");
+        assert!(h.plane.nth_mut(h.plane.len()).is_none());
         h.run_for(60_000);
         assert_eq!(h.now(), Timestamp::from_secs(60));
         // An idle minute costs a bounded number of steps: lease renewals, status checks and
