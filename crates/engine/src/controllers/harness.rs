@@ -324,7 +324,11 @@ mod tests {
         let by_index: Vec<String> = (0..h.plane.len())
             .filter_map(|i| h.plane.nth_mut(i).map(|c| c.name().to_string()))
             .collect();
-        assert_eq!(by_index, h.controller_names(), "a settle steps the same list");
+        assert_eq!(
+            by_index,
+            h.controller_names(),
+            "a settle steps the same list"
+        );
         assert!(h.plane.nth_mut(h.plane.len()).is_none());
         h.run_for(60_000);
         assert_eq!(h.now(), Timestamp::from_secs(60));
