@@ -11,7 +11,7 @@
 //! `runtime.Unknown` message (`typeMeta` = 1 with `apiVersion` = 1 and `kind` = 2, `raw` = 2,
 //! `contentEncoding` = 3, `contentType` = 4) whose `raw` is the object's message. The message
 //! schemas below give the field numbers and JSON names of the kinds the engine serves (Pod,
-//! Namespace, Deployment, ReplicaSet) from `k8s.io/api`'s `generated.proto`.
+//! Namespace, Deployment, ReplicaSet, ConfigMap, Secret) from `k8s.io/api`'s `generated.proto`.
 //!
 //! Go's generated marshallers write every non-pointer field, zero or not; Go's JSON leaves
 //! them out (`omitempty`), and the API server cannot tell the two apart. So a zero scalar of a
@@ -21,6 +21,7 @@
 //! to do instead, never silently dropped.
 
 use serde_json::{Map, Value};
+use watchlab_engine::api::config;
 use watchlab_engine::clock::Timestamp;
 
 /// The prefix of every Kubernetes protobuf document.
@@ -56,6 +57,8 @@ enum Ty {
     Msg(&'static Schema),
     /// `map<string, string>`.
     StrMap,
+    /// `map<string, bytes>`: base64 text in JSON, as Go's `encoding/json` writes `[]byte`.
+    BytesMap,
     /// `map<string, resource.Quantity>`.
     QuantityMap,
     /// `meta.v1.Time`: RFC 3339 with second precision.
@@ -336,10 +339,33 @@ static REPLICA_SET: Schema = Schema {
     ],
 };
 
+static CONFIG_MAP: Schema = Schema {
+    name: "ConfigMap",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "data", Ty::StrMap),
+        f(3, "binaryData", Ty::BytesMap),
+        ptr(4, "immutable", Ty::Bool),
+    ],
+};
+
+static SECRET: Schema = Schema {
+    name: "Secret",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "data", Ty::BytesMap),
+        f(3, "type", Ty::Str),
+        f(4, "stringData", Ty::StrMap),
+        ptr(5, "immutable", Ty::Bool),
+    ],
+};
+
 /// The kinds decoded, by (apiVersion, kind).
-static KINDS: [(&str, &str, &Schema); 4] = [
+static KINDS: [(&str, &str, &Schema); 6] = [
     ("v1", "Pod", &POD),
     ("v1", "Namespace", &NAMESPACE),
+    ("v1", "ConfigMap", &CONFIG_MAP),
+    ("v1", "Secret", &SECRET),
     ("apps/v1", "Deployment", &DEPLOYMENT),
     ("apps/v1", "ReplicaSet", &REPLICA_SET),
 ];
@@ -519,7 +545,7 @@ fn decode(buf: &[u8], schema: &Schema) -> Result<Map<String, Value>, Error> {
             (Ty::I64, Wire::Varint(v)) => Value::from(v as i64),
             (Ty::Bool, Wire::Varint(v)) => Value::Bool(v != 0),
             (Ty::Msg(s), Wire::Len(b)) => Value::Object(decode(b, s)?),
-            (Ty::StrMap | Ty::QuantityMap, Wire::Len(b)) => {
+            (Ty::StrMap | Ty::BytesMap | Ty::QuantityMap, Wire::Len(b)) => {
                 let (k, v) = map_entry(b, field)?;
                 let entry = out
                     .entry(field.name)
@@ -562,14 +588,20 @@ fn is_zero(v: &Value) -> bool {
     }
 }
 
-/// A `map<string, V>` entry (key = 1, value = 2); a Quantity value is `{string = 1}`.
+/// A `map<string, V>` entry (key = 1, value = 2) with its value as JSON text: bytes as
+/// base64, a Quantity (`{string = 1}`) as its string.
 fn map_entry(b: &[u8], field: &Field) -> Result<(String, String), Error> {
     let (mut key, mut value) = (String::new(), String::new());
+    if matches!(field.ty, Ty::BytesMap) {
+        // An entry without a value is the empty byte string.
+        value = config::encode(&[]);
+    }
     let mut r = Reader::new(b);
     while let Some((no, wire)) = r.key()? {
         match (no, wire) {
             (1, Wire::Len(k)) => key = utf8(k, field.name)?,
             (2, Wire::Len(v)) if matches!(field.ty, Ty::StrMap) => value = utf8(v, field.name)?,
+            (2, Wire::Len(v)) if matches!(field.ty, Ty::BytesMap) => value = config::encode(v),
             (2, Wire::Len(q)) => {
                 let mut qr = Reader::new(q);
                 while let Some((qn, qw)) = qr.key()? {
@@ -800,20 +832,93 @@ mod tests {
         let mut pod = Vec::new();
         len(2, &spec, &mut pod);
         assert!(to_json(&document("v1", "Pod", &pod)).is_ok());
-        let err = to_json(&document("v1", "ConfigMap", &[])).unwrap_err();
-        assert!(matches!(&err, Error::Unsupported(m) if m.contains("\"ConfigMap\"")));
+        let err = to_json(&document("v1", "Endpoints", &[])).unwrap_err();
+        assert!(matches!(&err, Error::Unsupported(m) if m.contains("\"Endpoints\"")));
         assert!(matches!(
             to_json(b"{\"kind\":\"Pod\"}"),
             Err(Error::Malformed(_))
         ));
     }
 
+    /// What `kubectl create configmap cm1 --from-literal=k=v --from-literal=b=2` (v1.32.4) sent.
+    const CREATE_CONFIGMAP: &str = "\
+        6b 38 73 00 0a 0f 0a 02 76 31 12 09 43 6f 6e 66 69 67 4d 61 70 12 25 0a 13 0a 03 63 6d 31 \
+        12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 12 06 0a 01 62 12 01 32 12 06 0a 01 6b 12 01 76 \
+        1a 00 22 00";
+
+    /// What `kubectl create secret generic s1 --from-literal=k=v` (v1.32.4) sent: the value
+    /// travels as raw bytes, JSON has it as base64.
+    const CREATE_SECRET: &str = "\
+        6b 38 73 00 0a 0c 0a 02 76 31 12 06 53 65 63 72 65 74 12 1e 0a 12 0a 02 73 31 12 00 1a 00 \
+        22 00 2a 00 32 00 38 00 42 00 12 06 0a 01 6b 12 01 76 1a 00 1a 00 22 00";
+
+    #[test]
+    fn kubectl_create_configmap_and_secret_decode_to_what_their_json_would_be() {
+        assert_eq!(
+            to_json(&hex(CREATE_CONFIGMAP)).unwrap(),
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm1"},
+                "data": {"b": "2", "k": "v"}})
+        );
+        assert_eq!(
+            to_json(&hex(CREATE_SECRET)).unwrap(),
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s1"},
+                "data": {"k": "dg=="}})
+        );
+    }
+
+    #[test]
+    fn bytes_maps_are_base64_and_immutable_false_is_kept() {
+        let entry = |k: &[u8], v: Option<&[u8]>| {
+            let mut e = Vec::new();
+            len(1, k, &mut e);
+            if let Some(v) = v {
+                len(2, v, &mut e);
+            }
+            e
+        };
+        let mut cm = Vec::new();
+        len(2, &entry(b"plain", Some(b"text")), &mut cm);
+        len(3, &entry(b"bin", Some(&[0xff, 0x00, 0xfe])), &mut cm);
+        len(3, &entry(b"empty", None), &mut cm);
+        num(4, 0, &mut cm); // immutable: false (a pointer: kept)
+        assert_eq!(
+            to_json(&document("v1", "ConfigMap", &cm)).unwrap(),
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "data": {"plain": "text"}, "binaryData": {"bin": "/wD+", "empty": ""},
+                "immutable": false})
+        );
+        let mut secret = Vec::new();
+        len(
+            2,
+            &entry(b"tls.key", Some(b"\x00\x01\x02\x03")),
+            &mut secret,
+        );
+        len(3, b"kubernetes.io/tls", &mut secret);
+        len(4, &entry(b"tls.crt", Some(b"pem")), &mut secret);
+        num(5, 1, &mut secret);
+        assert_eq!(
+            to_json(&document("v1", "Secret", &secret)).unwrap(),
+            json!({"apiVersion": "v1", "kind": "Secret", "data": {"tls.key": "AAECAw=="},
+                "type": "kubernetes.io/tls", "stringData": {"tls.crt": "pem"}, "immutable": true})
+        );
+        // A string map's value must be UTF-8; a bytes map's need not be.
+        let mut bad = Vec::new();
+        len(2, &entry(b"k", Some(&[0xff])), &mut bad);
+        assert!(matches!(
+            to_json(&document("v1", "ConfigMap", &bad)),
+            Err(Error::Malformed(_))
+        ));
+    }
+
     #[test]
     fn truncated_or_garbage_input_is_an_error_never_a_panic() {
-        let full = hex(CREATE_DEPLOYMENT);
-        for cut in 0..full.len() {
-            let _ = to_json(&full[..cut]);
+        for captured in [CREATE_DEPLOYMENT, CREATE_CONFIGMAP, CREATE_SECRET] {
+            let full = hex(captured);
+            for cut in 0..full.len() {
+                let _ = to_json(&full[..cut]);
+            }
         }
+        let full = hex(CREATE_DEPLOYMENT);
         let mut x: u64 = 7;
         for _ in 0..2000 {
             let mut doc = MAGIC.to_vec();
