@@ -11,7 +11,8 @@
 //! `runtime.Unknown` message (`typeMeta` = 1 with `apiVersion` = 1 and `kind` = 2, `raw` = 2,
 //! `contentEncoding` = 3, `contentType` = 4) whose `raw` is the object's message. The message
 //! schemas below give the field numbers and JSON names of the kinds the engine serves (Pod,
-//! Namespace, Deployment, ReplicaSet, ConfigMap, Secret) from `k8s.io/api`'s `generated.proto`.
+//! Namespace, Deployment, ReplicaSet, ConfigMap, Secret, Service) from `k8s.io/api`'s
+//! `generated.proto`.
 //!
 //! Go's generated marshallers write every non-pointer field, zero or not; Go's JSON leaves
 //! them out (`omitempty`), and the API server cannot tell the two apart. So a zero scalar of a
@@ -65,6 +66,9 @@ enum Ty {
     Time,
     /// `intstr.IntOrString`.
     IntOrString,
+    /// A message Go embeds (`json:",inline"`): its fields land in the parent's JSON object
+    /// (a Probe's `ProbeHandler`).
+    Inline(&'static Schema),
     /// Read and dropped (a `status`: the server sets it, whatever the client sends).
     Ignore,
 }
@@ -190,6 +194,62 @@ static RESOURCE_REQUIREMENTS: Schema = Schema {
     ],
 };
 
+static EXEC_ACTION: Schema = Schema {
+    name: "ExecAction",
+    fields: &[list(1, "command", Ty::Str)],
+};
+
+static HTTP_HEADER: Schema = Schema {
+    name: "HTTPHeader",
+    // Both without omitempty.
+    fields: &[ptr(1, "name", Ty::Str), ptr(2, "value", Ty::Str)],
+};
+
+static HTTP_GET_ACTION: Schema = Schema {
+    name: "HTTPGetAction",
+    fields: &[
+        f(1, "path", Ty::Str),
+        ptr(2, "port", Ty::IntOrString),
+        f(3, "host", Ty::Str),
+        f(4, "scheme", Ty::Str),
+        list(5, "httpHeaders", Ty::Msg(&HTTP_HEADER)),
+    ],
+};
+
+static TCP_SOCKET_ACTION: Schema = Schema {
+    name: "TCPSocketAction",
+    fields: &[ptr(1, "port", Ty::IntOrString), f(2, "host", Ty::Str)],
+};
+
+static GRPC_ACTION: Schema = Schema {
+    name: "GRPCAction",
+    // `port` without omitempty, `service` a pointer.
+    fields: &[ptr(1, "port", Ty::I32), ptr(2, "service", Ty::Str)],
+};
+
+static PROBE_HANDLER: Schema = Schema {
+    name: "ProbeHandler",
+    fields: &[
+        ptr(1, "exec", Ty::Msg(&EXEC_ACTION)),
+        ptr(2, "httpGet", Ty::Msg(&HTTP_GET_ACTION)),
+        ptr(3, "tcpSocket", Ty::Msg(&TCP_SOCKET_ACTION)),
+        ptr(4, "grpc", Ty::Msg(&GRPC_ACTION)),
+    ],
+};
+
+static PROBE: Schema = Schema {
+    name: "Probe",
+    fields: &[
+        f(1, "handler", Ty::Inline(&PROBE_HANDLER)),
+        f(2, "initialDelaySeconds", Ty::I32),
+        f(3, "timeoutSeconds", Ty::I32),
+        f(4, "periodSeconds", Ty::I32),
+        f(5, "successThreshold", Ty::I32),
+        f(6, "failureThreshold", Ty::I32),
+        ptr(7, "terminationGracePeriodSeconds", Ty::I64),
+    ],
+};
+
 static CONTAINER: Schema = Schema {
     name: "Container",
     fields: &[
@@ -201,12 +261,15 @@ static CONTAINER: Schema = Schema {
         list(6, "ports", Ty::Msg(&CONTAINER_PORT)),
         list(7, "env", Ty::Msg(&ENV_VAR)),
         f(8, "resources", Ty::Msg(&RESOURCE_REQUIREMENTS)),
+        ptr(10, "livenessProbe", Ty::Msg(&PROBE)),
+        ptr(11, "readinessProbe", Ty::Msg(&PROBE)),
         f(13, "terminationMessagePath", Ty::Str),
         f(14, "imagePullPolicy", Ty::Str),
         f(16, "stdin", Ty::Bool),
         f(17, "stdinOnce", Ty::Bool),
         f(18, "tty", Ty::Bool),
         f(20, "terminationMessagePolicy", Ty::Str),
+        ptr(22, "startupProbe", Ty::Msg(&PROBE)),
         ptr(24, "restartPolicy", Ty::Str),
     ],
 };
@@ -360,12 +423,75 @@ static SECRET: Schema = Schema {
     ],
 };
 
+static SERVICE_PORT: Schema = Schema {
+    name: "ServicePort",
+    fields: &[
+        f(1, "name", Ty::Str),
+        f(2, "protocol", Ty::Str),
+        // `port` has no omitempty.
+        ptr(3, "port", Ty::I32),
+        f(4, "targetPort", Ty::IntOrString),
+        f(5, "nodePort", Ty::I32),
+        ptr(6, "appProtocol", Ty::Str),
+    ],
+};
+
+static CLIENT_IP_CONFIG: Schema = Schema {
+    name: "ClientIPConfig",
+    fields: &[ptr(1, "timeoutSeconds", Ty::I32)],
+};
+
+static SESSION_AFFINITY_CONFIG: Schema = Schema {
+    name: "SessionAffinityConfig",
+    fields: &[ptr(1, "clientIP", Ty::Msg(&CLIENT_IP_CONFIG))],
+};
+
+static SERVICE_SPEC: Schema = Schema {
+    name: "ServiceSpec",
+    fields: &[
+        list(1, "ports", Ty::Msg(&SERVICE_PORT)),
+        f(2, "selector", Ty::StrMap),
+        f(3, "clusterIP", Ty::Str),
+        f(4, "type", Ty::Str),
+        list(5, "externalIPs", Ty::Str),
+        f(7, "sessionAffinity", Ty::Str),
+        f(8, "loadBalancerIP", Ty::Str),
+        list(9, "loadBalancerSourceRanges", Ty::Str),
+        f(10, "externalName", Ty::Str),
+        f(11, "externalTrafficPolicy", Ty::Str),
+        f(12, "healthCheckNodePort", Ty::I32),
+        f(13, "publishNotReadyAddresses", Ty::Bool),
+        ptr(
+            14,
+            "sessionAffinityConfig",
+            Ty::Msg(&SESSION_AFFINITY_CONFIG),
+        ),
+        ptr(17, "ipFamilyPolicy", Ty::Str),
+        list(18, "clusterIPs", Ty::Str),
+        list(19, "ipFamilies", Ty::Str),
+        ptr(20, "allocateLoadBalancerNodePorts", Ty::Bool),
+        ptr(21, "loadBalancerClass", Ty::Str),
+        ptr(22, "internalTrafficPolicy", Ty::Str),
+        ptr(23, "trafficDistribution", Ty::Str),
+    ],
+};
+
+static SERVICE: Schema = Schema {
+    name: "Service",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&SERVICE_SPEC)),
+        f(3, "status", Ty::Ignore),
+    ],
+};
+
 /// The kinds decoded, by (apiVersion, kind).
-static KINDS: [(&str, &str, &Schema); 6] = [
+static KINDS: [(&str, &str, &Schema); 7] = [
     ("v1", "Pod", &POD),
     ("v1", "Namespace", &NAMESPACE),
     ("v1", "ConfigMap", &CONFIG_MAP),
     ("v1", "Secret", &SECRET),
+    ("v1", "Service", &SERVICE),
     ("apps/v1", "Deployment", &DEPLOYMENT),
     ("apps/v1", "ReplicaSet", &REPLICA_SET),
 ];
@@ -545,6 +671,10 @@ fn decode(buf: &[u8], schema: &Schema) -> Result<Map<String, Value>, Error> {
             (Ty::I64, Wire::Varint(v)) => Value::from(v as i64),
             (Ty::Bool, Wire::Varint(v)) => Value::Bool(v != 0),
             (Ty::Msg(s), Wire::Len(b)) => Value::Object(decode(b, s)?),
+            (Ty::Inline(s), Wire::Len(b)) => {
+                out.append(&mut decode(b, s)?);
+                continue;
+            }
             (Ty::StrMap | Ty::BytesMap | Ty::QuantityMap, Wire::Len(b)) => {
                 let (k, v) = map_entry(b, field)?;
                 let entry = out
@@ -910,9 +1040,131 @@ mod tests {
         ));
     }
 
+    /// What `kubectl create service clusterip svc1 --tcp=80:8080` (v1.32.4) sent.
+    const CREATE_SERVICE: &str = "\
+        6b 38 73 00 0a 0d 0a 02 76 31 12 07 53 65 72 76 69 63 65 12 6c 0a 21 0a 04 73 76 63 31 12 \
+        00 1a 00 22 00 2a 00 32 00 38 00 42 00 5a 0b 0a 03 61 70 70 12 04 73 76 63 31 12 43 0a 1b \
+        0a 07 38 30 2d 38 30 38 30 12 03 54 43 50 18 50 22 07 08 00 10 90 3f 1a 00 28 00 12 0b 0a \
+        03 61 70 70 12 04 73 76 63 31 1a 00 22 09 43 6c 75 73 74 65 72 49 50 3a 00 42 00 52 00 5a \
+        00 60 00 68 00 1a 02 0a 00 1a 00 22 00";
+
+    #[test]
+    fn kubectl_create_service_decodes_to_what_its_json_would_be() {
+        // `--dry-run=client -o json` of the same command, without the status.
+        assert_eq!(
+            to_json(&hex(CREATE_SERVICE)).unwrap(),
+            json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "svc1", "labels": {"app": "svc1"}},
+            "spec": {
+                "ports": [{"name": "80-8080", "protocol": "TCP", "port": 80,
+                    "targetPort": 8080}],
+                "selector": {"app": "svc1"},
+                "type": "ClusterIP",
+            }})
+        );
+        // A pointer or a field without omitempty keeps its zero: `port: 0` reaches validation.
+        let mut port = Vec::new();
+        num(3, 0, &mut port);
+        let mut spec = Vec::new();
+        len(1, &port, &mut spec);
+        len(3, b"None", &mut spec);
+        num(20, 0, &mut spec);
+        let mut svc = Vec::new();
+        len(2, &spec, &mut svc);
+        assert_eq!(
+            to_json(&document("v1", "Service", &svc)).unwrap()["spec"],
+            json!({"ports": [{"port": 0}], "clusterIP": "None",
+                "allocateLoadBalancerNodePorts": false})
+        );
+    }
+
+    #[test]
+    fn probes_decode_with_their_handler_inline() {
+        // livenessProbe: httpGet /healthz on 8080 with a header, its numbers.
+        let mut int_port = Vec::new();
+        num(2, 8080, &mut int_port);
+        let mut header = Vec::new();
+        len(1, b"X-Probe", &mut header);
+        len(2, b"", &mut header);
+        let mut http_get = Vec::new();
+        len(1, b"/healthz", &mut http_get);
+        len(2, &int_port, &mut http_get);
+        len(5, &header, &mut http_get);
+        let mut handler = Vec::new();
+        len(2, &http_get, &mut handler);
+        let mut liveness = Vec::new();
+        len(1, &handler, &mut liveness);
+        num(2, 5, &mut liveness);
+        num(3, 1, &mut liveness);
+        num(4, 10, &mut liveness);
+        num(5, 1, &mut liveness);
+        num(6, 3, &mut liveness);
+        // readinessProbe: tcpSocket on the named port "http"; initialDelaySeconds 0 dropped.
+        let mut named = Vec::new();
+        num(1, 1, &mut named);
+        len(3, b"http", &mut named);
+        let mut tcp = Vec::new();
+        len(1, &named, &mut tcp);
+        let mut handler = Vec::new();
+        len(3, &tcp, &mut handler);
+        let mut readiness = Vec::new();
+        len(1, &handler, &mut readiness);
+        num(2, 0, &mut readiness);
+        // startupProbe: exec; grpc elsewhere would keep its `port: 0`.
+        let mut exec = Vec::new();
+        len(1, b"cat", &mut exec);
+        len(1, b"/tmp/ready", &mut exec);
+        let mut handler = Vec::new();
+        len(1, &exec, &mut handler);
+        let mut startup = Vec::new();
+        len(1, &handler, &mut startup);
+        num(6, 30, &mut startup);
+        num(7, 0, &mut startup); // terminationGracePeriodSeconds: a pointer, kept
+        let mut grpc_handler = Vec::new();
+        len(4, &[0x08, 0x00], &mut grpc_handler);
+        let mut grpc = Vec::new();
+        len(1, &grpc_handler, &mut grpc);
+        let mut c = Vec::new();
+        len(1, b"web", &mut c);
+        len(10, &liveness, &mut c);
+        len(11, &readiness, &mut c);
+        len(22, &startup, &mut c);
+        let mut c2 = Vec::new();
+        len(1, b"side", &mut c2);
+        len(11, &grpc, &mut c2);
+        let mut spec = Vec::new();
+        len(2, &c, &mut spec);
+        len(2, &c2, &mut spec);
+        let mut pod = Vec::new();
+        len(2, &spec, &mut pod);
+        assert_eq!(
+            to_json(&document("v1", "Pod", &pod)).unwrap()["spec"]["containers"],
+            json!([{
+                "name": "web",
+                "livenessProbe": {
+                    "httpGet": {"path": "/healthz", "port": 8080,
+                        "httpHeaders": [{"name": "X-Probe", "value": ""}]},
+                    "initialDelaySeconds": 5, "timeoutSeconds": 1, "periodSeconds": 10,
+                    "successThreshold": 1, "failureThreshold": 3,
+                },
+                "readinessProbe": {"tcpSocket": {"port": "http"}},
+                "startupProbe": {"exec": {"command": ["cat", "/tmp/ready"]},
+                    "failureThreshold": 30, "terminationGracePeriodSeconds": 0},
+            }, {
+                "name": "side",
+                "readinessProbe": {"grpc": {"port": 0}},
+            }])
+        );
+    }
+
     #[test]
     fn truncated_or_garbage_input_is_an_error_never_a_panic() {
-        for captured in [CREATE_DEPLOYMENT, CREATE_CONFIGMAP, CREATE_SECRET] {
+        for captured in [
+            CREATE_DEPLOYMENT,
+            CREATE_CONFIGMAP,
+            CREATE_SECRET,
+            CREATE_SERVICE,
+        ] {
             let full = hex(captured);
             for cut in 0..full.len() {
                 let _ = to_json(&full[..cut]);
