@@ -4,6 +4,7 @@
 //! `cmdutil.CheckErr` prints them (`Error from server (NotFound): pods "x" not found`).
 
 use crate::flags::FlagError;
+use serde_json::Value;
 use watchlab_apimachinery::client::ApiResponse;
 use watchlab_apimachinery::status::{Status, StatusReason};
 
@@ -75,6 +76,15 @@ pub fn server_error_text(resp: &ApiResponse) -> String {
             }
         }
     }
+}
+
+/// A successful response's JSON body, or the server error.
+pub fn json_body(resp: &ApiResponse) -> Result<Value, CmdError> {
+    if !resp.is_success() {
+        return Err(CmdError::server(resp));
+    }
+    serde_json::from_str(&resp.body)
+        .map_err(|e| CmdError::msg(format!("unable to decode the server's response: {e}")))
 }
 
 /// The `Status` in an error body, if it is one.

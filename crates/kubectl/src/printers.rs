@@ -73,6 +73,8 @@ type RowFn = fn(&Value, i64) -> Vec<String>;
 const NAME: Column = col("Name", "string", 0);
 const AGE: Column = col("Age", "string", 0);
 
+// Long on purpose: the table of columns per resource, one arm each, like kubectl's printer
+// registrations (`AddHandlers`).
 /// The table for `items` of the resource with plural name `resource`, at `now_unix_ms`.
 pub fn table(resource: &str, items: &[Value], now_unix_ms: i64) -> Table {
     let (columns, row): (Vec<Column>, RowFn) = match resource {

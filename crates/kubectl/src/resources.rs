@@ -39,7 +39,7 @@ const MAX_GROUPS: usize = 256;
 
 fn get_json(client: &mut dyn ApiClient, path: &str) -> Result<Value, CmdError> {
     let resp = client.request("GET", path, None, None);
-    crate::targets::json_body(&resp)
+    crate::errors::json_body(&resp)
 }
 
 impl Discovery {

@@ -3,12 +3,12 @@
 //! the list/get requests every command makes with them (chunked lists with `limit` and
 //! `continue`, like the real kubectl's pager).
 
-use crate::errors::CmdError;
+use crate::errors::{json_body, CmdError};
 use crate::printers::{self, PrinterColumn};
 use crate::query::with_query;
 use crate::resources::{Discovery, ResourceType};
 use serde_json::Value;
-use watchlab_apimachinery::client::{ApiClient, ApiResponse};
+use watchlab_apimachinery::client::ApiClient;
 
 /// One resource type with the names asked for (empty: the whole collection).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,15 +196,6 @@ pub fn printer_columns(client: &mut dyn ApiClient, rt: &ResourceType) -> Vec<Pri
         .find(|v| v["name"] == rt.version.as_str())
         .and_then(|v| serde_json::from_value(v["additionalPrinterColumns"].clone()).ok())
         .unwrap_or_default()
-}
-
-/// A successful response's JSON body, or the server error.
-pub fn json_body(resp: &ApiResponse) -> Result<Value, CmdError> {
-    if !resp.is_success() {
-        return Err(CmdError::server(resp));
-    }
-    serde_json::from_str(&resp.body)
-        .map_err(|e| CmdError::msg(format!("unable to decode the server's response: {e}")))
 }
 
 #[cfg(test)]

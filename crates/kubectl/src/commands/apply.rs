@@ -287,7 +287,7 @@ fn apply_one(
     if !resp.is_success() {
         return Err(retrieve_error(&resp, item));
     }
-    let mut live = crate::targets::json_body(&resp)?;
+    let mut live = crate::errors::json_body(&resp)?;
     let original = last_applied_of(&live);
     let warning = if original.is_none() {
         format!(
@@ -326,7 +326,7 @@ fn apply_one(
             Some(&body),
         );
         if resp.is_success() {
-            let obj = crate::targets::json_body(&resp)?;
+            let obj = crate::errors::json_body(&resp)?;
             let obj = crate::targets::with_type_meta(&item.rt, obj);
             return Ok((print_changed(p, &obj, "configured", dry)?, warning));
         }
@@ -381,7 +381,7 @@ fn apply_server_side(
         Some(&item.object.to_string()),
     );
     if resp.is_success() {
-        let obj = crate::targets::json_body(&resp)?;
+        let obj = crate::errors::json_body(&resp)?;
         let obj = crate::targets::with_type_meta(&item.rt, obj);
         return print_changed(p, &obj, "serverside-applied", dry);
     }

@@ -29,6 +29,8 @@ const NO_RESOURCES: &str = "error: You must provide one or more resources by arg
 
 const FORCE_WARNING: &str = "Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n";
 
+// Long on purpose: kubectl's `DeleteOptions` Complete, Validate and Run in order (grace and
+// force flags, cascade, selectors, then one delete per object), each error with its real text.
 pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let p = parse_flags("delete", args, FLAGS)?;
     let mut grace = p

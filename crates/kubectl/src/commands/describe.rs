@@ -159,6 +159,7 @@ fn or_none(s: String) -> String {
     }
 }
 
+// Long on purpose: `describe pod`'s sections in kubectl's printed order, one after another.
 fn describe_pod(pod: &Value, now: i64) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Name:\t{}", name(pod));
@@ -475,6 +476,7 @@ fn tolerations(o: &mut String, indent: &str, list: &[Value]) {
     }
 }
 
+// Long on purpose: `describe node`'s sections in kubectl's printed order, one after another.
 fn describe_node(ctx: &mut Ctx, node: &Value, now: i64) -> String {
     let mut o = String::new();
     let n = name(node);
@@ -668,6 +670,7 @@ fn conditions_table(o: &mut String, obj: &Value) {
     }
 }
 
+// Long on purpose: `describe deployment`'s sections in kubectl's printed order.
 fn describe_deployment(ctx: &mut Ctx, d: &Value) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Name:\t{}", name(d));

@@ -40,6 +40,8 @@ const DEFAULT_CHUNK_SIZE: i64 = 500;
 
 const NO_TYPE: &str = "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples\n";
 
+// Long on purpose: kubectl's `GetOptions` Complete, Validate and Run in order (flags, the
+// combinations it refuses, then list, get or watch), each error with its real text.
 pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let p = parse_flags("get", args, FLAGS)?;
     let chunk_size = p

@@ -4,10 +4,10 @@
 //! / `kubectl-annotate`), printing `deployment.apps/orders-api labeled`.
 
 use super::{dry_run, dry_run_suffix, parse_flags, Ctx, Done, DryRun};
-use crate::errors::CmdError;
+use crate::errors::{json_body, CmdError};
 use crate::flags::{boolean, value, FlagSpec};
 use crate::query::with_query;
-use crate::targets::{self, json_body, parse_targets, ListQuery};
+use crate::targets::{self, parse_targets, ListQuery};
 use serde_json::{json, Map, Value};
 use watchlab_apimachinery::validation::{is_qualified_name, is_valid_label_value};
 
@@ -63,6 +63,8 @@ fn is_update(arg: &str) -> bool {
     arg.contains('=') || (arg.ends_with('-') && arg.len() > 1)
 }
 
+// Long on purpose: kubectl's `LabelOptions` Complete, Validate and Run in order (flags, the
+// key=value arguments, then one patch per target), each error with its real text.
 pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, CmdError> {
     let p = parse_flags(kind.cmd(), args, FLAGS)?;
     let split = p

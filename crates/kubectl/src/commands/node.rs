@@ -2,9 +2,9 @@
 //! printing `node/node-c cordoned` (or `already cordoned` when nothing changes).
 
 use super::{parse_flags, Ctx, Done};
-use crate::errors::CmdError;
+use crate::errors::{json_body, CmdError};
 use crate::flags::{value, FlagSpec};
-use crate::targets::{get, json_body};
+use crate::targets::get;
 use serde_json::{json, Value};
 
 const FLAGS: &[FlagSpec] = &[value("selector", Some('l')), value("dry-run", None)];

@@ -5,10 +5,10 @@
 //! or `patched (no change)` when the server's object came back as it was.
 
 use super::{dry_run, parse_flags, print_changed, Ctx, Done, DryRun};
-use crate::errors::CmdError;
+use crate::errors::{json_body, CmdError};
 use crate::flags::{value, FlagSpec};
 use crate::query::with_query;
-use crate::targets::{json_body, parse_targets};
+use crate::targets::parse_targets;
 use serde_json::Value;
 
 const FLAGS: &[FlagSpec] = &[

@@ -6,11 +6,12 @@
 //! revision's pod template (and annotations) back onto the Deployment.
 
 use super::{parse_flags, Ctx, Done};
-use crate::errors::CmdError;
+use crate::errors::{json_body, CmdError};
 use crate::flags::{boolean, value, FlagSpec};
 use crate::object::{int, str_at, string};
-use crate::targets::{json_body, parse_targets};
+use crate::targets::parse_targets;
 use serde_json::{json, Map, Value};
+use watchlab_apimachinery::request::resource_path;
 
 const FLAGS: &[FlagSpec] = &[
     value("to-revision", None),
@@ -140,7 +141,7 @@ pub fn status_line(d: &Value) -> String {
 /// The ReplicaSets the Deployment controls (by controller reference uid).
 fn owned_replica_sets(ctx: &mut Ctx, ns: &str, deploy: &Value) -> Result<Vec<Value>, CmdError> {
     let uid = string(deploy, &["metadata", "uid"]);
-    let path = format!("/apis/apps/v1/namespaces/{ns}/replicasets");
+    let path = resource_path("apps/v1", Some(ns), "replicasets", None);
     let list = json_body(&ctx.client.request("GET", &path, None, None))?;
     Ok(crate::object::array(&list, &["items"])
         .iter()

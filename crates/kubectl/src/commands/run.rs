@@ -149,5 +149,5 @@ pub(crate) fn create_object(
     let resp = ctx
         .client
         .request("POST", &path, Some("application/json"), Some(&body));
-    crate::targets::json_body(&resp).map(|v| crate::targets::with_type_meta(rt, v))
+    crate::errors::json_body(&resp).map(|v| crate::targets::with_type_meta(rt, v))
 }

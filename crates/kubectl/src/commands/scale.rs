@@ -4,9 +4,9 @@
 //! (`Expected replicas to be 2, was 3`) and PUTs it back with its resourceVersion.
 
 use super::{parse_flags, Ctx, Done};
-use crate::errors::CmdError;
+use crate::errors::{json_body, CmdError};
 use crate::flags::{boolean, value, FlagSpec};
-use crate::targets::{json_body, parse_targets};
+use crate::targets::parse_targets;
 use serde_json::json;
 
 const FLAGS: &[FlagSpec] = &[
