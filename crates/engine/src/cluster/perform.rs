@@ -129,6 +129,9 @@ impl Cluster {
         if let Some(k) = self.control_plane.kubelet_mut(&node) {
             k.set_running(running);
         }
+        if let Some(p) = self.control_plane.kube_proxy_mut(&node) {
+            p.set_running(running);
+        }
         if running {
             self.killed_nodes.remove(&node);
         } else {

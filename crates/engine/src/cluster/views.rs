@@ -122,6 +122,16 @@ impl Cluster {
             .collect()
     }
 
+    /// The rules `node`'s kube-proxy has applied: for each Service ClusterIP and port, the
+    /// ready endpoints, when the row was last written and the revision it was built from
+    /// (empty for an unknown node).
+    pub fn proxy_rules(&self, node: &str) -> Vec<crate::controllers::ProxyRule> {
+        self.control_plane
+            .kube_proxy(node)
+            .map(|p| p.rules())
+            .unwrap_or_default()
+    }
+
     /// Every controller's informers: each cache's revision against the ledger's.
     pub fn informers(&self) -> Vec<InformerView> {
         let latest = self.api.revision();

@@ -5,7 +5,10 @@
 //! controllers' wake-ups and the server's own timers.
 
 use super::deployment::DeploymentController;
+use super::endpoints::EndpointsController;
+use super::endpointslice::EndpointSliceController;
 use super::garbage_collector::GarbageCollector;
+use super::kube_proxy::KubeProxy;
 use super::kubelet::Kubelet;
 use super::namespace::NamespaceController;
 use super::node_lifecycle::NodeLifecycleController;
@@ -17,21 +20,25 @@ use super::Controller;
 use crate::apiserver::{ApiServer, ServerConfig};
 use crate::clock::Timestamp;
 
-/// The controllers besides the kubelets.
-const OTHERS: usize = 7;
+/// The controllers besides the kubelets and kube-proxies.
+const OTHERS: usize = 9;
 
 /// Rounds per instant before time is forced forward (a safety net against a write loop).
 pub const MAX_ROUNDS_PER_INSTANT: usize = 64;
 
 /// Every controller of the cluster, stepped in a fixed order (kubelets in node order, then the
-/// scheduler, the node lifecycle, ReplicaSet, Deployment and namespace controllers, the garbage
-/// collector, the example Website operator).
+/// kube-proxies in node order, the scheduler, the node lifecycle, ReplicaSet, Deployment,
+/// EndpointSlice, Endpoints and namespace controllers, the garbage collector, the example
+/// Website operator).
 pub struct ControlPlane {
     pub kubelets: Vec<Kubelet>,
+    pub kube_proxies: Vec<KubeProxy>,
     pub scheduler: Scheduler,
     pub node_lifecycle: NodeLifecycleController,
     pub replicaset: ReplicaSetController,
     pub deployment: DeploymentController,
+    pub endpointslice: EndpointSliceController,
+    pub endpoints: EndpointsController,
     pub namespace: NamespaceController,
     pub garbage_collector: GarbageCollector,
     pub website: WebsiteOperator,
@@ -46,10 +53,16 @@ impl ControlPlane {
                 .enumerate()
                 .map(|(i, n)| Kubelet::new(n, i as u32, seed, profile))
                 .collect(),
+            kube_proxies: nodes
+                .iter()
+                .map(|n| KubeProxy::new(n, seed, profile))
+                .collect(),
             scheduler: Scheduler::new(seed, profile),
             node_lifecycle: NodeLifecycleController::new(seed, profile),
             replicaset: ReplicaSetController::new(seed, profile),
             deployment: DeploymentController::new(seed, profile),
+            endpointslice: EndpointSliceController::new(seed, profile),
+            endpoints: EndpointsController::new(seed, profile),
             namespace: NamespaceController::new(seed, profile),
             garbage_collector: GarbageCollector::new(seed, profile),
             website: WebsiteOperator::new(seed, profile),
@@ -62,10 +75,15 @@ impl ControlPlane {
         for k in &mut self.kubelets {
             all.push(k);
         }
+        for p in &mut self.kube_proxies {
+            all.push(p);
+        }
         all.push(&mut self.scheduler);
         all.push(&mut self.node_lifecycle);
         all.push(&mut self.replicaset);
         all.push(&mut self.deployment);
+        all.push(&mut self.endpointslice);
+        all.push(&mut self.endpoints);
         all.push(&mut self.namespace);
         all.push(&mut self.garbage_collector);
         all.push(&mut self.website);
@@ -78,10 +96,15 @@ impl ControlPlane {
         for k in &self.kubelets {
             all.push(k);
         }
+        for p in &self.kube_proxies {
+            all.push(p);
+        }
         all.push(&self.scheduler);
         all.push(&self.node_lifecycle);
         all.push(&self.replicaset);
         all.push(&self.deployment);
+        all.push(&self.endpointslice);
+        all.push(&self.endpoints);
         all.push(&self.namespace);
         all.push(&self.garbage_collector);
         all.push(&self.website);
@@ -92,13 +115,24 @@ impl ControlPlane {
         self.kubelets.iter_mut().find(|k| k.node_name() == node)
     }
 
-    /// The controllers after the kubelets, in the fixed step order (as [`ControlPlane::all_mut`]).
+    pub fn kube_proxy(&self, node: &str) -> Option<&KubeProxy> {
+        self.kube_proxies.iter().find(|p| p.node_name() == node)
+    }
+
+    pub fn kube_proxy_mut(&mut self, node: &str) -> Option<&mut KubeProxy> {
+        self.kube_proxies.iter_mut().find(|p| p.node_name() == node)
+    }
+
+    /// The controllers after the kubelets and kube-proxies, in the fixed step order (as
+    /// [`ControlPlane::all_mut`]).
     fn others_mut(&mut self) -> [&mut dyn Controller; OTHERS] {
         [
             &mut self.scheduler,
             &mut self.node_lifecycle,
             &mut self.replicaset,
             &mut self.deployment,
+            &mut self.endpointslice,
+            &mut self.endpoints,
             &mut self.namespace,
             &mut self.garbage_collector,
             &mut self.website,
@@ -107,7 +141,7 @@ impl ControlPlane {
 
     /// How many controllers there are (the length of a round).
     pub fn len(&self) -> usize {
-        self.kubelets.len() + OTHERS
+        self.kubelets.len() + self.kube_proxies.len() + OTHERS
     }
 
     /// Never empty: the scheduler and the controllers are always there.
@@ -124,7 +158,16 @@ impl ControlPlane {
                 .get_mut(index)
                 .map(|k| k as &mut dyn Controller);
         }
-        self.others_mut().into_iter().nth(index - kubelets)
+        let proxies = self.kube_proxies.len();
+        if index < kubelets + proxies {
+            return self
+                .kube_proxies
+                .get_mut(index - kubelets)
+                .map(|p| p as &mut dyn Controller);
+        }
+        self.others_mut()
+            .into_iter()
+            .nth(index - kubelets - proxies)
     }
 
     /// One round: every controller stepped once at `now`; returns the earliest wake-up asked
@@ -312,10 +355,14 @@ mod tests {
             [
                 "kubelet/node-a",
                 "kubelet/node-b",
+                "kube-proxy/node-a",
+                "kube-proxy/node-b",
                 "kube-scheduler",
                 "node-controller",
                 "replicaset-controller",
                 "deployment-controller",
+                "endpointslice-controller",
+                "endpoint-controller",
                 "namespace-controller",
                 "generic-garbage-collector",
                 "website-operator"

@@ -8,6 +8,7 @@ mod config;
 mod create;
 mod delete;
 mod describe;
+mod expose;
 mod get;
 mod info;
 mod label;
@@ -203,6 +204,7 @@ pub(crate) fn run(
         "delete" => delete::run(&mut ctx, &args),
         "scale" => scale::run(&mut ctx, &args),
         "rollout" => rollout::run(&mut ctx, &args),
+        "expose" => expose::run(&mut ctx, &args),
         "label" => label::run(&mut ctx, &args, label::Kind::Label),
         "annotate" => label::run(&mut ctx, &args, label::Kind::Annotate),
         "patch" => patch::run(&mut ctx, &args),

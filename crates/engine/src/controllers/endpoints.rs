@@ -1,0 +1,207 @@
+//! The Endpoints controller (user agent `endpoint-controller`, as in kube-controller-manager):
+//! mirrors what the EndpointSlice controller computes into the old `v1.Endpoints` object named
+//! like the Service, for clients that still read it (`kubectl get ep`): ready pods under
+//! `addresses`, not-ready ones under `notReadyAddresses`, grouped into subsets by the ports
+//! they resolve and sorted by IP (`RepackSubsets`); terminating pods are left out. The object
+//! is written only when it changes and deleted with its Service. Same informers and member
+//! sets as the EndpointSlice controller ([`ServiceMembers`]), its own coalescing queue.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::adapter::ApiInformer;
+use super::endpointslice::pod_reference;
+use super::profile::Profile;
+use super::service_members::{
+    is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
+};
+use super::{earliest, Controller};
+use crate::api::endpoints::{EndpointAddress, EndpointPort, EndpointSubset, Endpoints};
+use crate::api::pod::Pod;
+use crate::api::service::Service;
+use crate::api::{Kind, Object, ObjectMeta};
+use crate::apiserver::{ApiServer, DeleteOptions};
+use crate::client::store::namespace_index;
+use crate::client::{ObjectKey, WorkQueue};
+use crate::clock::Timestamp;
+use crate::rng::SimRng;
+
+pub const USER_AGENT: &str = "endpoint-controller";
+
+/// The Endpoints controller.
+pub struct EndpointsController {
+    members: ServiceMembers,
+    endpoints: ApiInformer,
+    queue: WorkQueue<ObjectKey>,
+}
+
+fn ports_for(svc: &Service, pod: &Pod) -> Vec<EndpointPort> {
+    let mut ports: Vec<EndpointPort> = svc
+        .spec
+        .ports
+        .iter()
+        .filter_map(|p| {
+            Some(EndpointPort {
+                name: p.name.clone(),
+                port: target_port(pod, p)?,
+                protocol: p.protocol.clone(),
+                app_protocol: p.app_protocol.clone(),
+            })
+        })
+        .collect();
+    ports.sort_by(|a, b| (&a.name, a.port).cmp(&(&b.name, b.port)));
+    ports
+}
+
+/// The subsets of a Service's endpoints (`RepackSubsets`: by ports, addresses sorted by IP).
+pub fn subsets(svc: &Service, pods: &[Arc<Object>]) -> Vec<EndpointSubset> {
+    let mut by_ports: BTreeMap<Vec<EndpointPort>, EndpointSubset> = BTreeMap::new();
+    for obj in pods {
+        let Some(pod) = obj.as_pod() else { continue };
+        if !should_be_in_endpoints(pod, false) {
+            continue;
+        }
+        let address = EndpointAddress {
+            ip: pod.status.pod_ip.clone(),
+            node_name: (!pod.spec.node_name.is_empty()).then(|| pod.spec.node_name.clone()),
+            target_ref: Some(pod_reference(pod)),
+            ..Default::default()
+        };
+        let ports = ports_for(svc, pod);
+        let subset = by_ports
+            .entry(ports.clone())
+            .or_insert_with(|| EndpointSubset {
+                ports,
+                ..Default::default()
+            });
+        if svc.spec.publish_not_ready_addresses == Some(true) || is_serving(pod) {
+            subset.addresses.push(address);
+        } else {
+            subset.not_ready_addresses.push(address);
+        }
+    }
+    let mut out: Vec<EndpointSubset> = by_ports.into_values().collect();
+    for s in &mut out {
+        s.addresses.sort_by(|a, b| a.ip.cmp(&b.ip));
+        s.not_ready_addresses.sort_by(|a, b| a.ip.cmp(&b.ip));
+    }
+    out
+}
+
+impl EndpointsController {
+    pub fn new(seed: u64, profile: &Profile) -> Self {
+        let informer = |kind: Kind, name: &str| {
+            ApiInformer::new(
+                kind,
+                None,
+                profile.informer_config(),
+                vec![namespace_index()],
+                SimRng::child(seed, &format!("{USER_AGENT}/{name}")),
+            )
+        };
+        EndpointsController {
+            members: ServiceMembers::new(
+                informer(Kind::Service, "services"),
+                informer(Kind::Pod, "pods"),
+            ),
+            endpoints: informer(Kind::Endpoints, "endpoints"),
+            queue: WorkQueue::default(),
+        }
+    }
+
+    /// `syncService`: Err when the write failed (retried with back-off).
+    fn sync(&mut self, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
+        let (namespace, name) = key.split();
+        let current = self.endpoints.store().get(key);
+        let Some(obj) = self.members.service(key) else {
+            // The Service is gone: so are its Endpoints.
+            if current.is_some() {
+                let deleted = api.delete(
+                    USER_AGENT,
+                    Kind::Endpoints,
+                    namespace,
+                    name,
+                    &DeleteOptions::default(),
+                );
+                return match deleted {
+                    Err(e) if e.code() != 404 => Err(()),
+                    _ => Ok(()),
+                };
+            }
+            return Ok(());
+        };
+        let Some(svc) = obj.as_service() else {
+            return Ok(());
+        };
+        if selector(svc).is_none() {
+            return Ok(());
+        }
+        let subsets = subsets(svc, &self.members.pods_of(key));
+        let result = match current.as_deref() {
+            Some(Object::Endpoints(e)) => {
+                if e.subsets == subsets && e.metadata.labels == svc.metadata.labels {
+                    return Ok(());
+                }
+                let mut updated = e.clone();
+                updated.subsets = subsets;
+                updated.metadata.labels.clone_from(&svc.metadata.labels);
+                api.update(USER_AGENT, updated.into())
+            }
+            _ => {
+                let mut meta = ObjectMeta::named(obj.namespace(), obj.name());
+                meta.labels.clone_from(&svc.metadata.labels);
+                api.create(
+                    USER_AGENT,
+                    Endpoints {
+                        metadata: meta,
+                        subsets,
+                    }
+                    .into(),
+                )
+            }
+        };
+        result.map(|_| ()).map_err(|_| ())
+    }
+}
+
+impl Controller for EndpointsController {
+    fn name(&self) -> &str {
+        USER_AGENT
+    }
+
+    fn informers(&self) -> Vec<&ApiInformer> {
+        let mut all = self.members.informers();
+        all.push(&self.endpoints);
+        all
+    }
+
+    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+        for note in self.members.services.step(now, api, USER_AGENT) {
+            let key = self.members.on_service(&note);
+            self.queue.add(key);
+        }
+        for note in self.members.pods.step(now, api, USER_AGENT) {
+            for key in self.members.on_pod(&note) {
+                self.queue.add(key);
+            }
+        }
+        for note in self.endpoints.step(now, api, USER_AGENT) {
+            self.queue.add(note.key());
+        }
+        if self.members.has_synced() && self.endpoints.has_synced() {
+            while let Some(key) = self.queue.get(now) {
+                match self.sync(api, &key) {
+                    Ok(()) => self.queue.forget(&key),
+                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                }
+                self.queue.done(&key);
+            }
+        }
+        earliest([
+            self.members.services.next_wakeup(),
+            self.members.pods.next_wakeup(),
+            self.endpoints.next_wakeup(),
+            self.queue.next_ready_at(),
+        ])
+    }
+}

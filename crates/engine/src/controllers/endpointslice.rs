@@ -1,0 +1,470 @@
+//! The EndpointSlice controller (user agent `endpointslice-controller`, as in
+//! kube-controller-manager): for every Service with a selector, the pods it selects become
+//! endpoints in `discovery.k8s.io/v1` slices of at most `--max-endpoints-per-slice` (100)
+//! endpoints, labelled `kubernetes.io/service-name` and managed-by
+//! `endpointslice-controller.k8s.io`, named `<service>-<5 chars>` and owned by the Service
+//! (the garbage collector removes them with it). Each endpoint carries the pod's IP, node,
+//! reference and conditions: `serving` is the pod's Ready condition, `terminating` its
+//! deletionTimestamp, `ready` serving and not terminating. Pods whose named target ports
+//! resolve differently land in different slices. An endpoint stays in the slice it is in
+//! (the reconciler fills existing slices before creating new ones), a slice is written only
+//! when its content changes, and a Service without endpoints keeps one empty placeholder
+//! slice. Work is a coalescing queue keyed by Service, fed by Service, Pod and slice events
+//! through [`ServiceMembers`]; after writing, a Service is not synced again until the cache
+//! has seen its writes (the `endpointSliceTracker`'s staleness check).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::adapter::ApiInformer;
+use super::profile::Profile;
+use super::replicaset::EXPECTATIONS_TIMEOUT_MS;
+use super::service_members::{
+    is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
+};
+use super::{earliest, Controller};
+use crate::api::endpoint_slice::{
+    Endpoint, EndpointConditions, EndpointPort, EndpointSlice, LABEL_MANAGED_BY,
+    LABEL_SERVICE_NAME, MANAGED_BY_CONTROLLER,
+};
+use crate::api::meta::{ObjectReference, OwnerReference};
+use crate::api::pod::Pod;
+use crate::api::service::Service;
+use crate::api::{Kind, Object, ObjectMeta};
+use crate::apiserver::{ApiServer, DeleteOptions};
+use crate::client::store::namespace_index;
+use crate::client::{IndexFunc, Notification, ObjectKey, WorkQueue};
+use crate::clock::Timestamp;
+use crate::rng::SimRng;
+
+pub const USER_AGENT: &str = "endpointslice-controller";
+/// `--max-endpoints-per-slice` (kube-controller-manager default 100).
+pub const MAX_ENDPOINTS_PER_SLICE: usize = 100;
+/// How soon a Service whose cache is behind its writes is looked at again.
+const STALE_RETRY_MS: u64 = 1000;
+/// The slice informer's index: `<namespace>/<kubernetes.io/service-name>`.
+const SERVICE_INDEX: &str = "service";
+
+/// A slice's port list; pods resolving a Service's ports to the same numbers share slices.
+type Ports = Vec<EndpointPort>;
+
+/// Writes a sync leaves unobserved: slice name → the resourceVersion written (`None`: deleted).
+struct Pending {
+    slices: BTreeMap<String, Option<u64>>,
+    set_at: Timestamp,
+}
+
+/// The EndpointSlice controller.
+pub struct EndpointSliceController {
+    members: ServiceMembers,
+    slices: ApiInformer,
+    queue: WorkQueue<ObjectKey>,
+    pending: BTreeMap<ObjectKey, Pending>,
+    max_endpoints: usize,
+}
+
+/// Files managed slices under `<namespace>/<service>`.
+fn service_index() -> (String, IndexFunc<Arc<Object>>) {
+    let f: IndexFunc<Arc<Object>> = std::rc::Rc::new(|o: &Arc<Object>| {
+        let m = o.meta();
+        match (
+            m.labels.get(LABEL_SERVICE_NAME),
+            m.labels.get(LABEL_MANAGED_BY).map(String::as_str),
+        ) {
+            (Some(svc), Some(MANAGED_BY_CONTROLLER)) => vec![format!("{}/{svc}", m.namespace)],
+            _ => Vec::new(),
+        }
+    });
+    (SERVICE_INDEX.to_string(), f)
+}
+
+/// `v1` owner reference to a Service (controller, blocking its foreground deletion).
+pub fn service_owner(svc: &Service) -> OwnerReference {
+    OwnerReference {
+        api_version: "v1".into(),
+        kind: "Service".into(),
+        name: svc.metadata.name.clone(),
+        uid: svc.metadata.uid.clone(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
+}
+
+/// `v1` reference to a pod (an endpoint's `targetRef`).
+pub fn pod_reference(pod: &Pod) -> ObjectReference {
+    ObjectReference {
+        kind: "Pod".into(),
+        namespace: pod.metadata.namespace.clone(),
+        name: pod.metadata.name.clone(),
+        uid: pod.metadata.uid.clone(),
+        ..Default::default()
+    }
+}
+
+/// The slice ports a pod resolves for the Service's ports (unresolvable named ports left out).
+fn ports_for(svc: &Service, pod: &Pod) -> Ports {
+    svc.spec
+        .ports
+        .iter()
+        .filter_map(|p| {
+            Some(EndpointPort {
+                name: Some(p.name.clone()),
+                protocol: Some(p.protocol.clone()),
+                port: Some(target_port(pod, p)?),
+                app_protocol: p.app_protocol.clone(),
+            })
+        })
+        .collect()
+}
+
+/// `podToEndpoint`.
+fn endpoint_for(svc: &Service, pod: &Pod) -> Endpoint {
+    let serving = svc.spec.publish_not_ready_addresses == Some(true) || is_serving(pod);
+    let terminating = pod.metadata.deletion_timestamp.is_some();
+    Endpoint {
+        addresses: vec![pod.status.pod_ip.clone()],
+        conditions: EndpointConditions {
+            ready: Some(serving && !terminating),
+            serving: Some(serving),
+            terminating: Some(terminating),
+        },
+        node_name: (!pod.spec.node_name.is_empty()).then(|| pod.spec.node_name.clone()),
+        target_ref: Some(pod_reference(pod)),
+        ..Default::default()
+    }
+}
+
+fn pod_name(e: &Endpoint) -> &str {
+    e.target_ref.as_ref().map_or("", |r| r.name.as_str())
+}
+
+/// One write a sync decided on.
+enum SliceWrite {
+    Create(EndpointSlice),
+    Update(EndpointSlice),
+    Delete(String),
+}
+
+impl EndpointSliceController {
+    pub fn new(seed: u64, profile: &Profile) -> Self {
+        let informer = |kind: Kind, extra: Vec<(String, IndexFunc<Arc<Object>>)>, name: &str| {
+            let mut indexers = vec![namespace_index()];
+            indexers.extend(extra);
+            ApiInformer::new(
+                kind,
+                None,
+                profile.informer_config(),
+                indexers,
+                SimRng::child(seed, &format!("{USER_AGENT}/{name}")),
+            )
+        };
+        EndpointSliceController {
+            members: ServiceMembers::new(
+                informer(Kind::Service, Vec::new(), "services"),
+                informer(Kind::Pod, Vec::new(), "pods"),
+            ),
+            slices: informer(Kind::EndpointSlice, vec![service_index()], "endpointslices"),
+            queue: WorkQueue::default(),
+            pending: BTreeMap::new(),
+            max_endpoints: MAX_ENDPOINTS_PER_SLICE,
+        }
+    }
+
+    /// The same with another `--max-endpoints-per-slice` (tests).
+    pub fn with_max_endpoints(mut self, max: usize) -> Self {
+        self.max_endpoints = max.max(1);
+        self
+    }
+
+    /// The cached slices of a Service managed by this controller, by name.
+    fn slices_of(&self, key: &ObjectKey) -> Vec<Arc<Object>> {
+        let mut slices = self
+            .slices
+            .store()
+            .by_index(SERVICE_INDEX, key.as_str())
+            .unwrap_or_default();
+        slices.sort_by(|a, b| a.name().cmp(b.name()));
+        slices
+    }
+
+    fn on_slice(&mut self, note: &Notification<Arc<Object>>) {
+        let obj = match note {
+            Notification::Add(o) | Notification::Update { new: o, .. } => o,
+            Notification::Delete(d) => d.object(),
+        };
+        let m = obj.meta();
+        if m.labels.get(LABEL_MANAGED_BY).map(String::as_str) != Some(MANAGED_BY_CONTROLLER) {
+            return;
+        }
+        let Some(svc) = m.labels.get(LABEL_SERVICE_NAME) else {
+            return;
+        };
+        let key = ObjectKey::new(Some(&m.namespace), svc);
+        if let Some(p) = self.pending.get_mut(&key) {
+            let seen = match note {
+                Notification::Delete(_) => true,
+                _ => p
+                    .slices
+                    .get(obj.name())
+                    .is_some_and(|rv| rv.is_some_and(|rv| obj.resource_version() >= rv)),
+            };
+            if seen {
+                p.slices.remove(obj.name());
+            }
+            if p.slices.is_empty() {
+                self.pending.remove(&key);
+            }
+        }
+        self.queue.add(key);
+    }
+
+    /// Whether the cache still lacks writes of the last sync of `key`.
+    fn is_stale(&mut self, key: &ObjectKey, now: Timestamp) -> bool {
+        match self.pending.get(key) {
+            Some(p) if now.millis_since(p.set_at) < EXPECTATIONS_TIMEOUT_MS => true,
+            Some(_) => {
+                self.pending.remove(key);
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// The desired endpoints of a Service, grouped by the ports they resolve, by pod name.
+    fn desired(
+        &self,
+        key: &ObjectKey,
+        svc: &Service,
+    ) -> BTreeMap<Ports, BTreeMap<String, Endpoint>> {
+        let mut groups: BTreeMap<Ports, BTreeMap<String, Endpoint>> = BTreeMap::new();
+        for obj in self.members.pods_of(key) {
+            let Some(pod) = obj.as_pod() else { continue };
+            if !should_be_in_endpoints(pod, true) {
+                continue;
+            }
+            groups
+                .entry(ports_for(svc, pod))
+                .or_default()
+                .insert(pod.metadata.name.clone(), endpoint_for(svc, pod));
+        }
+        groups
+    }
+
+    /// `reconcile`: the writes that bring the Service's slices to `desired`.
+    fn plan(
+        &self,
+        svc: &Service,
+        existing: &[Arc<Object>],
+        desired: BTreeMap<Ports, BTreeMap<String, Endpoint>>,
+    ) -> Vec<SliceWrite> {
+        let mut writes = Vec::new();
+        let mut kept = vec![false; existing.len()];
+        let mut placeholder_ok = false;
+        for (ports, mut remaining) in desired {
+            let mut filled: Vec<(usize, Vec<Endpoint>)> = Vec::new();
+            for (i, obj) in existing.iter().enumerate() {
+                let Some(s) = obj.as_endpoint_slice().filter(|s| s.ports == ports) else {
+                    continue;
+                };
+                let eps = s
+                    .endpoints
+                    .iter()
+                    .filter_map(|e| remaining.remove(pod_name(e)))
+                    .collect();
+                filled.push((i, eps));
+            }
+            for (_, eps) in &mut filled {
+                while eps.len() < self.max_endpoints {
+                    let Some((_, e)) = remaining.pop_first() else {
+                        break;
+                    };
+                    eps.push(e);
+                }
+            }
+            for (i, eps) in filled {
+                let Some(obj) = existing.get(i) else { continue };
+                let Some(s) = obj.as_endpoint_slice() else {
+                    continue;
+                };
+                if eps.is_empty() {
+                    continue;
+                }
+                kept[i] = true;
+                if s.endpoints != eps {
+                    let mut updated = s.clone();
+                    updated.endpoints = eps;
+                    writes.push(SliceWrite::Update(updated));
+                }
+            }
+            let rest: Vec<Endpoint> = remaining.into_values().collect();
+            for chunk in rest.chunks(self.max_endpoints) {
+                writes.push(SliceWrite::Create(self.new_slice(
+                    svc,
+                    ports.clone(),
+                    chunk.to_vec(),
+                )));
+            }
+            placeholder_ok = true;
+        }
+        if !placeholder_ok {
+            // No endpoints at all: one empty placeholder slice.
+            let reuse = existing
+                .iter()
+                .position(|o| {
+                    o.as_endpoint_slice()
+                        .is_some_and(|s| s.endpoints.is_empty() && s.ports.is_empty())
+                })
+                .or(if existing.is_empty() { None } else { Some(0) });
+            match reuse.and_then(|i| Some((i, existing.get(i)?.as_endpoint_slice()?))) {
+                Some((i, s)) => {
+                    kept[i] = true;
+                    if !s.endpoints.is_empty() || !s.ports.is_empty() {
+                        let mut empty = s.clone();
+                        empty.endpoints.clear();
+                        empty.ports.clear();
+                        writes.push(SliceWrite::Update(empty));
+                    }
+                }
+                None => writes.push(SliceWrite::Create(self.new_slice(
+                    svc,
+                    Vec::new(),
+                    Vec::new(),
+                ))),
+            }
+        }
+        for (i, obj) in existing.iter().enumerate() {
+            if !kept.get(i).copied().unwrap_or(true) {
+                writes.push(SliceWrite::Delete(obj.name().to_string()));
+            }
+        }
+        writes
+    }
+
+    fn new_slice(&self, svc: &Service, ports: Ports, endpoints: Vec<Endpoint>) -> EndpointSlice {
+        let mut meta = ObjectMeta::named(&svc.metadata.namespace, "");
+        meta.generate_name = format!("{}-", svc.metadata.name);
+        meta.labels = svc.metadata.labels.clone();
+        meta.labels
+            .insert(LABEL_SERVICE_NAME.into(), svc.metadata.name.clone());
+        meta.labels
+            .insert(LABEL_MANAGED_BY.into(), MANAGED_BY_CONTROLLER.into());
+        meta.owner_references = vec![service_owner(svc)];
+        EndpointSlice {
+            metadata: meta,
+            address_type: "IPv4".into(),
+            endpoints,
+            ports,
+        }
+    }
+
+    /// `syncService`: Err when a write failed (the key is retried with back-off).
+    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
+        let Some(obj) = self.members.service(key) else {
+            // Gone: its slices are the garbage collector's (they are owned by it).
+            self.pending.remove(key);
+            return Ok(());
+        };
+        let Some(svc) = obj.as_service() else {
+            return Ok(());
+        };
+        if selector(svc).is_none() || obj.meta().deletion_timestamp.is_some() {
+            return Ok(());
+        }
+        if self.is_stale(key, now) {
+            // Its slice events requeue it; this is the safety net should one never come.
+            self.queue.add_after(key.clone(), STALE_RETRY_MS, now);
+            return Ok(());
+        }
+        let existing = self.slices_of(key);
+        let desired = self.desired(key, svc);
+        let writes = self.plan(svc, &existing, desired);
+        let mut pending = BTreeMap::new();
+        let mut failed = false;
+        for w in writes {
+            let result = match w {
+                SliceWrite::Create(s) => api.create(USER_AGENT, s.into()).map(Some),
+                SliceWrite::Update(s) => api.update(USER_AGENT, s.into()).map(Some),
+                SliceWrite::Delete(name) => {
+                    let deleted = api.delete(
+                        USER_AGENT,
+                        Kind::EndpointSlice,
+                        Some(obj.namespace()),
+                        &name,
+                        &DeleteOptions::default(),
+                    );
+                    match deleted {
+                        Ok(_) => {
+                            pending.insert(name, None);
+                            Ok(None)
+                        }
+                        Err(e) if e.code() == 404 => Ok(None),
+                        Err(e) => Err(e),
+                    }
+                }
+            };
+            match result {
+                Ok(Some(written)) => {
+                    pending.insert(written.name().to_string(), Some(written.resource_version()));
+                }
+                Ok(None) => {}
+                Err(_) => failed = true,
+            }
+        }
+        if !pending.is_empty() {
+            self.pending.insert(
+                key.clone(),
+                Pending {
+                    slices: pending,
+                    set_at: now,
+                },
+            );
+        }
+        if failed {
+            Err(())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Controller for EndpointSliceController {
+    fn name(&self) -> &str {
+        USER_AGENT
+    }
+
+    fn informers(&self) -> Vec<&ApiInformer> {
+        let mut all = self.members.informers();
+        all.push(&self.slices);
+        all
+    }
+
+    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+        for note in self.members.services.step(now, api, USER_AGENT) {
+            let key = self.members.on_service(&note);
+            self.queue.add(key);
+        }
+        for note in self.members.pods.step(now, api, USER_AGENT) {
+            for key in self.members.on_pod(&note) {
+                self.queue.add(key);
+            }
+        }
+        for note in self.slices.step(now, api, USER_AGENT) {
+            self.on_slice(&note);
+        }
+        if self.members.has_synced() && self.slices.has_synced() {
+            while let Some(key) = self.queue.get(now) {
+                match self.sync(now, api, &key) {
+                    Ok(()) => self.queue.forget(&key),
+                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                }
+                self.queue.done(&key);
+            }
+        }
+        earliest([
+            self.members.services.next_wakeup(),
+            self.members.pods.next_wakeup(),
+            self.slices.next_wakeup(),
+            self.queue.next_ready_at(),
+        ])
+    }
+}
