@@ -2,7 +2,8 @@
 //! mirrors what the EndpointSlice controller computes into the old `v1.Endpoints` object named
 //! like the Service, for clients that still read it (`kubectl get ep`): ready pods under
 //! `addresses`, not-ready ones under `notReadyAddresses`, grouped into subsets by the ports
-//! they resolve and sorted by IP (`RepackSubsets`); terminating pods are left out. The object
+//! they resolve and sorted by IP (`RepackSubsets`); terminating pods are left out unless the
+//! Service sets `publishNotReadyAddresses`. The object
 //! is written only when it changes and deleted with its Service. Same informers and member
 //! sets as the EndpointSlice controller ([`ServiceMembers`]), its own coalescing queue.
 
@@ -22,7 +23,7 @@ use crate::api::service::Service;
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions};
 use crate::client::store::namespace_index;
-use crate::client::{ObjectKey, WorkQueue};
+use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
 
@@ -56,9 +57,10 @@ fn ports_for(svc: &Service, pod: &Pod) -> Vec<EndpointPort> {
 /// The subsets of a Service's endpoints (`RepackSubsets`: by ports, addresses sorted by IP).
 pub fn subsets(svc: &Service, pods: &[Arc<Object>]) -> Vec<EndpointSubset> {
     let mut by_ports: BTreeMap<Vec<EndpointPort>, EndpointSubset> = BTreeMap::new();
+    let publish_not_ready = svc.spec.publish_not_ready_addresses == Some(true);
     for obj in pods {
         let Some(pod) = obj.as_pod() else { continue };
-        if !should_be_in_endpoints(pod, false) {
+        if !should_be_in_endpoints(pod, publish_not_ready) {
             continue;
         }
         let address = EndpointAddress {
@@ -74,7 +76,7 @@ pub fn subsets(svc: &Service, pods: &[Arc<Object>]) -> Vec<EndpointSubset> {
                 ports,
                 ..Default::default()
             });
-        if svc.spec.publish_not_ready_addresses == Some(true) || is_serving(pod) {
+        if publish_not_ready || is_serving(pod) {
             subset.addresses.push(address);
         } else {
             subset.not_ready_addresses.push(address);
@@ -186,7 +188,11 @@ impl Controller for EndpointsController {
             }
         }
         for note in self.endpoints.step(now, api, USER_AGENT) {
-            self.queue.add(note.key());
+            // Only a deletion requeues its Service (`onEndpointsDelete`): Endpoints written by
+            // hand for a Service without a selector are not this controller's.
+            if matches!(note, Notification::Delete(_)) {
+                self.queue.add(note.key());
+            }
         }
         if self.members.has_synced() && self.endpoints.has_synced() {
             while let Some(key) = self.queue.get(now) {

@@ -117,14 +117,17 @@ fn ports_for(svc: &Service, pod: &Pod) -> Ports {
         .collect()
 }
 
-/// `podToEndpoint`.
+/// `podToEndpoint`: `serving` is the pod's Ready condition, `terminating` its deletion mark,
+/// and `ready` serving and not terminating unless the Service publishes not-ready addresses.
 fn endpoint_for(svc: &Service, pod: &Pod) -> Endpoint {
-    let serving = svc.spec.publish_not_ready_addresses == Some(true) || is_serving(pod);
+    let serving = is_serving(pod);
     let terminating = pod.metadata.deletion_timestamp.is_some();
+    let ready =
+        svc.spec.publish_not_ready_addresses == Some(true) || (serving && !terminating);
     Endpoint {
         addresses: vec![pod.status.pod_ip.clone()],
         conditions: EndpointConditions {
-            ready: Some(serving && !terminating),
+            ready: Some(ready),
             serving: Some(serving),
             terminating: Some(terminating),
         },
