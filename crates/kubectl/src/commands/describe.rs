@@ -1,5 +1,5 @@
 //! `kubectl describe`: the human-readable reports of kubectl's describers for pods, nodes,
-//! deployments, replicasets and namespaces (a generic report for the rest), ending with the
+//! deployments, replicasets, namespaces and services (a generic report for the rest), ending with the
 //! object's Events, fetched like kubectl does with an `involvedObject.*` field selector. Lines
 //! are laid out with Go's tabwriter settings describe uses (padding 2).
 
@@ -7,9 +7,10 @@ use super::{parse_flags, Ctx, Done};
 use crate::age::{parse_rfc3339_ms, rfc1123z, since};
 use crate::errors::CmdError;
 use crate::flags::{boolean, value, FlagSpec};
-use crate::object::{array, at, int, name, namespace, str_at, string, string_map};
+use crate::object::{array, at, int, joined_map, name, namespace, str_at, string, string_map};
 use crate::printers::{node_roles, selector_string};
 use crate::resources::ResourceType;
+use crate::service_printers::described_endpoints;
 use crate::tabwriter::align;
 use crate::targets::{self, parse_targets, ListQuery};
 use serde_json::Value;
@@ -105,6 +106,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             "deployments" => describe_deployment(ctx, obj),
             "replicasets" => describe_replicaset(ctx, obj),
             "namespaces" => describe_namespace(obj),
+            "services" => describe_service(ctx, obj),
             _ => describe_generic(obj),
         };
         if show_events && rt.plural != "events" && rt.plural != "namespaces" {
@@ -852,6 +854,134 @@ fn describe_namespace(ns: &Value) -> String {
     let _ = writeln!(o, "Status:\t{}", string(ns, &["status", "phase"]));
     let _ = writeln!(o, "\nNo resource quota.\n\nNo LimitRange resource.");
     o
+}
+
+/// `describeService`: the Service's addresses and ports, each port's `Endpoints:` from the
+/// EndpointSlices labelled with its name (`kubernetes.io/service-name`, as kubectl v1.32 lists
+/// them), then the traffic policies.
+fn describe_service(ctx: &mut Ctx, svc: &Value) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "Name:\t{}", name(svc));
+    let _ = writeln!(o, "Namespace:\t{}", namespace(svc));
+    map_block(
+        &mut o,
+        "",
+        "Labels",
+        &string_map(svc, &["metadata", "labels"]),
+        "=",
+    );
+    map_block(
+        &mut o,
+        "",
+        "Annotations",
+        &string_map(svc, &["metadata", "annotations"]),
+        ": ",
+    );
+    let _ = writeln!(
+        o,
+        "Selector:\t{}",
+        joined_map(&string_map(svc, &["spec", "selector"]))
+    );
+    let _ = writeln!(o, "Type:\t{}", string(svc, &["spec", "type"]));
+    if let Some(policy) = str_at(svc, &["spec", "ipFamilyPolicy"]) {
+        let _ = writeln!(o, "IP Family Policy:\t{policy}");
+    }
+    let joined = |path: &[&str]| {
+        let items: Vec<String> = array(svc, path)
+            .iter()
+            .map(crate::jsonpath::text_of)
+            .collect();
+        items.join(",")
+    };
+    let _ = writeln!(
+        o,
+        "IP Families:\t{}",
+        or_none(joined(&["spec", "ipFamilies"]))
+    );
+    let _ = writeln!(o, "IP:\t{}", string(svc, &["spec", "clusterIP"]));
+    let _ = writeln!(o, "IPs:\t{}", or_none(joined(&["spec", "clusterIPs"])));
+    let external_ips = joined(&["spec", "externalIPs"]);
+    if !external_ips.is_empty() {
+        let _ = writeln!(o, "External IPs:\t{external_ips}");
+    }
+    if let Some(ip) = str_at(svc, &["spec", "loadBalancerIP"]).filter(|s| !s.is_empty()) {
+        let _ = writeln!(o, "IP:\t{ip}");
+    }
+    if let Some(n) = str_at(svc, &["spec", "externalName"]).filter(|s| !s.is_empty()) {
+        let _ = writeln!(o, "External Name:\t{n}");
+    }
+    let ingress: Vec<String> = array(svc, &["status", "loadBalancer", "ingress"])
+        .iter()
+        .map(|i| {
+            str_at(i, &["ip"])
+                .filter(|s| !s.is_empty())
+                .map_or_else(|| string(i, &["hostname"]), String::from)
+        })
+        .collect();
+    if !ingress.is_empty() {
+        let _ = writeln!(o, "LoadBalancer Ingress:\t{}", ingress.join(", "));
+    }
+    let slices = service_slices(ctx, svc);
+    for p in array(svc, &["spec", "ports"]) {
+        let port_name = string(p, &["name"]);
+        let shown = if port_name.is_empty() {
+            "<unset>".to_string()
+        } else {
+            port_name.clone()
+        };
+        let protocol = string(p, &["protocol"]);
+        let _ = writeln!(o, "Port:\t{shown}\t{}/{protocol}", int(p, &["port"]));
+        let target = match p.get("targetPort") {
+            Some(Value::String(s)) => s.clone(),
+            other => other.and_then(Value::as_i64).unwrap_or(0).to_string(),
+        };
+        let _ = writeln!(o, "TargetPort:\t{target}/{protocol}");
+        let node_port = int(p, &["nodePort"]);
+        if node_port != 0 {
+            let _ = writeln!(o, "NodePort:\t{shown}\t{node_port}/{protocol}");
+        }
+        let _ = writeln!(
+            o,
+            "Endpoints:\t{}",
+            described_endpoints(&slices, &port_name)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "Session Affinity:\t{}",
+        string(svc, &["spec", "sessionAffinity"])
+    );
+    if let Some(p) = str_at(svc, &["spec", "externalTrafficPolicy"]).filter(|s| !s.is_empty()) {
+        let _ = writeln!(o, "External Traffic Policy:\t{p}");
+    }
+    if let Some(p) = str_at(svc, &["spec", "internalTrafficPolicy"]) {
+        let _ = writeln!(o, "Internal Traffic Policy:\t{p}");
+    }
+    let health = int(svc, &["spec", "healthCheckNodePort"]);
+    if health != 0 {
+        let _ = writeln!(o, "HealthCheck NodePort:\t{health}");
+    }
+    let ranges = joined(&["spec", "loadBalancerSourceRanges"]);
+    if !ranges.is_empty() {
+        let _ = writeln!(o, "LoadBalancer Source Ranges:\t{ranges}");
+    }
+    o
+}
+
+/// The EndpointSlices of a Service, as kubectl lists them
+/// (`labelSelector=kubernetes.io/service-name=NAME`); none if they cannot be read.
+fn service_slices(ctx: &mut Ctx, svc: &Value) -> Vec<Value> {
+    let Some(rt) = ctx.resource_type("endpointslices.discovery.k8s.io") else {
+        return Vec::new();
+    };
+    let q = ListQuery {
+        label_selector: Some(format!("kubernetes.io/service-name={}", name(svc))),
+        field_selector: None,
+        chunk_size: 500,
+    };
+    targets::list(ctx.client, &rt, Some(&namespace(svc)), &q)
+        .map(|l| l.items)
+        .unwrap_or_default()
 }
 
 /// kubectl's generic describer: metadata, then the rest of the object as indented fields.
