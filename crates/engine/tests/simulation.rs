@@ -4,7 +4,7 @@
 //! streams (every component's, at random), stalled readers (watches overflow and expire,
 //! informers re-list), observers whose informers lag by a per-seed delay, writers racing on the
 //! same Deployment, on the same new pod and on the same pod's labels, scaling, image changes,
-//! pods relabelled out of (and back into) their ReplicaSet, creates, updates and deletes of
+//! pods relabelled out of (and back into) their ReplicaSet and its Service, creates, updates and deletes of
 //! bare pods, `kubectl delete pod`, cordon/uncordon — then heals everything and checks the
 //! invariants a learner relies on.
 //!
@@ -33,6 +33,12 @@
 //! - the ownership chain holds: one current ReplicaSet, named by its template hash, owning
 //!   every pod;
 //! - no ownerReference names an object that is gone (the garbage collector caught up);
+//! - for each Service whose namespace's pods have been quiet a while, every ready pod it
+//!   selects is a ready endpoint in exactly one of its EndpointSlices, and every endpoint is a
+//!   selected pod with its IP and readiness (the Deployment's pods, and bare pods that
+//!   crash-loop, complete or fail readiness);
+//! - once the slices have been quiet a while, each node's kube-proxy rules equal them: per
+//!   Service port, the ClusterIP leads to exactly the slices' ready `ip:port`s;
 //! - no acknowledged write is lost (the last scale and the last annotation both survive);
 //! - a repeated Event was counted, not duplicated;
 //! - with the ledger held still, every informer cache (an observer's and each controller's) and
@@ -81,6 +87,7 @@ use watchlab_engine::api::meta::LabelSelector;
 use watchlab_engine::api::pod::{
     Container, HttpGetAction, IntOrString, Pod, PodSpec, Probe, ResourceRequirements,
 };
+use watchlab_engine::api::service::{Service, ServicePort, ServiceSpec};
 use watchlab_engine::api::Event;
 use watchlab_engine::api::{Kind, Namespace, Object, ObjectMeta};
 use watchlab_engine::apiserver::DeleteOptions;
@@ -108,6 +115,12 @@ const SANDBOX: &str = "sandbox";
 const JOB_NAMES: u64 = 6;
 /// The label a relabelled pod gets instead of `app=orders-api` (taken out of rotation).
 const DEBUG_APP: &str = "orders-api-debug";
+/// The Services: one in front of the Deployment's pods, one in front of the bare pods (which
+/// crash-loop, complete and fail readiness, so their endpoints come and go).
+const SERVICES: [(&str, &str, &str); 2] = [
+    (NAMESPACE, DEPLOYMENT, DEPLOYMENT),
+    (SANDBOX, "jobs", "job"),
+];
 /// The annotation the racing writers set.
 const NOTE: &str = "watchlab.dev/note";
 /// Virtual time between two looks at the invariants (and at the etcd members' elections).
@@ -194,6 +207,23 @@ fn deployment(replicas: i32) -> Object {
         }
         .into(),
     )
+}
+
+/// A ClusterIP Service `name` in front of the pods labelled `app=<app>`: port 80 to 8080.
+fn service(namespace: &str, name: &str, app: &str) -> Object {
+    Object::Service(Box::new(Service {
+        metadata: ObjectMeta::named(namespace, name),
+        spec: ServiceSpec {
+            selector: [("app".to_string(), app.to_string())].into(),
+            ports: vec![ServicePort {
+                port: 80,
+                target_port: Some(IntOrString::Int(8080)),
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+        ..Default::default()
+    }))
 }
 
 /// What the bare pod `job-<n>` does, by `n % 4` (its `watchlab.dev/behaviour`, restartPolicy,
@@ -288,6 +318,8 @@ struct Sim {
     lifecycles: BTreeMap<String, (i32, Option<String>)>,
     /// Virtual time the store refused writes, in total.
     outage_ms: u64,
+    /// When the tape last saw a write of a kind in a namespace (pods, Services, EndpointSlices).
+    last_write: BTreeMap<(Kind, String), Timestamp>,
     /// The last acknowledged `spec.replicas` and annotation.
     desired: i32,
     note: Option<String>,
@@ -320,6 +352,9 @@ struct Coverage {
     /// Container restarts seen by the lifecycle check, and pods seen Succeeded or Failed.
     restarts: u64,
     terminal_pods: u64,
+    /// Services held to their slices, and node rules held to the slices, once quiet.
+    endpoint_checks: u64,
+    proxy_checks: u64,
     /// Writes checked on the tape, and acknowledged writes found there.
     writes: u64,
     acks: u64,
@@ -339,6 +374,8 @@ impl Coverage {
         self.relabels += o.relabels;
         self.restarts += o.restarts;
         self.terminal_pods += o.terminal_pods;
+        self.endpoint_checks += o.endpoint_checks;
+        self.proxy_checks += o.proxy_checks;
         self.writes += o.writes;
         self.acks += o.acks;
         self.audit.events += o.audit.events;
@@ -359,6 +396,11 @@ impl Sim {
             h.api.create("kubectl", ns).expect("namespace");
         }
         h.api.create("kubectl", deployment(3)).expect("deployment");
+        for (namespace, name, app) in SERVICES {
+            h.api
+                .create("kubectl", service(namespace, name, app))
+                .expect("service");
+        }
         h.api.set_watch_buffer_limit(WATCH_BUFFER_LIMIT);
         // The observers lag by a per-seed delay: from none to a few seconds.
         let mut rng = SimRng::child(seed, "simulation/observer-delay");
@@ -395,6 +437,7 @@ impl Sim {
             seen_bound: BTreeSet::new(),
             lifecycles: BTreeMap::new(),
             outage_ms: 0,
+            last_write: BTreeMap::new(),
             desired: 3,
             note: None,
             log: Vec::new(),
@@ -424,8 +467,17 @@ impl Sim {
     /// Reads the ledger's new writes onto the tape, and finds every acknowledged write there.
     fn read_tape(&mut self) {
         let now = self.h.now();
+        let before = self.tape.upto();
         if let Err(e) = self.tape.collect(&self.h.api, now) {
             self.fail(&e);
+        }
+        for kind in [Kind::Pod, Kind::Service, Kind::EndpointSlice] {
+            for w in self.tape.between(kind, before, self.tape.upto()) {
+                if let Some(o) = w.cur.as_ref().or(w.prev.as_ref()) {
+                    self.last_write
+                        .insert((kind, o.namespace().to_string()), now);
+                }
+            }
         }
         for ack in std::mem::take(&mut self.acked) {
             let found = self.tape.at(ack.kind, &ack.key, ack.revision);
@@ -898,6 +950,8 @@ fn simulate(seed: u64, profile: Profile) -> Sim {
     }
     sim.heal();
     sim.check_converged();
+    sim.check_ready_pods_in_exactly_one_slice();
+    sim.check_proxy_rules_equal_the_slices();
     sim.check_ownership();
     sim.check_no_dangling_owners();
     sim.check_events_deduplicated();
@@ -1050,6 +1104,10 @@ fn faults_heal_into_a_converged_cluster_whose_caches_match_the_ledger() {
         assert!(total.relabels > 0, "no pod relabelled: {total:?}");
         assert!(total.restarts > 0, "no container restarted: {total:?}");
         assert!(total.terminal_pods > 0, "no pod completed: {total:?}");
+        assert!(
+            total.endpoint_checks > 0 && total.proxy_checks > 0,
+            "no Service held to its slices, or no node's rules to them: {total:?}"
+        );
         assert!(
             total.acks > 0 && total.writes > 0,
             "no write checked: {total:?}"

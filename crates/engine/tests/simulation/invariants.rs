@@ -3,9 +3,12 @@
 //! no node carrying more requests than it can allocate, nothing bound to a node cordoned more
 //! than a second ago, no pod's restart count going back and no Succeeded or Failed pod
 //! running again. (The ledger's and the watch streams' own invariants are checked by
-//! `tape` and `audit`.)
+//! `tape` and `audit`.) Also the Service chain's invariants, which hold once its writers have
+//! caught up: every ready selected pod in exactly one slice and nothing else there, and every
+//! node's kube-proxy rules equal to the slices (called once healed, for what has been quiet).
 
 use super::*;
+use watchlab_engine::api::endpoint_slice::{EndpointSlice, LABEL_SERVICE_NAME};
 
 impl Sim {
     /// A pod bound to a node dead since `t` must be Terminating once the node's lease has gone
@@ -127,4 +130,162 @@ impl Sim {
             });
         }
     }
+
+    /// Whether `namespace` has seen no write of `kind` for [`QUIET_MS`].
+    fn quiet(&self, kind: Kind, namespace: &str) -> bool {
+        self.last_write
+            .get(&(kind, namespace.to_string()))
+            .is_none_or(|t| self.h.now().millis_since(*t) >= QUIET_MS)
+    }
+
+    fn services(&self) -> Vec<Arc<Object>> {
+        self.h
+            .api
+            .list(Kind::Service, None, &ListOptions::default())
+            .map(|l| l.items)
+            .unwrap_or_default()
+    }
+
+    /// The EndpointSlices labelled with a Service's name.
+    fn slices_of(&self, svc: &Service) -> Vec<EndpointSlice> {
+        self.h
+            .api
+            .list(
+                Kind::EndpointSlice,
+                Some(&svc.metadata.namespace),
+                &ListOptions::default(),
+            )
+            .map(|l| l.items)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|o| o.as_endpoint_slice())
+            .filter(|s| s.metadata.labels.get(LABEL_SERVICE_NAME) == Some(&svc.metadata.name))
+            .cloned()
+            .collect()
+    }
+
+    /// Once a Service's pods have been quiet: each ready pod it selects is a ready endpoint in
+    /// exactly one of its slices, and every endpoint of its slices is a selected pod with that
+    /// pod's IP and readiness (so nothing unselected, deleted or finished lingers there).
+    pub(super) fn check_ready_pods_in_exactly_one_slice(&mut self) {
+        for obj in self.services() {
+            let Some(svc) = obj.as_service() else {
+                continue;
+            };
+            let ns = svc.metadata.namespace.as_str();
+            if svc.spec.selector.is_empty() || !self.quiet(Kind::Pod, ns) {
+                continue;
+            }
+            self.coverage.endpoint_checks += 1;
+            let selected: BTreeMap<String, Pod> = self
+                .pods_in(Some(ns))
+                .iter()
+                .filter_map(|o| o.as_pod())
+                .filter(|p| {
+                    svc.spec
+                        .selector
+                        .iter()
+                        .all(|(k, v)| p.metadata.labels.get(k) == Some(v))
+                })
+                .map(|p| (p.metadata.name.clone(), p.clone()))
+                .collect();
+            let ready = |p: &Pod| {
+                p.metadata.deletion_timestamp.is_none()
+                    && !p.status.pod_ip.is_empty()
+                    && p.condition("Ready").is_some_and(|c| c.status == "True")
+            };
+            let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+            let name = format!("{ns}/{}", svc.metadata.name);
+            for slice in self.slices_of(svc) {
+                for e in &slice.endpoints {
+                    let pod_name = e.target_ref.as_ref().map_or("", |r| r.name.as_str());
+                    *seen.entry(pod_name.to_string()).or_default() += 1;
+                    let pod = selected.get(pod_name);
+                    self.check(
+                        pod.is_some_and(|p| {
+                            e.addresses == [p.status.pod_ip.clone()]
+                                && e.conditions.ready == Some(ready(p))
+                                && !podutil::is_terminal(p)
+                        }),
+                        || {
+                            format!(
+                                "{name}: slice {} holds {e:?}, the pod is {:?}",
+                                slice.metadata.name,
+                                pod.map(|p| (&p.status, &p.metadata.deletion_timestamp))
+                            )
+                        },
+                    );
+                }
+            }
+            for (pod_name, pod) in &selected {
+                let times = seen.get(pod_name).copied().unwrap_or(0);
+                self.check(times <= 1 && (times == 1 || !ready(pod)), || {
+                    format!("{name}: ready pod {pod_name} is in {times} slices")
+                });
+            }
+        }
+    }
+
+    /// Once a namespace's slices have been quiet: every running kube-proxy maps each Service
+    /// port's ClusterIP to exactly the ready `ip:port`s its slices give for that port, and has
+    /// no rule for a Service that is not there (headless ones have none).
+    pub(super) fn check_proxy_rules_equal_the_slices(&mut self) {
+        let quiet = |ns: &str| self.quiet(Kind::EndpointSlice, ns) && self.quiet(Kind::Service, ns);
+        let mut expected: BTreeMap<(String, String, i32), Vec<String>> = BTreeMap::new();
+        for obj in self.services() {
+            let Some(svc) = obj.as_service() else {
+                continue;
+            };
+            let ns = svc.metadata.namespace.as_str();
+            let key = format!("{ns}/{}", svc.metadata.name);
+            if !quiet(ns) {
+                continue;
+            }
+            if svc.spec.cluster_ip.is_empty() || svc.spec.is_headless() {
+                continue;
+            }
+            let slices = self.slices_of(svc);
+            for p in &svc.spec.ports {
+                let mut eps: Vec<String> = slices
+                    .iter()
+                    .flat_map(|s| {
+                        let port = s
+                            .ports
+                            .iter()
+                            .find(|sp| sp.name.as_deref().unwrap_or("") == p.name)
+                            .and_then(|sp| sp.port);
+                        s.endpoints
+                            .iter()
+                            .filter(|e| e.conditions.ready == Some(true))
+                            .flat_map(move |e| {
+                                e.addresses
+                                    .iter()
+                                    .filter_map(move |a| Some(format!("{a}:{}", port?)))
+                            })
+                    })
+                    .collect();
+                eps.sort();
+                eps.dedup();
+                expected.insert((key.clone(), svc.spec.cluster_ip.clone(), p.port), eps);
+            }
+        }
+        for proxy in &self.h.plane.kube_proxies {
+            let node = proxy.node_name();
+            let rules: BTreeMap<(String, String, i32), Vec<String>> = proxy
+                .rules()
+                .into_iter()
+                .filter(|r| quiet(r.service.split('/').next().unwrap_or_default()))
+                .map(|r| ((r.service, r.cluster_ip, r.port), r.endpoints))
+                .collect();
+            self.check(rules == expected, || {
+                format!("{node}'s kube-proxy rules {rules:?}, the slices say {expected:?}")
+            });
+        }
+        self.coverage.proxy_checks += self.h.plane.kube_proxies.len() as u64;
+    }
 }
+
+/// How long a namespace's pods (or slices) must have gone unwritten before the slices (or the
+/// kube-proxies' rules) are held to them: far beyond the informers' delivery delay, the
+/// EndpointSlice controller's queue and kube-proxy's 1 s `--iptables-min-sync-period`.
+const QUIET_MS: u64 = 5_000;
