@@ -617,7 +617,9 @@ fn or_unset(v: Option<String>) -> String {
         .unwrap_or_else(|| "<unset>".into())
 }
 
-fn pod_template(o: &mut String, template: Option<&Value>) {
+/// `DescribePodTemplate`: the template's labels, annotations (when there are any), containers,
+/// volumes, node selectors and tolerations (also `kubectl rollout history --revision`'s text).
+pub(crate) fn pod_template(o: &mut String, template: Option<&Value>) {
     let empty = Value::Null;
     let t = template.unwrap_or(&empty);
     let _ = writeln!(o, "Pod Template:");
@@ -628,6 +630,10 @@ fn pod_template(o: &mut String, template: Option<&Value>) {
         &string_map(t, &["metadata", "labels"]),
         "=",
     );
+    let annotations = string_map(t, &["metadata", "annotations"]);
+    if !annotations.is_empty() {
+        map_block(o, "  ", "Annotations", &annotations, ": ");
+    }
     let _ = writeln!(o, "  Containers:");
     for c in array(t, &["spec", "containers"]) {
         let _ = writeln!(o, "   {}:", string(c, &["name"]));

@@ -58,6 +58,12 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let ns = ctx.namespace(&p);
     let flag_err = |e| CmdError::flag("rollout", &e);
     let to_revision = p.int("to-revision", None).map_err(flag_err)?.unwrap_or(0);
+    let revision = p.int("revision", None).map_err(flag_err)?.unwrap_or(0);
+    if sub == "history" && revision < 0 {
+        return Err(CmdError::msg(format!(
+            "revision must be a positive integer: {revision}"
+        )));
+    }
     let mut done = Done::default();
     for t in &targets {
         if t.rt.kind != "Deployment" {
@@ -80,6 +86,12 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             let prefix = format!("{}/{name}", t.rt.kind_prefix());
             match sub {
                 "status" => done.stdout.push_str(&status_line(&deploy)),
+                "history" if revision > 0 => {
+                    let rses = owned_replica_sets(ctx, &ns, &deploy)?;
+                    let template = revision_template(&rses, revision)?;
+                    done.stdout
+                        .push_str(&format!("{prefix} with revision #{revision}\n{template}\n"));
+                }
                 "history" => {
                     let rses = owned_replica_sets(ctx, &ns, &deploy)?;
                     done.stdout
@@ -178,6 +190,32 @@ fn history(rses: &[Value]) -> String {
     table.extend(rows.into_iter().map(|(r, c)| vec![r.to_string(), c]));
     let text: Vec<String> = table.iter().map(|r| r.join("\t")).collect();
     crate::tabwriter::align(&format!("{}\n", text.join("\n")), 0, 2)
+}
+
+/// `DeploymentHistoryViewer.ViewHistory` for one revision: that ReplicaSet's pod template with
+/// its change cause as an annotation, as `DescribePodTemplate` writes it (tabs, not aligned:
+/// kubectl prints it without a tabwriter).
+fn revision_template(rses: &[Value], revision: i64) -> Result<String, CmdError> {
+    let rs = rses
+        .iter()
+        .find(|rs| revision_of(rs) == revision)
+        .ok_or_else(|| CmdError::msg("unable to find the specified revision"))?;
+    let mut template = crate::object::at(rs, &["spec", "template"])
+        .cloned()
+        .unwrap_or(Value::Null);
+    let cause = str_at(rs, &["metadata", "annotations", CHANGE_CAUSE]).filter(|c| !c.is_empty());
+    if let (Some(cause), Some(t)) = (cause, template.as_object_mut()) {
+        let meta = t.entry("metadata").or_insert_with(|| json!({}));
+        if let Some(m) = meta.as_object_mut() {
+            let annotations = m.entry("annotations").or_insert_with(|| json!({}));
+            if let Some(a) = annotations.as_object_mut() {
+                a.insert(CHANGE_CAUSE.into(), json!(cause));
+            }
+        }
+    }
+    let mut text = String::new();
+    super::describe::pod_template(&mut text, Some(&template));
+    Ok(text)
 }
 
 /// `deploymentRevision`: the ReplicaSet of `to_revision`, or (0) the one before the latest.
