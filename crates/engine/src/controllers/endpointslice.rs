@@ -122,8 +122,7 @@ fn ports_for(svc: &Service, pod: &Pod) -> Ports {
 fn endpoint_for(svc: &Service, pod: &Pod) -> Endpoint {
     let serving = is_serving(pod);
     let terminating = pod.metadata.deletion_timestamp.is_some();
-    let ready =
-        svc.spec.publish_not_ready_addresses == Some(true) || (serving && !terminating);
+    let ready = svc.spec.publish_not_ready_addresses == Some(true) || (serving && !terminating);
     Endpoint {
         addresses: vec![pod.status.pod_ip.clone()],
         conditions: EndpointConditions {
