@@ -1,7 +1,8 @@
 //! How a failed command reports itself, with kubectl's exact wording: cobra's flag errors
 //! (`Error: unknown flag: --foo` + `See 'kubectl get --help' for usage.`), kubectl's own
 //! `error: ...` lines, and server errors decoded from a `Status` body and printed the way
-//! `cmdutil.CheckErr` prints them (`Error from server (NotFound): pods "x" not found`).
+//! `cmdutil.CheckErr` prints them (`Error from server (NotFound): pods "x" not found`; an
+//! invalid object as `The Service "bad" is invalid: spec.ports[0].port: ...`).
 
 use crate::flags::FlagError;
 use serde_json::Value;
@@ -62,6 +63,7 @@ pub fn server_error_text(resp: &ApiResponse) -> String {
         Some(status) => {
             let message = status.message();
             match status.reason() {
+                StatusReason::Invalid => invalid_text(&status),
                 StatusReason::Unknown => format!("Error from server: {message}"),
                 reason => format!("Error from server ({}): {message}", reason.as_str()),
             }
@@ -85,6 +87,37 @@ pub fn json_body(resp: &ApiResponse) -> Result<Value, CmdError> {
     }
     serde_json::from_str(&resp.body)
         .map_err(|e| CmdError::msg(format!("unable to decode the server's response: {e}")))
+}
+
+/// `checkErr` for an `Invalid` status: `The Kind "name" is invalid` (or `The request is
+/// invalid` without either) and its causes as `field: message` — one on the same line, several
+/// each on a `* ` line — duplicates dropped (`statusCausesToAggrError`); the bare message when
+/// the status has no details.
+fn invalid_text(status: &Status) -> String {
+    let Some(d) = status.details.as_deref() else {
+        return status.message().to_string();
+    };
+    let head = if d.kind.is_empty() && d.name.is_empty() {
+        "The request is invalid".to_string()
+    } else {
+        format!(
+            "The {} {} is invalid",
+            d.kind,
+            crate::gofmt::go_quote(&d.name)
+        )
+    };
+    let mut causes: Vec<String> = Vec::new();
+    for c in &d.causes {
+        let line = format!("{}: {}", c.field, c.message);
+        if !causes.contains(&line) {
+            causes.push(line);
+        }
+    }
+    match causes.as_slice() {
+        [] => head,
+        [one] => format!("{head}: {one}"),
+        many => format!("{head}: \n* {}", many.join("\n* ")),
+    }
 }
 
 /// The `Status` in an error body, if it is one.
@@ -115,6 +148,7 @@ fn reason_for_code(code: u16) -> (&'static str, &'static str) {
 mod tests {
     use super::*;
     use watchlab_apimachinery::status::GroupResource;
+    use watchlab_apimachinery::validation::FieldError;
 
     fn resp(status: &Status) -> ApiResponse {
         ApiResponse {
@@ -147,6 +181,31 @@ mod tests {
             server_error_text(&bare),
             "Error from server (ServiceUnavailable): the server is currently unable to handle the request"
         );
+    }
+
+    #[test]
+    fn invalid_objects_print_their_causes_like_kubectl() {
+        let range = "must be between 1 and 65535, inclusive";
+        let port = FieldError::invalid("spec.ports[0].port", 70000i64, range);
+        let target = FieldError::invalid("spec.ports[0].targetPort", 70000i64, range);
+        let one = Status::invalid("Service", "", "bad", std::slice::from_ref(&port));
+        assert_eq!(
+            server_error_text(&resp(&one)),
+            "The Service \"bad\" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive"
+        );
+        let two = Status::invalid(
+            "Service",
+            "",
+            "bad",
+            &[port.clone(), target.clone(), target],
+        );
+        assert_eq!(
+            server_error_text(&resp(&two)),
+            "The Service \"bad\" is invalid: \n* spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive\n* spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive"
+        );
+        let anonymous = Status::invalid("", "", "", &[port]);
+        assert!(server_error_text(&resp(&anonymous))
+            .starts_with("The request is invalid: spec.ports[0].port: "));
     }
 
     #[test]
