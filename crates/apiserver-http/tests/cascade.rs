@@ -5,20 +5,9 @@
 
 mod common;
 
-use common::TestServer;
-use std::time::{Duration, Instant};
+use common::{wait_until, TestServer};
+use std::time::Duration;
 use watchlab_apiserver_http::Args;
-
-fn wait_until<T>(what: &str, max: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + max;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 /// A server whose virtual clock runs `speed` times faster than the wall clock.
 fn server(speed: f64) -> TestServer {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{kubectl_available, TestServer};
+use common::{kubectl_available, wait_until, TestServer};
 use std::time::Duration;
 
 macro_rules! need_kubectl {
@@ -166,9 +166,8 @@ fn typed_protobuf_clients_create_deployments_and_namespaces() {
     ]);
     assert_eq!(spec, "2 web nginx:1.27 80");
     // The controllers run it like any other Deployment.
-    let mut ready = String::new();
-    for _ in 0..300 {
-        ready = s.ok(&[
+    wait_until("2 ready replicas", Duration::from_secs(30), || {
+        let ready = s.ok(&[
             "get",
             "deployment",
             "web",
@@ -177,12 +176,8 @@ fn typed_protobuf_clients_create_deployments_and_namespaces() {
             "-o",
             "jsonpath={.status.readyReplicas}",
         ]);
-        if ready == "2" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert_eq!(ready, "2");
+        (ready == "2").then_some(())
+    });
     // What the engine does not serve is still refused with the server's wording.
     let r = s.kubectl(&["create", "quota", "q", "--hard=pods=1"]);
     assert_eq!(r.code, 1);
@@ -554,15 +549,10 @@ fn ages_agree_with_kubectls_own_clock() {
     // itself (`describe`) read like the ones the server prints (`get`): seconds, not months.
     let s = TestServer::start();
     s.ok(&["run", "web", "--image=nginx"]);
-    let mut phase = String::new();
-    for _ in 0..300 {
-        phase = s.ok(&["get", "pod", "web", "-o", "jsonpath={.status.phase}"]);
-        if phase == "Running" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert_eq!(phase, "Running");
+    wait_until("the pod Running", Duration::from_secs(30), || {
+        let phase = s.ok(&["get", "pod", "web", "-o", "jsonpath={.status.phase}"]);
+        (phase == "Running").then_some(())
+    });
     let get = s.ok(&["get", "pod", "web", "--no-headers"]);
     let age = get.split_whitespace().nth(4).unwrap_or_default();
     assert!(under_two_minutes(age), "{get}");

@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::TestServer;
-use std::time::{Duration, Instant};
+use common::{wait_until, TestServer};
+use std::time::Duration;
 use watchlab_apiserver_http::faults::Fault;
 use watchlab_apiserver_http::Args;
 use watchlab_engine::cluster::Action;
@@ -28,17 +28,6 @@ fn pods(s: &TestServer) -> Vec<(String, String, String)> {
         (f[0].to_string(), f[2].to_string(), f[6].to_string())
     })
     .collect()
-}
-
-fn wait_until<T>(what: &str, max: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + max;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 #[test]

@@ -6,8 +6,8 @@
 
 mod common;
 
-use common::TestServer;
-use std::time::{Duration, Instant};
+use common::{wait_until, TestServer};
+use std::time::Duration;
 use watchlab_apiserver_http::Args;
 
 /// `kubectl get pods --no-headers` as (name, ready, status, restarts).
@@ -26,17 +26,6 @@ fn pods(s: &TestServer) -> Vec<(String, String, String, String)> {
             )
         })
         .collect()
-}
-
-fn wait_until<T>(what: &str, max: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + max;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 const UNREADY: &str = r#"apiVersion: v1

@@ -1,33 +1,13 @@
 //! Deployment rollouts through the real kubectl: `rollout status` until done, `rollout history`
 //! from the ReplicaSets' revision annotations, `rollout undo` back to the previous template,
-//! and the Recreate strategy; the console's kubectl prints the same history and status.
+//! one revision's pod template (`history --revision`), and the Recreate strategy (refused with
+//! a rollingUpdate left in); the console's kubectl prints the same history and status.
 
 mod common;
 
-use common::TestServer;
-use std::time::{Duration, Instant};
+use common::{wait_until, TestServer};
+use std::time::Duration;
 use watchlab_apiserver_http::Args;
-use watchlab_kubectl::Kubectl;
-
-fn wait_until<T>(what: &str, max: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + max;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// The console kubectl's stdout for `line`, against the same cluster.
-fn console(s: &TestServer, line: &str) -> String {
-    let line = line.to_string();
-    s.with_cluster(move |c| {
-        let mut session = c.session("kubectl");
-        Kubectl::new().exec(&line, &mut session).stdout
-    })
-}
 
 fn image(s: &TestServer) -> String {
     s.ok(&[
@@ -62,7 +42,7 @@ fn rollout_status_history_and_undo() {
         "{status}"
     );
     assert_eq!(
-        console(&s, "kubectl rollout status deployment/web"),
+        s.console("kubectl rollout status deployment/web"),
         "deployment \"web\" successfully rolled out\n"
     );
     s.ok(&["set", "image", "deployment/web", "nginx=nginx:1.27"]);
@@ -72,9 +52,29 @@ fn rollout_status_history_and_undo() {
         history,
         "deployment.apps/web \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n"
     );
+    assert_eq!(s.console("kubectl rollout history deployment/web"), history);
+    // One revision's pod template, as kubectl's history viewer prints it (tabs, not aligned).
+    let second = s.ok(&["rollout", "history", "deployment/web", "--revision=2"]);
+    assert!(
+        second.starts_with("deployment.apps/web with revision #2\nPod Template:\n  Labels:\tapp=web\n\tpod-template-hash="),
+        "{second}"
+    );
+    assert!(second.contains("    Image:\tnginx:1.27\n"), "{second}");
     assert_eq!(
-        console(&s, "kubectl rollout history deployment/web"),
-        history
+        s.console("kubectl rollout history deployment/web --revision=2"),
+        second
+    );
+    let first = s.ok(&["rollout", "history", "deployment/web", "--revision=1"]);
+    assert!(first.contains("    Image:\tnginx:1.26\n"), "{first}");
+    let missing = s.kubectl(&["rollout", "history", "deployment/web", "--revision=9"]);
+    assert_eq!(
+        missing.stderr,
+        "error: unable to find the specified revision\n"
+    );
+    assert_eq!(
+        s.console_run("kubectl rollout history deployment/web --revision=9")
+            .1,
+        missing.stderr
     );
 
     assert_eq!(
@@ -94,7 +94,7 @@ fn rollout_status_history_and_undo() {
     );
     // The console's undo, to an explicit revision.
     assert_eq!(
-        console(&s, "kubectl rollout undo deployment/web --to-revision=2"),
+        s.console("kubectl rollout undo deployment/web --to-revision=2"),
         "deployment.apps/web rolled back\n"
     );
     assert_eq!(image(&s), "nginx:1.27");
@@ -122,6 +122,19 @@ fn recreate_rollout_through_kubectl() {
         "--image=nginx:1.26",
         "--replicas=2",
     ]);
+    // Recreate with the defaulted rollingUpdate left in place: the API server's 422.
+    let refused = s.kubectl(&[
+        "patch",
+        "deployment",
+        "web",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"strategy":{"type":"Recreate"}}}"#,
+    ]);
+    assert_eq!(
+        refused.stderr,
+        "The Deployment \"web\" is invalid: spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'\n"
+    );
     s.ok(&[
         "patch",
         "deployment",

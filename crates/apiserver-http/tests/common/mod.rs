@@ -27,6 +27,19 @@ pub fn kubectl_available(test: &str) -> bool {
     ok
 }
 
+/// Polls `f` until it gives a value, every 100 ms, failing the test after `max` ("timed out
+/// waiting for {what}"): the one wait loop of these tests (kubectl is asked again each time).
+pub fn wait_until<T>(what: &str, max: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + max;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 pub struct TestServer {
     pub addr: SocketAddr,
     jobs: tokio::sync::mpsc::UnboundedSender<Job>,
@@ -102,6 +115,22 @@ impl TestServer {
             }))
             .expect("server thread alive");
         rx.recv().expect("job ran")
+    }
+
+    /// What the console's kubectl (watchlab-kubectl, in the page) prints for `line` against
+    /// the same cluster: stdout, stderr.
+    pub fn console_run(&self, line: &str) -> (String, String) {
+        let line = line.to_string();
+        self.with_cluster(move |c| {
+            let mut session = c.session("kubectl");
+            let out = watchlab_kubectl::Kubectl::new().exec(&line, &mut session);
+            (out.stdout, out.stderr)
+        })
+    }
+
+    /// The console kubectl's stdout for `line`.
+    pub fn console(&self, line: &str) -> String {
+        self.console_run(line).0
     }
 
     pub fn kubeconfig(&self) -> PathBuf {
