@@ -360,7 +360,7 @@ test('node-c dies: NotReady, Terminating, and the replicas come back to 3 elsewh
 
 test('the guided scenarios run step by step', async () => {
   const page = await open();
-  for (const id of ['watch', 'node-failure', 'conflict', 'etcd-quorum', 'lost-events', 'operator']) {
+  for (const id of ['watch', 'node-failure', 'conflict', 'etcd-quorum', 'lost-events', 'operator', 'service']) {
     await page.click('#tab-scenarios');
     await page.click(`#scenario-${id}`);
     for (let i = 0; i < 10 && (await page.isVisible('#scenario-next')); i++) {
@@ -373,6 +373,42 @@ test('the guided scenarios run step by step', async () => {
   }
   assert.match(await output(page), /pod\/debug-tools created/);
   assert.match(await output(page), /website\.examples\.watchlab\.dev\/blog created/);
+  await done(page);
+});
+
+test('a Service follows its pods: every node\'s kube-proxy rules equal the EndpointSlice kubectl prints after a scale-down', async () => {
+  const page = await open();
+  await page.click('#tab-scenarios');
+  await page.click('#scenario-service');
+  // Expose, the slice written and broadcast, the rules, the scale-down to 2.
+  for (let i = 0; i < 4; i++) await page.click('#scenario-next');
+  await page.waitForSelector('#view-rules');
+  // The removed pod stays in the slice while it terminates (ready=false, terminating=true);
+  // once it is gone the slice lists the two pods left.
+  const slices = 'kubectl get endpointslices -n production';
+  let ips = [];
+  for (let i = 0; i < 20; i++) {
+    await run(page, slices);
+    const row = (await after_(page, slices)).split('\n').find((l) => l.startsWith('orders-api-'));
+    ips = row ? row.trim().split(/\s+/)[3].split(',').sort() : [];
+    if (ips.length === 2) break;
+    await runFor(page, 5000);
+  }
+  assert.equal(ips.length, 2, `the slice after the scale-down: ${ips}`);
+  await page.click('#tab-rules');
+  const rules = await page.$$eval('#rules-table tr.rule[data-service="production/orders-api"]',
+    (trs) => trs.map((tr) => ({ node: tr.dataset.node, endpoints: tr.dataset.endpoints, target: tr.dataset.target })));
+  assert.deepEqual(rules.map((r) => r.node).sort(), ['node-a', 'node-b', 'node-c'], 'one kube-proxy per node');
+  for (const r of rules) {
+    assert.match(r.target, /^10\.(9[6-9]|1[01][0-9])\.\d+\.\d+:80\/TCP$/, r.node);
+    assert.deepEqual(r.endpoints.split(',').map((e) => e.replace(/:8080$/, '')).sort(), ips, `${r.node}'s rules are the slice`);
+  }
+  assert.match(await page.textContent('#rules-table tr.rule .lag'), /\d+ ms/);
+  await screenshot(page, 'service-rules');
+  await page.click('#lang');
+  await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  assert.equal(await page.textContent('#tab-rules'), '转发规则');
+  await page.click('#lang');
   await done(page);
 });
 
@@ -820,7 +856,7 @@ test('keyboard alone: tabs move with the arrows, a column scrolls, Import opens 
   await page.keyboard.press('ArrowLeft');
   assert.equal(await focused(), 'tab-ledger');
   await page.keyboard.press('End');
-  assert.equal(await focused(), 'tab-timeline');
+  assert.equal(await focused(), 'tab-rules');
   await page.keyboard.press('Home');
   assert.equal(await focused(), 'tab-cluster');
   // A pod column is a focusable scroll region: the arrow keys scroll it.

@@ -195,6 +195,7 @@ fn ViewsPane() -> Html {
         View::Informers => html! { <InformersView /> },
         View::Events => html! { <EventsView /> },
         View::Timeline => html! { <components::timeline_view::TimelineView /> },
+        View::Rules => html! { <components::rules_view::RulesView /> },
     };
     html! {
         <section class="views">

@@ -17,6 +17,15 @@ pub const SCALE_WEBSITE: &str =
 pub const DELETE_WEBSITE: &str = "kubectl delete website blog";
 pub const GET_WEBSITE_PODS: &str = "kubectl get deployments,pods -l website=blog";
 
+/// The Service scenario's console lines.
+pub const EXPOSE_ORDERS: &str =
+    "kubectl expose deployment orders-api -n production --port=80 --target-port=8080";
+pub const GET_ORDERS_SVC: &str = "kubectl get svc -n production";
+pub const GET_ORDERS_SLICES: &str = "kubectl get endpointslices -n production";
+pub const SCALE_ORDERS_DOWN: &str =
+    "kubectl scale deployment orders-api -n production --replicas=2";
+pub const DELETE_ORDERS_PODS: &str = "kubectl delete pods -n production -l app=orders-api";
+
 /// Which view a step asks the learner to look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum View {
@@ -27,6 +36,8 @@ pub enum View {
     Informers,
     Events,
     Timeline,
+    /// kube-proxy's rules on each node.
+    Rules,
 }
 
 impl View {
@@ -40,18 +51,20 @@ impl View {
             View::Informers => T::TabInformers,
             View::Events => T::TabEvents,
             View::Timeline => T::TabTimeline,
+            View::Rules => T::TabRules,
         }
     }
 }
 
 impl View {
-    pub const ALL: [View; 6] = [
+    pub const ALL: [View; 7] = [
         View::Cluster,
         View::Ledger,
         View::Broadcast,
         View::Informers,
         View::Events,
         View::Timeline,
+        View::Rules,
     ];
 
     /// The id used in the DOM (`tab-ledger`).
@@ -63,6 +76,7 @@ impl View {
             View::Informers => "informers",
             View::Events => "events",
             View::Timeline => "timeline",
+            View::Rules => "rules",
         }
     }
 }
@@ -119,7 +133,7 @@ pub const RELABEL: &str =
     "kubectl label deployment orders-api -n production team=payments --overwrite";
 
 /// The stories, in the order the texts tell them.
-pub const SCENARIOS: [Scenario; 6] = [
+pub const SCENARIOS: [Scenario; 7] = [
     Scenario {
         id: "watch",
         title_en: "A pod watched with -w",
@@ -269,6 +283,43 @@ pub const SCENARIOS: [Scenario; 6] = [
                 en: "Delete the Website. The operator does nothing: the garbage collector sees that the Deployment's owner is gone and deletes it, then its ReplicaSet and pods, each in turn. The ledger shows who deleted what.",
                 zh: "删除 Website。Operator 什么也不做：垃圾回收器发现 Deployment 的属主已不存在，删除它，再依次删除它的 ReplicaSet 和 Pod。账本显示是谁删除了什么。",
                 effects: &[Command(DELETE_WEBSITE), Advance(15_000), Command(GET_WEBSITE_PODS), Show(View::Ledger)],
+            },
+        ],
+    },
+    Scenario {
+        id: "service",
+        title_en: "A Service follows its pods",
+        title_zh: "Service 跟随它的 Pod",
+        steps: &[
+            Step {
+                en: "Put a Service in front of orders-api: kubectl expose gives it a ClusterIP from 10.96.0.0/12 and the Deployment's selector, app=orders-api. The Service is one more page of the ledger; nothing routes to the pods yet.",
+                zh: "给 orders-api 加一个 Service：kubectl expose 从 10.96.0.0/12 分配一个 ClusterIP，并沿用 Deployment 的选择器 app=orders-api。Service 只是账本上的又一页；此时还没有任何流量规则。",
+                effects: &[Pause(true), Command(EXPOSE_ORDERS), Command(GET_ORDERS_SVC), Show(View::Ledger)],
+            },
+            Step {
+                en: "The EndpointSlice controller watches Services and Pods. It reads the ledger, computes the difference and writes one EndpointSlice listing the ready pods (label kubernetes.io/service-name=orders-api). That write is broadcast to every kube-proxy, one per node.",
+                zh: "EndpointSlice 控制器 watch Service 和 Pod。它读账本、算差异，写下一个列出就绪 Pod 的 EndpointSlice（标签 kubernetes.io/service-name=orders-api）。这次写入被广播给每个节点上的 kube-proxy。",
+                effects: &[Advance(5_000), Command(GET_ORDERS_SLICES), Show(View::Broadcast)],
+            },
+            Step {
+                en: "Each kube-proxy turns the slice into rules: ClusterIP:80 → pod IP:8080. The Rules view shows every node's rules, when the node applied them and the lag since the write they were built from.",
+                zh: "每个 kube-proxy 把切片变成转发规则：ClusterIP:80 → Pod IP:8080。规则视图显示每个节点的规则、应用时间，以及距它所依据的那次写入的延迟。",
+                effects: &[Show(View::Rules)],
+            },
+            Step {
+                en: "Scale down to 2 replicas. A pod is deleted; the controller rewrites the slice without it, and every kube-proxy drops that endpoint from its rules.",
+                zh: "缩容到 2 个副本。一个 Pod 被删除；控制器重写切片把它去掉，每个 kube-proxy 随之从规则中删除这个端点。",
+                effects: &[Command(SCALE_ORDERS_DOWN), Advance(5_000), Command(GET_ORDERS_SLICES), Show(View::Rules)],
+            },
+            Step {
+                en: "Delete every pod of orders-api. The slice empties at once (a terminating pod is not ready), the ReplicaSet creates replacements, and the endpoints come back as each new pod turns Ready: the rules follow the ledger, one broadcast at a time.",
+                zh: "删除 orders-api 的全部 Pod。切片立刻清空（终止中的 Pod 不算就绪），ReplicaSet 创建替代的 Pod，每个新 Pod 就绪后端点重新出现：规则跟着账本走，一次广播一步。",
+                effects: &[Command(DELETE_ORDERS_PODS), Advance(1_000), Show(View::Rules)],
+            },
+            Step {
+                en: "Let time run and watch the rules refill, node by node.",
+                zh: "让时间走起来，看规则在每个节点上重新填满。",
+                effects: &[SetSpeed(Speed::X10), Pause(false), Show(View::Rules)],
             },
         ],
     },

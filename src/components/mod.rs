@@ -16,6 +16,7 @@ pub mod ledger_view;
 pub mod node_column;
 pub mod node_map;
 pub mod reconnect_panel;
+pub mod rules_view;
 pub mod scenario_panel;
 pub mod splitter;
 pub mod tabs;

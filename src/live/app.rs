@@ -117,6 +117,7 @@ fn ViewsPane() -> Html {
         View::Informers => html! { <views::Unavailable id="informers" text={L::NoInformers} /> },
         View::Events => html! { <views::EventsView /> },
         View::Timeline => html! { <views::Unavailable id="timeline" text={L::NoTimeline} /> },
+        View::Rules => html! { <views::Unavailable id="rules" text={L::NoRules} /> },
     };
     html! {
         <section class="views">

@@ -25,6 +25,7 @@ texts! {
     NoFanOut => "The server's other watch streams and the fan-out of each revision are internal to the API server. Only this page's own streams are shown.", "API server 上其他客户端的 watch 流和每一页的扇出属于服务器内部状态。这里只显示本页自己的流。";
     NoInformers => "The controllers' informer caches live inside the controllers (kube-controller-manager, the scheduler, the kubelets); the API does not expose how far behind they are.", "控制器的 Informer 缓存位于各控制器内部（kube-controller-manager、调度器、kubelet）；API 不暴露它们落后多少。";
     NoTimeline => "The timeline draws the ledger's writes over virtual time; a real API server exposes neither.", "时间线按虚拟时间绘制账本中的写入；真实的 API server 不暴露这两者。";
+    NoRules => "kube-proxy's rules live in each node's kube-proxy (iptables or IPVS), not in the API server: a client cannot read them. kubectl get endpointslices shows what they are built from.", "kube-proxy 的规则存在于各节点的 kube-proxy（iptables 或 IPVS）中，而不在 API server 里：客户端读不到。kubectl get endpointslices 显示它们所依据的数据。";
     NoActions => "The action buttons (kill a node, stop etcd members, compact, conflicting write) drive the in-tab engine. Against a real cluster, use the console.", "这些操作按钮（让节点宕机、停止 etcd 成员、压缩、冲突写入）驱动的是标签页内的引擎。面对真实集群，请使用终端。";
     NoScenarios => "The guided scenarios drive the in-tab engine (its clock, its nodes, its etcd).", "引导场景驱动的是标签页内的引擎（它的时钟、节点和 etcd）。";
     NoEditor => "The file editor belongs to the in-tab engine; the console still has orders-deploy.yaml for kubectl apply -f.", "文件编辑器属于标签页内的引擎；终端里仍可用 orders-deploy.yaml 执行 kubectl apply -f。";

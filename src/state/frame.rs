@@ -25,6 +25,7 @@ use watchlab_engine::api::{Kind, Object};
 use watchlab_engine::apiserver::{ApiServer, LedgerEntry};
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::cluster::{InformerView, NodeView, PodCensus, PodView};
+use watchlab_engine::controllers::ProxyRule;
 use watchlab_engine::etcd_cluster::EtcdCluster;
 
 use super::broadcast::{Broadcast, BroadcastAsk};
@@ -88,6 +89,9 @@ pub struct Frame {
     pub events: Rc<EventList>,
     /// What the broadcast view draws, while it shows; else empty.
     pub broadcast: Rc<Broadcast>,
+    /// Each node's kube-proxy rules while the rules view shows (in a node map, the open
+    /// node's only); else empty.
+    pub proxy_rules: Vec<NodeRules>,
     pub etcd: EtcdCluster,
     /// The console's newest lines ([`crate::console::VISIBLE_LINES`]).
     pub console: Vec<Line>,
@@ -147,6 +151,11 @@ impl Frame {
             } else {
                 Rc::default()
             },
+            proxy_rules: if shown.view == View::Rules {
+                node_rules(e, shown.open_node, map)
+            } else {
+                Vec::new()
+            },
             events: if shown.view == View::Events {
                 EventList::after(e.cluster.api(), previous.map(|f| &f.events))
             } else {
@@ -197,6 +206,69 @@ fn ledger_lines(
         }
     }
     Rc::new(lines)
+}
+
+/// One node's kube-proxy rules.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeRules {
+    pub node: String,
+    pub rules: Vec<RuleRow>,
+}
+
+/// A rule and its lag.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleRow {
+    pub rule: ProxyRule,
+    /// Virtual milliseconds from the write it was built from (its source revision, if still in
+    /// the ledger) to the node applying it.
+    pub lag_ms: Option<u64>,
+}
+
+/// The rules of every node (of the open node only, in a node map).
+fn node_rules(e: &Engine, open_node: Option<&str>, map: bool) -> Vec<NodeRules> {
+    let nodes: Vec<String> = match (map, open_node) {
+        (true, Some(n)) => vec![n.to_string()],
+        (true, None) => Vec::new(),
+        (false, _) => e.cluster.config().nodes.clone(),
+    };
+    let per_node: Vec<(String, Vec<ProxyRule>)> = nodes
+        .into_iter()
+        .map(|n| {
+            let rules = e.cluster.proxy_rules(&n);
+            (n, rules)
+        })
+        .collect();
+    // When each source revision was written: one pass over the ledger, newest first.
+    let mut wanted: BTreeMap<u64, Option<Timestamp>> = per_node
+        .iter()
+        .flat_map(|(_, rs)| rs.iter().map(|r| (r.source_revision, None)))
+        .collect();
+    let oldest = wanted.keys().next().copied().unwrap_or(u64::MAX);
+    for l in e.cluster.api().ledger().iter().rev() {
+        if l.revision < oldest {
+            break;
+        }
+        if let Some(t) = wanted.get_mut(&l.revision) {
+            *t = Some(l.time);
+        }
+    }
+    per_node
+        .into_iter()
+        .map(|(node, rules)| NodeRules {
+            node,
+            rules: rules
+                .into_iter()
+                .map(|rule| RuleRow {
+                    lag_ms: wanted
+                        .get(&rule.source_revision)
+                        .copied()
+                        .flatten()
+                        .map(|t| rule.applied_at.millis_since(t)),
+                    rule,
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// Every Event, in the API's list order, and the namespaces the events view offers.
