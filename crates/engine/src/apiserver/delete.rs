@@ -59,6 +59,8 @@ pub const FINALIZER_FOREGROUND: &str = "foregroundDeletion";
 const IMMORTAL_NAMESPACES: [&str; 3] = ["default", "kube-system", "kube-public"];
 
 impl ApiServer {
+    // Long on purpose: `Store.Delete`'s steps in their real order (preconditions, grace,
+    // finalizers, the namespace's own storage, the commit), read top down.
     pub fn delete(
         &mut self,
         user: &str,

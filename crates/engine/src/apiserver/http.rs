@@ -108,6 +108,8 @@ impl ApiServer {
         answer.unwrap_or_else(error)
     }
 
+    // Long on purpose: the route table, one arm per (verb, subresource) as the real server's
+    // handlers are registered, each arm a few lines handing over to its verb's module.
     fn dispatch_request(
         &mut self,
         user: &str,

@@ -91,6 +91,8 @@ impl ApiServer {
         Ok(written)
     }
 
+    // Long on purpose: `Store.Update`'s steps in their real order (lookup, precondition, the
+    // part's strategy, defaults, validation, managed fields, finalizers, commit), read top down.
     fn write_part(
         &mut self,
         user: &str,

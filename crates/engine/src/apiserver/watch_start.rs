@@ -16,6 +16,8 @@ use watchlab_apimachinery::status::Status;
 use watchlab_apimachinery::validation::FieldError;
 
 impl ApiServer {
+    // Long on purpose: the watch request's checks in the order the real server answers them,
+    // then where the stream starts (now, a resourceVersion, or its history); read top down.
     /// Opens a watch stream for `user` on `kind` (in `namespace`, or all).
     pub fn watch(
         &mut self,

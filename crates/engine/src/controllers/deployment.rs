@@ -14,7 +14,7 @@ use super::adapter::{controller_uid_index, ApiInformer, CONTROLLER_UID_INDEX};
 use super::events::{EventRecorder, EventType};
 use super::profile::Profile;
 use super::replicaset::controller_ref;
-use super::{earliest, Controller};
+use super::{earliest, Controller, Requeue};
 use crate::api::apps::{
     Deployment, IntOrString, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, WorkloadCondition,
 };
@@ -161,7 +161,7 @@ impl DeploymentController {
         d: &Deployment,
         rs: &ReplicaSet,
         to: i32,
-    ) -> Result<(), ()> {
+    ) -> Result<(), Requeue> {
         let from = replicas(rs);
         let desired = d.spec.replicas.unwrap_or(1);
         let (surge, _) = fenceposts(d);
@@ -177,7 +177,7 @@ impl DeploymentController {
             return Ok(());
         }
         api.update(USER_AGENT, Object::ReplicaSet(Box::new(updated)))
-            .map_err(|_| ())?;
+            .map_err(|_| Requeue)?;
         if from != to {
             let dir = if to > from { "up" } else { "down" };
             let msg = format!(
@@ -196,7 +196,14 @@ impl DeploymentController {
         Ok(())
     }
 
-    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
+    // Long on purpose: `syncDeployment`'s one pass (find the ReplicaSets, create or adopt the
+    // new one, then the strategy's scaling), in the real controller's order.
+    fn sync(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+    ) -> Result<(), Requeue> {
         let Some(d_obj) = self.deployments.store().get(key) else {
             return Ok(());
         };
@@ -262,8 +269,8 @@ impl DeploymentController {
                         }
                     }
                     // The cache has not shown it yet: wait for the watch.
-                    Err(s) if s.reason() == StatusReason::AlreadyExists => return Err(()),
-                    Err(_) => return Err(()),
+                    Err(s) if s.reason() == StatusReason::AlreadyExists => return Err(Requeue),
+                    Err(_) => return Err(Requeue),
                 }
             }
         };
@@ -276,7 +283,7 @@ impl DeploymentController {
                     (max_old_revision + 1).to_string(),
                 );
                 api.update(USER_AGENT, Object::ReplicaSet(Box::new(r)))
-                    .map_err(|_| ())?;
+                    .map_err(|_| Requeue)?;
                 return Ok(());
             }
             // reconcileNewReplicaSet
@@ -308,7 +315,7 @@ impl DeploymentController {
         d: &Deployment,
         new_rs: &ReplicaSet,
         max_old_revision: i64,
-    ) -> Result<bool, ()> {
+    ) -> Result<bool, Requeue> {
         let rev = revision(new_rs).max(max_old_revision + 1).to_string();
         if d.metadata.annotations.get(REVISION_ANNOTATION) == Some(&rev) {
             return Ok(false);
@@ -318,7 +325,7 @@ impl DeploymentController {
             .annotations
             .insert(REVISION_ANNOTATION.into(), rev);
         api.update(USER_AGENT, Object::Deployment(Box::new(u)))
-            .map_err(|_| ())?;
+            .map_err(|_| Requeue)?;
         Ok(true)
     }
 
@@ -335,7 +342,7 @@ impl DeploymentController {
         new_rs: Option<ReplicaSet>,
         old: &[ReplicaSet],
         hash: &str,
-    ) -> Result<(), ()> {
+    ) -> Result<(), Requeue> {
         let desired = d.spec.replicas.unwrap_or(1);
         let max_old_revision = old.iter().map(revision).max().unwrap_or(0);
         let mut scaled_down = false;
@@ -355,7 +362,7 @@ impl DeploymentController {
             let rs = self.new_replica_set(d, hash, desired, max_old_revision + 1, 0);
             let created = api
                 .create(USER_AGENT, Object::ReplicaSet(Box::new(rs)))
-                .map_err(|_| ())?;
+                .map_err(|_| Requeue)?;
             if desired > 0 {
                 let msg = format!(
                     "Scaled up replica set {} from 0 to {desired}",
@@ -379,7 +386,7 @@ impl DeploymentController {
                 (max_old_revision + 1).to_string(),
             );
             api.update(USER_AGENT, Object::ReplicaSet(Box::new(r)))
-                .map_err(|_| ())?;
+                .map_err(|_| Requeue)?;
             return Ok(());
         }
         if replicas(&new_rs) != desired {
@@ -404,7 +411,7 @@ impl DeploymentController {
         old: &[ReplicaSet],
         desired: i32,
         max_unavailable: i32,
-    ) -> Result<(), ()> {
+    ) -> Result<(), Requeue> {
         let old_count: i32 = old.iter().map(replicas).sum();
         if old_count == 0 {
             return Ok(());
@@ -462,7 +469,7 @@ impl DeploymentController {
         api: &mut ApiServer,
         d: &Deployment,
         old: &[ReplicaSet],
-    ) -> Result<(), ()> {
+    ) -> Result<(), Requeue> {
         let limit = d.spec.revision_history_limit.unwrap_or(10).max(0) as usize;
         let mut empty: Vec<&ReplicaSet> = old
             .iter()
@@ -488,7 +495,7 @@ impl DeploymentController {
             ) {
                 Ok(_) => {}
                 Err(s) if s.reason() == StatusReason::NotFound => {}
-                Err(_) => return Err(()),
+                Err(_) => return Err(Requeue),
             }
         }
         Ok(())
@@ -547,7 +554,7 @@ impl DeploymentController {
         old: &[ReplicaSet],
         created: bool,
         max_unavailable: i32,
-    ) -> Result<(), ()> {
+    ) -> Result<(), Requeue> {
         let all: Vec<&ReplicaSet> = old.iter().chain(std::iter::once(new_rs)).collect();
         let desired = d.spec.replicas.unwrap_or(1);
         let mut s = d.status.clone();
@@ -613,7 +620,7 @@ impl DeploymentController {
         u.status = s;
         api.update_status(USER_AGENT, Object::Deployment(Box::new(u)))
             .map(|_| ())
-            .map_err(|_| ())
+            .map_err(|_| Requeue)
     }
 }
 
@@ -671,7 +678,7 @@ impl Controller for DeploymentController {
             while let Some(key) = self.queue.get(now) {
                 match self.sync(now, api, &key) {
                     Ok(()) => self.queue.forget(&key),
-                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
                 }
                 self.queue.done(&key);
             }

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use super::adapter::ApiInformer;
 use super::profile::Profile;
-use super::{earliest, Controller};
+use super::{earliest, Controller, Requeue};
 use crate::api::meta::OwnerReference;
 use crate::api::{Kind, Object, Registry};
 use crate::apiserver::{
@@ -300,7 +300,7 @@ impl GarbageCollector {
     }
 
     /// `attemptToDeleteItem`; `Err` asks for a rate-limited retry.
-    fn attempt_to_delete(&mut self, api: &mut ApiServer, uid: &str) -> Result<(), ()> {
+    fn attempt_to_delete(&mut self, api: &mut ApiServer, uid: &str) -> Result<(), Requeue> {
         let Some(node) = self.graph.get(uid).cloned() else {
             return Ok(());
         };
@@ -397,7 +397,7 @@ impl GarbageCollector {
         uid: &str,
         node: &Node,
         latest: &Arc<Object>,
-    ) -> Result<(), ()> {
+    ) -> Result<(), Requeue> {
         let blocking: Vec<String> = node
             .dependents
             .iter()
@@ -423,7 +423,7 @@ impl GarbageCollector {
 
     /// `attemptToOrphan`: every dependent loses its reference to the owner, then the owner
     /// loses its `orphan` finalizer.
-    fn attempt_to_orphan(&mut self, api: &mut ApiServer, uid: &str) -> Result<(), ()> {
+    fn attempt_to_orphan(&mut self, api: &mut ApiServer, uid: &str) -> Result<(), Requeue> {
         let Some(node) = self.graph.get(uid).cloned() else {
             return Ok(());
         };
@@ -459,7 +459,7 @@ fn update_owner_refs(
     api: &mut ApiServer,
     obj: &Arc<Object>,
     change: impl FnOnce(&mut Vec<OwnerReference>),
-) -> Result<(), ()> {
+) -> Result<(), Requeue> {
     let mut updated = (**obj).clone();
     change(&mut updated.meta_mut().owner_references);
     if updated == **obj {
@@ -468,12 +468,16 @@ fn update_owner_refs(
     match api.update(USER_AGENT, updated) {
         Ok(_) => Ok(()),
         Err(s) if s.code() == 404 => Ok(()),
-        Err(_) => Err(()),
+        Err(_) => Err(Requeue),
     }
 }
 
 /// Removes one finalizer from `obj` (which the API server then removes if it was the last).
-fn remove_finalizer(api: &mut ApiServer, obj: &Arc<Object>, finalizer: &str) -> Result<(), ()> {
+fn remove_finalizer(
+    api: &mut ApiServer,
+    obj: &Arc<Object>,
+    finalizer: &str,
+) -> Result<(), Requeue> {
     let mut updated = (**obj).clone();
     updated.meta_mut().finalizers.retain(|f| f != finalizer);
     if updated == **obj {
@@ -482,7 +486,7 @@ fn remove_finalizer(api: &mut ApiServer, obj: &Arc<Object>, finalizer: &str) -> 
     match api.update(USER_AGENT, updated) {
         Ok(_) => Ok(()),
         Err(s) if s.code() == 404 => Ok(()),
-        Err(_) => Err(()),
+        Err(_) => Err(Requeue),
     }
 }
 
@@ -492,7 +496,7 @@ fn delete_object(
     node: &Node,
     latest: &Arc<Object>,
     policy: &str,
-) -> Result<(), ()> {
+) -> Result<(), Requeue> {
     let Some(kind) = node.kind else {
         return Ok(());
     };
@@ -510,7 +514,7 @@ fn delete_object(
         Ok(_) => Ok(()),
         Err(s) if s.code() == 404 => Ok(()),
         // Changed in between: look again.
-        Err(_) => Err(()),
+        Err(_) => Err(Requeue),
     }
 }
 
@@ -538,14 +542,14 @@ impl Controller for GarbageCollector {
             while let Some(uid) = self.attempt_to_orphan.get(now) {
                 match self.attempt_to_orphan(api, &uid) {
                     Ok(()) => self.attempt_to_orphan.forget(&uid),
-                    Err(()) => self.attempt_to_orphan.add_rate_limited(uid.clone(), now),
+                    Err(Requeue) => self.attempt_to_orphan.add_rate_limited(uid.clone(), now),
                 }
                 self.attempt_to_orphan.done(&uid);
             }
             while let Some(uid) = self.attempt_to_delete.get(now) {
                 match self.attempt_to_delete(api, &uid) {
                     Ok(()) => self.attempt_to_delete.forget(&uid),
-                    Err(()) => self.attempt_to_delete.add_rate_limited(uid.clone(), now),
+                    Err(Requeue) => self.attempt_to_delete.add_rate_limited(uid.clone(), now),
                 }
                 self.attempt_to_delete.done(&uid);
             }

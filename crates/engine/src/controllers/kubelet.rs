@@ -17,7 +17,7 @@ use super::adapter::ApiInformer;
 use super::container_lifecycle::{ContainerRun, Happening};
 use super::events::{EventRecorder, EventType};
 use super::profile::Profile;
-use super::{earliest, Controller};
+use super::{earliest, Controller, Requeue};
 use crate::api::behaviour::Behaviour;
 use crate::api::lease::{Lease, LeaseSpec};
 use crate::api::meta::OwnerReference;
@@ -505,7 +505,12 @@ impl Kubelet {
     }
 
     /// Brings one pod's runtime and status in line with its spec; `Err` = retry rate-limited.
-    fn sync_pod(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
+    fn sync_pod(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+    ) -> Result<(), Requeue> {
         let Some(obj) = self.pods.as_ref().and_then(|i| i.store().get(key)) else {
             self.runtime.remove(key);
             return Ok(());
@@ -603,7 +608,7 @@ impl Kubelet {
         key: &ObjectKey,
         obj: &Object,
         pod: &Pod,
-    ) -> Result<(), ()> {
+    ) -> Result<(), Requeue> {
         let Some(rt) = self.runtime.get_mut(key) else {
             return Ok(());
         };
@@ -642,7 +647,7 @@ impl Kubelet {
         let status = self.pod_status(pod, &runs, &ip, now);
         if status.status != pod.status {
             api.update_status(&self.user, Object::Pod(status))
-                .map_err(|_| ())?;
+                .map_err(|_| Requeue)?;
         }
         Ok(())
     }
@@ -706,7 +711,7 @@ impl Kubelet {
         key: &ObjectKey,
         obj: &Object,
         pod: &Pod,
-    ) -> Result<(), ()> {
+    ) -> Result<(), Requeue> {
         // A pod already running (this kubelet restarted, its containers kept running).
         if pod.status.phase == "Running" && !pod.status.pod_ip.is_empty() {
             let behaviour = Behaviour::of(pod);
@@ -739,7 +744,7 @@ impl Kubelet {
         }
         let status = self.creating_status(pod, now);
         api.update_status(&self.user, Object::Pod(status))
-            .map_err(|_| ())?;
+            .map_err(|_| Requeue)?;
         let missing: Vec<&str> = pod
             .spec
             .containers
@@ -800,7 +805,7 @@ impl Kubelet {
         key: &ObjectKey,
         obj: &Object,
         pod: &Pod,
-    ) -> Result<(), ()> {
+    ) -> Result<(), Requeue> {
         let state = self.runtime.get(key).map(|r| r.state.clone());
         match state {
             Some(PodState::Stopping { done_at }) if now >= done_at => {
@@ -832,7 +837,7 @@ impl Kubelet {
                         self.runtime.remove(key);
                         Ok(())
                     }
-                    Err(_) => Err(()),
+                    Err(_) => Err(Requeue),
                 }
             }
             Some(PodState::Stopping { done_at }) => {
@@ -975,7 +980,7 @@ impl Controller for Kubelet {
             while let Some(key) = self.queue.get(now) {
                 match self.sync_pod(now, api, &key) {
                     Ok(()) => self.queue.forget(&key),
-                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
                 }
                 self.queue.done(&key);
             }

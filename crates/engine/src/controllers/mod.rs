@@ -52,6 +52,13 @@ pub use website::WebsiteOperator;
 use crate::apiserver::ApiServer;
 use crate::clock::Timestamp;
 
+/// A sync that stopped before its work was done — a write was refused (a newer version, etcd
+/// without quorum, an object the cache has not shown yet) — so its key goes back on the work
+/// queue with back-off, as client-go's controllers `AddRateLimited` a key whose sync returned
+/// an error. Which write failed does not matter: the retry reads everything again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Requeue;
+
 /// One control loop of the cluster.
 pub trait Controller {
     /// The user agent its requests carry (`kube-scheduler`, `kubelet/node-a`, ...).

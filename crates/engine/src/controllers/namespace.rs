@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::adapter::ApiInformer;
 use super::profile::Profile;
-use super::{earliest, Controller};
+use super::{earliest, Controller, Requeue};
 use crate::api::namespace::{
     Namespace, NamespaceCondition, FINALIZER_KUBERNETES, PHASE_TERMINATING,
 };
@@ -103,7 +103,7 @@ impl NamespaceController {
         let pass = delete_all_content(api, name);
         let ns = self.write_conditions(now, api, ns, &pass)?;
         if !pass.failures.is_empty() {
-            return Err(());
+            return Err(Requeue);
         }
         if !pass.remaining.is_empty() {
             let estimate = if pass.estimate > 0 {
@@ -112,7 +112,7 @@ impl NamespaceController {
                 FINALIZER_ESTIMATE_SECS
             } else {
                 // "unexpected items still remain in namespace": retried with back-off.
-                return Err(());
+                return Err(Requeue);
             };
             let wait = estimate / 2 + 1;
             return Ok(Some(wait as u64 * 1000));
@@ -125,7 +125,7 @@ impl NamespaceController {
         match api.finalize_namespace(USER_AGENT, Object::Namespace(finalized)) {
             Ok(_) => Ok(None),
             Err(s) if s.code() == 404 => Ok(None),
-            Err(_) => Err(()),
+            Err(_) => Err(Requeue),
         }
     }
 
@@ -137,7 +137,7 @@ impl NamespaceController {
         api: &mut ApiServer,
         ns: &Namespace,
         pass: &ContentPass,
-    ) -> Result<Namespace, ()> {
+    ) -> Result<Namespace, Requeue> {
         let mut updated = ns.clone();
         updated.status.phase = PHASE_TERMINATING.into();
         updated.status.conditions = conditions(now, &ns.status.conditions, pass);
@@ -147,14 +147,14 @@ impl NamespaceController {
         match api.update_status(USER_AGENT, Object::Namespace(updated)) {
             Ok(written) => match &*written {
                 Object::Namespace(n) => Ok(n.clone()),
-                _ => Err(()),
+                _ => Err(Requeue),
             },
-            Err(_) => Err(()),
+            Err(_) => Err(Requeue),
         }
     }
 }
 
-type SyncResult = Result<Option<u64>, ()>;
+type SyncResult = Result<Option<u64>, Requeue>;
 
 /// One DELETE collection (background propagation) per namespaced kind that has objects in the
 /// namespace, then a count of what remains.
@@ -332,7 +332,7 @@ impl Controller for NamespaceController {
                             self.queue.add_after(key.clone(), ms, now);
                         }
                     }
-                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
                 }
                 self.queue.done(&key);
             }

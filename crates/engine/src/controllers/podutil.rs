@@ -42,40 +42,86 @@ pub fn is_active(pod: &Pod) -> bool {
     !is_terminal(pod) && pod.metadata.deletion_timestamp.is_none()
 }
 
-/// The pod's summed requests as (milli-cpu, memory bytes).
-pub fn requests(spec: &PodSpec) -> (i64, i64) {
-    spec.containers.iter().fold((0, 0), |(cpu, mem), c| {
-        let r = &c.resources.requests;
-        (
-            cpu + r.get("cpu").map_or(0, |q| q.milli_value()),
-            mem + r.get("memory").map_or(0, |q| q.value()),
-        )
-    })
+/// Compute resources as the scheduler adds them up: milli-cpu and memory bytes
+/// (kube-scheduler's `framework.Resource`, its `MilliCPU` and `Memory`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Resources {
+    pub milli_cpu: i64,
+    pub memory: i64,
+}
+
+impl std::ops::Add for Resources {
+    type Output = Resources;
+    fn add(self, o: Resources) -> Resources {
+        Resources {
+            milli_cpu: self.milli_cpu + o.milli_cpu,
+            memory: self.memory + o.memory,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Resources {
+    fn add_assign(&mut self, o: Resources) {
+        *self = *self + o;
+    }
+}
+
+impl std::ops::SubAssign for Resources {
+    fn sub_assign(&mut self, o: Resources) {
+        self.milli_cpu -= o.milli_cpu;
+        self.memory -= o.memory;
+    }
+}
+
+/// What a node offers pods: its allocatable compute and how many pods it takes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Allocatable {
+    pub resources: Resources,
+    pub pods: i64,
+}
+
+/// The pod's summed requests.
+pub fn requests(spec: &PodSpec) -> Resources {
+    spec.containers
+        .iter()
+        .map(|c| {
+            let r = &c.resources.requests;
+            Resources {
+                milli_cpu: r.get("cpu").map_or(0, |q| q.milli_value()),
+                memory: r.get("memory").map_or(0, |q| q.value()),
+            }
+        })
+        .fold(Resources::default(), |sum, r| sum + r)
 }
 
 /// Requests with the scheduler's non-zero defaults per container (scoring only).
-pub fn non_zero_requests(spec: &PodSpec) -> (i64, i64) {
-    spec.containers.iter().fold((0, 0), |(cpu, mem), c| {
-        let r = &c.resources.requests;
-        (
-            cpu + r
-                .get("cpu")
-                .map_or(DEFAULT_MILLI_CPU_REQUEST, |q| q.milli_value()),
-            mem + r
-                .get("memory")
-                .map_or(DEFAULT_MEMORY_REQUEST, |q| q.value()),
-        )
-    })
+pub fn non_zero_requests(spec: &PodSpec) -> Resources {
+    spec.containers
+        .iter()
+        .map(|c| {
+            let r = &c.resources.requests;
+            Resources {
+                milli_cpu: r
+                    .get("cpu")
+                    .map_or(DEFAULT_MILLI_CPU_REQUEST, |q| q.milli_value()),
+                memory: r
+                    .get("memory")
+                    .map_or(DEFAULT_MEMORY_REQUEST, |q| q.value()),
+            }
+        })
+        .fold(Resources::default(), |sum, r| sum + r)
 }
 
-/// A node's allocatable (milli-cpu, memory bytes, pods).
-pub fn allocatable(node: &Node) -> (i64, i64, i64) {
+/// A node's allocatable cpu, memory and pods.
+pub fn allocatable(node: &Node) -> Allocatable {
     let a = &node.status.allocatable;
-    (
-        a.get("cpu").map_or(0, |q| q.milli_value()),
-        a.get("memory").map_or(0, |q| q.value()),
-        a.get("pods").map_or(0, |q| q.value()),
-    )
+    Allocatable {
+        resources: Resources {
+            milli_cpu: a.get("cpu").map_or(0, |q| q.milli_value()),
+            memory: a.get("memory").map_or(0, |q| q.value()),
+        },
+        pods: a.get("pods").map_or(0, |q| q.value()),
+    }
 }
 
 /// `Toleration.ToleratesTaint`.

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::adapter::ApiInformer;
 use super::events::{EventRecorder, EventType};
-use super::podutil::{self, NO_EXECUTE, NO_SCHEDULE, TAINT_UNSCHEDULABLE};
+use super::podutil::{self, Allocatable, Resources, NO_EXECUTE, NO_SCHEDULE, TAINT_UNSCHEDULABLE};
 use super::profile::Profile;
 use super::scheduler_cache::{
     num_feasible_nodes_to_find, NodeInfo, NodeSnapshot, NodeUsageCache, Usage,
@@ -316,7 +316,7 @@ impl Scheduler {
 }
 
 /// The filter plugins in the real order; the first failing plugin decides the node's reasons.
-fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: (i64, i64)) -> Result<(), NodeFailure> {
+fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: Resources) -> Result<(), NodeFailure> {
     let Some(node) = info.node.as_node() else {
         return Err(NodeFailure {
             reasons: vec!["node(s) not found".to_string()],
@@ -363,15 +363,18 @@ fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: (i64, i64)) -> Result<
             "node(s) didn't match Pod's node affinity/selector".into(),
         ));
     }
-    let (cpu, mem, max_pods) = info.allocatable;
+    let Allocatable {
+        resources: capacity,
+        pods: max_pods,
+    } = info.allocatable;
     let mut reasons = Vec::new();
     if usage.pods + 1 > max_pods {
         reasons.push("Too many pods".to_string());
     }
-    if req.0 > 0 && req.0 > cpu - usage.requests.0 {
+    if req.milli_cpu > 0 && req.milli_cpu > capacity.milli_cpu - usage.requests.milli_cpu {
         reasons.push("Insufficient cpu".to_string());
     }
-    if req.1 > 0 && req.1 > mem - usage.requests.1 {
+    if req.memory > 0 && req.memory > capacity.memory - usage.requests.memory {
         reasons.push("Insufficient memory".to_string());
     }
     if reasons.is_empty() {
@@ -386,8 +389,8 @@ fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: (i64, i64)) -> Result<
 
 /// NodeResourcesFit's default LeastAllocated score (0–100): the free share of cpu and memory
 /// after placing the pod, averaged with equal weights, on non-zero requests.
-fn score(info: &NodeInfo, usage: &Usage, pod_non_zero: (i64, i64)) -> i64 {
-    let (cpu, mem, _) = info.allocatable;
+fn score(info: &NodeInfo, usage: &Usage, pod_non_zero: Resources) -> i64 {
+    let capacity = info.allocatable.resources;
     let least = |requested: i64, capacity: i64| {
         if capacity <= 0 || requested > capacity {
             0
@@ -395,8 +398,9 @@ fn score(info: &NodeInfo, usage: &Usage, pod_non_zero: (i64, i64)) -> i64 {
             (capacity - requested) * 100 / capacity
         }
     };
-    let c = least(usage.non_zero.0 + pod_non_zero.0, cpu);
-    let m = least(usage.non_zero.1 + pod_non_zero.1, mem);
+    let requested = usage.non_zero + pod_non_zero;
+    let c = least(requested.milli_cpu, capacity.milli_cpu);
+    let m = least(requested.memory, capacity.memory);
     (c + m) / 2
 }
 

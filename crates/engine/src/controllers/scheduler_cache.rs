@@ -9,7 +9,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::podutil::{self, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE};
+use super::podutil::{
+    self, Allocatable, Resources, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE,
+};
 use crate::api::node::{Node, Taint};
 use crate::api::pod::Pod;
 use crate::api::Object;
@@ -18,27 +20,23 @@ use crate::client::ObjectKey;
 /// What a node already carries.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
-    /// Summed requests as (milli-cpu, memory bytes).
-    pub requests: (i64, i64),
+    /// Summed requests.
+    pub requests: Resources,
     /// The same with the scheduler's non-zero defaults per container (for scoring).
-    pub non_zero: (i64, i64),
+    pub non_zero: Resources,
     pub pods: i64,
 }
 
 impl Usage {
     fn add(&mut self, c: &Counted) {
-        self.requests.0 += c.requests.0;
-        self.requests.1 += c.requests.1;
-        self.non_zero.0 += c.non_zero.0;
-        self.non_zero.1 += c.non_zero.1;
+        self.requests += c.requests;
+        self.non_zero += c.non_zero;
         self.pods += 1;
     }
 
     fn remove(&mut self, c: &Counted) {
-        self.requests.0 -= c.requests.0;
-        self.requests.1 -= c.requests.1;
-        self.non_zero.0 -= c.non_zero.0;
-        self.non_zero.1 -= c.non_zero.1;
+        self.requests -= c.requests;
+        self.non_zero -= c.non_zero;
         self.pods -= 1;
     }
 }
@@ -47,8 +45,8 @@ impl Usage {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Counted {
     node: String,
-    requests: (i64, i64),
-    non_zero: (i64, i64),
+    requests: Resources,
+    non_zero: Resources,
     /// Bound by us, not yet seen bound by the informer.
     assumed: bool,
 }
@@ -139,8 +137,7 @@ impl NodeUsageCache {
 #[derive(Debug, Clone)]
 pub struct NodeInfo {
     pub node: Arc<Object>,
-    /// (milli-cpu, memory bytes, pods).
-    pub allocatable: (i64, i64, i64),
+    pub allocatable: Allocatable,
     /// The node's taints plus the NoSchedule taint the node lifecycle controller puts on a node
     /// that is not Ready (so a just-failed node is avoided even before the taint lands).
     pub taints: Vec<Taint>,
@@ -279,7 +276,7 @@ mod tests {
         let key = ObjectKey::new(Some("default"), "p");
         let unbound = pod("", "250m");
         cache.assume(&key, &unbound, "node-a");
-        assert_eq!(cache.usage("node-a").requests.0, 250);
+        assert_eq!(cache.usage("node-a").requests.milli_cpu, 250);
         assert_eq!(cache.assumed(), 1);
         // A stale update from before the binding keeps the assumption.
         cache.observe(&key, &unbound);
@@ -287,7 +284,7 @@ mod tests {
         // The binding arrives: counted once, no longer assumed.
         cache.observe(&key, &pod("node-a", "250m"));
         assert_eq!(cache.usage("node-a").pods, 1);
-        assert_eq!(cache.usage("node-a").requests.0, 250);
+        assert_eq!(cache.usage("node-a").requests.milli_cpu, 250);
         assert_eq!(cache.assumed(), 0);
         // Finished, then gone: nothing left.
         let mut done = pod("node-a", "250m");

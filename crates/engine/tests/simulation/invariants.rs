@@ -21,7 +21,7 @@ impl Sim {
             + p.default_toleration_seconds as u64 * 1000
             + 10_000
             + self.outage_ms;
-        let now = self.h.now();
+        let now = self.cluster.now();
         for (node, since) in &self.dead_since {
             if now.millis_since(*since) < budget {
                 continue;
@@ -48,20 +48,22 @@ impl Sim {
     /// bound pod that has not finished (Terminating ones still hold their room).
     pub(super) fn check_no_node_overcommitted(&self) {
         let nodes = self
-            .h
-            .api
+            .cluster
+            .api()
             .list(Kind::Node, None, &ListOptions::default())
             .map(|l| l.items)
             .unwrap_or_default();
         let pods = self.all_pods();
         for node in nodes.iter().filter_map(|o| o.as_node()) {
-            let (cpu, mem, _) = podutil::allocatable(node);
-            let (used_cpu, used_mem) = pods
+            let capacity = podutil::allocatable(node).resources;
+            let (cpu, mem) = (capacity.milli_cpu, capacity.memory);
+            let used = pods
                 .iter()
                 .filter_map(|o| o.as_pod())
                 .filter(|p| p.spec.node_name == node.metadata.name && !podutil::is_terminal(p))
                 .map(|p| podutil::requests(&p.spec))
-                .fold((0, 0), |(c, m), (pc, pm)| (c + pc, m + pm));
+                .fold(podutil::Resources::default(), |sum, r| sum + r);
+            let (used_cpu, used_mem) = (used.milli_cpu, used.memory);
             self.check(used_cpu <= cpu && used_mem <= mem, || {
                 format!(
                     "{} overcommitted: {used_cpu}m of {cpu}m cpu, {used_mem} of {mem} bytes",
@@ -74,7 +76,7 @@ impl Sim {
     /// A pod newly seen bound must not be on a node cordoned more than a second ago (the
     /// scheduler's cache may lag the cordon by its informer delay, as the real one does).
     pub(super) fn check_no_binding_to_a_cordoned_node(&mut self) {
-        let now = self.h.now();
+        let now = self.cluster.now();
         for o in self.all_pods() {
             let Some(pod) = o.as_pod() else { continue };
             if pod.spec.node_name.is_empty() || self.seen_bound.contains(&pod.metadata.uid) {

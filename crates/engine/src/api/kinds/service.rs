@@ -96,6 +96,8 @@ pub fn default_spec(spec: &mut ServiceSpec) {
         .get_or_insert_with(|| "SingleStack".into());
 }
 
+// Long on purpose: one rule after another in `ValidateService`'s order (the 422 lists the
+// errors in that order), each a few lines.
 /// `ValidateService`'s spec rules.
 pub fn validate_spec(spec: &ServiceSpec) -> Vec<FieldError> {
     let mut errs = Vec::new();
