@@ -46,7 +46,14 @@
 //!   version for version;
 //! - the same seed gives the same history, byte for byte.
 //!
-//! Layout: this file is the driver (the simulated cluster, its clients, applying faults, healing,
+//! The cluster is the [`Cluster`] façade the page and the HTTP server drive, so their
+//! orchestration (etcd's elections, then the API server, then the controllers, at every timer)
+//! is what gets fault-tested; node and etcd faults, compactions and dropped watches are its
+//! `Action`s. The simulation's own clients (writers, observers, auditors) call the API server
+//! in-process through [`Cluster::unrecorded_api`], so the journal is not exercised here
+//! (`journal_roundtrip.rs` replays sessions).
+//!
+//! Layout: this file is the driver (the cluster, its clients, applying faults, healing,
 //! running seeds); `simulation/faults.rs` the fault schedule and each seed's weights;
 //! `simulation/invariants.rs` the checks at every instant; `simulation/liveness.rs` the checks
 //! once healed; `simulation/tape.rs` and `simulation/audit.rs` the ledger's and the watch
@@ -93,9 +100,9 @@ use watchlab_engine::api::{Kind, Namespace, Object, ObjectMeta};
 use watchlab_engine::apiserver::DeleteOptions;
 use watchlab_engine::client::{retry_on_conflict, Backoff, InformerConfig};
 use watchlab_engine::clock::Timestamp;
+use watchlab_engine::cluster::{Action, Cluster, ClusterConfig, ProfileName};
 use watchlab_engine::controllers::adapter::client_error;
-use watchlab_engine::controllers::{deployment, podutil, scheduler, ApiInformer, Harness, Profile};
-use watchlab_engine::etcd_cluster::EtcdCluster;
+use watchlab_engine::controllers::{deployment, podutil, scheduler, ApiInformer, Profile};
 use watchlab_engine::rng::SimRng;
 
 /// Seeds a plain `cargo test` runs. A seed costs about 0.12 s of CPU in a plain debug build
@@ -292,12 +299,13 @@ struct Ack {
     object: Option<Arc<Object>>,
 }
 
-/// The cluster under test, its etcd members, and what the invariants need to remember.
+/// The cluster under test (the same [`Cluster`] façade the page and the HTTP server drive: its
+/// etcd members, API server and controllers, stepped in its order), and what the invariants
+/// need to remember.
 struct Sim {
     seed: u64,
-    h: Harness,
+    cluster: Cluster,
     profile: Profile,
-    etcd: EtcdCluster,
     /// Informers of an outside observer (`kubectl get -w` style), one per observed kind.
     observers: Vec<(Kind, ApiInformer)>,
     /// Raw watch streams checked against the tape.
@@ -386,22 +394,30 @@ impl Coverage {
 }
 
 impl Sim {
-    fn new(seed: u64, profile: Profile) -> Self {
-        let mut h = Harness::new(seed, &profile, &NODES);
+    fn new(seed: u64, profile_name: ProfileName) -> Self {
+        let profile = Profile::named(profile_name);
+        let mut cluster = Cluster::new(ClusterConfig {
+            seed,
+            nodes: NODES.map(String::from).to_vec(),
+            etcd_members: ETCD_MEMBERS,
+            profile: profile_name,
+            seed_objects: false,
+            start_ms: 0,
+        });
+        let api = cluster.unrecorded_api();
         for ns in [NAMESPACE, SANDBOX] {
             let ns = Object::Namespace(Namespace {
                 metadata: ObjectMeta::named("", ns),
                 ..Default::default()
             });
-            h.api.create("kubectl", ns).expect("namespace");
+            api.create("kubectl", ns).expect("namespace");
         }
-        h.api.create("kubectl", deployment(3)).expect("deployment");
+        api.create("kubectl", deployment(3)).expect("deployment");
         for (namespace, name, app) in SERVICES {
-            h.api
-                .create("kubectl", service(namespace, name, app))
+            api.create("kubectl", service(namespace, name, app))
                 .expect("service");
         }
-        h.api.set_watch_buffer_limit(WATCH_BUFFER_LIMIT);
+        api.set_watch_buffer_limit(WATCH_BUFFER_LIMIT);
         // The observers lag by a per-seed delay: from none to a few seconds.
         let mut rng = SimRng::child(seed, "simulation/observer-delay");
         let min = rng.below(200);
@@ -424,8 +440,7 @@ impl Sim {
             .collect();
         let mut sim = Sim {
             seed,
-            h,
-            etcd: EtcdCluster::new(ETCD_MEMBERS, seed).expect("3 members"),
+            cluster,
             profile,
             observers,
             auditors,
@@ -452,7 +467,7 @@ impl Sim {
             "simulation seed {} failed at {} ms: {what}\nreplay: WATCHLAB_SIM_SEED={} cargo test \
              -p watchlab-engine --test simulation\nhistory:\n  {}",
             self.seed,
-            self.h.now().as_millis(),
+            self.cluster.now().as_millis(),
             self.seed,
             self.log.join("\n  ")
         );
@@ -466,9 +481,9 @@ impl Sim {
 
     /// Reads the ledger's new writes onto the tape, and finds every acknowledged write there.
     fn read_tape(&mut self) {
-        let now = self.h.now();
+        let now = self.cluster.now();
         let before = self.tape.upto();
-        if let Err(e) = self.tape.collect(&self.h.api, now) {
+        if let Err(e) = self.tape.collect(self.cluster.api(), now) {
             self.fail(&e);
         }
         for kind in [Kind::Pod, Kind::Service, Kind::EndpointSlice] {
@@ -509,22 +524,21 @@ impl Sim {
         });
     }
 
-    /// Runs `ms` of virtual time in slices: the cluster, then the etcd members' elections and
-    /// the store's writability, then the tape, the observers and the auditors, then the
-    /// running invariants.
+    /// Runs `ms` of virtual time in slices: the cluster (its etcd members' elections, the API
+    /// server, the controllers, in the façade's order), then the tape, the observers and the
+    /// auditors, then the running invariants.
     fn run_for(&mut self, ms: u64) {
-        let until = self.h.now().plus_millis(ms);
-        while self.h.now() < until {
-            let slice = SLICE_MS.min(until.millis_since(self.h.now()));
-            let writable_before = self.h.api.store_writable();
-            self.h.run_for(slice);
+        let until = self.cluster.now().plus_millis(ms);
+        while self.cluster.now() < until {
+            let slice = SLICE_MS.min(until.millis_since(self.cluster.now()));
+            let writable_before = self.cluster.api().store_writable();
+            self.cluster
+                .advance_to(self.cluster.now().plus_millis(slice));
             if !writable_before {
                 self.outage_ms += slice;
                 self.coverage.outage_slices += 1;
             }
-            let now = self.h.now();
-            self.etcd.advance_to(now);
-            self.h.api.set_store_writable(self.etcd.can_commit());
+            let now = self.cluster.now();
             self.read_tape();
             if !self.stalled {
                 self.step_observers(now);
@@ -537,11 +551,12 @@ impl Sim {
     }
 
     fn step_observers(&mut self, now: Timestamp) {
+        let api = self.cluster.unrecorded_api();
         for (_, informer) in &mut self.observers {
-            informer.step(now, &mut self.h.api, "simulation-observer");
+            informer.step(now, api, "simulation-observer");
         }
         for a in &mut self.auditors {
-            if let Err(e) = a.step(&mut self.h.api, &self.tape) {
+            if let Err(e) = a.step(api, &self.tape) {
                 self.fail(&e);
             }
         }
@@ -556,16 +571,16 @@ impl Sim {
     }
 
     fn pods_in(&self, namespace: Option<&str>) -> Vec<Arc<Object>> {
-        self.h
-            .api
+        self.cluster
+            .api()
             .list(Kind::Pod, namespace, &ListOptions::default())
             .map(|l| l.items)
             .unwrap_or_default()
     }
 
     fn get_deployment(&self) -> Option<Deployment> {
-        self.h
-            .api
+        self.cluster
+            .api()
             .get(Kind::Deployment, Some(NAMESPACE), DEPLOYMENT)
             .ok()
             .and_then(|o| o.as_deployment().cloned())
@@ -582,8 +597,8 @@ impl Sim {
         change: impl Fn(&mut Object),
     ) -> Option<Arc<Object>> {
         let mut rng = SimRng::child(self.seed, &format!("simulation/{user}"));
-        let start = self.h.now();
-        let api = &mut self.h.api;
+        let start = self.cluster.now();
+        let api = self.cluster.unrecorded_api();
         let out = retry_on_conflict(Backoff::default_retry(), &mut rng, start, |_| {
             let mut o = (*api
                 .get(kind, namespace, name)
@@ -609,7 +624,7 @@ impl Sim {
 
     /// `kubectl delete pod`, its outcome remembered if acknowledged.
     fn delete_pod(&mut self, namespace: &str, name: &str) {
-        let out = self.h.api.delete(
+        let out = self.cluster.unrecorded_api().delete(
             "kubectl",
             Kind::Pod,
             Some(namespace),
@@ -628,31 +643,32 @@ impl Sim {
     }
 
     fn apply(&mut self, fault: &Fault) {
-        let now = self.h.now();
+        let now = self.cluster.now();
         self.log.push(format!("{:>7} ms  {fault}", now.as_millis()));
         match fault {
             Fault::KillNode(i) => {
                 let node = NODES[*i];
-                if let Some(k) = self.h.kubelet_mut(node) {
-                    if k.is_running() {
-                        k.set_running(false);
-                        self.dead_since.insert(node.to_string(), now);
-                    }
+                if !self.cluster.is_node_killed(node)
+                    && self.cluster.apply(Action::KillNode(node.into())).is_ok()
+                {
+                    self.dead_since.insert(node.to_string(), now);
                 }
             }
             Fault::RestoreNode(i) => self.restore_node(NODES[*i]),
             Fault::KillEtcd(i) => {
-                let _ = self.etcd.kill(&format!("etcd-{i}"), now);
-                self.h.api.set_store_writable(self.etcd.can_commit());
+                let _ = self
+                    .cluster
+                    .apply(Action::KillEtcdMember(format!("etcd-{i}")));
             }
             Fault::RestoreEtcd(i) => {
-                let _ = self.etcd.restore(&format!("etcd-{i}"), now);
-                self.h.api.set_store_writable(self.etcd.can_commit());
+                let _ = self
+                    .cluster
+                    .apply(Action::RestoreEtcdMember(format!("etcd-{i}")));
             }
             Fault::Compact => {
                 // The tape reads the history first (the compactor keeps it; this does not).
                 self.read_tape();
-                let _ = self.h.api.compact_now();
+                let _ = self.cluster.apply(Action::CompactNow);
             }
             Fault::DeletePod(pick) => {
                 if let Some(name) = Self::pick(&self.pods(), *pick) {
@@ -717,15 +733,15 @@ impl Sim {
                 self.stalled = true;
                 self.run_for(*ms);
                 self.read_tape();
-                let _ = self.h.api.compact_now();
+                let _ = self.cluster.apply(Action::CompactNow);
                 self.stalled = false;
             }
             Fault::DropWatches(pick) => {
-                let ids: Vec<u64> = self.h.api.streams().map(|s| s.id()).collect();
+                let ids: Vec<u64> = self.cluster.api().streams().map(|s| s.id()).collect();
                 let mut rng = SimRng::child(*pick, "simulation/drop");
                 for id in ids {
                     if rng.below(3) != 0 {
-                        self.h.api.stop_watch(id);
+                        let _ = self.cluster.apply(Action::DropWatch(id));
                         self.coverage.dropped_watches += 1;
                     }
                 }
@@ -735,8 +751,8 @@ impl Sim {
     }
 
     fn restore_node(&mut self, node: &str) {
-        if let Some(k) = self.h.kubelet_mut(node) {
-            k.set_running(true);
+        if self.cluster.is_node_killed(node) {
+            let _ = self.cluster.apply(Action::RestoreNode(node.into()));
         }
         self.dead_since.remove(node);
     }
@@ -751,7 +767,10 @@ impl Sim {
         let read_rv = read.metadata.resource_version.clone();
         let mut alice = read.clone();
         alice.spec.replicas = Some(replicas);
-        let alice = self.h.api.update("alice", Object::Deployment(alice.into()));
+        let alice = self
+            .cluster
+            .unrecorded_api()
+            .update("alice", Object::Deployment(alice.into()));
         if let Ok(stored) = &alice {
             self.desired = replicas;
             self.ack(stored, false);
@@ -765,7 +784,11 @@ impl Sim {
             let value = format!("{note}-{user}");
             let mut copy = read.clone();
             copy.metadata.annotations.insert(NOTE.into(), value.clone());
-            match self.h.api.update(user, Object::Deployment(copy.into())) {
+            match self
+                .cluster
+                .unrecorded_api()
+                .update(user, Object::Deployment(copy.into()))
+            {
                 Ok(stored) => {
                     if let Some(w) = &winner {
                         self.fail(&format!(
@@ -807,7 +830,11 @@ impl Sim {
         let name = format!("job-{}", pick % JOB_NAMES);
         let mut created: Option<&str> = None;
         for user in ["alice", "bob"] {
-            match self.h.api.create(user, bare_pod(&name, user)) {
+            match self
+                .cluster
+                .unrecorded_api()
+                .create(user, bare_pod(&name, user))
+            {
                 Ok(stored) => {
                     if let Some(first) = created {
                         self.fail(&format!("{first} and {user} both created {SANDBOX}/{name}"));
@@ -832,7 +859,7 @@ impl Sim {
         let Some(name) = Self::pick(&self.pods_in(Some(SANDBOX)), pick) else {
             return;
         };
-        let Ok(read) = self.h.api.get(Kind::Pod, Some(SANDBOX), &name) else {
+        let Ok(read) = self.cluster.api().get(Kind::Pod, Some(SANDBOX), &name) else {
             return;
         };
         let mut winner: Option<&str> = None;
@@ -841,7 +868,7 @@ impl Sim {
             copy.meta_mut()
                 .labels
                 .insert("tier".into(), format!("{user}-{}", pick % 97));
-            match self.h.api.update(user, copy) {
+            match self.cluster.unrecorded_api().update(user, copy) {
                 Ok(stored) => {
                     let changed = stored.resource_version() != read.resource_version();
                     if let (true, Some(first)) = (changed, winner) {
@@ -880,13 +907,16 @@ impl Sim {
     /// Restores every node and etcd member, uncordons every node, puts relabelled pods back,
     /// and leaves the cluster alone.
     fn heal(&mut self) {
-        let now = self.h.now();
+        let now = self.cluster.now();
         self.log.push(format!("{:>7} ms  heal", now.as_millis()));
         for node in NODES {
             self.restore_node(node);
         }
         for i in 0..ETCD_MEMBERS {
-            let _ = self.etcd.restore(&format!("etcd-{i}"), now);
+            // A member already running refuses the restore: nothing to do.
+            let _ = self
+                .cluster
+                .apply(Action::RestoreEtcdMember(format!("etcd-{i}")));
         }
         for node in NODES {
             // The election takes a second or two; uncordon once writes are taken again.
@@ -909,7 +939,12 @@ impl Sim {
                 o.meta_mut().labels.insert("app".into(), DEPLOYMENT.into());
             });
             self.check(
-                back.is_some() || self.h.api.get(Kind::Pod, Some(NAMESPACE), &name).is_err(),
+                back.is_some()
+                    || self
+                        .cluster
+                        .api()
+                        .get(Kind::Pod, Some(NAMESPACE), &name)
+                        .is_err(),
                 || format!("could not put {name} back into the Deployment"),
             );
         }
@@ -942,7 +977,7 @@ fn identity(o: &Object) -> (String, String, u64) {
 }
 
 /// One whole run: warm-up, the schedule, healing, the final checks.
-fn simulate(seed: u64, profile: Profile) -> Sim {
+fn simulate(seed: u64, profile: ProfileName) -> Sim {
     let mut sim = Sim::new(seed, profile);
     sim.run_for(30_000);
     for fault in schedule(seed) {
@@ -976,7 +1011,7 @@ impl Sim {
     /// Every ledger line (revision, verb, resource, object, writer, time), then every stored
     /// object's JSON: what two runs of one seed must agree on byte for byte.
     fn transcript(&self) -> Vec<String> {
-        let lines = self.h.api.ledger().iter().map(|e| {
+        let lines = self.cluster.api().ledger().iter().map(|e| {
             format!(
                 "{} {} {} {}/{} {} {}",
                 e.revision,
@@ -989,8 +1024,8 @@ impl Sim {
             )
         });
         let objects = Kind::ALL.iter().flat_map(|&kind| {
-            self.h
-                .api
+            self.cluster
+                .api()
                 .list(kind, None, &ListOptions::default())
                 .map(|l| l.items)
                 .unwrap_or_default()
@@ -1019,7 +1054,7 @@ fn seeds() -> Vec<u64> {
 
 /// Runs every seed (on as many threads as the machine has cores), each to its end even when
 /// another fails; returns the summed coverage and the failures (seed, message).
-fn run_seeds(seeds: &[u64], profile: fn() -> Profile) -> (Coverage, Vec<(u64, String)>) {
+fn run_seeds(seeds: &[u64], profile: ProfileName) -> (Coverage, Vec<(u64, String)>) {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(seeds.len())
@@ -1031,7 +1066,7 @@ fn run_seeds(seeds: &[u64], profile: fn() -> Profile) -> (Coverage, Vec<(u64, St
         for _ in 0..threads {
             scope.spawn(|| {
                 while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    match catch_unwind(AssertUnwindSafe(|| simulate(seed, profile()).coverage)) {
+                    match catch_unwind(AssertUnwindSafe(|| simulate(seed, profile).coverage)) {
                         Ok(c) => total.lock().unwrap_or_else(|e| e.into_inner()).add(c),
                         Err(panic) => {
                             let msg = panic
@@ -1079,7 +1114,7 @@ fn report(what: &str, ran: usize, failures: &[(u64, String)]) {
 fn faults_heal_into_a_converged_cluster_whose_caches_match_the_ledger() {
     let seeds = seeds();
     let started = std::time::Instant::now();
-    let (total, failures) = run_seeds(&seeds, Profile::training);
+    let (total, failures) = run_seeds(&seeds, ProfileName::Training);
     eprintln!(
         "simulation: {} seeds from {}, {} failed, {:.1} s; {total:?}",
         seeds.len(),
@@ -1123,15 +1158,15 @@ fn faults_heal_into_a_converged_cluster_whose_caches_match_the_ledger() {
 #[test]
 fn the_real_timings_heal_too() {
     let seeds: Vec<u64> = seeds().into_iter().take(REAL_TIMING_SEEDS).collect();
-    let (_, failures) = run_seeds(&seeds, Profile::kubernetes);
+    let (_, failures) = run_seeds(&seeds, ProfileName::Kubernetes);
     report("Kubernetes timings", seeds.len(), &failures);
 }
 
 #[test]
 fn one_seed_one_history_even_under_faults() {
     let seed = seeds().first().copied().unwrap_or(0) + 1;
-    let first = simulate(seed, Profile::training()).transcript();
-    let second = simulate(seed, Profile::training()).transcript();
+    let first = simulate(seed, ProfileName::Training).transcript();
+    let second = simulate(seed, ProfileName::Training).transcript();
     assert!(first.len() > 500, "a real history: {} lines", first.len());
     if let Some(i) = (0..first.len().max(second.len())).find(|&i| first.get(i) != second.get(i)) {
         panic!(
@@ -1140,7 +1175,7 @@ fn one_seed_one_history_even_under_faults() {
             second.get(i)
         );
     }
-    let other = simulate(seed + 1, Profile::training()).transcript();
+    let other = simulate(seed + 1, ProfileName::Training).transcript();
     assert_ne!(first, other, "another seed, another history");
 }
 

@@ -127,6 +127,20 @@ impl Cluster {
         ClusterSession::new(self.api.as_user(user), &mut self.journal)
     }
 
+    /// The API server itself, for a client the journal cannot record: typed calls and
+    /// in-process informers (the fault simulation drives the cluster this way). As with
+    /// [`ClusterSession::server`], the journal stops here ([`journal::Refusal::Unrecorded`]):
+    /// the session can no longer be saved.
+    pub fn unrecorded_api(&mut self) -> &mut ApiServer {
+        self.journal.refuse(journal::Refusal::Unrecorded);
+        &mut self.api
+    }
+
+    /// The controllers, to read their state and their informers' caches.
+    pub fn control_plane(&self) -> &ControlPlane {
+        &self.control_plane
+    }
+
     /// Every input so far: what [`Cluster::export`] saves.
     pub fn journal(&self) -> &Journal {
         &self.journal

@@ -137,12 +137,12 @@ impl Sim {
     fn quiet(&self, kind: Kind, namespace: &str) -> bool {
         self.last_write
             .get(&(kind, namespace.to_string()))
-            .is_none_or(|t| self.h.now().millis_since(*t) >= QUIET_MS)
+            .is_none_or(|t| self.cluster.now().millis_since(*t) >= QUIET_MS)
     }
 
     fn services(&self) -> Vec<Arc<Object>> {
-        self.h
-            .api
+        self.cluster
+            .api()
             .list(Kind::Service, None, &ListOptions::default())
             .map(|l| l.items)
             .unwrap_or_default()
@@ -150,8 +150,8 @@ impl Sim {
 
     /// The EndpointSlices labelled with a Service's name.
     fn slices_of(&self, svc: &Service) -> Vec<EndpointSlice> {
-        self.h
-            .api
+        self.cluster
+            .api()
             .list(
                 Kind::EndpointSlice,
                 Some(&svc.metadata.namespace),
@@ -271,7 +271,7 @@ impl Sim {
                 expected.insert((key.clone(), svc.spec.cluster_ip.clone(), p.port), eps);
             }
         }
-        for proxy in &self.h.plane.kube_proxies {
+        for proxy in &self.cluster.control_plane().kube_proxies {
             let node = proxy.node_name();
             let rules: BTreeMap<(String, String, i32), Vec<String>> = proxy
                 .rules()
@@ -283,7 +283,7 @@ impl Sim {
                 format!("{node}'s kube-proxy rules {rules:?}, the slices say {expected:?}")
             });
         }
-        self.coverage.proxy_checks += self.h.plane.kube_proxies.len() as u64;
+        self.coverage.proxy_checks += self.cluster.control_plane().kube_proxies.len() as u64;
     }
 }
 

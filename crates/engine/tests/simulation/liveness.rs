@@ -9,7 +9,7 @@ impl Sim {
     pub(super) fn check_converged(&self) {
         // Every kubelet's runtime holds exactly the pods bound to its node: none left running
         // after its deletion, none missing.
-        for k in &self.h.plane.kubelets {
+        for k in &self.cluster.control_plane().kubelets {
             let bound = self
                 .all_pods()
                 .iter()
@@ -83,8 +83,8 @@ impl Sim {
             || format!("deployment status {s:?} for {} replicas", self.desired),
         );
         let nodes: Vec<String> = self
-            .h
-            .api
+            .cluster
+            .api()
             .list(Kind::Node, None, &ListOptions::default())
             .map(|l| l.items)
             .unwrap_or_default()
@@ -135,8 +135,8 @@ impl Sim {
             self.fail("the Deployment vanished");
         };
         let rss: Vec<Arc<Object>> = self
-            .h
-            .api
+            .cluster
+            .api()
             .list(Kind::ReplicaSet, Some(NAMESPACE), &ListOptions::default())
             .map(|l| l.items)
             .unwrap_or_default();
@@ -219,7 +219,7 @@ impl Sim {
     /// The garbage collector's promise once quiet: every ownerReference of every object (of
     /// every served kind) names an object that exists with that uid.
     pub(super) fn check_no_dangling_owners(&self) {
-        let api = &self.h.api;
+        let api = self.cluster.api();
         let objects: Vec<Arc<Object>> = api
             .registry()
             .kinds()
@@ -253,8 +253,8 @@ impl Sim {
     /// source) within ten minutes bumps the count of the one Event instead of adding another.
     pub(super) fn check_events_deduplicated(&mut self) {
         let events: Vec<Arc<Object>> = self
-            .h
-            .api
+            .cluster
+            .api()
             .list(Kind::Event, None, &ListOptions::default())
             .map(|l| l.items)
             .unwrap_or_default();
@@ -307,12 +307,22 @@ impl Sim {
     /// objects that its selector matches, at their versions.
     pub(super) fn check_caches_equal_the_ledger(&mut self) {
         self.log
-            .push(format!("{:>7} ms  freeze", self.h.now().as_millis()));
-        self.h.api.set_store_writable(false);
-        let frozen_at = self.h.api.revision();
+            .push(format!("{:>7} ms  freeze", self.cluster.now().as_millis()));
+        // Two of the three etcd members go down: no quorum, so the store refuses every write.
+        for i in 0..2 {
+            // A member already down refuses the kill: nothing to do.
+            let _ = self
+                .cluster
+                .apply(Action::KillEtcdMember(format!("etcd-{i}")));
+        }
+        self.check(!self.cluster.api().store_writable(), || {
+            "the store takes writes without an etcd quorum".into()
+        });
+        let frozen_at = self.cluster.api().revision();
         for _ in 0..20 {
-            self.h.run_for(SLICE_MS);
-            let now = self.h.now();
+            let next = self.cluster.now().plus_millis(SLICE_MS);
+            self.cluster.advance_to(next);
+            let now = self.cluster.now();
             self.read_tape();
             self.step_observers(now);
         }
@@ -325,7 +335,7 @@ impl Sim {
                 )
             });
         }
-        self.check(self.h.api.revision() == frozen_at, || {
+        self.check(self.cluster.api().revision() == frozen_at, || {
             "the ledger moved while etcd refused writes".into()
         });
         let mut caches: Vec<Cache> = self
@@ -333,7 +343,7 @@ impl Sim {
             .iter()
             .map(|(_, i)| Cache::of("observer", i))
             .collect();
-        for c in self.h.plane.all() {
+        for c in self.cluster.control_plane().all() {
             caches.extend(c.informers().into_iter().map(|i| Cache::of(c.name(), i)));
         }
         for Cache {
@@ -352,8 +362,8 @@ impl Sim {
                 }
             }
             let ledger: BTreeSet<(String, String, u64)> = self
-                .h
-                .api
+                .cluster
+                .api()
                 .list(kind, None, &opts)
                 .map(|l| l.items)
                 .unwrap_or_default()
