@@ -299,3 +299,23 @@ fn a_service_without_pods_keeps_one_empty_slice() {
     assert_eq!(all.len(), 1);
     assert!(all[0].endpoints.is_empty() && all[0].ports.is_empty());
 }
+
+/// The real reconciler turns a create plus a delete into an update (`finalize`): the placeholder
+/// a Service gets before it has pods is filled in place, so `kubectl get endpointslices` shows
+/// one slice name throughout, and no watcher sees it deleted.
+#[test]
+fn a_service_created_before_its_pods_fills_its_placeholder_in_place() {
+    let mut h = cluster();
+    h.api.create("kubectl", service()).expect("service");
+    h.run_for(5_000);
+    let placeholder = slices(&h.api);
+    assert_eq!(placeholder.len(), 1);
+    assert!(placeholder[0].endpoints.is_empty());
+    h.api.create("kubectl", deployment(3)).expect("deployment");
+    quiet(&mut h, 3);
+    let filled = slices(&h.api);
+    assert_eq!(filled.len(), 1);
+    assert_eq!(filled[0].metadata.name, placeholder[0].metadata.name);
+    assert_eq!(filled[0].metadata.uid, placeholder[0].metadata.uid);
+    assert_eq!(filled[0].endpoints.len(), 3);
+}

@@ -54,6 +54,59 @@ struct Pending {
     set_at: Timestamp,
 }
 
+/// `finalize` in the real reconciler (pkg/controller/endpointslice reconciler.go): when one sync
+/// would both create and delete slices, each create becomes an update of a slice that would be
+/// deleted (same address type, owned by this Service). So the placeholder a Service gets before
+/// its pods have IPs is filled in place, keeping its name, and watchers see one MODIFIED rather
+/// than an ADDED and a DELETED.
+fn reuse_deleted_slices(
+    svc: &Service,
+    existing: &[Arc<Object>],
+    writes: Vec<SliceWrite>,
+) -> Vec<SliceWrite> {
+    let owned_by_svc = |s: &EndpointSlice| {
+        s.metadata
+            .owner_references
+            .iter()
+            .any(|o| o.uid == svc.metadata.uid)
+    };
+    let (mut creates, others): (Vec<SliceWrite>, Vec<SliceWrite>) = writes
+        .into_iter()
+        .partition(|w| matches!(w, SliceWrite::Create(_)));
+    let mut result = Vec::with_capacity(creates.len() + others.len());
+    let mut deletes = Vec::new();
+    for w in others {
+        match w {
+            SliceWrite::Delete(name) => deletes.push(name),
+            w => result.push(w),
+        }
+    }
+    for name in deletes {
+        let reusable = existing
+            .iter()
+            .filter_map(|o| o.as_endpoint_slice())
+            .find(|s| s.metadata.name == name && owned_by_svc(s));
+        let create = match (reusable, creates.last()) {
+            (Some(old), Some(SliceWrite::Create(new))) if old.address_type == new.address_type => {
+                creates.pop()
+            }
+            _ => None,
+        };
+        match (reusable, create) {
+            (Some(old), Some(SliceWrite::Create(new))) => {
+                let mut updated = old.clone();
+                updated.metadata.labels = new.metadata.labels;
+                updated.endpoints = new.endpoints;
+                updated.ports = new.ports;
+                result.push(SliceWrite::Update(updated));
+            }
+            _ => result.push(SliceWrite::Delete(name)),
+        }
+    }
+    result.extend(creates);
+    result
+}
+
 /// The EndpointSlice controller.
 pub struct EndpointSliceController {
     members: ServiceMembers,
@@ -339,7 +392,7 @@ impl EndpointSliceController {
                 writes.push(SliceWrite::Delete(obj.name().to_string()));
             }
         }
-        writes
+        reuse_deleted_slices(svc, existing, writes)
     }
 
     fn new_slice(&self, svc: &Service, ports: Ports, endpoints: Vec<Endpoint>) -> EndpointSlice {
