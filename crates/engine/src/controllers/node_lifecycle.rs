@@ -238,7 +238,10 @@ impl NodeLifecycleController {
                 continue;
             }
             for pod_obj in self.pods_on(&node.metadata.name) {
-                let Some(pod) = pod_obj.as_pod().filter(|p| podutil::is_active(p)) else {
+                // Finished pods too: the real taint eviction controller looks at no phase
+                // (kubernetes/kubernetes#96363, "a completed pod should no longer be evicted",
+                // closed unchanged), so a Succeeded Job pod on a dead node is marked for deletion.
+                let Some(pod) = pod_obj.as_pod() else {
                     continue;
                 };
                 let key = ObjectKey::new(Some(&pod.metadata.namespace), &pod.metadata.name);

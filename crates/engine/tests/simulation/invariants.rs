@@ -33,7 +33,10 @@ impl Sim {
                 .filter_map(|o| o.as_pod())
                 .filter(|pod| &pod.spec.node_name == node)
                 .filter(|pod| pod.metadata.deletion_timestamp.is_none())
-                .map(|pod| format!("{}/{}", pod.metadata.namespace, pod.metadata.name))
+                .map(|pod| {
+                    let phase = &pod.status.phase;
+                    format!("{}/{} ({phase})", pod.metadata.namespace, pod.metadata.name)
+                })
                 .collect();
             self.check(stuck.is_empty(), || {
                 format!(
