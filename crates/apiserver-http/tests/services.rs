@@ -195,6 +195,30 @@ fn expose_get_describe_scale_and_bad_ports() {
     assert_eq!(endpoints, with_port(&ips), "{described}");
     assert_eq!(s.console("kubectl describe svc web"), described);
 
+    // One comma list of kinds: each kind's table, names prefixed with the resource, the same from
+    // the real kubectl and the console (AGE left out: the clock runs between the two calls).
+    let without_age = |out: &str| -> Vec<String> {
+        out.lines()
+            .map(|l| {
+                let mut cells: Vec<&str> = l.split_whitespace().collect();
+                cells.pop();
+                cells.join(" ")
+            })
+            .collect()
+    };
+    let listed = s.ok(&["get", "svc,ep,endpointslices"]);
+    for name in [
+        "service/web ",
+        "endpoints/web ",
+        "endpointslice.discovery.k8s.io/web-",
+    ] {
+        assert!(listed.contains(name), "{name:?} not in:\n{listed}");
+    }
+    assert_eq!(
+        without_age(&s.console("kubectl get svc,ep,endpointslices")),
+        without_age(&listed)
+    );
+
     // Scaled down: the endpoints follow.
     s.ok(&["scale", "deployment", "web", "--replicas=1"]);
     let left = endpoints_follow(&s, 1);
