@@ -494,14 +494,8 @@ impl Controller for EndpointSliceController {
     }
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        for note in self.members.services.step(now, api, USER_AGENT) {
-            let key = self.members.on_service(&note);
+        for key in self.members.step(now, api, USER_AGENT) {
             self.queue.add(key);
-        }
-        for note in self.members.pods.step(now, api, USER_AGENT) {
-            for key in self.members.on_pod(&note) {
-                self.queue.add(key);
-            }
         }
         for note in self.slices.step(now, api, USER_AGENT) {
             self.on_slice(&note);

@@ -15,8 +15,10 @@ use crate::api::apps::IntOrString;
 use crate::api::pod::Pod;
 use crate::api::service::{Service, ServicePort};
 use crate::api::Object;
+use crate::apiserver::ApiServer;
 use crate::client::store::NAMESPACE_INDEX;
 use crate::client::{Notification, ObjectKey};
+use crate::clock::Timestamp;
 use watchlab_apimachinery::labels::LabelSelector;
 
 /// The informers on Services and Pods and the member sets built from them.
@@ -180,6 +182,19 @@ impl ServiceMembers {
             }
         }
         touched
+    }
+
+    /// Steps both informers and applies what they delivered; returns the Services whose
+    /// endpoints may have changed, in delivery order (a key can repeat: the queue coalesces it).
+    pub fn step(&mut self, now: Timestamp, api: &mut ApiServer, user: &str) -> Vec<ObjectKey> {
+        let mut keys = Vec::new();
+        for note in self.services.step(now, api, user) {
+            keys.push(self.on_service(&note));
+        }
+        for note in self.pods.step(now, api, user) {
+            keys.extend(self.on_pod(&note));
+        }
+        keys
     }
 
     /// Both informers, for the UI.
