@@ -21,14 +21,14 @@ use super::events::{EventRecorder, EventType};
 use super::pod_tally::{Counts, PodTally, Shape};
 use super::podutil::{self, is_pod_ready};
 use super::profile::Profile;
-use super::{earliest, Controller};
+use super::{earliest, Controller, Requeue};
 use crate::api::apps::ReplicaSet;
 use crate::api::meta::OwnerReference;
 use crate::api::pod::Pod;
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions};
 use crate::client::store::NAMESPACE_INDEX;
-use crate::client::{Notification, ObjectKey, WorkQueue};
+use crate::client::{Notification, ObjectKey, Store, WorkQueue};
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
 use watchlab_apimachinery::labels::LabelSelector;
@@ -197,12 +197,14 @@ impl ReplicaSetController {
         }
     }
 
+    /// One `syncReplicaSet`: claim the pods, count them, create or delete the difference once
+    /// the expectations are met, write the status; returns when to look again (minReadySeconds).
     fn sync(
         &mut self,
         now: Timestamp,
         api: &mut ApiServer,
         key: &ObjectKey,
-    ) -> Result<Option<u64>, ()> {
+    ) -> Result<Option<u64>, Requeue> {
         let Some(obj) = self.replicasets.store().get(key) else {
             self.expectations.remove(key);
             return Ok(None);
@@ -213,7 +215,6 @@ impl ReplicaSetController {
         let Some(selector) = selector_of(rs) else {
             return Ok(None);
         };
-        let ns = rs.metadata.namespace.clone();
         let uid = rs.metadata.uid.clone();
         // The pods this ReplicaSet controls, counted from the notifications (built from the
         // controller-uid index on first use, or again when its selector or template labels
@@ -229,56 +230,7 @@ impl ReplicaSetController {
             let tally = PodTally::build(shape.clone(), &index(&uid));
             self.tallies.insert(uid.clone(), tally);
         }
-        let released: Vec<ObjectKey> = self
-            .tallies
-            .get(&uid)
-            .map(|t| t.released().cloned().collect())
-            .unwrap_or_default();
-        let mut failed = false;
-        for key in &released {
-            let Some(o) = store.get(key) else { continue };
-            // Relabelled out of the selector: release it (ControllerRefManager).
-            let refs: Vec<_> = o
-                .meta()
-                .owner_references
-                .iter()
-                .filter(|r| r.uid != uid)
-                .cloned()
-                .collect();
-            let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
-            let name = o.name();
-            if api
-                .merge_patch(USER_AGENT, Kind::Pod, Some(&ns), name, &patch, false)
-                .is_err()
-            {
-                failed = true;
-            }
-        }
-        let mut adopted: Vec<Arc<Object>> = Vec::new();
-        for o in index(&orphan_pod_index_key(&ns)) {
-            let Some(p) = o.as_pod() else { continue };
-            if !(selector.matches(&p.metadata.labels)
-                && rs.metadata.deletion_timestamp.is_none()
-                && podutil::is_active(p))
-            {
-                continue;
-            }
-            // Adopt the orphan.
-            let mut refs = p.metadata.owner_references.clone();
-            refs.push(controller_ref("ReplicaSet", &rs.metadata));
-            let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
-            match api.merge_patch(
-                USER_AGENT,
-                Kind::Pod,
-                Some(&ns),
-                &p.metadata.name,
-                &patch,
-                false,
-            ) {
-                Ok(adopted_pod) => adopted.push(adopted_pod),
-                Err(_) => failed = true,
-            }
-        }
+        let (adopted, mut failed) = self.claim_pods(api, rs, &selector, &store);
         // The adopted pods reach the tally with their notification; until then they count here.
         let extra: Vec<_> = adopted
             .iter()
@@ -313,11 +265,79 @@ impl ReplicaSetController {
         }
         failed |= self.update_status(api, rs, &counts).is_err();
         if failed {
-            return Err(());
+            return Err(Requeue);
         }
         // Ready pods become available after minReadySeconds: look again then.
         let waiting = min_ready > 0 && counts.waiting;
         Ok(waiting.then_some(min_ready as u64 * 1000))
+    }
+
+    /// Releases the pods relabelled out of the selector and adopts the namespace's matching
+    /// orphans (`ControllerRefManager.ClaimPods`); returns the adopted pods as written, and true
+    /// if a patch failed.
+    fn claim_pods(
+        &self,
+        api: &mut ApiServer,
+        rs: &ReplicaSet,
+        selector: &LabelSelector,
+        store: &Store<Arc<Object>>,
+    ) -> (Vec<Arc<Object>>, bool) {
+        let ns = rs.metadata.namespace.as_str();
+        let uid = rs.metadata.uid.as_str();
+        let released: Vec<ObjectKey> = self
+            .tallies
+            .get(uid)
+            .map(|t| t.released().cloned().collect())
+            .unwrap_or_default();
+        let mut failed = false;
+        for key in &released {
+            let Some(o) = store.get(key) else { continue };
+            // Relabelled out of the selector: release it (ControllerRefManager).
+            let refs: Vec<_> = o
+                .meta()
+                .owner_references
+                .iter()
+                .filter(|r| r.uid != uid)
+                .cloned()
+                .collect();
+            let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
+            let name = o.name();
+            if api
+                .merge_patch(USER_AGENT, Kind::Pod, Some(ns), name, &patch, false)
+                .is_err()
+            {
+                failed = true;
+            }
+        }
+        let mut adopted: Vec<Arc<Object>> = Vec::new();
+        for o in store
+            .by_index(POD_CONTROLLER_UID_INDEX, &orphan_pod_index_key(ns))
+            .unwrap_or_default()
+        {
+            let Some(p) = o.as_pod() else { continue };
+            if !(selector.matches(&p.metadata.labels)
+                && rs.metadata.deletion_timestamp.is_none()
+                && podutil::is_active(p))
+            {
+                continue;
+            }
+            // Adopt the orphan.
+            let mut refs = p.metadata.owner_references.clone();
+            refs.push(controller_ref("ReplicaSet", &rs.metadata));
+            let patch = serde_json::json!({"metadata": {"ownerReferences": refs}});
+            match api.merge_patch(
+                USER_AGENT,
+                Kind::Pod,
+                Some(ns),
+                &p.metadata.name,
+                &patch,
+                false,
+            ) {
+                Ok(adopted_pod) => adopted.push(adopted_pod),
+                Err(_) => failed = true,
+            }
+        }
+        (adopted, failed)
     }
 
     /// Creates `count` pods in slow-start batches; true if a create failed.
@@ -465,7 +485,7 @@ impl ReplicaSetController {
         api: &mut ApiServer,
         rs: &ReplicaSet,
         counts: &Counts,
-    ) -> Result<(), ()> {
+    ) -> Result<(), Requeue> {
         let mut status = rs.status.clone();
         status.replicas = counts.active;
         status.fully_labeled_replicas = counts.fully_labeled;
@@ -479,7 +499,7 @@ impl ReplicaSetController {
         updated.status = status;
         api.update_status(USER_AGENT, Object::ReplicaSet(Box::new(updated)))
             .map(|_| ())
-            .map_err(|_| ())
+            .map_err(|_| Requeue)
     }
 }
 
@@ -549,7 +569,7 @@ impl Controller for ReplicaSetController {
                             self.queue.add_after(key.clone(), ms, now);
                         }
                     }
-                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
                 }
                 self.queue.done(&key);
             }

@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use super::adapter::ApiInformer;
 use super::events::{EventRecorder, EventType};
 use super::profile::Profile;
-use super::{earliest, Controller};
+use super::{earliest, Controller, Requeue};
 use crate::api::custom::CustomObject;
 use crate::api::meta::OwnerReference;
 use crate::api::{Kind, Object};
@@ -256,7 +256,12 @@ impl WebsiteOperator {
 
     /// `syncHandler`: brings the Website's Deployment and status in line; `Err` requeues the
     /// key with back-off.
-    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
+    fn sync(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+    ) -> Result<(), Requeue> {
         let Some(w) = &self.watching else {
             return Ok(());
         };
@@ -343,14 +348,14 @@ impl WebsiteOperator {
     }
 
     /// A write's answer: `Err` (requeue) on any refusal, counting conflicts.
-    fn written(&mut self, result: Result<Arc<Object>, Status>) -> Result<(), ()> {
+    fn written(&mut self, result: Result<Arc<Object>, Status>) -> Result<(), Requeue> {
         match result {
             Ok(_) => Ok(()),
             Err(s) => {
                 if s.reason() == StatusReason::Conflict {
                     self.conflicts += 1;
                 }
-                Err(())
+                Err(Requeue)
             }
         }
     }
@@ -387,7 +392,7 @@ impl Controller for WebsiteOperator {
             while let Some(key) = self.queue.get(now) {
                 match self.sync(now, api, &key) {
                     Ok(()) => self.queue.forget(&key),
-                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
                 }
                 self.queue.done(&key);
             }
