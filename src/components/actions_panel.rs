@@ -6,7 +6,7 @@
 use super::{fill, tr, use_ctx, use_initial_value};
 use crate::i18n::T;
 use crate::state::{Action, Notice, SEED_DEPLOYMENT, SEED_NAMESPACE};
-use watchlab_engine::api::{Kind, Registry};
+use watchlab_engine::api::Kind;
 use watchlab_engine::cluster::Action as ClusterAction;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -23,17 +23,27 @@ pub fn parse_labels(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The kinds the select offers: every built-in kind of the registry, by its singular name (as
-/// kubectl takes it), in discovery order.
-pub fn kind_choices() -> impl Iterator<Item = &'static str> {
-    Kind::ALL.into_iter().map(|k| k.resource().singular)
+/// The kinds the select offers: every kind the registry serves (the built-in ones, then the
+/// custom kinds whose CRD is established), by its singular name as kubectl takes it — a
+/// custom kind's qualified by its group — in discovery order.
+pub fn kind_choices(kinds: &[Kind]) -> impl Iterator<Item = String> + '_ {
+    kinds.iter().map(|k| {
+        let r = k.resource();
+        if k.is_custom() {
+            format!("{}.{}", r.singular, r.group)
+        } else {
+            r.singular.to_string()
+        }
+    })
 }
 
-/// The kind select's value, resolved by the registry (anything unknown is a pod).
-pub fn parse_kind(value: &str) -> Kind {
-    Registry::default()
-        .resolve(value)
-        .map_or(Kind::Pod, |r| r.kind())
+/// The kind select's value, resolved among the served `kinds` (anything unknown is a pod).
+pub fn parse_kind(kinds: &[Kind], value: &str) -> Kind {
+    kinds
+        .iter()
+        .copied()
+        .find(|k| k.resource().is_named(value))
+        .unwrap_or(Kind::Pod)
 }
 
 /// The form's field refs.
@@ -57,8 +67,8 @@ impl Fields {
             .unwrap_or_default()
     }
 
-    /// The action a button stands for, from the form's current values.
-    fn action(&self, button: &str) -> ClusterAction {
+    /// The action a button stands for, from the form's current values (`kinds`: the served ones).
+    fn action(&self, button: &str, kinds: &[Kind]) -> ClusterAction {
         let namespace = Self::text(&self.namespace);
         let name = Self::text(&self.name);
         let image = Self::text(&self.image);
@@ -66,6 +76,7 @@ impl Fields {
         let replicas = Self::text(&self.replicas).parse().unwrap_or(1);
         let labels = parse_labels(&Self::text(&self.labels));
         let kind = parse_kind(
+            kinds,
             &self
                 .kind
                 .cast::<HtmlSelectElement>()
@@ -92,7 +103,7 @@ impl Fields {
                 replicas,
             },
             "label" => ClusterAction::Label {
-                kind,
+                kind: kind.into(),
                 namespace,
                 name,
                 key: Self::text(&self.key),
@@ -103,7 +114,7 @@ impl Fields {
                     .is_some_and(|c| c.checked()),
             },
             _ => ClusterAction::Delete {
-                kind,
+                kind: kind.into(),
                 namespace,
                 name,
             },
@@ -118,8 +129,9 @@ pub fn ActionsPanel() -> Html {
     let button = |id: &'static str, label: T| {
         let text = tr(&ctx, label);
         let (ctx, f) = (ctx.clone(), f.clone());
-        let onclick =
-            Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(f.action(id))));
+        let onclick = Callback::from(move |_: MouseEvent| {
+            ctx.dispatch(Action::Cluster(f.action(id, &ctx.frame.kinds)))
+        });
         html! { <button id={id} {onclick}>{ text }</button> }
     };
     let act = |a: ClusterAction| {
@@ -161,8 +173,8 @@ pub fn ActionsPanel() -> Html {
                 <div class="grid">
                     <label class="field">{ tr(&ctx, T::Kind) }
                         <select id="f-kind" ref={f.kind.clone()}>
-                            { for kind_choices().map(|k| html! {
-                                <option value={k} selected={k == "deployment"}>{ k }</option>
+                            { for kind_choices(&ctx.frame.kinds).map(|k| html! {
+                                <option value={k.clone()} selected={k == "deployment"}>{ k }</option>
                             }) }
                         </select></label>
                     { field("f-namespace", T::Namespace, &f.namespace) }
@@ -314,13 +326,17 @@ mod tests {
             ]
         );
         assert!(parse_labels("").is_empty());
-        assert_eq!(parse_kind("node"), Kind::Node);
-        assert_eq!(parse_kind("??"), Kind::Pod);
+        let built_in = Kind::ALL;
+        assert_eq!(parse_kind(&built_in, "node"), Kind::Node);
+        assert_eq!(parse_kind(&built_in, "??"), Kind::Pod);
         // Every choice is a served kind, the one it names.
-        let kinds: Vec<Kind> = kind_choices().map(parse_kind).collect();
+        let kinds: Vec<Kind> = kind_choices(&built_in)
+            .map(|k| parse_kind(&built_in, &k))
+            .collect();
         assert_eq!(kinds, Kind::ALL);
         assert!(
-            kind_choices().any(|k| k == "configmap") && kind_choices().any(|k| k == "deployment")
+            kind_choices(&built_in).any(|k| k == "configmap")
+                && kind_choices(&built_in).any(|k| k == "deployment")
         );
     }
 }

@@ -93,6 +93,9 @@ pub struct Frame {
     /// node's only); else empty.
     pub proxy_rules: Vec<NodeRules>,
     pub etcd: EtcdCluster,
+    /// The served kinds, in discovery order: the built-in ones, then the custom kinds whose
+    /// CustomResourceDefinition is established (what the Actions kind picker offers).
+    pub kinds: Vec<Kind>,
     /// The console's newest lines ([`crate::console::VISIBLE_LINES`]).
     pub console: Vec<Line>,
     /// The console is following a watch stream.
@@ -162,6 +165,7 @@ impl Frame {
                 Rc::default()
             },
             etcd: e.cluster.etcd().clone(),
+            kinds: e.cluster.api().registry().kinds().to_vec(),
             console: visible(e.console.lines()),
             following: e.console.following(),
         }

@@ -952,3 +952,47 @@ fn the_broadcast_view_draws_from_the_frame() {
     let s = run(s, Action::Show(View::Ledger));
     assert_eq!(s.frame.broadcast.total, 0);
 }
+
+#[test]
+fn the_kind_picker_offers_a_custom_kind_once_its_crd_is_applied() {
+    use crate::components::actions_panel::{kind_choices, parse_kind};
+    use crate::seeds::{WEBSITE_CRD_FILE, WEBSITE_FILE};
+    const WEBSITE: &str = "website.examples.watchlab.dev";
+    let s = fresh();
+    assert!(!kind_choices(&s.frame.kinds).any(|k| k == WEBSITE));
+    let s = run(
+        s,
+        Action::Command(format!("kubectl apply -f {WEBSITE_CRD_FILE}")),
+    );
+    let s = run(
+        s,
+        Action::Command(format!("kubectl apply -f {WEBSITE_FILE}")),
+    );
+    let choices: Vec<String> = kind_choices(&s.frame.kinds).collect();
+    assert_eq!(
+        choices.last().map(String::as_str),
+        Some(WEBSITE),
+        "{choices:?}"
+    );
+    // The choice names the custom kind, and the Actions panel's delete reaches it.
+    let website = parse_kind(&s.frame.kinds, WEBSITE);
+    assert_eq!(website.resource().kind_name, "Website");
+    let s = run(
+        s,
+        Action::Cluster(ClusterAction::Delete {
+            kind: website.into(),
+            namespace: "default".into(),
+            name: "blog".into(),
+        }),
+    );
+    let rev = s.engine.borrow().cluster.api().revision();
+    assert_eq!(s.notice, Some(Notice::Done { revision: rev }));
+    let gone = s
+        .engine
+        .borrow()
+        .cluster
+        .api()
+        .get(website, Some("default"), "blog")
+        .is_err();
+    assert!(gone);
+}

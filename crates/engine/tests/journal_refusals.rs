@@ -175,7 +175,8 @@ fn a_tampered_input_is_refused() {
             .starts_with("the cluster file is damaged: inputs[0]: unknown variant `ExplodeNode`"),
         "{err}"
     );
-    // A kind the server does not serve.
+    // A kind the server does not serve: refused when replayed, in kubectl's words (a kind is
+    // resolved on replay, as a custom kind exists only once its CRD input has replayed).
     let mut v = small_journal();
     v["inputs"][0]["input"] =
         json!({"apply": {"Delete": {"kind": "gadgets", "namespace": "default", "name": "x"}}});

@@ -18,7 +18,7 @@ fn last_line(c: &Cluster) -> LedgerEntry {
 
 fn label(c: &mut Cluster, name: &str, value: &str) -> LedgerEntry {
     c.apply(Action::Label {
-        kind: Kind::Pod,
+        kind: Kind::Pod.into(),
         namespace: "default".into(),
         name: name.into(),
         key: "team".into(),

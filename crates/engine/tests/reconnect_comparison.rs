@@ -59,7 +59,7 @@ fn gap(compact: bool) -> ComparisonView {
     act(
         &mut c,
         Action::Label {
-            kind: Kind::Pod,
+            kind: Kind::Pod.into(),
             namespace: "production".into(),
             name: "kept".into(),
             key: "team".into(),
@@ -70,7 +70,7 @@ fn gap(compact: bool) -> ComparisonView {
     act(
         &mut c,
         Action::Delete {
-            kind: Kind::Pod,
+            kind: Kind::Pod.into(),
             namespace: "production".into(),
             name: "gone".into(),
         },

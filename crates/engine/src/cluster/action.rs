@@ -1,10 +1,12 @@
 //! What a learner does to the cluster ([`Action`]) and what it did ([`Outcome`]). An action is
-//! serialized into the journal, a kind by its plural name.
+//! serialized into the journal, a kind by its resource name ([`ResourceName`]), which is
+//! resolved against the served registry when the action is performed — so an action on a
+//! custom kind replays once the journal's earlier inputs have established its CRD.
 
 use serde::{Deserialize, Serialize};
 use watchlab_apimachinery::client::WatchId;
 
-use crate::api::Kind;
+use crate::api::{Kind, Registry};
 
 /// Something a learner does. Serialized into the [`super::journal::Journal`] (a kind by its plural name).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,8 +33,7 @@ pub enum Action {
     },
     /// `kubectl label <kind> <name> key=value [--overwrite]`.
     Label {
-        #[serde(with = "kind_plural")]
-        kind: Kind,
+        kind: ResourceName,
         namespace: String,
         name: String,
         key: String,
@@ -40,8 +41,7 @@ pub enum Action {
         overwrite: bool,
     },
     Delete {
-        #[serde(with = "kind_plural")]
-        kind: Kind,
+        kind: ResourceName,
         namespace: String,
         name: String,
     },
@@ -94,25 +94,38 @@ pub struct ConflictReport {
     pub retry_revision: u64,
 }
 
-/// serde for [`crate::api::Kind`] as its resource's plural name (`pods`, `deployments`).
-pub(crate) mod kind_plural {
-    use crate::api::Kind;
-    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+/// A kind as an action names it: a built-in kind's plural (`pods`, `deployments`), a custom
+/// kind's `<plural>.<group>` (`websites.examples.watchlab.dev`), as kubectl's fully qualified
+/// resource argument. It is resolved against the registry the cluster serves when the action is
+/// performed, as kubectl resolves its argument by discovery: a custom kind exists only while its
+/// CustomResourceDefinition is established, so a journal cannot resolve it when it is read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ResourceName(String);
 
-    pub fn serialize<S: Serializer>(kind: &Kind, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(kind.resource().plural)
+impl ResourceName {
+    /// The name as written (`pods`, `websites.examples.watchlab.dev`).
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Kind, D::Error> {
-        let name = String::deserialize(d)?;
-        Kind::ALL
-            .into_iter()
-            .find(|k| k.resource().plural == name)
-            // kubectl's wording for an unknown resource.
-            .ok_or_else(|| {
-                D::Error::custom(format!(
-                    "the server doesn't have a resource type \"{name}\""
-                ))
-            })
+    /// The kind it names among those `registry` serves, or kubectl's error for a name the
+    /// server does not serve.
+    pub fn resolve(&self, registry: &Registry) -> Result<Kind, String> {
+        registry
+            .resolve(&self.0)
+            .map(|r| r.kind())
+            .ok_or_else(|| format!("the server doesn't have a resource type \"{}\"", self.0))
+    }
+}
+
+impl From<Kind> for ResourceName {
+    fn from(kind: Kind) -> ResourceName {
+        let r = kind.resource();
+        ResourceName(if kind.is_custom() {
+            format!("{}.{}", r.plural, r.group)
+        } else {
+            r.plural.to_string()
+        })
     }
 }

@@ -533,7 +533,7 @@ mod tests {
     #[test]
     fn kinds_and_profiles_are_written_by_name() {
         let a = Action::Delete {
-            kind: crate::api::Kind::ReplicaSet,
+            kind: crate::api::Kind::ReplicaSet.into(),
             namespace: "default".into(),
             name: "web".into(),
         };

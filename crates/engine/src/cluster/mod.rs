@@ -31,7 +31,7 @@ use crate::controllers::{ControlPlane, Profile, Settling};
 use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
 use crate::reconnect_comparison::{ComparisonView, ReconnectComparison};
 
-pub use action::{Action, ConflictReport, Outcome};
+pub use action::{Action, ConflictReport, Outcome, ResourceName};
 pub use config::{ClusterConfig, ProfileName};
 use journal::{Input, Journal};
 pub use manifests::{deployment_manifest, object_path, pod_manifest};
@@ -425,7 +425,7 @@ mod tests {
     fn label_without_overwrite_keeps_the_value() {
         let mut c = Cluster::with_seed(1);
         let label = |value: &str, overwrite| Action::Label {
-            kind: Kind::Deployment,
+            kind: Kind::Deployment.into(),
             namespace: "production".into(),
             name: "orders-api".into(),
             key: "team".into(),

@@ -4,11 +4,12 @@
 
 use serde_json::{json, Value};
 use watchlab_apimachinery::client::ApiClient;
-use watchlab_apimachinery::status::Status;
+use watchlab_apimachinery::status::{Status, StatusReason};
 
 use crate::api::Kind;
 use crate::reconnect_comparison::ReconnectComparison;
 
+use super::action::ResourceName;
 use super::manifests::{deployment_manifest, object_path, pod_manifest};
 use super::{Action, Cluster, ConflictReport, Outcome, PLAYGROUND_USER};
 
@@ -52,18 +53,21 @@ impl Cluster {
                 key,
                 value,
                 overwrite,
-            } => self.label(
-                &object_path(kind, &namespace, &name),
-                &key,
-                &value,
-                overwrite,
-            )?,
+            } => {
+                let kind = self.served(&kind)?;
+                self.label(
+                    &object_path(kind, &namespace, &name),
+                    &key,
+                    &value,
+                    overwrite,
+                )?
+            }
             Action::Delete {
                 kind,
                 namespace,
                 name,
             } => {
-                let path = object_path(kind, &namespace, &name);
+                let path = object_path(self.served(&kind)?, &namespace, &name);
                 let r = self
                     .api
                     .as_user(PLAYGROUND_USER)
@@ -105,6 +109,12 @@ impl Cluster {
         Ok(Outcome::Done {
             revision: self.api.revision(),
         })
+    }
+
+    /// The kind an action names, among those served now (kubectl's 404 text for another).
+    fn served(&self, name: &ResourceName) -> Result<Kind, Status> {
+        name.resolve(self.api.registry())
+            .map_err(|msg| Status::failure(404, StatusReason::NotFound, msg, None))
     }
 
     /// `kubectl label`: read the object, refuse to change an existing value without

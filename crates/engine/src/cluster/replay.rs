@@ -82,12 +82,12 @@ impl Cluster {
             if at > c.now() || e.settled {
                 c.advance_to(at);
             }
-            replay_input(&mut c, &e.input);
+            let refused = replay_input(&mut c, &e.input);
             let replayed = c.journal().inputs.get(index);
             if replayed != Some(e) {
                 return Err(JournalError::Diverged {
                     index,
-                    detail: divergence(e, replayed),
+                    detail: divergence(e, replayed, refused.as_deref()),
                 });
             }
         }
@@ -115,12 +115,11 @@ impl Cluster {
     }
 }
 
-/// Runs one input through the cluster's public, recording, entry points.
-fn replay_input(c: &mut Cluster, input: &Input) {
+/// Runs one input through the cluster's public, recording, entry points; an action the
+/// cluster refused says why (what a divergence then shows).
+fn replay_input(c: &mut Cluster, input: &Input) -> Option<String> {
     match input {
-        Input::Apply(a) => {
-            let _ = c.apply(a.clone());
-        }
+        Input::Apply(a) => return c.apply(a.clone()).err().map(|s| s.message().to_string()),
         Input::Request {
             user,
             method,
@@ -140,9 +139,10 @@ fn replay_input(c: &mut Cluster, input: &Input) {
         }
         Input::Stop { id } => c.session("").stop_watch(*id),
     }
+    None
 }
 
-fn divergence(want: &Entry, got: Option<&Entry>) -> String {
+fn divergence(want: &Entry, got: Option<&Entry>, refused: Option<&str>) -> String {
     let what = want.input.describe();
     let Some(got) = got else {
         return format!("({what}) changed nothing on replay, the file recorded it");
@@ -151,8 +151,9 @@ fn divergence(want: &Entry, got: Option<&Entry>) -> String {
         Some(id) => format!("{} (watch {id}) at revision {}", e.code, e.revision),
         None => format!("{} at revision {}", e.code, e.revision),
     };
+    let why = refused.map(|m| format!(" ({m})")).unwrap_or_default();
     format!(
-        "({what}) answered {}, the file says {}",
+        "({what}) answered {}{why}, the file says {}",
         answer(got),
         answer(want)
     )
