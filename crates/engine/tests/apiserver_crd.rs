@@ -257,6 +257,14 @@ fn bad_definitions_are_refused_or_not_accepted() {
     assert!(refused["message"].as_str().unwrap_or_default().contains(
         "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields"
     ), "{refused}");
+    let mut bad_pattern = crd("websites.example.com", "websites", "Website");
+    bad_pattern["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        ["properties"]["host"]["pattern"] = json!("+");
+    let (code, refused) = call(&mut s, "POST", CRDS, Some(bad_pattern));
+    assert_eq!(code, 422);
+    assert!(refused["message"].as_str().unwrap_or_default().contains(
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[host].pattern: Invalid value: \"+\": must be a valid regular expression, but isn't: error parsing regexp: "
+    ), "{refused}");
     assert_eq!(s.revision(), before, "nothing was written");
     // A second definition whose kind is taken is stored but not accepted, and not served.
     call(
@@ -366,4 +374,110 @@ fn deleting_the_definition_deletes_its_objects_and_endpoints() {
     );
     assert_eq!(code, 201);
     assert_eq!(call(&mut s, "GET", SITES, None).0, 200);
+}
+
+/// What the issue lists for custom objects beyond CRUD: a `pattern` refused with
+/// kube-openapi's text, `limit`/`continue` pages, BOOKMARK events, 410 Gone for a watch from a
+/// compacted revision, and finalizers holding a deletion.
+#[test]
+fn custom_objects_page_bookmark_expire_and_wait_for_finalizers() {
+    use watchlab_engine::clock::Timestamp;
+    let mut s = ApiServer::new(1);
+    let mut def = crd("websites.example.com", "websites", "Website");
+    def["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+        ["host"]["pattern"] = json!("^[a-z0-9.-]+$");
+    let (code, body) = call(&mut s, "POST", CRDS, Some(def));
+    assert_eq!(code, 201, "{body}");
+    let (code, refused) = call(&mut s, "POST", SITES, Some(site("bad", "Blog_Site")));
+    assert_eq!(code, 422);
+    assert_eq!(
+        refused["message"],
+        "Website.example.com \"bad\" is invalid: spec.host: Invalid value: \"Blog_Site\": spec.host in body should match '^[a-z0-9.-]+$'"
+    );
+    for name in ["a", "b", "c"] {
+        let (code, body) = call(&mut s, "POST", SITES, Some(site(name, "x.example.com")));
+        assert_eq!(code, 201, "{body}");
+    }
+    let rv = s.revision();
+
+    // Pages of two.
+    let (_, page) = call(&mut s, "GET", &format!("{SITES}?limit=2"), None);
+    let names = |l: &Value| -> Vec<String> {
+        l["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|i| {
+                i["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect()
+    };
+    assert_eq!(names(&page), ["a", "b"]);
+    assert_eq!(page["metadata"]["remainingItemCount"], 1);
+    let token = page["metadata"]["continue"].as_str().unwrap_or_default();
+    assert!(!token.is_empty(), "{page}");
+    let (_, rest) = call(
+        &mut s,
+        "GET",
+        &format!("{SITES}?limit=2&continue={token}"),
+        None,
+    );
+    assert_eq!(names(&rest), ["c"]);
+    assert_eq!(rest["metadata"].get("continue"), None, "{rest}");
+
+    // A bookmark on a quiet stream, carrying the custom kind.
+    let id = ApiClient::watch(
+        &mut s,
+        &format!(
+            "{SITES}?watch=1&allowWatchBookmarks=true&timeoutSeconds=300&resourceVersion={rv}"
+        ),
+    )
+    .expect("watch");
+    assert_eq!(s.poll_watch(id), Some(vec![]));
+    s.advance_to(Timestamp::from_secs(60));
+    let lines = s.poll_watch(id).unwrap_or_default();
+    let bookmark: Value =
+        serde_json::from_str(lines.first().map_or("", String::as_str)).unwrap_or(Value::Null);
+    assert_eq!(bookmark["type"], "BOOKMARK", "{lines:?}");
+    assert_eq!(bookmark["object"]["kind"], "Website");
+    assert_eq!(bookmark["object"]["apiVersion"], "example.com/v1");
+
+    // Finalizers hold a deletion until they are removed.
+    let mut held = site("held", "held.example.com");
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    assert_eq!(call(&mut s, "POST", SITES, Some(held)).0, 201);
+    let (code, deleting) = call(&mut s, "DELETE", &format!("{SITES}/held"), None);
+    assert_eq!(code, 200, "{deleting}");
+    let (code, still) = call(&mut s, "GET", &format!("{SITES}/held"), None);
+    assert_eq!(code, 200);
+    assert!(
+        still["metadata"]["deletionTimestamp"].is_string(),
+        "{still}"
+    );
+    let (code, _) = call(
+        &mut s,
+        "PATCH",
+        &format!("{SITES}/held"),
+        Some(json!({"metadata": {"finalizers": null}})),
+    );
+    assert_eq!(code, 200);
+    assert_eq!(call(&mut s, "GET", &format!("{SITES}/held"), None).0, 404);
+
+    // 410 Gone for a watch from before the compaction.
+    s.compact_now().expect("compact");
+    let id = ApiClient::watch(&mut s, &format!("{SITES}?watch=1&resourceVersion={rv}"))
+        .expect("the stream opens, then ends with the error");
+    let lines = s.poll_watch(id).unwrap_or_default();
+    let gone: Value =
+        serde_json::from_str(lines.first().map_or("", String::as_str)).unwrap_or(Value::Null);
+    assert_eq!(gone["type"], "ERROR", "{lines:?}");
+    assert_eq!(gone["object"]["code"], 410);
+    assert_eq!(gone["object"]["reason"], "Expired");
+    assert_eq!(
+        gone["object"]["message"],
+        format!("too old resource version: {rv} ({})", s.revision())
+    );
 }

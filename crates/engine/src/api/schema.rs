@@ -1,11 +1,15 @@
 //! A CustomResourceDefinition's `openAPIV3Schema`, for the common subset the apiextensions
 //! apiserver enforces on custom objects: `type`, `properties`, `required`, `enum`,
-//! `minimum`/`maximum`, `minLength`/`maxLength`, `items` and `x-kubernetes-preserve-unknown-fields`,
-//! with kube-openapi's 422 texts (`spec.replicas in body must be of type integer: "x"`). It also
-//! prunes unknown fields as a structural schema does, and checks that a schema is structural
-//! (every specified field has a type) before a CRD is accepted.
+//! `minimum`/`maximum`, `minLength`/`maxLength`, `pattern`, `items` and
+//! `x-kubernetes-preserve-unknown-fields`, with kube-openapi's 422 texts (`spec.replicas in body
+//! must be of type integer: "x"`). It also prunes unknown fields as a structural schema does, and
+//! checks that a schema is structural (every specified field has a type) and that its patterns
+//! compile before a CRD is accepted. Patterns are RE2 syntax (Go's `regexp`), matched with the
+//! `regex` crate, which implements the same syntax in linear time.
 
+use regex::Regex;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use watchlab_apimachinery::validation::{BadValue, FieldError};
 
 const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
@@ -53,15 +57,21 @@ fn join(path: &str, field: &str) -> String {
 /// Everything wrong with `value` at `path` under `schema`.
 pub fn validate(schema: &Value, value: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    validate_at(schema, value, path, 0, &mut errs);
+    let mut patterns = HashMap::new();
+    validate_at(schema, value, path, 0, &mut patterns, &mut errs);
     errs
 }
 
-fn validate_at(
-    schema: &Value,
+/// The schema's patterns compiled once per validation (a list of many items shares one);
+/// `None` for one that does not compile (a stored CRD's were checked when it was written).
+type Patterns<'s> = HashMap<&'s str, Option<Regex>>;
+
+fn validate_at<'s>(
+    schema: &'s Value,
     value: &Value,
     path: &str,
     depth: usize,
+    patterns: &mut Patterns<'s>,
     errs: &mut Vec<FieldError>,
 ) {
     if depth > MAX_DEPTH {
@@ -129,6 +139,18 @@ fn validate_at(
                 &format!("{path} in body should be at most {max} chars long"),
             ));
         }
+        if let Some(pattern) = schema["pattern"].as_str() {
+            let re = patterns
+                .entry(pattern)
+                .or_insert_with(|| Regex::new(pattern).ok());
+            if re.as_ref().is_some_and(|re| !re.is_match(s)) {
+                errs.push(FieldError::invalid(
+                    path,
+                    bad_value(value),
+                    &format!("{path} in body should match '{pattern}'"),
+                ));
+            }
+        }
     }
     if let Some(obj) = value.as_object() {
         for req in schema["required"].as_array().into_iter().flatten() {
@@ -139,14 +161,14 @@ fn validate_at(
         if let Some(props) = schema["properties"].as_object() {
             for (k, v) in obj {
                 if let Some(s) = props.get(k) {
-                    validate_at(s, v, &join(path, k), depth + 1, errs);
+                    validate_at(s, v, &join(path, k), depth + 1, patterns, errs);
                 }
             }
         }
     }
     if let (Some(items), Some(list)) = (schema.get("items"), value.as_array()) {
         for (i, v) in list.iter().enumerate() {
-            validate_at(items, v, &format!("{path}[{i}]"), depth + 1, errs);
+            validate_at(items, v, &format!("{path}[{i}]"), depth + 1, patterns, errs);
         }
     }
 }
@@ -197,7 +219,8 @@ fn prune_at(schema: &Value, value: &mut Value, depth: usize) {
 }
 
 /// What makes a schema non-structural (`spec.versions[0].schema.openAPIV3Schema` at `path`):
-/// a specified field without a type, or a root that is not an object, with the real texts.
+/// a specified field without a type, or a root that is not an object — or invalid: a pattern
+/// that does not compile — with the real texts.
 pub fn structural_errors(schema: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     match schema["type"].as_str() {
@@ -219,6 +242,18 @@ pub fn structural_errors(schema: &Value, path: &str) -> Vec<FieldError> {
 fn walk_structural(schema: &Value, path: &str, depth: usize, errs: &mut Vec<FieldError>) {
     if depth > MAX_DEPTH {
         return;
+    }
+    if let Some(pattern) = schema["pattern"].as_str() {
+        if let Err(e) = Regex::new(pattern) {
+            errs.push(FieldError::invalid(
+                &format!("{path}.pattern"),
+                pattern,
+                &format!(
+                    "must be a valid regular expression, but isn't: error parsing regexp: {}",
+                    regex_error(&e)
+                ),
+            ));
+        }
     }
     let typed = |s: &Value| {
         s["type"].as_str().is_some_and(|t| !t.is_empty())
@@ -249,6 +284,14 @@ fn walk_structural(schema: &Value, path: &str, depth: usize, errs: &mut Vec<Fiel
     }
 }
 
+/// The last line of the `regex` crate's (multi-line) error, without its `error: ` prefix: what
+/// went wrong, where Go's `regexp` says it in its own words.
+fn regex_error(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let last = text.lines().last().unwrap_or_default().trim();
+    last.strip_prefix("error: ").unwrap_or(last).to_string()
+}
+
 /// The schema of `metadata`-less objects: everything preserved (a CRD without a schema).
 pub fn preserve_all() -> Value {
     let mut m = Map::new();
@@ -265,7 +308,8 @@ mod tests {
     fn website() -> Value {
         json!({"type": "object", "properties": {"spec": {"type": "object", "required": ["host"],
             "properties": {
-                "host": {"type": "string", "minLength": 1, "maxLength": 20},
+                "host": {"type": "string", "minLength": 1, "maxLength": 20,
+                    "pattern": "^[a-z0-9.-]+$"},
                 "replicas": {"type": "integer", "minimum": 1, "maximum": 10},
                 "tier": {"type": "string", "enum": ["free", "pro"]},
                 "paths": {"type": "array", "items": {"type": "string"}},
@@ -293,6 +337,7 @@ mod tests {
             texts(&validate(&website(), &bounds, "")),
             [
                 "spec.host: Invalid value: \"\": spec.host in body should be at least 1 chars long",
+                "spec.host: Invalid value: \"\": spec.host in body should match '^[a-z0-9.-]+$'",
                 "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
             ]
         );
@@ -302,6 +347,26 @@ mod tests {
             ""
         )
         .is_empty());
+        let pattern = json!({"spec": {"host": "Blog_Site", "paths": ["/a"]}});
+        assert_eq!(
+            texts(&validate(&website(), &pattern, "")),
+            ["spec.host: Invalid value: \"Blog_Site\": spec.host in body should match '^[a-z0-9.-]+$'"]
+        );
+    }
+
+    #[test]
+    fn a_pattern_that_does_not_compile_is_refused() {
+        let schema =
+            json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "+"}}});
+        let errs = texts(&structural_errors(&schema, "s"));
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].starts_with("s.properties[a].pattern: Invalid value: \"+\": must be a valid regular expression, but isn't: error parsing regexp: "),
+            "{errs:?}"
+        );
+        assert!(!errs[0].contains('\n'), "{errs:?}");
+        // Validation with such a stored schema checks nothing of the pattern, and never panics.
+        assert!(validate(&schema, &json!({"a": "x"}), "").is_empty());
     }
 
     #[test]
