@@ -284,6 +284,14 @@ impl ApiServer {
         self.watch.stream(id)
     }
 
+    /// Whether polling the stream would hand its reader anything: queued events, or its end
+    /// (an unknown stream counts too). A reader may skip a poll that would not.
+    pub fn stream_has_news(&self, id: WatchId) -> bool {
+        self.watch
+            .stream(id)
+            .is_none_or(|s| s.pending() > 0 || s.state() != watch::StreamState::Open)
+    }
+
     /// The events queued on a stream since the last poll; `None` once it has ended.
     pub fn poll(&mut self, id: WatchId) -> Option<Vec<Arc<WatchEvent>>> {
         self.watch.poll(id)

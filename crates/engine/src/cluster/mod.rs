@@ -698,6 +698,26 @@ mod tests {
         assert!(!c.is_settling());
     }
 
+    #[test]
+    fn skipping_idle_controllers_changes_nothing() {
+        let run = |step_idle: bool| {
+            let mut c = rolling_out();
+            c.control_plane.step_idle = step_idle;
+            let t = c.now().plus_secs(20);
+            c.advance_to(t);
+            c.apply(Action::KillNode("node-b".into())).unwrap();
+            c.apply(scale_to(9)).unwrap();
+            let t = c.now().plus_secs(90);
+            c.advance_to(t);
+            c.apply(Action::RestoreNode("node-b".into())).unwrap();
+            c.apply(scale_to(3)).unwrap();
+            let t = c.now().plus_secs(90);
+            c.advance_to(t);
+            history_digest(&c)
+        };
+        assert_eq!(run(false), run(true));
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
         /// However the work is sliced — frames of any length, stopping after any number of

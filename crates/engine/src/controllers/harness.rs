@@ -42,6 +42,8 @@ pub struct ControlPlane {
     pub namespace: NamespaceController,
     pub garbage_collector: GarbageCollector,
     pub website: WebsiteOperator,
+    /// Step idle controllers too (tests compare the histories with and without skipping).
+    pub step_idle: bool,
 }
 
 impl ControlPlane {
@@ -66,6 +68,7 @@ impl ControlPlane {
             namespace: NamespaceController::new(seed, profile),
             garbage_collector: GarbageCollector::new(seed, profile),
             website: WebsiteOperator::new(seed, profile),
+            step_idle: false,
         }
     }
 
@@ -210,8 +213,13 @@ impl ControlPlane {
                 settling.round_start = api.revision();
                 settling.wake = None;
             }
+            let skip_idle = !self.step_idle;
             while let Some(c) = self.nth_mut(settling.next) {
-                settling.wake = super::earliest([settling.wake, c.step(now, api)]);
+                let wake = match c.idle(now, api).filter(|_| skip_idle) {
+                    Some(wake) => wake,
+                    None => c.step(now, api),
+                };
+                settling.wake = super::earliest([settling.wake, wake]);
                 settling.next += 1;
                 settling.steps += 1;
                 if settling.next < self.len() && stop() {

@@ -25,7 +25,7 @@ use crate::api::node::{Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus, N
 use crate::api::pod::{Container, ContainerState, ContainerStateWaiting, ContainerStatus, Pod};
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions, Preconditions};
-use crate::client::{InformerConfig, ObjectKey, WorkQueue};
+use crate::client::{InformerConfig, ObjectKey, ReflectorPhase, WorkQueue};
 use crate::clock::Timestamp;
 use crate::hash::fnv1a64;
 use crate::rng::SimRng;
@@ -928,6 +928,19 @@ fn format_duration(ms: u64) -> String {
     format!("{text}s")
 }
 
+impl Kubelet {
+    /// The earliest instant it needs a step on its own (what a step returns).
+    fn next_wakeup(&self) -> Option<Timestamp> {
+        earliest([
+            Some(self.next_lease),
+            Some(self.next_status),
+            self.pods.as_ref().and_then(|i| i.next_wakeup()),
+            self.queue.next_ready_at(),
+            self.recorder.next_retry(),
+        ])
+    }
+}
+
 impl Controller for Kubelet {
     fn informers(&self) -> Vec<&ApiInformer> {
         self.pods.iter().collect()
@@ -985,13 +998,23 @@ impl Controller for Kubelet {
                 self.queue.done(&key);
             }
         }
-        let retry_events = self.recorder.next_retry();
-        earliest([
-            Some(self.next_lease),
-            Some(self.next_status),
-            self.pods.as_ref().and_then(|i| i.next_wakeup()),
-            self.queue.next_ready_at(),
-            retry_events,
-        ])
+        self.next_wakeup()
+    }
+
+    fn idle(&self, now: Timestamp, api: &ApiServer) -> Option<Option<Timestamp>> {
+        let informer = self.pods.as_ref()?;
+        let ReflectorPhase::Watching { stream, .. } = informer.informer().reflector().phase()
+        else {
+            return None;
+        };
+        let quiet = self.running
+            && self.registered
+            && self.runtimes_checked_at_start == self.starts
+            && self.queue.is_empty()
+            && (self.recorder.pending() == 0
+                || self.recorder.next_retry().is_some_and(|t| t > now))
+            && !api.stream_has_news(stream);
+        let wake = self.next_wakeup();
+        (quiet && wake.is_none_or(|t| t > now)).then_some(wake)
     }
 }

@@ -70,6 +70,13 @@ pub trait Controller {
     /// polled), which the driver detects from the store revision.
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp>;
 
+    /// `Some(wake)` when a step at `now` would do nothing but return `wake` (nothing due, no
+    /// stream with news), so a settle may skip it: at a thousand nodes most kubelets are idle at
+    /// any instant, and stepping each of them every round was most of the work. `None`: step it.
+    fn idle(&self, _now: Timestamp, _api: &ApiServer) -> Option<Option<Timestamp>> {
+        None
+    }
+
     /// Its informers, so the UI can show each cache's revision against the ledger's.
     fn informers(&self) -> Vec<&ApiInformer> {
         Vec::new()
