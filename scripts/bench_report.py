@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Turns one run of the `scale` benchmark (JSON lines, crates/engine/benches/scale.rs) into
-BENCHMARKS.md and an SVG plot. Standard library only; every figure comes from the run.
+"""Turns runs of the `scale` benchmark (JSON lines, crates/engine/benches/scale.rs) into
+BENCHMARKS.md and an SVG plot. Standard library only; every figure comes from a run.
 
-    bench_report.py RESULTS.jsonl BENCHMARKS.md docs/bench.svg
+    bench_report.py NEW.jsonl ALL.jsonl BENCHMARKS.md docs/bench.svg
+
+A run may measure only some shapes (`./x bench 1000x30000`), so the rows of NEW replace the
+rows of ALL with the same shape (a cluster's nodes × pods, the ledger's puts, keys and watchers,
+the fan-out's watchers and kind) and the other rows of ALL stay; each row carries the commit and
+date of the run that measured it. ALL is rewritten, then the page and the plot from it.
 """
 
 import json
@@ -16,12 +21,63 @@ from datetime import datetime, timezone
 
 def load(path):
     rows = []
+    if not os.path.exists(path):
+        return rows
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
             if line.startswith("{"):
                 rows.append(json.loads(line))
     return rows
+
+
+def shape(row):
+    """What a row measures, apart from its figures: a new row replaces the old one of its shape."""
+    b = row["bench"]
+    if b == "cluster":
+        return (b, row["nodes"], row["pods"])
+    if b == "ledger":
+        return (b, row["puts"], row["keys"], row["watchers"])
+    if b == "fanout":
+        return (b, row["watchers"], row["selective"])
+    return (b,)
+
+
+def order(row):
+    """Cluster rows by size, then the ledger's and the fan-out's by their parameters."""
+    b = row["bench"]
+    rank = {"cluster": 0, "ledger": 1, "fanout": 2}.get(b, 3)
+    if b == "cluster":
+        return (rank, row["pods"], row["nodes"])
+    if b == "ledger":
+        return (rank, row["puts"], row["keys"], row["watchers"])
+    if b == "fanout":
+        return (rank, row["watchers"], not row["selective"])
+    return (rank,)
+
+
+def merge(old, new):
+    """The rows of `new` (stamped with the run's commit, date, cores and profile) replacing
+    those of `old` with the same shape; `meta` lines are folded into the rows."""
+    meta = next((r for r in new if r["bench"] == "meta"), {})
+    stamp = {
+        "commit": git_commit(),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cores": meta.get("cores"),
+        "profile": meta.get("profile"),
+        "smoke": meta.get("smoke", False),
+    }
+    rows = {shape(r): r for r in old if r["bench"] != "meta"}
+    for r in new:
+        if r["bench"] != "meta":
+            rows[shape(r)] = {**r, **stamp}
+    return sorted(rows.values(), key=order)
+
+
+def save(rows, path):
+    with open(path, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
 
 
 def fmt_int(n):
@@ -41,10 +97,17 @@ def fmt_bytes(b):
 
 
 def git_commit():
+    """HEAD's short id, with `+` when tracked files other than the report differ from it."""
     try:
-        return subprocess.run(
+        head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
         ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+             ":!BENCHMARKS.md", ":!docs"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        return head + ("+" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -131,20 +194,32 @@ def write_svg(rows, path):
         f.write("\n".join(out) + "\n")
 
 
+def runs(rows):
+    """The runs the rows come from, oldest first: "`abc1234` (date, 2 cores, bench profile)"."""
+    seen = {}
+    for r in rows:
+        key = (r.get("date", "?"), r.get("commit", "?"))
+        seen[key] = (
+            f"`{r.get('commit', '?')}` ({r.get('date', '?')}, {r.get('cores', '?')} cores, "
+            f"`{r.get('profile', '?')}` profile"
+            + (", **smoke run**: tiny sizes, for CI" if r.get("smoke") else "")
+            + ")"
+        )
+    return [seen[k] for k in sorted(seen)]
+
+
 def write_markdown(rows, path, svg_rel):
-    meta = next((r for r in rows if r["bench"] == "meta"), {})
     clusters = [r for r in rows if r["bench"] == "cluster"]
     ledger = [r for r in rows if r["bench"] == "ledger"]
     fanout = [r for r in rows if r["bench"] == "fanout"]
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Benchmarks",
         "",
-        "Written by `./x bench` (crates/engine/benches/scale.rs → scripts/bench_report.py); do not",
-        "edit by hand. "
-        f"Run {when} at commit `{git_commit()}`, {meta.get('cores', '?')} cores "
-        f"({platform.machine()}), `{meta.get('profile', '?')}` profile"
-        + (" — **smoke run** (tiny sizes, for CI)" if meta.get("smoke") else "")
+        "Written by `./x bench` (crates/engine/benches/scale.rs → scripts/bench_report.py, from",
+        "the rows kept in docs/bench-results.jsonl); do not edit by hand. `./x bench NODESxPODS`",
+        "re-measures those shapes only and keeps the other rows, so each row names the commit",
+        f"that measured it ({platform.machine()}; `+`: with uncommitted changes). Runs: "
+        + "; ".join(runs(rows))
         + ". Wall-clock figures on a shared machine: read the ratios, not the last digit.",
         "",
         f"![cost per pod and per watch event]({svg_rel})",
@@ -161,14 +236,14 @@ def write_markdown(rows, path, svg_rel):
         "the pods for *per pod*. This is a whole cluster, not a bare API server.",
         "",
         "| nodes × pods | CPU | wall | per pod | virtual time | peak heap | per pod | revisions "
-        "| events |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| events | commit |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in clusters:
         if not r.get("converged"):
             lines.append(
                 f"| {fmt_int(r['nodes'])} × {fmt_int(r['pods'])} | did not converge in an hour "
-                "of virtual time | | | | | | | |"
+                f"of virtual time | | | | | | | | `{r.get('commit', '?')}` |"
             )
             continue
         lines.append(
@@ -177,7 +252,7 @@ def write_markdown(rows, path, svg_rel):
             f"| {fmt_secs(r['seconds'])} "
             f"| {r['us_per_pod']:.0f} µs | {r['virtual_seconds']} s "
             f"| {fmt_bytes(r['peak_bytes'])} | {fmt_bytes(r['bytes_per_pod'])} "
-            f"| {fmt_int(r['revision'])} | {fmt_int(r['events'])} |"
+            f"| {fmt_int(r['revision'])} | {fmt_int(r['events'])} | `{r.get('commit', '?')}` |"
         )
     lines += [
         "",
@@ -188,13 +263,14 @@ def write_markdown(rows, path, svg_rel):
         "`/registry/pods/` prefix reads that revision's events (as etcd syncs its watchers).",
         "Rates per second of the benchmark thread's CPU time.",
         "",
-        "| puts | keys | watchers | puts/s | delivered events/s |",
-        "| --- | --- | --- | --- | --- |",
+        "| puts | keys | watchers | puts/s | delivered events/s | commit |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for r in ledger:
         lines.append(
             f"| {fmt_int(r['puts'])} | {fmt_int(r['keys'])} | {fmt_int(r['watchers'])} "
-            f"| {fmt_int(int(r['puts_per_s']))} | {fmt_int(int(r['events_per_s']))} |"
+            f"| {fmt_int(int(r['puts_per_s']))} | {fmt_int(int(r['events_per_s']))} "
+            f"| `{r.get('commit', '?')}` |"
         )
     lines += [
         "",
@@ -207,14 +283,14 @@ def write_markdown(rows, path, svg_rel):
         "without looking at the others). *All-matching*: unfiltered watches, every stream gets",
         "every event. Costs in the benchmark thread's CPU time.",
         "",
-        "| watchers | kind | writes | µs per write | µs per delivered event |",
-        "| --- | --- | --- | --- | --- |",
+        "| watchers | kind | writes | µs per write | µs per delivered event | commit |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for r in fanout:
         kind = "selective" if r["selective"] else "all-matching"
         lines.append(
             f"| {fmt_int(r['watchers'])} | {kind} | {fmt_int(r['writes'])} "
-            f"| {r['us_per_write']:.2f} | {r['us_per_delivered']:.3f} |"
+            f"| {r['us_per_write']:.2f} | {r['us_per_delivered']:.3f} | `{r.get('commit', '?')}` |"
         )
     lines.append("")
     with open(path, "w", encoding="utf-8") as f:
@@ -222,18 +298,20 @@ def write_markdown(rows, path, svg_rel):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 5:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    results, markdown, svg = sys.argv[1:]
-    rows = load(results)
-    if not any(r.get("bench") == "cluster" for r in rows):
-        print(f"bench_report: no cluster results in {results}", file=sys.stderr)
+    new, everything, markdown, svg = sys.argv[1:]
+    fresh = load(new)
+    if not any(r.get("bench") in ("cluster", "ledger", "fanout") for r in fresh):
+        print(f"bench_report: no results in {new}", file=sys.stderr)
         return 1
+    rows = merge(load(everything), fresh)
+    save(rows, everything)
     write_svg(rows, svg)
     svg_rel = os.path.relpath(svg, os.path.dirname(os.path.abspath(markdown)))
     write_markdown(rows, markdown, svg_rel)
-    print(f"bench_report: wrote {markdown} and {svg}")
+    print(f"bench_report: wrote {everything}, {markdown} and {svg}")
     return 0
 
 
