@@ -101,20 +101,10 @@ impl Rules for CustomRules {
         }
     }
 
-    fn field_value(&self, _obj: &Object, _field: &str) -> Option<String> {
-        None
-    }
-
-    fn default(&self, _obj: &mut Object) {}
-
     fn validate(&self, obj: &Object) -> Vec<FieldError> {
         custom(obj)
             .map(|c| schema::validate(&self.schema, &Value::Object(c.rest.clone()), ""))
             .unwrap_or_default()
-    }
-
-    fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
-        Vec::new()
     }
 
     fn prepare_for_create(&self, obj: &mut Object) {
@@ -153,6 +143,7 @@ impl Rules for CustomRules {
         }
     }
 
+    /// No strategic-merge keys: a custom resource refuses strategic merge patches (415).
     fn merge_key(&self, _path: &[&str]) -> Option<&'static str> {
         None
     }
