@@ -1,11 +1,17 @@
 //! Walks the resource registry: every kind the API server serves is in discovery, answers
 //! get/list/watch/create/update/patch/delete, is printed by kubectl's `get` and `describe`, and
-//! comes back as a server-side Table — a custom resource (a CRD's) included. A kind added to the registry without a sample here fails
-//! the test (so it cannot be forgotten).
+//! comes back as a server-side Table — a custom resource (a CRD's) included. A kind added to the
+//! registry without a sample here fails the test (so it cannot be forgotten). The second walk
+//! does it with the real kubectl over HTTP (its `get` prints the server's Table) and checks that
+//! the console's kubectl prints every kind's table, `-o wide` too, byte for byte as it does.
 
+mod common;
+
+use common::{kubectl_available, TestServer};
 use serde_json::{json, Value};
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_apiserver_http::table::{self, IncludeObject, Printer};
+use watchlab_apiserver_http::Args;
 use watchlab_engine::api::Kind;
 use watchlab_engine::apiserver::ApiServer;
 use watchlab_kubectl::Kubectl;
@@ -69,9 +75,7 @@ fn every_registered_kind_is_served_printed_and_tabled() {
     let mut api = ApiServer::new(1);
     let mut k = Kubectl::new();
     // A custom resource is walked like the built-in kinds.
-    let mut widgets = sample(Kind::CustomResourceDefinition);
-    widgets["metadata"]["name"] = json!("widgets.example.com");
-    widgets["spec"]["names"] = json!({"plural": "widgets", "kind": "Widget"});
+    let widgets = widgets_crd();
     let crd = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
     assert_eq!(
         api.request("POST", crd, None, Some(&widgets.to_string()))
@@ -168,5 +172,68 @@ fn every_registered_kind_is_served_printed_and_tabled() {
         } else {
             assert_eq!(after.code, 404, "{qualified}");
         }
+    }
+}
+
+/// The CRD the walks add, so that a custom kind is walked like the built-in ones.
+fn widgets_crd() -> Value {
+    let mut widgets = sample(Kind::CustomResourceDefinition);
+    widgets["metadata"]["name"] = json!("widgets.example.com");
+    widgets["spec"]["names"] = json!({"plural": "widgets", "kind": "Widget"});
+    widgets
+}
+
+#[test]
+fn the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints() {
+    if !kubectl_available("the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints")
+    {
+        return;
+    }
+    // The virtual clock stands still: nothing changes between the two kubectls' reads (no
+    // controller reacts, every AGE is the same).
+    let s = TestServer::start_with(Args {
+        port: 0,
+        speed: 0.0,
+        ..Args::default()
+    });
+    let crd = s.write("widgets.json", &widgets_crd().to_string());
+    s.ok(&[
+        "apply",
+        "--validate=false",
+        "-f",
+        crd.to_str().unwrap_or_default(),
+    ]);
+    let kinds: Vec<Kind> = s.with_cluster(|c| c.api().registry().kinds().to_vec());
+    assert!(kinds.iter().any(|k| k.is_custom()));
+    let resources = s.ok(&["api-resources", "-o", "name"]);
+    for kind in kinds {
+        let r = kind.resource();
+        let qualified = if r.group.is_empty() {
+            r.plural.to_string()
+        } else {
+            format!("{}.{}", r.plural, r.group)
+        };
+        assert!(
+            resources.lines().any(|l| l == qualified),
+            "{qualified} not discovered by the real kubectl"
+        );
+        let obj = sample(kind);
+        let name = name_of(&obj);
+        let file = s.write(&format!("{}.json", r.plural), &obj.to_string());
+        let file = file.to_str().unwrap_or_default();
+        s.ok(&["apply", "--validate=false", "-f", file]);
+        for wide in [false, true] {
+            let mut args = vec!["get", qualified.as_str(), name.as_str()];
+            if wide {
+                args.extend(["-o", "wide"]);
+            }
+            let real = s.ok(&args);
+            let console = s.console(&format!("kubectl {}", args.join(" ")));
+            assert_eq!(console, real, "kubectl {}", args.join(" "));
+        }
+        let described = s.ok(&["describe", qualified.as_str(), name.as_str()]);
+        assert!(described.contains(&name), "{qualified}: {described}");
+        let deleted = s.ok(&["delete", qualified.as_str(), name.as_str(), "--wait=false"]);
+        assert!(deleted.contains("deleted"), "{qualified}: {deleted}");
     }
 }

@@ -121,6 +121,17 @@ impl Rules for EndpointSliceRules {
         Object::EndpointSlice(EndpointSlice::default())
     }
 
+    /// `SetDefaults_EndpointPort` (discovery/v1): a port without a name gets `""`, without a
+    /// protocol `TCP` (the real kubectl's `describe endpointslice` dereferences the protocol).
+    fn default(&self, obj: &mut Object) {
+        if let Object::EndpointSlice(s) = obj {
+            for p in &mut s.ports {
+                p.name.get_or_insert_with(String::new);
+                p.protocol.get_or_insert_with(|| "TCP".to_string());
+            }
+        }
+    }
+
     fn validate(&self, obj: &Object) -> Vec<FieldError> {
         slice(obj).map(validate_slice).unwrap_or_default()
     }
@@ -149,5 +160,28 @@ impl Rules for EndpointSliceRules {
             }
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_port_without_name_or_protocol_is_defaulted_as_discovery_v1_does() {
+        let rules = Kind::EndpointSlice.resource().rules;
+        let mut obj = rules
+            .decode(
+                serde_json::json!({"metadata": {"name": "s"}, "addressType": "IPv4",
+                "ports": [{"port": 8080}, {"name": "dns", "protocol": "UDP", "port": 53}]}),
+            )
+            .expect("decodes");
+        rules.default(&mut obj);
+        let json = obj.to_json_value();
+        assert_eq!(
+            json["ports"],
+            serde_json::json!([{"name": "", "protocol": "TCP", "port": 8080},
+                {"name": "dns", "protocol": "UDP", "port": 53}])
+        );
     }
 }
