@@ -189,16 +189,17 @@ fn on_select(
     })
 }
 
-/// One printed event: its cells under the table's headers, a Warning marked as such.
-fn event_row(cells: Vec<String>, headers: &[String], ev: &Arc<Object>) -> Html {
+/// One printed event at `position` in the sorted list: its cells under the table's headers, a
+/// Warning marked as such. Keyed by position, so an event sorted in above rewrites the rows in
+/// view in place instead of moving them down (see [`super::window`]).
+fn event_row(position: usize, cells: Vec<String>, headers: &[String], ev: &Arc<Object>) -> Html {
     let warning = matches!(ev.as_ref(), Object::Event(e) if e.type_ == "Warning");
-    let key = format!("{}/{}", ev.namespace(), ev.name());
     let reason = match ev.as_ref() {
         Object::Event(e) => e.reason.clone(),
         _ => String::new(),
     };
     html! {
-        <tr key={key} class={classes!("event", warning.then_some("warning"))} data-reason={reason}>
+        <tr key={position} class={classes!("event", warning.then_some("warning"))} data-reason={reason}>
             { for cells.into_iter().zip(headers).map(|(c, h)| html! {
                 <td class={format!("c-{}", h.to_lowercase().replace(' ', "-"))} title={c.clone()}><div class="clamp">{ c }</div></td>
             }) }
@@ -265,7 +266,8 @@ pub fn EventsView() -> Html {
                     let rows: Vec<Html> = rows
                         .into_iter()
                         .zip(shown)
-                        .map(|(cells, ev)| event_row(cells, &headers, ev))
+                        .enumerate()
+                        .map(|(i, (cells, ev))| event_row(w.first + i, cells, &headers, ev))
                         .collect();
                     html! { <>{ for rows }</> }
                 })

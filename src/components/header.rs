@@ -70,7 +70,7 @@ pub fn Header() -> Html {
     };
     html! {
         <header>
-            <h1>{ "watchlab" }<small>{ tr(&ctx, T::Tagline) }</small></h1>
+            <h1><span class="name">{ "watchlab" }</span><small title={tr(&ctx, T::Tagline)}>{ tr(&ctx, T::Tagline) }</small></h1>
             <div class="meter" title={tr(&ctx, T::Revision)}>
                 <span class="label">{ tr(&ctx, T::Revision) }</span>
                 <span id="revision" class="value">{ revision }</span>

@@ -40,7 +40,16 @@ fn diff_cell(ctx: &Ctx, l: &LedgerEntry) -> Html {
     }
 }
 
-fn ledger_row(ctx: &Ctx, l: &LedgerEntry, selected: Option<u64>, compacted: u64) -> Html {
+/// The line at `position` (0 is the newest). Keyed by its position, not its revision: a new
+/// revision rewrites the rows in view in place instead of moving every one down by a line (a
+/// layout shift on each write; see [`super::window`]).
+fn ledger_row(
+    ctx: &Ctx,
+    position: usize,
+    l: &LedgerEntry,
+    selected: Option<u64>,
+    compacted: u64,
+) -> Html {
     let rev = l.revision;
     let onclick = {
         let ctx = ctx.clone();
@@ -59,7 +68,7 @@ fn ledger_row(ctx: &Ctx, l: &LedgerEntry, selected: Option<u64>, compacted: u64)
         l.key.clone()
     };
     html! {
-        <tr key={rev} class={classes!("entry", (selected == Some(rev)).then_some("selected"), (rev < compacted).then_some("compacted"))} data-rev={rev.to_string()} data-key={l.key.clone()}>
+        <tr key={position} class={classes!("entry", (selected == Some(rev)).then_some("selected"), (rev < compacted).then_some("compacted"))} data-rev={rev.to_string()} data-key={l.key.clone()}>
             <td class="num"><button class="link" {onclick} aria-label={fill(ctx, T::ObjectAt, &[&object, &rev.to_string()])}>{ rev }</button></td>
             <td class={classes!("verb", l.verb)}><div>{ l.verb }</div><div class="time num">{ format_time(l.time) }</div></td>
             <td class="object" title={object.clone()}>
@@ -88,7 +97,8 @@ pub fn LedgerView() -> Html {
                 .rev()
                 .skip(w.first)
                 .take(w.len())
-                .map(|l| ledger_row(&ctx, l, selected, compacted))
+                .enumerate()
+                .map(|(i, l)| ledger_row(&ctx, w.first + i, l, selected, compacted))
                 .collect();
             html! { <>{ for rows }</> }
         })

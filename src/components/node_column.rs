@@ -50,7 +50,11 @@ pub fn split_name(name: &str) -> (&str, &str) {
     }
 }
 
-fn card(p: &PodView, lang: Lang) -> Html {
+/// The card at `position` in its column: line one the name and its resourceVersion, line two
+/// its STATUS (cut with an ellipsis before it could reach READY; the card's tooltip has it
+/// whole) and READY at the right edge. Keyed by position, so a pod added or gone above moves
+/// content, not cards (see [`super::window`]).
+fn card(position: usize, p: &PodView, lang: Lang) -> Html {
     let (head, tail) = split_name(&p.name);
     let title = T::PodCardTitle.fill(
         lang,
@@ -62,15 +66,19 @@ fn card(p: &PodView, lang: Lang) -> Html {
         ],
     );
     html! {
-        <div key={format!("{}/{}", p.namespace, p.name)} class={classes!("pod", status_class(&p.status))}
+        <div key={position} class={classes!("pod", status_class(&p.status))}
             data-pod={p.name.clone()} data-status={p.status.clone()} {title}>
-            <span class="pod-name ends"><span class="head">{ head }</span><span class="tail">{ tail }</span></span>
-            <span class="pod-status">{ &p.status }</span>
-            <span class="pod-ready">{ &p.ready }</span>
-            if p.restarts > 0 {
-                <span class="pod-restarts" title={T::PodRestarts.fill(lang, &[&p.restarts.to_string()])}>{ format!("↻{}", p.restarts) }</span>
-            }
-            <span class="rv">{ p.resource_version }</span>
+            <div class="line">
+                <span class="pod-name ends"><span class="head">{ head }</span><span class="tail">{ tail }</span></span>
+                <span class="rv">{ p.resource_version }</span>
+            </div>
+            <div class="line">
+                <span class="pod-status">{ &p.status }</span>
+                <span class="pod-ready">{ &p.ready }</span>
+                if p.restarts > 0 {
+                    <span class="pod-restarts" title={T::PodRestarts.fill(lang, &[&p.restarts.to_string()])}>{ format!("↻{}", p.restarts) }</span>
+                }
+            </div>
         </div>
     }
 }
@@ -113,7 +121,8 @@ pub fn NodeColumn(props: &Props) -> Html {
     let render = {
         let pods = props.pods.clone();
         Callback::from(move |w: Window| {
-            html! { <>{ for pods.get(w.first..w.end).unwrap_or_default().iter().map(|p| card(p, lang)) }</> }
+            let shown = pods.get(w.first..w.end).unwrap_or_default();
+            html! { <>{ for shown.iter().enumerate().map(|(i, p)| card(w.first + i, p, lang)) }</> }
         })
     };
     let label = match &props.node {

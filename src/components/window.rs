@@ -2,7 +2,10 @@
 //! DOM, whatever the list's length, so thousands of pods, ledger lines or events cost what a
 //! screenful costs. Rows have a fixed height; what is above and below the window is an empty
 //! SVG of the right height (an attribute, not a style: the page's CSP refuses inline styles),
-//! so the scrollbar shows the whole list and moves through it.
+//! so the scrollbar shows the whole list and moves through it. A renderer keys its rows by
+//! their position in the list (`first + i`), not by what they show: a row inserted above the
+//! window (the ledger's newest line, an Event sorted in, a pod added) then rewrites the rows in
+//! view in place instead of moving each one down — a layout shift on every write.
 //!
 //! [`window`] is the pure arithmetic (tested natively); [`use_window`] follows the scroll
 //! container; [`VirtualList`] (a column of cards) and [`VirtualTable`] (table rows) draw.

@@ -81,7 +81,7 @@ fn LiveHeader() -> Html {
     };
     html! {
         <header>
-            <h1>{ "watchlab" }<small>{ T::Tagline.tr(lang) }</small></h1>
+            <h1><span class="name">{ "watchlab" }</span><small title={T::Tagline.tr(lang)}>{ T::Tagline.tr(lang) }</small></h1>
             <span id="live-badge" class="badge live" title={L::LiveHint.fill(lang, &[&origin])}>{ L::Live.tr(lang) }</span>
             <div class="meter" title={L::LatestRv.tr(lang)}>
                 <span class="label">{ L::LatestRv.tr(lang) }</span>
