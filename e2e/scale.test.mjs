@@ -125,6 +125,19 @@ test('a refused size changes nothing; 1,000 nodes show the node map, survive a r
   await page.click('#open-node-close');
   assert.equal(await page.locator('#open-node').count(), 0);
 
+  // Thousands of watch streams (a kubelet per node, and more): the fan-out diagram
+  // groups its lanes by component and resource, with counts, every stream on exactly one lane.
+  await page.click('#tab-broadcast');
+  await page.waitForSelector('#fanout-diagram g.lane');
+  const lanes = await page.$$eval('#fanout-diagram g.lane', (gs) => gs.map((g) => ({
+    who: g.querySelector('text.subscriber')?.textContent ?? '', streams: Number(g.dataset.streams),
+  })));
+  const streams = Number(await page.getAttribute('#cost-streams', 'data-value'));
+  assert.ok(streams > 1000, `${streams} streams`);
+  assert.ok(lanes.length <= 40, `${lanes.length} lanes`);
+  assert.equal(lanes.reduce((n, l) => n + l.streams, 0), streams);
+  assert.ok(lanes.some((l) => l.who === 'kubelet ×1000' && l.streams === 1000), JSON.stringify(lanes));
+
   assert.deepEqual(errors, []);
   await page.close();
 });
