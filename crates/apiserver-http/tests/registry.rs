@@ -231,6 +231,14 @@ fn the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints() {
             let console = s.console(&format!("kubectl {}", args.join(" ")));
             assert_eq!(console, real, "kubectl {}", args.join(" "));
         }
+        // Every object of the kind, in every namespace, with labels: the seeded cluster's too.
+        let every = ["get", qualified.as_str(), "-A", "--show-labels"];
+        assert_eq!(
+            s.console(&format!("kubectl {}", every.join(" "))),
+            s.ok(&every),
+            "kubectl {}",
+            every.join(" ")
+        );
         let described = s.ok(&["describe", qualified.as_str(), name.as_str()]);
         assert!(described.contains(&name), "{qualified}: {described}");
         let deleted = s.ok(&["delete", qualified.as_str(), name.as_str(), "--wait=false"]);

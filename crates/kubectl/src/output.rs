@@ -303,11 +303,14 @@ impl ObjectPrinter {
                         }
                     }
                 }
+                // `-A` adds NAMESPACE to a namespaced resource's table only (kubectl's get:
+                // no namespace column for a cluster-scoped mapping).
+                let with_namespace = self.options.with_namespace && rt.is_none_or(|r| r.namespaced);
                 decorate(
                     &mut headers,
                     &mut rows,
                     items,
-                    self.options.with_namespace,
+                    with_namespace,
                     self.options.show_labels,
                 );
                 let _ = &mut headers;
