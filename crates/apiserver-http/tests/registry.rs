@@ -222,10 +222,10 @@ fn the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints() {
         let file = s.write(&format!("{}.json", r.plural), &obj.to_string());
         let file = file.to_str().unwrap_or_default();
         s.ok(&["apply", "--validate=false", "-f", file]);
-        for wide in [false, true] {
+        for output in [None, Some("wide"), Some("yaml"), Some("name")] {
             let mut args = vec!["get", qualified.as_str(), name.as_str()];
-            if wide {
-                args.extend(["-o", "wide"]);
+            if let Some(o) = output {
+                args.extend(["-o", o]);
             }
             let real = s.ok(&args);
             let console = s.console(&format!("kubectl {}", args.join(" ")));
