@@ -3,6 +3,7 @@
 //! scaling, readiness, the 100-per-slice limit and deleting the Service follow.
 
 use serde_json::json;
+use watchlab_apimachinery::labels::LabelSelector;
 use watchlab_apimachinery::request::ListOptions;
 use watchlab_engine::api::endpoint_slice::{
     EndpointSlice, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MANAGED_BY_CONTROLLER,
@@ -34,19 +35,21 @@ fn service() -> Object {
     )
 }
 
+/// The `web` Service's slices (`default` also holds the API server's `kubernetes` slice).
 fn slices(api: &ApiServer) -> Vec<EndpointSlice> {
-    api.list(
-        Kind::EndpointSlice,
-        Some("default"),
-        &ListOptions::default(),
-    )
-    .map(|l| {
-        l.items
-            .iter()
-            .filter_map(|o| o.as_endpoint_slice().cloned())
-            .collect()
-    })
-    .unwrap_or_default()
+    let opts = ListOptions {
+        label_selector: LabelSelector::parse(&format!("{LABEL_SERVICE_NAME}=web"))
+            .unwrap_or_default(),
+        ..ListOptions::default()
+    };
+    api.list(Kind::EndpointSlice, Some("default"), &opts)
+        .map(|l| {
+            l.items
+                .iter()
+                .filter_map(|o| o.as_endpoint_slice().cloned())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn pod_ips(api: &ApiServer, ready_only: bool) -> Vec<String> {
@@ -318,4 +321,121 @@ fn a_service_created_before_its_pods_fills_its_placeholder_in_place() {
     assert_eq!(filled[0].metadata.name, placeholder[0].metadata.name);
     assert_eq!(filled[0].metadata.uid, placeholder[0].metadata.uid);
     assert_eq!(filled[0].endpoints.len(), 3);
+}
+
+/// The `kubernetes` Service's backends are the API server's own (its endpoint reconciler): an
+/// Endpoints and a slice named `kubernetes` with 10.0.0.1:6443, written before any controller
+/// runs, left alone by the EndpointSlice and Endpoints controllers (no selector), and mapped
+/// from 10.96.0.1:443 by every kube-proxy.
+#[test]
+fn the_kubernetes_service_s_endpoints_are_the_api_server_s() {
+    let mut h = cluster();
+    let writers: Vec<(String, String)> = h
+        .api
+        .ledger()
+        .iter()
+        .take(7)
+        .map(|l| (l.key.clone(), l.user.to_string()))
+        .collect();
+    let kube_apiserver = |key: &str| (key.to_string(), "kube-apiserver".to_string());
+    assert_eq!(
+        writers[4..],
+        [
+            kube_apiserver("/registry/services/specs/default/kubernetes"),
+            kube_apiserver("/registry/services/endpoints/default/kubernetes"),
+            kube_apiserver("/registry/endpointslices/default/kubernetes"),
+        ]
+    );
+
+    let slice = h
+        .api
+        .get(Kind::EndpointSlice, Some("default"), "kubernetes")
+        .expect("slice");
+    let slice = slice.as_endpoint_slice().cloned().unwrap_or_default();
+    let labels: Vec<(&str, &str)> = slice
+        .metadata
+        .labels
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(labels, [(LABEL_SERVICE_NAME, "kubernetes")]);
+    assert!(slice.metadata.owner_references.is_empty());
+    assert_eq!(slice.address_type, "IPv4");
+    let endpoints: Vec<_> = slice
+        .endpoints
+        .iter()
+        .map(|e| (e.addresses.clone(), e.conditions.ready))
+        .collect();
+    assert_eq!(endpoints, [(vec!["10.0.0.1".to_string()], Some(true))]);
+    let ports: Vec<_> = slice
+        .ports
+        .iter()
+        .map(|p| (p.name.as_deref(), p.protocol.as_deref(), p.port))
+        .collect();
+    assert_eq!(ports, [(Some("https"), Some("TCP"), Some(6443))]);
+
+    let ep = h
+        .api
+        .get(Kind::Endpoints, Some("default"), "kubernetes")
+        .expect("endpoints");
+    let Object::Endpoints(ep) = &*ep else {
+        panic!("{ep:?}")
+    };
+    assert_eq!(
+        ep.metadata
+            .labels
+            .get("endpointslice.kubernetes.io/skip-mirror")
+            .map(String::as_str),
+        Some("true")
+    );
+    let subsets: Vec<_> = ep
+        .subsets
+        .iter()
+        .map(|s| {
+            let ips: Vec<&str> = s.addresses.iter().map(|a| a.ip.as_str()).collect();
+            let ports: Vec<_> = s
+                .ports
+                .iter()
+                .map(|p| (p.name.as_str(), p.port, p.protocol.as_str()))
+                .collect();
+            (ips, ports, s.not_ready_addresses.len())
+        })
+        .collect();
+    assert_eq!(
+        subsets,
+        [(vec!["10.0.0.1"], vec![("https", 6443, "TCP")], 0)]
+    );
+
+    // The controllers run for a minute: neither object is rewritten, no other slice appears.
+    let revisions = |h: &Harness| {
+        [Kind::Endpoints, Kind::EndpointSlice].map(|k| {
+            h.api
+                .get(k, Some("default"), "kubernetes")
+                .map(|o| o.meta().resource_version.clone())
+                .ok()
+        })
+    };
+    let before = revisions(&h);
+    h.run_for(60_000);
+    assert_eq!(revisions(&h), before);
+    let all = h
+        .api
+        .list(Kind::EndpointSlice, None, &ListOptions::default())
+        .map(|l| l.items.len())
+        .unwrap_or_default();
+    assert_eq!(all, 1);
+
+    for node in NODES {
+        let rules = h
+            .plane
+            .kube_proxy(node)
+            .map(|p| p.rules())
+            .unwrap_or_default();
+        let rule = rules.iter().find(|r| r.service == "default/kubernetes");
+        assert_eq!(
+            rule.map(|r| (r.cluster_ip.as_str(), r.port, r.endpoints.clone())),
+            Some(("10.96.0.1", 443, vec!["10.0.0.1:6443".to_string()])),
+            "{node}"
+        );
+    }
 }

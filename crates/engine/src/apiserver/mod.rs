@@ -11,6 +11,7 @@ pub mod continue_token;
 pub mod crd;
 pub mod discovery;
 pub mod http;
+pub mod kubernetes_service;
 pub mod ledger;
 pub mod limits;
 pub mod patch;
@@ -172,8 +173,11 @@ impl ApiServer {
             // Cannot fail on a fresh store; a failure would only leave the namespace out.
             let _ = s.create(SERVER_USER, obj);
         }
-        // The bootstrap controller's `default/kubernetes` Service; as above, cannot fail.
-        let _ = s.create(SERVER_USER, service_allocation::kubernetes_service().into());
+        // The `default/kubernetes` Service and its endpoints (the bootstrap controller's and
+        // the endpoint reconciler's); as above, cannot fail.
+        for obj in kubernetes_service::objects() {
+            let _ = s.create(SERVER_USER, obj);
+        }
         s
     }
 

@@ -9,9 +9,8 @@
 //! allocated when the client leaves it out (`patchAllocatedValues`).
 
 use super::ApiServer;
-use crate::api::apps::IntOrString;
-use crate::api::service::{Service, ServicePort, ServiceSpec, CLUSTER_IP_NONE, TYPE_EXTERNAL_NAME};
-use crate::api::{Kind, Object, ObjectMeta};
+use crate::api::service::{Service, ServiceSpec, CLUSTER_IP_NONE, TYPE_EXTERNAL_NAME};
+use crate::api::{Kind, Object};
 use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
 use watchlab_apimachinery::status::Status;
@@ -21,7 +20,7 @@ use watchlab_apimachinery::validation::{BadValue, FieldError};
 pub const SERVICE_CIDR: &str = "10.96.0.0/12";
 const CIDR_BASE: u32 = u32::from_be_bytes([10, 96, 0, 0]);
 const CIDR_BITS: u32 = 12;
-/// The `kubernetes` Service's address: the first of the range.
+/// The `kubernetes` Service's address: the first of the range ([`super::kubernetes_service`]).
 pub const KUBERNETES_SERVICE_IP: &str = "10.96.0.1";
 /// `--service-node-port-range` default.
 pub const NODE_PORT_MIN: i32 = 30000;
@@ -70,29 +69,6 @@ pub fn keep_allocated(new: &mut ServiceSpec, old: &ServiceSpec) {
             }
         }
     }
-}
-
-/// The `kubernetes` Service in `default` that kube-apiserver's bootstrap controller
-/// (`controlplane/controller/kubernetesservice`) keeps: the API server's own address, port
-/// `https` 443 to its secure port 6443, no selector (its endpoints are the API server's).
-pub fn kubernetes_service() -> Service {
-    let mut svc = Service {
-        metadata: ObjectMeta::named("default", "kubernetes"),
-        ..Default::default()
-    };
-    svc.metadata.labels = [("component", "apiserver"), ("provider", "kubernetes")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    svc.spec.cluster_ip = KUBERNETES_SERVICE_IP.into();
-    svc.spec.ports = vec![ServicePort {
-        name: "https".into(),
-        protocol: "TCP".into(),
-        port: 443,
-        target_port: Some(IntOrString::Int(6443)),
-        ..Default::default()
-    }];
-    svc
 }
 
 fn invalid(name: &str, err: FieldError) -> Status {
@@ -244,6 +220,7 @@ mod tests {
 #[cfg(test)]
 mod api_tests {
     use super::*;
+    use crate::api::apps::IntOrString;
     use crate::api::config::Secret;
 
     fn svc(name: &str, body: serde_json::Value) -> Object {
