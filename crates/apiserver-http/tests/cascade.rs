@@ -7,17 +7,8 @@ mod common;
 
 use common::{wait_until, TestServer};
 use std::time::Duration;
-use watchlab_apiserver_http::Args;
 
 /// A server whose virtual clock runs `speed` times faster than the wall clock.
-fn server(speed: f64) -> TestServer {
-    TestServer::start_with(Args {
-        port: 0,
-        speed,
-        ..Args::default()
-    })
-}
-
 fn running_pods(s: &TestServer, ns: &str) -> usize {
     s.ok(&["get", "pods", "-n", ns, "--no-headers"])
         .lines()
@@ -31,20 +22,12 @@ fn deleting_a_namespace_terminates_it_refuses_new_content_then_removes_it() {
         return;
     }
     // 5 virtual seconds a real second: the pods' 30 s grace period takes 6 s.
-    let s = server(5.0);
+    let s = TestServer::at_speed(5.0);
     assert_eq!(
         s.ok(&["create", "namespace", "team"]),
         "namespace/team created\n"
     );
-    s.ok(&[
-        "create",
-        "deployment",
-        "web",
-        "--image=nginx:1.27",
-        "--replicas=2",
-        "-n",
-        "team",
-    ]);
+    s.create_deployment("web", "nginx:1.27", 2, &["-n", "team"]);
     wait_until("2 running pods", Duration::from_secs(20), || {
         (running_pods(&s, "team") == 2).then_some(())
     });
@@ -99,16 +82,6 @@ fn deleting_a_namespace_terminates_it_refuses_new_content_then_removes_it() {
     );
 }
 
-fn deploy(s: &TestServer, name: &str, replicas: u32) {
-    s.ok(&[
-        "create",
-        "deployment",
-        name,
-        "--image=nginx:1.27",
-        &format!("--replicas={replicas}"),
-    ]);
-}
-
 fn pods_of(s: &TestServer, app: &str) -> Vec<String> {
     s.ok(&["get", "pods", "-l", &format!("app={app}"), "--no-headers"])
         .lines()
@@ -121,9 +94,9 @@ fn kubectl_delete_cascades_in_each_mode() {
     if !common::kubectl_available("kubectl_delete_cascades_in_each_mode") {
         return;
     }
-    let s = server(5.0);
+    let s = TestServer::at_speed(5.0);
     for name in ["fg", "orphaned", "bg"] {
-        deploy(&s, name, 2);
+        s.create_deployment(name, "nginx:1.27", 2, &[]);
     }
     wait_until("6 running pods", Duration::from_secs(30), || {
         (running_pods(&s, "default") == 6).then_some(())

@@ -10,7 +10,6 @@ mod common;
 
 use common::{kubectl_available, TestServer};
 use std::time::{Duration, Instant};
-use watchlab_apiserver_http::Args;
 use watchlab_engine::controllers::website::{CRD_YAML, WEBSITE_YAML};
 
 fn wait_until<T>(what: &str, max: Duration, mut f: impl FnMut() -> Option<T>) -> T {
@@ -38,11 +37,7 @@ fn kubectl_drives_the_website_operator() {
         return;
     }
     // Ten virtual seconds per second: pods start in well under a second of wall time.
-    let s = TestServer::start_with(Args {
-        port: 0,
-        speed: 10.0,
-        ..Args::default()
-    });
+    let s = TestServer::at_speed(10.0);
     let before = s.ok(&["api-resources"]);
     assert!(!before.contains("websites"), "{before}");
     let crd = s.write("crd.yaml", CRD_YAML);

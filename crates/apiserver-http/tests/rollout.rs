@@ -7,7 +7,6 @@ mod common;
 
 use common::{wait_until, TestServer};
 use std::time::Duration;
-use watchlab_apiserver_http::Args;
 
 fn image(s: &TestServer) -> String {
     s.ok(&[
@@ -24,18 +23,8 @@ fn rollout_status_history_and_undo() {
     if !common::kubectl_available("rollout_status_history_and_undo") {
         return;
     }
-    let s = TestServer::start_with(Args {
-        port: 0,
-        speed: 10.0,
-        ..Args::default()
-    });
-    s.ok(&[
-        "create",
-        "deployment",
-        "web",
-        "--image=nginx:1.26",
-        "--replicas=2",
-    ]);
+    let s = TestServer::at_speed(10.0);
+    s.create_deployment("web", "nginx:1.26", 2, &[]);
     let status = s.ok(&["rollout", "status", "deployment/web", "--timeout=60s"]);
     assert!(
         status.ends_with("deployment \"web\" successfully rolled out\n"),
@@ -110,18 +99,8 @@ fn recreate_rollout_through_kubectl() {
     if !common::kubectl_available("recreate_rollout_through_kubectl") {
         return;
     }
-    let s = TestServer::start_with(Args {
-        port: 0,
-        speed: 10.0,
-        ..Args::default()
-    });
-    s.ok(&[
-        "create",
-        "deployment",
-        "web",
-        "--image=nginx:1.26",
-        "--replicas=2",
-    ]);
+    let s = TestServer::at_speed(10.0);
+    s.create_deployment("web", "nginx:1.26", 2, &[]);
     // Recreate with the defaulted rollingUpdate left in place: the API server's 422.
     let refused = s.kubectl(&[
         "patch",

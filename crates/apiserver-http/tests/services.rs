@@ -1,4 +1,5 @@
-//! Services through the real kubectl: `kubectl expose` puts a ClusterIP from 10.96.0.0/12 in
+//! Services through the real kubectl: the `kubernetes` Service's endpoints are the API server's
+//! (10.0.0.1:6443, `get ep`, `get endpointslices`); `kubectl expose` puts a ClusterIP from 10.96.0.0/12 in
 //! front of a Deployment, the EndpointSlice and Endpoints controllers list its pods' IPs
 //! (`get endpointslices`, `get ep`), scaling down takes the gone pods out, `describe svc` prints
 //! what the console's kubectl prints, a Secret's stringData reads back as base64 data, and a
@@ -9,7 +10,6 @@ mod common;
 use common::{wait_until, TestServer};
 use std::net::Ipv4Addr;
 use std::time::Duration;
-use watchlab_apiserver_http::Args;
 
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -95,19 +95,50 @@ fn expose_get_describe_scale_and_bad_ports() {
     if !common::kubectl_available("expose_get_describe_scale_and_bad_ports") {
         return;
     }
-    let s = TestServer::start_with(Args {
-        port: 0,
-        speed: 10.0,
-        ..Args::default()
-    });
-    s.ok(&[
-        "create",
-        "deployment",
-        "web",
-        "--image=nginx:1.27",
-        "--replicas=3",
-        "--port=80",
-    ]);
+    let s = TestServer::at_speed(10.0);
+
+    // Before anything is created: the `kubernetes` Service's endpoints are the API server's
+    // address and secure port, as its endpoint reconciler writes them.
+    let without_age = |out: &str| -> Vec<String> {
+        out.lines()
+            .map(|l| {
+                let mut cells: Vec<&str> = l.split_whitespace().collect();
+                cells.pop();
+                cells.join(" ")
+            })
+            .collect()
+    };
+    let slices = s.ok(&["get", "endpointslices", "-n", "default"]);
+    assert_eq!(
+        without_age(&slices),
+        [
+            "NAME ADDRESSTYPE PORTS ENDPOINTS",
+            "kubernetes IPv4 6443 10.0.0.1"
+        ],
+        "{slices}"
+    );
+    let ep = s.ok(&["get", "ep", "kubernetes"]);
+    assert_eq!(
+        without_age(&ep),
+        ["NAME ENDPOINTS", "kubernetes 10.0.0.1:6443"],
+        "{ep}"
+    );
+    assert_eq!(
+        s.ok(&[
+            "get",
+            "endpointslice",
+            "kubernetes",
+            "-o",
+            "jsonpath={.metadata.labels}",
+        ]),
+        r#"{"kubernetes.io/service-name":"kubernetes"}"#
+    );
+    assert_eq!(
+        without_age(&s.console("kubectl get ep kubernetes")),
+        without_age(&ep)
+    );
+
+    s.create_deployment("web", "nginx:1.27", 3, &["--port=80"]);
     assert_eq!(
         s.ok(&["expose", "deployment", "web", "--port=80"]),
         "service/web exposed\n"
@@ -197,15 +228,6 @@ fn expose_get_describe_scale_and_bad_ports() {
 
     // One comma list of kinds: each kind's table, names prefixed with the resource, the same from
     // the real kubectl and the console (AGE left out: the clock runs between the two calls).
-    let without_age = |out: &str| -> Vec<String> {
-        out.lines()
-            .map(|l| {
-                let mut cells: Vec<&str> = l.split_whitespace().collect();
-                cells.pop();
-                cells.join(" ")
-            })
-            .collect()
-    };
     let listed = s.ok(&["get", "svc,ep,endpointslices"]);
     for name in [
         "service/web ",
@@ -213,6 +235,16 @@ fn expose_get_describe_scale_and_bad_ports() {
         "endpointslice.discovery.k8s.io/web-",
     ] {
         assert!(listed.contains(name), "{name:?} not in:\n{listed}");
+    }
+    for row in [
+        "service/kubernetes ClusterIP 10.96.0.1 <none> 443/TCP",
+        "endpoints/kubernetes 10.0.0.1:6443",
+        "endpointslice.discovery.k8s.io/kubernetes IPv4 6443 10.0.0.1",
+    ] {
+        assert!(
+            without_age(&listed).iter().any(|l| l == row),
+            "{row:?} not in:\n{listed}"
+        );
     }
     assert_eq!(
         without_age(&s.console("kubectl get svc,ep,endpointslices")),

@@ -103,6 +103,25 @@ impl TestServer {
         TestServer { addr, jobs, dir }
     }
 
+    /// A server whose virtual clock runs `speed` times the wall clock (10: a pod starts in
+    /// well under a real second).
+    pub fn at_speed(speed: f64) -> TestServer {
+        TestServer::start_with(Args {
+            port: 0,
+            speed,
+            ..Args::default()
+        })
+    }
+
+    /// `kubectl create deployment NAME --image=IMAGE --replicas=N` with `extra` flags after.
+    pub fn create_deployment(&self, name: &str, image: &str, replicas: u32, extra: &[&str]) {
+        let image = format!("--image={image}");
+        let replicas = format!("--replicas={replicas}");
+        let mut args = vec!["create", "deployment", name, &image, &replicas];
+        args.extend_from_slice(extra);
+        self.ok(&args);
+    }
+
     /// Runs `f` on the cluster (on the server's thread) and returns its result.
     pub fn with_cluster<R: Send + 'static>(
         &self,

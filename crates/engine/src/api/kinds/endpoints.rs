@@ -2,11 +2,11 @@
 //! the Endpoints controller still mirrors for old clients. Validation follows
 //! `ValidateEndpoints` (addresses are IPs, ports in range with a known protocol).
 
-use super::service::PROTOCOLS;
+use super::service::validate_port_and_protocol;
 use crate::api::endpoints::Endpoints;
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::Object;
-use watchlab_apimachinery::validation::{is_valid_port_num, FieldError, INVALID_IP};
+use watchlab_apimachinery::validation::{FieldError, INVALID_IP};
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
     rank: 9,
@@ -63,22 +63,7 @@ fn validate_endpoints(e: &Endpoints) -> Vec<FieldError> {
         }
         for (j, p) in subset.ports.iter().enumerate() {
             let path = format!("subsets[{i}].ports[{j}]");
-            for msg in is_valid_port_num(i64::from(p.port)) {
-                errs.push(FieldError::invalid(
-                    &format!("{path}.port"),
-                    i64::from(p.port),
-                    &msg,
-                ));
-            }
-            if p.protocol.is_empty() {
-                errs.push(FieldError::required(&format!("{path}.protocol"), ""));
-            } else if !PROTOCOLS.contains(&p.protocol.as_str()) {
-                errs.push(FieldError::not_supported(
-                    &format!("{path}.protocol"),
-                    &p.protocol,
-                    PROTOCOLS,
-                ));
-            }
+            errs.extend(validate_port_and_protocol(&path, p.port, &p.protocol));
         }
     }
     errs
@@ -110,5 +95,43 @@ impl Rules for EndpointsRules {
 
     fn spec_changed(&self, new: &Object, old: &Object) -> bool {
         matches!((endpoints(new), endpoints(old)), (Some(n), Some(o)) if n.subsets != o.subsets)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::api::{Kind, Object};
+    use crate::apiserver::ApiServer;
+
+    #[test]
+    fn ports_are_checked_as_a_service_s_and_the_protocol_defaults_to_tcp() {
+        let mut api = ApiServer::new(1);
+        let endpoints = |ports: serde_json::Value| {
+            Object::from_value(
+                Kind::Endpoints,
+                serde_json::json!({"metadata": {"name": "bad", "namespace": "default"},
+                    "subsets": [{"addresses": [{"ip": "10.244.0.9"}], "ports": ports}]}),
+            )
+            .unwrap_or_else(|e| panic!("{}", e.message()))
+        };
+        let refused = api
+            .create(
+                "t",
+                endpoints(serde_json::json!([{"port": 0, "protocol": "HTTP"}])),
+            )
+            .err()
+            .map(|s| s.message().to_string());
+        assert_eq!(
+            refused.as_deref(),
+            Some("Endpoints \"bad\" is invalid: [subsets[0].ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, subsets[0].ports[0].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\"]")
+        );
+        let created = api
+            .create("t", endpoints(serde_json::json!([{"port": 8080}])))
+            .ok();
+        let protocol = match created.as_deref() {
+            Some(Object::Endpoints(e)) => e.subsets[0].ports[0].protocol.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(protocol, "TCP");
     }
 }

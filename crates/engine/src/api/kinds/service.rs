@@ -96,6 +96,25 @@ pub fn default_spec(spec: &mut ServiceSpec) {
         .get_or_insert_with(|| "SingleStack".into());
 }
 
+/// A port's number (1–65535) and its protocol (required, one of [`PROTOCOLS`]) at `path`
+/// (`spec.ports[0]`), as `ValidateService` and `ValidateEndpoints` both check them.
+pub fn validate_port_and_protocol(path: &str, port: i32, protocol: &str) -> Vec<FieldError> {
+    let mut errs: Vec<FieldError> = is_valid_port_num(i64::from(port))
+        .iter()
+        .map(|msg| FieldError::invalid(&format!("{path}.port"), i64::from(port), msg))
+        .collect();
+    if protocol.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.protocol"), ""));
+    } else if !PROTOCOLS.contains(&protocol) {
+        errs.push(FieldError::not_supported(
+            &format!("{path}.protocol"),
+            protocol,
+            PROTOCOLS,
+        ));
+    }
+    errs
+}
+
 // Long on purpose: one rule after another in `ValidateService`'s order (the 422 lists the
 // errors in that order), each a few lines.
 /// `ValidateService`'s spec rules.
@@ -133,22 +152,7 @@ pub fn validate_spec(spec: &ServiceSpec) -> Vec<FieldError> {
                 errs.push(FieldError::duplicate(&format!("{path}.name"), &p.name));
             }
         }
-        for msg in is_valid_port_num(i64::from(p.port)) {
-            errs.push(FieldError::invalid(
-                &format!("{path}.port"),
-                i64::from(p.port),
-                &msg,
-            ));
-        }
-        if p.protocol.is_empty() {
-            errs.push(FieldError::required(&format!("{path}.protocol"), ""));
-        } else if !PROTOCOLS.contains(&p.protocol.as_str()) {
-            errs.push(FieldError::not_supported(
-                &format!("{path}.protocol"),
-                &p.protocol,
-                PROTOCOLS,
-            ));
-        }
+        errs.extend(validate_port_and_protocol(&path, p.port, &p.protocol));
         match &p.target_port {
             Some(IntOrString::Int(n)) => {
                 for msg in is_valid_port_num(i64::from(*n)) {
