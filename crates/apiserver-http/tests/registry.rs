@@ -205,6 +205,10 @@ fn the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints() {
     ]);
     let kinds: Vec<Kind> = s.with_cluster(|c| c.api().registry().kinds().to_vec());
     assert!(kinds.iter().any(|k| k.is_custom()));
+    for line in ["api-resources", "api-resources -o wide", "api-versions"] {
+        let args: Vec<&str> = line.split(' ').collect();
+        assert_eq!(s.console(&format!("kubectl {line}")), s.ok(&args), "{line}");
+    }
     let resources = s.ok(&["api-resources", "-o", "name"]);
     for kind in kinds {
         let r = kind.resource();

@@ -22,13 +22,15 @@ pub struct ResourceType {
     pub namespaced: bool,
     /// `all` for what `kubectl get all` lists.
     pub categories: Vec<String>,
+    /// What the server answers for it (`get`, `list`, `watch`...), as discovery lists them.
+    pub verbs: Vec<String>,
     /// A custom resource's `additionalPrinterColumns` (read from its definition by `get`;
     /// discovery does not carry them).
     pub printer_columns: Vec<crate::printers::PrinterColumn>,
 }
 
-/// What discovery said: the served types, in `kubectl api-resources` order (the core group,
-/// then the groups in the server's order, each by name).
+/// What discovery said: the served types in the order names resolve (the core group, then the
+/// groups in the server's order, each by name); `api-resources` sorts them by group.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Discovery {
     types: Vec<ResourceType>,
@@ -92,6 +94,7 @@ impl Discovery {
                         kind: r["kind"].as_str().unwrap_or_default().to_string(),
                         namespaced: r["namespaced"].as_bool().unwrap_or_default(),
                         categories: strings(&r["categories"]),
+                        verbs: strings(&r["verbs"]),
                         printer_columns: Vec::new(),
                     })
                 })

@@ -40,12 +40,18 @@ pub(crate) fn api_resources(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdE
             ))
         }
     };
-    let selected: Vec<_> = discovery
+    let mut selected: Vec<_> = discovery
         .types()
         .iter()
         .filter(|r| namespaced.is_none_or(|n| r.namespaced == n))
         .filter(|r| p.last("api-group").is_none_or(|g| r.group == g))
         .collect();
+    // kubectl's `sortableResource`: by API group unless `--sort-by name|kind`, ties by name.
+    match p.last("sort-by") {
+        Some("name") => selected.sort_by(|a, b| a.plural.cmp(&b.plural)),
+        Some("kind") => selected.sort_by(|a, b| (&a.kind, &a.plural).cmp(&(&b.kind, &b.plural))),
+        _ => selected.sort_by(|a, b| (&a.group, &a.plural).cmp(&(&b.group, &b.plural))),
+    }
     match p.last("output") {
         Some("name") => {
             let names: String = selected
@@ -63,22 +69,27 @@ pub(crate) fn api_resources(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdE
         None | Some("wide") => {}
         Some(other) => return Err(CmdError::msg(format!("--output {other} is not available"))),
     }
+    let wide = p.last("output") == Some("wide");
     let mut rows = Vec::new();
     if !p.flag("no-headers") {
-        rows.push(
-            ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
-                .map(String::from)
-                .to_vec(),
-        );
+        let mut header = ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"].to_vec();
+        if wide {
+            header.extend(["VERBS", "CATEGORIES"]);
+        }
+        rows.push(header.into_iter().map(String::from).collect());
     }
     for r in selected {
-        rows.push(vec![
+        let mut row = vec![
             r.plural.clone(),
             r.short_names.join(","),
             r.api_version(),
             r.namespaced.to_string(),
             r.kind.clone(),
-        ]);
+        ];
+        if wide {
+            row.extend([r.verbs.join(","), r.categories.join(",")]);
+        }
+        rows.push(row);
     }
     Ok(Done::out(TabWriter::new().render(&rows)))
 }
