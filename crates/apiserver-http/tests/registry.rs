@@ -11,7 +11,6 @@ use common::{kubectl_available, TestServer};
 use serde_json::{json, Value};
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_apiserver_http::table::{self, IncludeObject, Printer};
-use watchlab_apiserver_http::Args;
 use watchlab_engine::api::Kind;
 use watchlab_engine::apiserver::ApiServer;
 use watchlab_kubectl::Kubectl;
@@ -191,11 +190,7 @@ fn the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints() {
     }
     // The virtual clock stands still: nothing changes between the two kubectls' reads (no
     // controller reacts, every AGE is the same).
-    let s = TestServer::start_with(Args {
-        port: 0,
-        speed: 0.0,
-        ..Args::default()
-    });
+    let s = TestServer::at_speed(0.0);
     let crd = s.write("widgets.json", &widgets_crd().to_string());
     s.ok(&[
         "apply",
