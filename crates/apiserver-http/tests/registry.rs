@@ -240,6 +240,19 @@ fn the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints() {
         );
         let described = s.ok(&["describe", qualified.as_str(), name.as_str()]);
         assert!(described.contains(&name), "{qualified}: {described}");
+        // Both leave out the annotation `apply` wrote (the describers differ beyond it, and
+        // so may the width of the first column).
+        let annotations = |text: &str| {
+            text.lines()
+                .find(|l| l.starts_with("Annotations:"))
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        };
+        let console = s.console(&format!("kubectl describe {qualified} {name}"));
+        assert_eq!(
+            annotations(&console),
+            annotations(&described),
+            "{qualified}: {console}"
+        );
         let deleted = s.ok(&["delete", qualified.as_str(), name.as_str(), "--wait=false"]);
         assert!(deleted.contains("deleted"), "{qualified}: {deleted}");
     }

@@ -129,9 +129,9 @@ fn time_at(v: &Value, path: &[&str]) -> Option<String> {
     str_at(v, path).and_then(parse_rfc3339_ms).map(rfc1123z)
 }
 
-/// `Labels:` / `Annotations:` style block: first entry on the key line, the rest indented
-/// under it; `<none>` when empty. Annotations print as `k: v`, labels as `k=v`.
-fn map_block(out: &mut String, indent: &str, title: &str, pairs: &[(String, String)], sep: &str) {
+/// A `Labels:`-style block of `k=v` lines (labels, node selectors): the first entry on the
+/// title's line, the rest under it; `<none>` when empty.
+fn map_block(out: &mut String, indent: &str, title: &str, pairs: &[(String, String)]) {
     if pairs.is_empty() {
         let _ = writeln!(out, "{indent}{title}:\t<none>");
         return;
@@ -142,8 +142,52 @@ fn map_block(out: &mut String, indent: &str, title: &str, pairs: &[(String, Stri
         } else {
             String::new()
         };
-        let _ = writeln!(out, "{head}\t{k}{sep}{v}");
+        let _ = writeln!(out, "{head}\t{k}={v}");
     }
+}
+
+/// The annotation `kubectl apply` writes, which describe leaves out (`skipAnnotations`).
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+/// Above this many bytes (`key: value`), an annotation's value goes on lines of its own, each cut
+/// to this many bytes (`maxAnnotationLen`).
+const MAX_ANNOTATION_LEN: usize = 140;
+
+/// `printAnnotationsMultiline`: the `Annotations:` block without `last-applied-configuration`,
+/// a long or multi-line value under its key.
+fn annotations_block(out: &mut String, indent: &str, pairs: &[(String, String)]) {
+    let shown: Vec<&(String, String)> = pairs.iter().filter(|(k, _)| k != LAST_APPLIED).collect();
+    if shown.is_empty() {
+        let _ = writeln!(out, "{indent}Annotations:\t<none>");
+        return;
+    }
+    for (i, (k, v)) in shown.into_iter().enumerate() {
+        let head = if i == 0 {
+            format!("{indent}Annotations:")
+        } else {
+            String::new()
+        };
+        let v = v.strip_suffix('\n').unwrap_or(v);
+        if v.len() + k.len() + 2 > MAX_ANNOTATION_LEN || v.contains('\n') {
+            let _ = writeln!(out, "{head}\t{k}:");
+            for line in v.split('\n') {
+                let _ = writeln!(out, "\t  {}", shorten(line));
+            }
+        } else {
+            let _ = writeln!(out, "{head}\t{k}: {v}");
+        }
+    }
+}
+
+/// `shortenString`: at most [`MAX_ANNOTATION_LEN`] bytes (cut at a character boundary), then `...`.
+fn shorten(s: &str) -> String {
+    if s.len() <= MAX_ANNOTATION_LEN {
+        return s.to_string();
+    }
+    let mut end = MAX_ANNOTATION_LEN;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &s[..end])
 }
 
 fn controlled_by(obj: &Value) -> Option<String> {
@@ -189,15 +233,8 @@ fn describe_pod(pod: &Value, now: i64) -> String {
         "",
         "Labels",
         &string_map(pod, &["metadata", "labels"]),
-        "=",
     );
-    map_block(
-        &mut o,
-        "",
-        "Annotations",
-        &string_map(pod, &["metadata", "annotations"]),
-        ": ",
-    );
+    annotations_block(&mut o, "", &string_map(pod, &["metadata", "annotations"]));
     let phase = string(pod, &["status", "phase"]);
     match str_at(pod, &["metadata", "deletionTimestamp"]) {
         Some(t) if phase != "Failed" && phase != "Succeeded" => {
@@ -286,7 +323,6 @@ fn describe_pod(pod: &Value, now: i64) -> String {
         "",
         "Node-Selectors",
         &string_map(pod, &["spec", "nodeSelector"]),
-        "=",
     );
     tolerations(&mut o, "", array(pod, &["spec", "tolerations"]));
     o
@@ -489,15 +525,8 @@ fn describe_node(ctx: &mut Ctx, node: &Value, now: i64) -> String {
         "",
         "Labels",
         &string_map(node, &["metadata", "labels"]),
-        "=",
     );
-    map_block(
-        &mut o,
-        "",
-        "Annotations",
-        &string_map(node, &["metadata", "annotations"]),
-        ": ",
-    );
+    annotations_block(&mut o, "", &string_map(node, &["metadata", "annotations"]));
     let _ = writeln!(
         o,
         "CreationTimestamp:\t{}",
@@ -623,16 +652,10 @@ pub(crate) fn pod_template(o: &mut String, template: Option<&Value>) {
     let empty = Value::Null;
     let t = template.unwrap_or(&empty);
     let _ = writeln!(o, "Pod Template:");
-    map_block(
-        o,
-        "  ",
-        "Labels",
-        &string_map(t, &["metadata", "labels"]),
-        "=",
-    );
+    map_block(o, "  ", "Labels", &string_map(t, &["metadata", "labels"]));
     let annotations = string_map(t, &["metadata", "annotations"]);
     if !annotations.is_empty() {
-        map_block(o, "  ", "Annotations", &annotations, ": ");
+        annotations_block(o, "  ", &annotations);
     }
     let _ = writeln!(o, "  Containers:");
     for c in array(t, &["spec", "containers"]) {
@@ -647,7 +670,6 @@ pub(crate) fn pod_template(o: &mut String, template: Option<&Value>) {
         "  ",
         "Node-Selectors",
         &string_map(t, &["spec", "nodeSelector"]),
-        "=",
     );
     tolerations(o, "  ", array(t, &["spec", "tolerations"]));
 }
@@ -693,15 +715,8 @@ fn describe_deployment(ctx: &mut Ctx, d: &Value) -> String {
         "",
         "Labels",
         &string_map(d, &["metadata", "labels"]),
-        "=",
     );
-    map_block(
-        &mut o,
-        "",
-        "Annotations",
-        &string_map(d, &["metadata", "annotations"]),
-        ": ",
-    );
+    annotations_block(&mut o, "", &string_map(d, &["metadata", "annotations"]));
     let selector = selector_string(at(d, &["spec", "selector"]));
     let _ = writeln!(o, "Selector:\t{selector}");
     let total = int(d, &["status", "replicas"]);
@@ -793,15 +808,8 @@ fn describe_replicaset(ctx: &mut Ctx, rs: &Value) -> String {
         "",
         "Labels",
         &string_map(rs, &["metadata", "labels"]),
-        "=",
     );
-    map_block(
-        &mut o,
-        "",
-        "Annotations",
-        &string_map(rs, &["metadata", "annotations"]),
-        ": ",
-    );
+    annotations_block(&mut o, "", &string_map(rs, &["metadata", "annotations"]));
     if let Some(c) = controlled_by(rs) {
         let _ = writeln!(o, "Controlled By:\t{c}");
     }
@@ -848,15 +856,8 @@ fn describe_namespace(ns: &Value) -> String {
         "",
         "Labels",
         &string_map(ns, &["metadata", "labels"]),
-        "=",
     );
-    map_block(
-        &mut o,
-        "",
-        "Annotations",
-        &string_map(ns, &["metadata", "annotations"]),
-        ": ",
-    );
+    annotations_block(&mut o, "", &string_map(ns, &["metadata", "annotations"]));
     let _ = writeln!(o, "Status:\t{}", string(ns, &["status", "phase"]));
     let _ = writeln!(o, "\nNo resource quota.\n\nNo LimitRange resource.");
     o
@@ -874,15 +875,8 @@ fn describe_service(ctx: &mut Ctx, svc: &Value) -> String {
         "",
         "Labels",
         &string_map(svc, &["metadata", "labels"]),
-        "=",
     );
-    map_block(
-        &mut o,
-        "",
-        "Annotations",
-        &string_map(svc, &["metadata", "annotations"]),
-        ": ",
-    );
+    annotations_block(&mut o, "", &string_map(svc, &["metadata", "annotations"]));
     let _ = writeln!(
         o,
         "Selector:\t{}",
@@ -1003,15 +997,8 @@ fn describe_generic(obj: &Value) -> String {
         "",
         "Labels",
         &string_map(obj, &["metadata", "labels"]),
-        "=",
     );
-    map_block(
-        &mut o,
-        "",
-        "Annotations",
-        &string_map(obj, &["metadata", "annotations"]),
-        ": ",
-    );
+    annotations_block(&mut o, "", &string_map(obj, &["metadata", "annotations"]));
     let _ = writeln!(o, "API Version:\t{}", string(obj, &["apiVersion"]));
     let _ = writeln!(o, "Kind:\t{}", string(obj, &["kind"]));
     if let Some(m) = obj.as_object() {
@@ -1164,6 +1151,33 @@ mod tests {
         assert_eq!(
             with(json!({"grpc": {"port": 9000}})),
             format!("grpc <pod>:9000  {tail}")
+        );
+    }
+}
+
+#[cfg(test)]
+mod annotation_tests {
+    use super::{annotations_block, LAST_APPLIED};
+
+    #[test]
+    fn annotations_leave_out_last_applied_and_put_long_values_on_their_own_lines() {
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let mut out = String::new();
+        annotations_block(&mut out, "", &[pair(LAST_APPLIED, "{}")]);
+        assert_eq!(out, "Annotations:\t<none>\n");
+        let long = "x".repeat(150);
+        let mut out = String::new();
+        annotations_block(
+            &mut out,
+            "",
+            &[pair("a", "1"), pair("b", &long), pair("c", "one\ntwo\n")],
+        );
+        assert_eq!(
+            out,
+            format!(
+                "Annotations:\ta: 1\n\tb:\n\t  {}...\n\tc:\n\t  one\n\t  two\n",
+                "x".repeat(140)
+            )
         );
     }
 }
