@@ -69,13 +69,15 @@ impl Default for Console {
 }
 
 impl Console {
-    /// A console whose kubectl already holds the texts' `orders-deploy.yaml` and the
-    /// custom-resource scenario's `website-crd.yaml` and `website.yaml`.
+    /// A console whose kubectl already holds the texts' `orders-deploy.yaml`, the
+    /// custom-resource scenario's `website-crd.yaml` and `website.yaml`, and the Service
+    /// scenario's `orders-canary.yaml`.
     pub fn new() -> Self {
         let mut kubectl = Kubectl::new();
         kubectl.set_file(seeds::ORDERS_DEPLOY_FILE, seeds::ORDERS_DEPLOY_YAML);
         kubectl.set_file(seeds::WEBSITE_CRD_FILE, seeds::WEBSITE_CRD_YAML);
         kubectl.set_file(seeds::WEBSITE_FILE, seeds::WEBSITE_YAML);
+        kubectl.set_file(seeds::ORDERS_CANARY_FILE, seeds::ORDERS_CANARY_YAML);
         Console {
             kubectl,
             lines: VecDeque::new(),

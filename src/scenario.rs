@@ -25,6 +25,22 @@ pub const GET_ORDERS_SLICES: &str = "kubectl get endpointslices -n production";
 pub const SCALE_ORDERS_DOWN: &str =
     "kubectl scale deployment orders-api -n production --replicas=2";
 pub const DELETE_ORDERS_PODS: &str = "kubectl delete pods -n production -l app=orders-api";
+pub const APPLY_CANARY: &str = "kubectl apply -f orders-canary.yaml";
+pub const GET_CANARY: &str = "kubectl get pod orders-canary -n production -o wide";
+pub const HEAL_CANARY: &str =
+    "kubectl annotate pod orders-canary -n production watchlab.dev/behaviour-";
+pub const RUN_CRASHING: &str = "kubectl run orders-crash --image=orders-api:2.4.1 -n production --labels=app=orders-api --annotations=watchlab.dev/behaviour=crash-after=5s";
+pub const GET_CRASHING: &str = "kubectl get pod orders-crash -n production -o wide";
+
+/// The Service scenario's waits (virtual ms), from the canary's and the crashing pod's
+/// behaviour and probes: ready after the image pull (2–5 s) and the first readiness probe;
+/// not ready after three failed readiness probes, 30 s into its run; back after six failed
+/// liveness probes, the restart and a readiness probe; the crash loop's first four exits and
+/// restarts (1 s, 10 s, 20 s, 40 s after each).
+const CANARY_READY_MS: u64 = 15_000;
+const CANARY_NOT_READY_MS: u64 = 30_000;
+const CANARY_BACK_MS: u64 = 45_000;
+const CRASH_LOOP_MS: u64 = 120_000;
 
 /// Which view a step asks the learner to look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -304,7 +320,8 @@ pub const SCENARIOS: [Scenario; 7] = [
             Step {
                 en: "Each kube-proxy turns the slice into rules: ClusterIP:80 → pod IP:8080. The Rules view shows every node's rules, when the node applied them and the lag since the write they were built from.",
                 zh: "每个 kube-proxy 把切片变成转发规则：ClusterIP:80 → Pod IP:8080。规则视图显示每个节点的规则、应用时间，以及距它所依据的那次写入的延迟。",
-                effects: &[Show(View::Rules)],
+                // kube-proxy rewrites its rules at most once a second (--iptables-min-sync-period).
+                effects: &[Advance(1_000), Show(View::Rules)],
             },
             Step {
                 en: "Scale down to 2 replicas. A pod is deleted; the controller rewrites the slice without it, and every kube-proxy drops that endpoint from its rules.",
@@ -317,8 +334,28 @@ pub const SCENARIOS: [Scenario; 7] = [
                 effects: &[Command(DELETE_ORDERS_PODS), Advance(1_000), Show(View::Rules)],
             },
             Step {
-                en: "Let time run and watch the rules refill, node by node.",
-                zh: "让时间走起来，看规则在每个节点上重新填满。",
+                en: "The replacements are Ready and back in the rules. Now a pod whose readiness will fail: orders-canary.yaml is a pod labelled app=orders-api (the Service selects by label, not by owner) whose process hangs 30 s after it starts (annotation watchlab.dev/behaviour: unhealthy-after=30s). Its readiness probe asks every 5 s; once it answers, the canary's IP joins the slice and every node's rules.",
+                zh: "替代的 Pod 已就绪，重新回到规则里。再来一个就绪探针会失败的 Pod：orders-canary.yaml 是一个带 app=orders-api 标签的 Pod（Service 按标签选择，而不是按属主），它的进程启动 30 秒后会卡住（注解 watchlab.dev/behaviour: unhealthy-after=30s）。它的就绪探针每 5 秒探测一次；一旦应答，canary 的 IP 就进入切片和每个节点的规则。",
+                effects: &[Advance(10_000), Command(APPLY_CANARY), Advance(CANARY_READY_MS), Command(GET_CANARY), Command(GET_ORDERS_SLICES), Show(View::Rules)],
+            },
+            Step {
+                en: "The process hangs. After three failed readiness probes the kubelet writes Ready=False in the pod's status (an Unhealthy event each time). The EndpointSlice controller reads that write and marks the canary's endpoint not ready; the slice's new version is broadcast and every kube-proxy drops the canary from its rules. Meanwhile ship the fix: remove the behaviour annotation, which the next start of the container will read.",
+                zh: "进程卡住了。就绪探针连续失败三次后，kubelet 在 Pod 的 status 里写下 Ready=False（每次失败记一个 Unhealthy 事件）。EndpointSlice 控制器读到这次写入，把 canary 的端点标为未就绪；切片的新版本被广播，每个 kube-proxy 把 canary 从规则中删掉。同时发布修复：删除 behaviour 注解，容器下次启动时会读到它。",
+                effects: &[Advance(CANARY_NOT_READY_MS), Command(GET_CANARY), Command(GET_ORDERS_SLICES), Command(HEAL_CANARY), Show(View::Rules)],
+            },
+            Step {
+                en: "The liveness probe fails too (six times, every 10 s): the kubelet kills the container and starts it again (RESTARTS 1). The new process answers, the kubelet writes Ready=True, the slice lists the endpoint as ready again and every kube-proxy adds it back.",
+                zh: "存活探针也失败了（每 10 秒一次，共六次）：kubelet 杀掉容器并重新启动（RESTARTS 1）。新进程应答，kubelet 写下 Ready=True，切片重新把这个端点列为就绪，每个 kube-proxy 把它加回规则。",
+                effects: &[Advance(CANARY_BACK_MS), Command(GET_CANARY), Command(GET_ORDERS_SLICES), Show(View::Rules)],
+            },
+            Step {
+                en: "A crash-looping pod: orders-crash exits with code 1 five seconds after each start. Each exit makes it not ready and its endpoint leaves the slice and the rules; each restart brings it back for five seconds. The kubelet waits longer before every restart (CrashLoopBackOff: 10 s, 20 s, 40 s … up to 5 min), so the endpoint flaps ever more slowly. The Timeline shows the slice's writes spreading out.",
+                zh: "一个崩溃循环的 Pod：orders-crash 每次启动 5 秒后以退出码 1 退出。每次退出它都变为未就绪，端点离开切片和规则；每次重启又让它回来 5 秒。kubelet 每次重启前等待得更久（CrashLoopBackOff：10 秒、20 秒、40 秒……最多 5 分钟），所以端点的闪烁越来越慢。时间线视图里可以看到切片的写入越来越稀疏。",
+                effects: &[Command(RUN_CRASHING), Advance(CRASH_LOOP_MS), Command(GET_CRASHING), Command(GET_ORDERS_SLICES), Show(View::Timeline)],
+            },
+            Step {
+                en: "Let time run and watch the rules follow, node by node.",
+                zh: "让时间走起来，看规则在每个节点上跟着变化。",
                 effects: &[SetSpeed(Speed::X10), Pause(false), Show(View::Rules)],
             },
         ],

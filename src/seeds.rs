@@ -1,7 +1,8 @@
 //! What the two seed texts bring to the page verbatim: the kubectl command lines they show and
 //! the manifest their conflicting `kubectl apply -f orders-deploy.yaml` applies; and the files
 //! the custom-resource scenario applies (the engine's example operator's definition and a
-//! Website), so the console holds them under their names.
+//! Website) and the Service scenario's pod whose readiness fails, so the console holds them
+//! under their names.
 
 /// The file name the texts apply.
 pub const ORDERS_DEPLOY_FILE: &str = "orders-deploy.yaml";
@@ -52,3 +53,35 @@ pub const WEBSITE_CRD_YAML: &str = watchlab_engine::controllers::website::CRD_YA
 /// A Website for the operator to reconcile, as the console's file of this name.
 pub const WEBSITE_FILE: &str = "website.yaml";
 pub const WEBSITE_YAML: &str = watchlab_engine::controllers::website::WEBSITE_YAML;
+
+/// The Service scenario's pod whose readiness fails, as the console's file of this name.
+pub const ORDERS_CANARY_FILE: &str = "orders-canary.yaml";
+
+/// A pod the `orders-api` Service selects (label `app=orders-api`; no owner) whose process hangs
+/// 30 s after each start (`watchlab.dev/behaviour`): its readiness probe (every 5 s, three
+/// failures) takes it out of the endpoints, its liveness probe (every 10 s, six failures)
+/// restarts it a little later.
+pub const ORDERS_CANARY_YAML: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: orders-canary
+  namespace: production
+  labels:
+    app: orders-api
+  annotations:
+    watchlab.dev/behaviour: unhealthy-after=30s
+spec:
+  containers:
+  - name: orders-api
+    image: orders-api:2.5.0-rc.1
+    ports:
+    - containerPort: 8080
+    readinessProbe:
+      httpGet: {path: /ready, port: 8080}
+      periodSeconds: 5
+    livenessProbe:
+      httpGet: {path: /healthz, port: 8080}
+      periodSeconds: 10
+      failureThreshold: 6
+";
