@@ -331,6 +331,15 @@ texts! {
     ConflictStep2 => "2. Editor A submits first: accepted, the object moves to revision {}", "2. 编辑者 A 先提交：被接受，对象前进到第 {} 页";
     ConflictStep3 => "3. Editor B submits with the stale revision: rejected with 409", "3. 编辑者 B 带着过期页码提交：被 409 拒绝";
     ConflictStep4 => "4. Retry: B re-reads (revision {}), re-applies its change, accepted at revision {}", "4. 重试：B 重新读取（第 {} 页），重新应用修改，在第 {} 页被接受";
+    KubectlActions => "Services, namespaces, rollouts", "Service、命名空间、发布";
+    KubectlActionsHint => "Each button types its kubectl command in the console, for the Namespace and Name above", "每个按钮都在控制台里输入对应的 kubectl 命令，作用于上面的命名空间和名称";
+    Port => "Port", "端口";
+    TargetPort => "Target port", "目标端口";
+    Expose => "Expose the deployment", "为 Deployment 创建 Service";
+    Cascade => "Cascade", "级联方式";
+    DeleteDeployment => "Delete the deployment", "删除 Deployment";
+    RolloutUndo => "Roll back the deployment", "回滚 Deployment";
+    DeleteNamespace => "Delete the namespace", "删除命名空间";
     Result => "Result", "结果";
     ActionDone => "done: revision {}", "完成：第 {} 页";
     Error => "Error", "错误";

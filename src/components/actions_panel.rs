@@ -1,13 +1,16 @@
 //! The buttons: create / scale / label / delete objects, kill and restore nodes and etcd
 //! members, compact the ledger, and the conflicting write with its retry shown step by step.
-//! Each button is one engine action; the result line shows the revision it reached or the
-//! server's error text.
+//! Each of these is one engine action; the result line shows the revision it reached or the
+//! server's error text. The Service, namespace and rollout buttons (`kubectl expose`, `delete
+//! deployment --cascade=…`, `rollout undo`, `delete namespace`) type their kubectl command in the
+//! console instead, so the console shows what ran and kubectl's answer.
 
 use super::{fill, tr, use_ctx, use_initial_value};
 use crate::i18n::T;
 use crate::state::{Action, Notice, SEED_DEPLOYMENT, SEED_NAMESPACE};
 use watchlab_engine::api::Kind;
 use watchlab_engine::cluster::Action as ClusterAction;
+use watchlab_kubectl::shell::quote;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -46,6 +49,75 @@ pub fn parse_kind(kinds: &[Kind], value: &str) -> Kind {
         .unwrap_or(Kind::Pod)
 }
 
+/// The cascade modes `kubectl delete --cascade` takes (background is its default).
+pub const CASCADE_MODES: [&str; 3] = ["background", "foreground", "orphan"];
+
+/// A button that types a kubectl command in the console.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KubectlButton {
+    Expose,
+    DeleteDeployment,
+    RolloutUndo,
+    DeleteNamespace,
+}
+
+impl KubectlButton {
+    pub const ALL: [KubectlButton; 4] = [
+        KubectlButton::Expose,
+        KubectlButton::DeleteDeployment,
+        KubectlButton::RolloutUndo,
+        KubectlButton::DeleteNamespace,
+    ];
+
+    /// The DOM id (`kubectl-expose`).
+    pub fn id(self) -> &'static str {
+        match self {
+            KubectlButton::Expose => "kubectl-expose",
+            KubectlButton::DeleteDeployment => "kubectl-delete-deployment",
+            KubectlButton::RolloutUndo => "kubectl-rollout-undo",
+            KubectlButton::DeleteNamespace => "kubectl-delete-namespace",
+        }
+    }
+
+    fn label(self) -> T {
+        match self {
+            KubectlButton::Expose => T::Expose,
+            KubectlButton::DeleteDeployment => T::DeleteDeployment,
+            KubectlButton::RolloutUndo => T::RolloutUndo,
+            KubectlButton::DeleteNamespace => T::DeleteNamespace,
+        }
+    }
+
+    /// The console line it runs on `form` (each value quoted as the console's shell reads it,
+    /// so whatever was typed reaches kubectl as one argument and kubectl answers it).
+    pub fn line(self, form: &KubectlForm) -> String {
+        let (ns, name) = (quote(&form.namespace), quote(&form.name));
+        match self {
+            KubectlButton::Expose => format!(
+                "kubectl expose deployment {name} -n {ns} --port={} --target-port={}",
+                quote(&form.port),
+                quote(&form.target_port)
+            ),
+            KubectlButton::DeleteDeployment => format!(
+                "kubectl delete deployment {name} -n {ns} --cascade={}",
+                quote(&form.cascade)
+            ),
+            KubectlButton::RolloutUndo => format!("kubectl rollout undo deployment/{name} -n {ns}"),
+            KubectlButton::DeleteNamespace => format!("kubectl delete namespace {ns}"),
+        }
+    }
+}
+
+/// What the kubectl buttons read from the form.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KubectlForm {
+    pub namespace: String,
+    pub name: String,
+    pub port: String,
+    pub target_port: String,
+    pub cascade: String,
+}
+
 /// The form's field refs.
 #[derive(Clone, Default, PartialEq)]
 struct Fields {
@@ -58,6 +130,9 @@ struct Fields {
     key: NodeRef,
     value: NodeRef,
     overwrite: NodeRef,
+    port: NodeRef,
+    target_port: NodeRef,
+    cascade: NodeRef,
 }
 
 impl Fields {
@@ -65,6 +140,20 @@ impl Fields {
         r.cast::<HtmlInputElement>()
             .map(|i| i.value().trim().to_string())
             .unwrap_or_default()
+    }
+
+    fn kubectl_form(&self) -> KubectlForm {
+        KubectlForm {
+            namespace: Self::text(&self.namespace),
+            name: Self::text(&self.name),
+            port: Self::text(&self.port),
+            target_port: Self::text(&self.target_port),
+            cascade: self
+                .cascade
+                .cast::<HtmlSelectElement>()
+                .map(|s| s.value())
+                .unwrap_or_default(),
+        }
     }
 
     /// The action a button stands for, from the form's current values (`kinds`: the served ones).
@@ -134,6 +223,14 @@ pub fn ActionsPanel() -> Html {
         });
         html! { <button id={id} {onclick}>{ text }</button> }
     };
+    let kubectl = |b: KubectlButton| {
+        let text = tr(&ctx, b.label());
+        let (ctx, f) = (ctx.clone(), f.clone());
+        let onclick = Callback::from(move |_: MouseEvent| {
+            ctx.dispatch(Action::Command(b.line(&f.kubectl_form())))
+        });
+        html! { <button id={b.id()} {onclick}>{ text }</button> }
+    };
     let act = |a: ClusterAction| {
         let ctx = ctx.clone();
         Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(a.clone())))
@@ -153,6 +250,8 @@ pub fn ActionsPanel() -> Html {
     use_initial_value(f.labels.clone(), "app=nginx".into());
     use_initial_value(f.key.clone(), "team".into());
     use_initial_value(f.value.clone(), "orders".into());
+    use_initial_value(f.port.clone(), "80".into());
+    use_initial_value(f.target_port.clone(), "8080".into());
     {
         let overwrite = f.overwrite.clone();
         use_effect_with((), move |_| {
@@ -192,6 +291,21 @@ pub fn ActionsPanel() -> Html {
                     { button("scale", T::Scale) }
                     { button("label", T::Label) }
                     { button("delete", T::Delete) }
+                </div>
+            </fieldset>
+            <fieldset>
+                <legend>{ tr(&ctx, T::KubectlActions) }</legend>
+                <p class="hint">{ tr(&ctx, T::KubectlActionsHint) }</p>
+                <div class="grid">
+                    { field("f-port", T::Port, &f.port) }
+                    { field("f-target-port", T::TargetPort, &f.target_port) }
+                    <label class="field">{ tr(&ctx, T::Cascade) }
+                        <select id="f-cascade" ref={f.cascade.clone()}>
+                            { for CASCADE_MODES.iter().map(|m| html! { <option value={*m}>{ *m }</option> }) }
+                        </select></label>
+                </div>
+                <div class="row">
+                    { for KubectlButton::ALL.into_iter().map(kubectl) }
                 </div>
             </fieldset>
             <fieldset>
@@ -338,5 +452,42 @@ mod tests {
             kind_choices(&built_in).any(|k| k == "configmap")
                 && kind_choices(&built_in).any(|k| k == "deployment")
         );
+    }
+
+    #[test]
+    fn kubectl_buttons_type_their_command_with_the_form_quoted() {
+        let form = KubectlForm {
+            namespace: "production".into(),
+            name: "orders-api".into(),
+            port: "80".into(),
+            target_port: "8080".into(),
+            cascade: "orphan".into(),
+        };
+        let lines: Vec<String> = KubectlButton::ALL.iter().map(|b| b.line(&form)).collect();
+        assert_eq!(
+            lines,
+            [
+                "kubectl expose deployment orders-api -n production --port=80 --target-port=8080",
+                "kubectl delete deployment orders-api -n production --cascade=orphan",
+                "kubectl rollout undo deployment/orders-api -n production",
+                "kubectl delete namespace production",
+            ]
+        );
+        // Whatever is typed stays one argument: kubectl, not the shell, answers it.
+        let odd = KubectlForm {
+            namespace: "a b".into(),
+            name: "it's".into(),
+            ..form
+        };
+        assert_eq!(
+            KubectlButton::RolloutUndo.line(&odd),
+            "kubectl rollout undo deployment/'it'\\''s' -n 'a b'"
+        );
+        assert_eq!(
+            KubectlButton::DeleteNamespace.line(&KubectlForm::default()),
+            "kubectl delete namespace ''"
+        );
+        let ids: std::collections::HashSet<_> = KubectlButton::ALL.iter().map(|b| b.id()).collect();
+        assert_eq!(ids.len(), KubectlButton::ALL.len());
     }
 }

@@ -1,6 +1,7 @@
 //! The reducer driven natively, as the page drives it.
 
 use super::*;
+use crate::components::actions_panel::{KubectlButton, KubectlForm};
 use crate::console::LineKind;
 use watchlab_engine::cluster::Cluster;
 
@@ -995,4 +996,437 @@ fn the_kind_picker_offers_a_custom_kind_once_its_crd_is_applied() {
         .get(website, Some("default"), "blog")
         .is_err();
     assert!(gone);
+}
+
+/// The `orders-api` Service's endpoints as its slices list them: (IP, ready), sorted.
+fn orders_endpoints(s: &State) -> Vec<(String, bool)> {
+    use watchlab_engine::api::endpoint_slice::LABEL_SERVICE_NAME;
+    use watchlab_engine::api::Kind;
+    let e = s.engine.borrow();
+    let mut out: Vec<(String, bool)> = e
+        .cluster
+        .api()
+        .list(
+            Kind::EndpointSlice,
+            Some(SEED_NAMESPACE),
+            &Default::default(),
+        )
+        .map(|l| l.items)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|o| o.as_endpoint_slice())
+        .filter(|sl| {
+            sl.metadata
+                .labels
+                .get(LABEL_SERVICE_NAME)
+                .map(String::as_str)
+                == Some("orders-api")
+        })
+        .flat_map(|sl| sl.endpoints.iter())
+        .flat_map(|ep| {
+            let ready = ep.conditions.ready == Some(true);
+            ep.addresses.iter().map(move |a| (a.clone(), ready))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Each node's kube-proxy endpoints for `orders-api` (IPs without the port).
+fn orders_rules(s: &State) -> Vec<(String, Vec<String>)> {
+    let e = s.engine.borrow();
+    e.cluster
+        .nodes()
+        .iter()
+        .map(|n| {
+            let ips = e
+                .cluster
+                .proxy_rules(&n.name)
+                .iter()
+                .filter(|r| r.service == "production/orders-api")
+                .flat_map(|r| r.endpoints.iter())
+                .map(|ep| {
+                    ep.rsplit_once(':')
+                        .map_or(ep.as_str(), |(ip, _)| ip)
+                        .to_string()
+                })
+                .collect();
+            (n.name.clone(), ips)
+        })
+        .collect()
+}
+
+fn pod_of(s: &State, name: &str) -> Option<watchlab_engine::api::pod::Pod> {
+    let e = s.engine.borrow();
+    e.cluster
+        .api()
+        .get(watchlab_engine::api::Kind::Pod, Some(SEED_NAMESPACE), name)
+        .ok()
+        .and_then(|o| o.as_pod().cloned())
+}
+
+fn ready_ips(s: &State) -> Vec<String> {
+    orders_endpoints(s)
+        .into_iter()
+        .filter_map(|(ip, ready)| ready.then_some(ip))
+        .collect()
+}
+
+/// Asserts every node's kube-proxy maps `orders-api` to exactly the slice's ready endpoints.
+fn rules_follow_the_slice(s: &State) {
+    let ready = ready_ips(s);
+    let rules = orders_rules(s);
+    assert_eq!(rules.len(), 3);
+    for (node, mut ips) in rules {
+        ips.sort();
+        assert_eq!(ips, ready, "{node}'s rules are the slice's ready endpoints");
+    }
+}
+
+fn is_ready(p: &watchlab_engine::api::pod::Pod) -> bool {
+    p.status
+        .conditions
+        .iter()
+        .any(|c| c.type_ == "Ready" && c.status == "True")
+}
+
+fn restarts(p: &watchlab_engine::api::pod::Pod) -> i32 {
+    p.status
+        .container_statuses
+        .first()
+        .map_or(0, |c| c.restart_count)
+}
+
+/// When the slices' writes took `ip` out of the ready endpoints and put it back: (out, back)
+/// pairs of virtual ms, read from the ledger's EndpointSlice lines.
+fn endpoint_flaps(s: &State, ip: &str) -> Vec<(u64, u64)> {
+    let e = s.engine.borrow();
+    let ready_in = |o: Option<&watchlab_engine::api::Object>| {
+        o.and_then(|o| o.as_endpoint_slice()).is_some_and(|sl| {
+            sl.endpoints
+                .iter()
+                .any(|ep| ep.conditions.ready == Some(true) && ep.addresses.iter().any(|a| a == ip))
+        })
+    };
+    let mut flaps = Vec::new();
+    let mut out = None;
+    for l in e.cluster.api().ledger().iter() {
+        if l.resource != "endpointslices" || l.namespace != SEED_NAMESPACE {
+            continue;
+        }
+        let (was, is) = (ready_in(l.before.as_deref()), ready_in(l.after.as_deref()));
+        let t = l.time.as_millis();
+        if was && !is {
+            out = Some(t);
+        } else if !was && is {
+            if let Some(o) = out.take() {
+                flaps.push((o, t));
+            }
+        }
+    }
+    flaps
+}
+
+/// "A Service follows its pods", step by step: each step's effect on the slice and on every
+/// node's kube-proxy — expose, scale down, delete the pods, a pod whose readiness fails and
+/// recovers, a crash-looping pod whose endpoint flaps with the back-off.
+#[test]
+fn the_service_scenario_s_endpoints_follow_readiness_and_the_crash_loop() {
+    use crate::scenario::*;
+    let mut s = run(fresh(), Action::StartScenario("service"));
+    let steps = s.progress.map(|p| p.scenario.steps.len()).unwrap_or(0);
+    assert_eq!(steps, 10);
+    s = run(s, Action::NextStep);
+    assert!(console_text(&s).contains("service/orders-api exposed"));
+    s = run(s, Action::NextStep);
+    assert_eq!(ready_ips(&s).len(), 3, "{:?}", orders_endpoints(&s));
+    s = run(s, Action::NextStep);
+    rules_follow_the_slice(&s);
+    s = run(s, Action::NextStep);
+    assert_eq!(ready_ips(&s).len(), 2, "{:?}", orders_endpoints(&s));
+    rules_follow_the_slice(&s);
+    s = run(s, Action::NextStep);
+    assert!(ready_ips(&s).is_empty(), "{:?}", orders_endpoints(&s));
+
+    // The canary: ready, in the slice and in every node's rules.
+    s = run(s, Action::NextStep);
+    let canary = pod_of(&s, "orders-canary").expect("the canary was applied");
+    let ip = canary.status.pod_ip.clone();
+    assert!(is_ready(&canary), "{canary:?}");
+    assert!(ready_ips(&s).contains(&ip), "{:?}", orders_endpoints(&s));
+    assert_eq!(ready_ips(&s).len(), 3);
+    rules_follow_the_slice(&s);
+
+    // It hangs: Ready=False, the endpoint kept but not ready, gone from every node's rules.
+    s = run(s, Action::NextStep);
+    let canary = pod_of(&s, "orders-canary").unwrap_or_default();
+    assert!(!is_ready(&canary) && restarts(&canary) == 0, "{canary:?}");
+    assert!(orders_endpoints(&s).contains(&(ip.clone(), false)));
+    rules_follow_the_slice(&s);
+    let rows = rows_after(&s, GET_CANARY, 2);
+    assert_eq!(
+        rows.get(1).and_then(|r| r.get(1)).map(String::as_str),
+        Some("0/1"),
+        "{rows:?}"
+    );
+    assert!(!canary
+        .metadata
+        .annotations
+        .contains_key("watchlab.dev/behaviour"));
+
+    // Restarted by its liveness probe, healed: ready again, back in every node's rules.
+    s = run(s, Action::NextStep);
+    let canary = pod_of(&s, "orders-canary").unwrap_or_default();
+    assert!(is_ready(&canary) && restarts(&canary) == 1, "{canary:?}");
+    assert!(ready_ips(&s).contains(&ip));
+    rules_follow_the_slice(&s);
+    let rows = rows_after(&s, GET_CANARY, 3);
+    assert_eq!(
+        rows.get(1)
+            .map(|r| r.iter().take(4).cloned().collect::<Vec<_>>()),
+        Some(vec![
+            "orders-canary".into(),
+            "1/1".into(),
+            "Running".into(),
+            "1".into()
+        ]),
+        "{rows:?}"
+    );
+    assert_eq!(endpoint_flaps(&s, &ip).len(), 1);
+
+    // The crash loop: out at each exit, back at each restart, each time after a longer wait.
+    s = run(s, Action::NextStep);
+    let crash = pod_of(&s, "orders-crash").unwrap_or_default();
+    let flaps = endpoint_flaps(&s, &crash.status.pod_ip);
+    let out_for: Vec<u64> = flaps.iter().map(|(out, back)| back - out).collect();
+    assert_eq!(out_for.len(), 4, "{flaps:?}");
+    // The first restart comes at the kubelet's next sync, then 10 s, 20 s, 40 s of back-off
+    // (each out-time within a second of it: the exit and the restart are seen on 1 s syncs).
+    for (got, want) in out_for.iter().zip([1_000u64, 10_000, 20_000, 40_000]) {
+        assert!(
+            got.abs_diff(want) <= 1_000,
+            "out for {out_for:?}, want ~{want}"
+        );
+    }
+    let rows = rows_after(&s, GET_CRASHING, 1);
+    assert_eq!(
+        rows.get(1)
+            .map(|r| r.iter().take(4).cloned().collect::<Vec<_>>()),
+        Some(vec![
+            "orders-crash".into(),
+            "0/1".into(),
+            "CrashLoopBackOff".into(),
+            "4".into()
+        ]),
+        "{rows:?}"
+    );
+    rules_follow_the_slice(&s);
+
+    s = run(s, Action::NextStep);
+    assert!(s.progress.is_some_and(|p| p.finished()));
+    let text = console_text(&s);
+    assert!(
+        s.engine
+            .borrow()
+            .console
+            .lines()
+            .iter()
+            .all(|l| l.kind != LineKind::Stderr),
+        "{text}"
+    );
+}
+
+/// The actions panel's kubectl buttons, as typed into the console for the form's values.
+fn press(s: State, button: KubectlButton, name: &str, cascade: &str) -> State {
+    let form = KubectlForm {
+        namespace: SEED_NAMESPACE.into(),
+        name: name.into(),
+        port: "80".into(),
+        target_port: "8080".into(),
+        cascade: cascade.into(),
+    };
+    let s = run(s, Action::Command(button.line(&form)));
+    assert_eq!(s.tool, Tool::Console, "the console shows what ran");
+    s
+}
+
+fn get_object(
+    s: &State,
+    kind: watchlab_engine::api::Kind,
+    ns: &str,
+    name: &str,
+) -> Option<std::sync::Arc<watchlab_engine::api::Object>> {
+    let namespace = (!ns.is_empty()).then_some(ns);
+    s.engine
+        .borrow()
+        .cluster
+        .api()
+        .get(kind, namespace, name)
+        .ok()
+}
+
+#[test]
+fn the_expose_button_puts_a_service_with_every_ready_pod_in_front_of_the_deployment() {
+    let mut s = fresh();
+    s.engine.borrow_mut().advance(20_000);
+    s = press(s, KubectlButton::Expose, SEED_DEPLOYMENT, "background");
+    assert!(
+        console_text(&s).ends_with("service/orders-api exposed"),
+        "{}",
+        console_text(&s)
+    );
+    s.engine.borrow_mut().advance(5_000);
+    let endpoints = orders_endpoints(&s);
+    assert_eq!(endpoints.len(), 3, "{endpoints:?}");
+    assert!(endpoints.iter().all(|(_, ready)| *ready));
+    let ips: Vec<String> = endpoints.into_iter().map(|(ip, _)| ip).collect();
+    for (node, rules) in orders_rules(&s) {
+        let mut rules = rules;
+        rules.sort();
+        assert_eq!(rules, ips, "{node}");
+    }
+}
+
+#[test]
+fn the_delete_deployment_button_cascades_as_chosen() {
+    use watchlab_engine::api::Kind;
+    let mut s = fresh();
+    for name in ["bg", "fg", "orphaned"] {
+        s = run(
+            s,
+            Action::Command(format!(
+                "kubectl create deployment {name} --image=nginx:1.27 -n production"
+            )),
+        );
+    }
+    s.engine.borrow_mut().advance(20_000);
+    let replica_sets = |s: &State, app: &str| -> Vec<watchlab_engine::api::apps::ReplicaSet> {
+        let e = s.engine.borrow();
+        let opts = watchlab_apimachinery::request::ListOptions {
+            label_selector: watchlab_apimachinery::labels::LabelSelector::parse(&format!(
+                "app={app}"
+            ))
+            .unwrap_or_default(),
+            ..Default::default()
+        };
+        e.cluster
+            .api()
+            .list(Kind::ReplicaSet, Some(SEED_NAMESPACE), &opts)
+            .map(|l| {
+                l.items
+                    .iter()
+                    .filter_map(|o| o.as_replica_set().cloned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for app in ["bg", "fg", "orphaned"] {
+        assert_eq!(replica_sets(&s, app).len(), 1, "{app}");
+    }
+
+    // Foreground: the Deployment stays, marked, until its ReplicaSet is gone.
+    s = press(s, KubectlButton::DeleteDeployment, "fg", "foreground");
+    assert!(console_text(&s).ends_with("deployment.apps \"fg\" deleted"));
+    let marked = get_object(&s, Kind::Deployment, SEED_NAMESPACE, "fg");
+    assert!(
+        marked.is_some_and(|d| d.meta().deletion_timestamp.is_some()
+            && d.meta()
+                .finalizers
+                .iter()
+                .any(|f| f == "foregroundDeletion")),
+        "a foreground delete leaves the owner with its finalizer first"
+    );
+    s = press(s, KubectlButton::DeleteDeployment, "bg", "background");
+    assert!(console_text(&s).ends_with("deployment.apps \"bg\" deleted"));
+    assert!(get_object(&s, Kind::Deployment, SEED_NAMESPACE, "bg").is_none());
+    s = press(s, KubectlButton::DeleteDeployment, "orphaned", "orphan");
+    s.engine.borrow_mut().advance(40_000);
+
+    assert!(get_object(&s, Kind::Deployment, SEED_NAMESPACE, "fg").is_none());
+    assert!(replica_sets(&s, "fg").is_empty());
+    assert!(replica_sets(&s, "bg").is_empty());
+    let orphans = replica_sets(&s, "orphaned");
+    assert_eq!(orphans.len(), 1);
+    assert!(orphans[0].metadata.owner_references.is_empty());
+    assert!(get_object(&s, Kind::Deployment, SEED_NAMESPACE, "orphaned").is_none());
+}
+
+#[test]
+fn the_rollout_undo_button_brings_the_previous_template_back() {
+    use watchlab_engine::api::Kind;
+    let image = |s: &State| {
+        get_object(s, Kind::Deployment, SEED_NAMESPACE, SEED_DEPLOYMENT)
+            .and_then(|d| d.as_deployment().cloned())
+            .and_then(|d| {
+                d.spec
+                    .template
+                    .spec
+                    .containers
+                    .first()
+                    .map(|c| c.image.clone())
+            })
+            .unwrap_or_default()
+    };
+    let mut s = fresh();
+    s.engine.borrow_mut().advance(20_000);
+    let before = image(&s);
+    s = run(
+        s,
+        Action::Command(
+            r#"kubectl patch deployment orders-api -n production -p '{"spec":{"template":{"spec":{"containers":[{"name":"orders-api","image":"orders-api:2.5.0"}]}}}}'"#
+                .into(),
+        ),
+    );
+    s.engine.borrow_mut().advance(60_000);
+    assert_eq!(image(&s), "orders-api:2.5.0");
+    s = press(s, KubectlButton::RolloutUndo, SEED_DEPLOYMENT, "background");
+    assert!(
+        console_text(&s).ends_with("deployment.apps/orders-api rolled back"),
+        "{}",
+        console_text(&s)
+    );
+    assert_eq!(image(&s), before);
+}
+
+#[test]
+fn the_delete_namespace_button_empties_and_removes_it_but_not_default() {
+    use watchlab_engine::api::Kind;
+    let mut s = fresh();
+    s.engine.borrow_mut().advance(20_000);
+    s = press(
+        s,
+        KubectlButton::DeleteNamespace,
+        SEED_DEPLOYMENT,
+        "background",
+    );
+    assert!(
+        console_text(&s).ends_with("namespace \"production\" deleted"),
+        "{}",
+        console_text(&s)
+    );
+    let ns = get_object(&s, Kind::Namespace, "", SEED_NAMESPACE);
+    assert!(
+        matches!(ns.as_deref(), Some(watchlab_engine::api::Object::Namespace(n)) if n.status.phase == "Terminating"),
+        "{ns:?}"
+    );
+    s.engine.borrow_mut().advance(60_000);
+    assert!(get_object(&s, Kind::Namespace, "", SEED_NAMESPACE).is_none());
+    assert!(get_object(&s, Kind::Deployment, SEED_NAMESPACE, SEED_DEPLOYMENT).is_none());
+
+    let form = KubectlForm {
+        namespace: "default".into(),
+        ..Default::default()
+    };
+    let s = run(
+        s,
+        Action::Command(KubectlButton::DeleteNamespace.line(&form)),
+    );
+    assert!(
+        console_text(&s).ends_with(
+            "Error from server (Forbidden): namespaces \"default\" is forbidden: this namespace may not be deleted"
+        ),
+        "{}",
+        console_text(&s)
+    );
+    assert!(get_object(&s, Kind::Namespace, "", "default").is_some());
 }
