@@ -253,6 +253,9 @@ fn the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints() {
             annotations(&described),
             "{qualified}: {console}"
         );
+        if kind == Kind::Namespace {
+            assert_eq!(console, described, "kubectl describe {qualified} {name}");
+        }
         let deleted = s.ok(&["delete", qualified.as_str(), name.as_str(), "--wait=false"]);
         assert!(deleted.contains("deleted"), "{qualified}: {deleted}");
     }

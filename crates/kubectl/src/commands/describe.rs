@@ -15,6 +15,7 @@ use crate::tabwriter::align;
 use crate::targets::{self, parse_targets, ListQuery};
 use serde_json::Value;
 use std::fmt::Write;
+use watchlab_apimachinery::request::resource_path;
 
 const FLAGS: &[FlagSpec] = &[
     value("selector", Some('l')),
@@ -105,7 +106,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             "nodes" => describe_node(ctx, obj, now),
             "deployments" => describe_deployment(ctx, obj),
             "replicasets" => describe_replicaset(ctx, obj),
-            "namespaces" => describe_namespace(obj),
+            "namespaces" => describe_namespace(ctx, obj),
             "services" => describe_service(ctx, obj),
             _ => describe_generic(obj),
         };
@@ -848,7 +849,7 @@ fn describe_replicaset(ctx: &mut Ctx, rs: &Value) -> String {
     o
 }
 
-fn describe_namespace(ns: &Value) -> String {
+fn describe_namespace(ctx: &mut Ctx, ns: &Value) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Name:\t{}", name(ns));
     map_block(
@@ -859,7 +860,20 @@ fn describe_namespace(ns: &Value) -> String {
     );
     annotations_block(&mut o, "", &string_map(ns, &["metadata", "annotations"]));
     let _ = writeln!(o, "Status:\t{}", string(ns, &["status", "phase"]));
-    let _ = writeln!(o, "\nNo resource quota.\n\nNo LimitRange resource.");
+    // `describeNamespace` lists the namespace's quotas and limit ranges; a server that does not
+    // serve them (404, as watchlab's) gets no section. Their details are not printed here (a
+    // server that has some gets none either).
+    for (resource, none) in [
+        ("resourcequotas", "No resource quota."),
+        ("limitranges", "No LimitRange resource."),
+    ] {
+        let path = resource_path("v1", Some(&name(ns)), resource, None);
+        let r = ctx.client.request("GET", &path, None, None);
+        let listed: Value = serde_json::from_str(&r.body).unwrap_or_default();
+        if r.code == 200 && array(&listed, &["items"]).is_empty() {
+            let _ = writeln!(o, "\n{none}");
+        }
+    }
     o
 }
 
