@@ -529,3 +529,50 @@ async fn a_refused_size_is_explained_and_a_cluster_above_60_nodes_is_a_node_map(
         "61"
     );
 }
+
+/// The actions panel's kubectl buttons type their command in the console, which shows it and
+/// kubectl's answer (the effect each has on the cluster is tested natively in src/state).
+#[wasm_bindgen_test]
+async fn the_kubectl_buttons_run_their_command_in_the_console() {
+    let root = mount().await;
+    let press = |id: &'static str| {
+        let root = root.clone();
+        async move {
+            click(&root, "#tab-actions").await;
+            click(&root, id).await;
+            text(&root, "#console-output")
+        }
+    };
+    let out = press("#kubectl-expose").await;
+    assert!(
+        out.contains(
+            "$ kubectl expose deployment orders-api -n production --port=80 --target-port=8080"
+        ) && out.ends_with("service/orders-api exposed"),
+        "{out}"
+    );
+    let out = press("#kubectl-rollout-undo").await;
+    assert!(
+        out.contains("$ kubectl rollout undo deployment/orders-api -n production"),
+        "{out}"
+    );
+    click(&root, "#tab-actions").await;
+    let cascade: HtmlSelectElement = find(&root, "#f-cascade").dyn_into().expect("select");
+    cascade.set_value("orphan");
+    let out = press("#kubectl-delete-deployment").await;
+    assert!(
+        out.contains("$ kubectl delete deployment orders-api -n production --cascade=orphan")
+            && out.ends_with("deployment.apps \"orders-api\" deleted"),
+        "{out}"
+    );
+    click(&root, "#tab-actions").await;
+    let namespace: HtmlInputElement = find(&root, "#f-namespace").dyn_into().expect("input");
+    namespace.set_value("default");
+    let out = press("#kubectl-delete-namespace").await;
+    assert!(
+        out.contains("$ kubectl delete namespace default")
+            && out.ends_with(
+                "Error from server (Forbidden): namespaces \"default\" is forbidden: this namespace may not be deleted"
+            ),
+        "{out}"
+    );
+}
