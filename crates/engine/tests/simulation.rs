@@ -49,9 +49,11 @@
 //! The cluster is the [`Cluster`] façade the page and the HTTP server drive, so their
 //! orchestration (etcd's elections, then the API server, then the controllers, at every timer)
 //! is what gets fault-tested; node and etcd faults, compactions and dropped watches are its
-//! `Action`s. The simulation's own clients (writers, observers, auditors) call the API server
-//! in-process through [`Cluster::unrecorded_api`], so the journal is not exercised here
-//! (`journal_roundtrip.rs` replays sessions).
+//! `Action`s. The simulation's writers go through [`Cluster::session`], the journaled JSON path
+//! of the console's kubectl and the HTTP server's clients. Its readers (observers, auditors)
+//! need the server's streams themselves and call it in-process ([`Cluster::unrecorded_api`]),
+//! which the journal cannot record; so [`JOURNALED_SEEDS`] seeds also run without them, are
+//! saved, replayed from the file, and must give the same ledger, write for write.
 //!
 //! Layout: this file is the driver (the cluster, its clients, applying faults, healing,
 //! running seeds); `simulation/faults.rs` the fault schedule and each seed's weights;
@@ -84,10 +86,11 @@ use std::sync::{Arc, Mutex};
 use audit::{AuditStats, Auditor, Spec};
 use faults::{schedule, Fault, Weights};
 use tape::Tape;
+use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::fields::FieldSelector;
 use watchlab_apimachinery::quantity::Quantity;
 use watchlab_apimachinery::request::ListOptions;
-use watchlab_apimachinery::status::StatusReason;
+use watchlab_apimachinery::status::{Status, StatusReason};
 use watchlab_engine::api::apps::{Deployment, DeploymentSpec, PodTemplateSpec};
 use watchlab_engine::api::behaviour::ANNOTATION;
 use watchlab_engine::api::meta::LabelSelector;
@@ -97,10 +100,9 @@ use watchlab_engine::api::pod::{
 use watchlab_engine::api::service::{Service, ServicePort, ServiceSpec};
 use watchlab_engine::api::Event;
 use watchlab_engine::api::{Kind, Namespace, Object, ObjectMeta};
-use watchlab_engine::apiserver::DeleteOptions;
 use watchlab_engine::client::{retry_on_conflict, Backoff, InformerConfig};
 use watchlab_engine::clock::Timestamp;
-use watchlab_engine::cluster::{Action, Cluster, ClusterConfig, ProfileName};
+use watchlab_engine::cluster::{object_path, Action, Cluster, ClusterConfig, ProfileName};
 use watchlab_engine::controllers::adapter::client_error;
 use watchlab_engine::controllers::{deployment, podutil, scheduler, ApiInformer, Profile};
 use watchlab_engine::rng::SimRng;
@@ -111,6 +113,8 @@ use watchlab_engine::rng::SimRng;
 const DEFAULT_SEEDS: u64 = 256;
 /// Seeds run with the real (Kubernetes) timings, out of the same range.
 const REAL_TIMING_SEEDS: usize = 16;
+/// Seeds run without the in-process readers, saved and replayed from the journal.
+const JOURNALED_SEEDS: usize = 16;
 
 const NODES: [&str; 3] = ["node-a", "node-b", "node-c"];
 const ETCD_MEMBERS: usize = 3;
@@ -305,6 +309,7 @@ struct Ack {
 struct Sim {
     seed: u64,
     cluster: Cluster,
+    readers: Readers,
     profile: Profile,
     /// Informers of an outside observer (`kubectl get -w` style), one per observed kind.
     observers: Vec<(Kind, ApiInformer)>,
@@ -394,7 +399,7 @@ impl Coverage {
 }
 
 impl Sim {
-    fn new(seed: u64, profile_name: ProfileName) -> Self {
+    fn new(seed: u64, profile_name: ProfileName, readers: Readers) -> Self {
         let profile = Profile::named(profile_name);
         let mut cluster = Cluster::new(ClusterConfig {
             seed,
@@ -404,20 +409,23 @@ impl Sim {
             seed_objects: false,
             start_ms: 0,
         });
-        let api = cluster.unrecorded_api();
         for ns in [NAMESPACE, SANDBOX] {
             let ns = Object::Namespace(Namespace {
                 metadata: ObjectMeta::named("", ns),
                 ..Default::default()
             });
-            api.create("kubectl", ns).expect("namespace");
+            create(&mut cluster, "kubectl", &ns).expect("namespace");
         }
-        api.create("kubectl", deployment(3)).expect("deployment");
+        create(&mut cluster, "kubectl", &deployment(3)).expect("deployment");
         for (namespace, name, app) in SERVICES {
-            api.create("kubectl", service(namespace, name, app))
-                .expect("service");
+            create(&mut cluster, "kubectl", &service(namespace, name, app)).expect("service");
         }
-        api.set_watch_buffer_limit(WATCH_BUFFER_LIMIT);
+        if readers == Readers::InProcess {
+            // Small buffers make the readers' streams overflow (and controllers' too).
+            cluster
+                .unrecorded_api()
+                .set_watch_buffer_limit(WATCH_BUFFER_LIMIT);
+        }
         // The observers lag by a per-seed delay: from none to a few seconds.
         let mut rng = SimRng::child(seed, "simulation/observer-delay");
         let min = rng.below(200);
@@ -428,6 +436,7 @@ impl Sim {
         };
         let observers = OBSERVED
             .iter()
+            .filter(|_| readers == Readers::InProcess)
             .map(|&kind| {
                 let rng = SimRng::child(seed, &format!("simulation/observer/{kind:?}"));
                 let informer = ApiInformer::new(kind, None, config.clone(), vec![], rng);
@@ -436,11 +445,13 @@ impl Sim {
             .collect();
         let auditors = audited()
             .into_iter()
+            .filter(|_| readers == Readers::InProcess)
             .map(|(name, spec)| Auditor::new(seed, name, spec))
             .collect();
         let mut sim = Sim {
             seed,
             cluster,
+            readers,
             profile,
             observers,
             auditors,
@@ -497,7 +508,10 @@ impl Sim {
         for ack in std::mem::take(&mut self.acked) {
             let found = self.tape.at(ack.kind, &ack.key, ack.revision);
             let kept = found.is_some_and(|w| match (&w.cur, &ack.object) {
-                (Some(stored), Some(acked)) => Arc::ptr_eq(stored, acked) || stored == acked,
+                // An answer decoded from the session's JSON is another value of the same text.
+                (Some(stored), Some(acked)) => {
+                    Arc::ptr_eq(stored, acked) || stored.to_json() == acked.to_json()
+                }
                 (None, None) => true,
                 _ => false,
             });
@@ -551,6 +565,9 @@ impl Sim {
     }
 
     fn step_observers(&mut self, now: Timestamp) {
+        if self.readers == Readers::Off {
+            return;
+        }
         let api = self.cluster.unrecorded_api();
         for (_, informer) in &mut self.observers {
             informer.step(now, api, "simulation-observer");
@@ -598,14 +615,13 @@ impl Sim {
     ) -> Option<Arc<Object>> {
         let mut rng = SimRng::child(self.seed, &format!("simulation/{user}"));
         let start = self.cluster.now();
-        let api = self.cluster.unrecorded_api();
+        let cluster = &mut self.cluster;
         let out = retry_on_conflict(Backoff::default_retry(), &mut rng, start, |_| {
-            let mut o = (*api
-                .get(kind, namespace, name)
-                .map_err(|s| client_error(&s))?)
-            .clone();
+            let path = object_path(kind, namespace.unwrap_or_default(), name);
+            let mut o =
+                (*call(cluster, user, "GET", &path, None).map_err(|s| client_error(&s))?).clone();
             change(&mut o);
-            api.update(user, o).map_err(|s| client_error(&s))
+            update(cluster, user, &o).map_err(|s| client_error(&s))
         });
         let stored = out.result.ok()?;
         self.ack(&stored, false);
@@ -624,15 +640,14 @@ impl Sim {
 
     /// `kubectl delete pod`, its outcome remembered if acknowledged.
     fn delete_pod(&mut self, namespace: &str, name: &str) {
-        let out = self.cluster.unrecorded_api().delete(
-            "kubectl",
-            Kind::Pod,
-            Some(namespace),
-            name,
-            &DeleteOptions::default(),
-        );
-        if let Ok(out) = out {
-            self.ack(&out.object, out.removed);
+        let path = object_path(Kind::Pod, namespace, name);
+        if let Ok(object) = call(&mut self.cluster, "kubectl", "DELETE", &path, None) {
+            let gone = self
+                .cluster
+                .api()
+                .get(Kind::Pod, Some(namespace), name)
+                .is_err();
+            self.ack(&object, gone);
         }
     }
 
@@ -761,16 +776,19 @@ impl Sim {
     /// only the first real change may succeed, every later one must be a 409, and a retry must
     /// keep Alice's change.
     fn race(&mut self, writers: u32, replicas: i32, note: u32) {
-        let Some(read) = self.get_deployment() else {
+        let path = object_path(Kind::Deployment, NAMESPACE, DEPLOYMENT);
+        let read = call(&mut self.cluster, "alice", "GET", &path, None);
+        let Some(read) = read.ok().and_then(|o| o.as_deployment().cloned()) else {
             self.fail("the Deployment vanished");
         };
         let read_rv = read.metadata.resource_version.clone();
         let mut alice = read.clone();
         alice.spec.replicas = Some(replicas);
-        let alice = self
-            .cluster
-            .unrecorded_api()
-            .update("alice", Object::Deployment(alice.into()));
+        let alice = update(
+            &mut self.cluster,
+            "alice",
+            &Object::Deployment(alice.into()),
+        );
         if let Ok(stored) = &alice {
             self.desired = replicas;
             self.ack(stored, false);
@@ -784,11 +802,7 @@ impl Sim {
             let value = format!("{note}-{user}");
             let mut copy = read.clone();
             copy.metadata.annotations.insert(NOTE.into(), value.clone());
-            match self
-                .cluster
-                .unrecorded_api()
-                .update(user, Object::Deployment(copy.into()))
-            {
+            match update(&mut self.cluster, user, &Object::Deployment(copy.into())) {
                 Ok(stored) => {
                     if let Some(w) = &winner {
                         self.fail(&format!(
@@ -830,11 +844,7 @@ impl Sim {
         let name = format!("job-{}", pick % JOB_NAMES);
         let mut created: Option<&str> = None;
         for user in ["alice", "bob"] {
-            match self
-                .cluster
-                .unrecorded_api()
-                .create(user, bare_pod(&name, user))
-            {
+            match create(&mut self.cluster, user, &bare_pod(&name, user)) {
                 Ok(stored) => {
                     if let Some(first) = created {
                         self.fail(&format!("{first} and {user} both created {SANDBOX}/{name}"));
@@ -859,7 +869,8 @@ impl Sim {
         let Some(name) = Self::pick(&self.pods_in(Some(SANDBOX)), pick) else {
             return;
         };
-        let Ok(read) = self.cluster.api().get(Kind::Pod, Some(SANDBOX), &name) else {
+        let path = object_path(Kind::Pod, SANDBOX, &name);
+        let Ok(read) = call(&mut self.cluster, "alice", "GET", &path, None) else {
             return;
         };
         let mut winner: Option<&str> = None;
@@ -868,7 +879,7 @@ impl Sim {
             copy.meta_mut()
                 .labels
                 .insert("tier".into(), format!("{user}-{}", pick % 97));
-            match self.cluster.unrecorded_api().update(user, copy) {
+            match update(&mut self.cluster, user, &copy) {
                 Ok(stored) => {
                     let changed = stored.resource_version() != read.resource_version();
                     if let (true, Some(first)) = (changed, winner) {
@@ -976,9 +987,53 @@ fn identity(o: &Object) -> (String, String, u64) {
     )
 }
 
+/// Whether a run has the in-process readers (observers and auditors). They call the API server
+/// directly, which the journal cannot record, so a run with them cannot be saved; a run
+/// without them is journaled from start to end, and replayed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Readers {
+    InProcess,
+    Off,
+}
+
+/// One request as `user` through the cluster's journaled session (the path kubectl in the
+/// console and the HTTP server's clients take: JSON in, JSON out): the object the server
+/// answered with, or its `Status`. A read-modify-write reads this way too, so the object it
+/// sends is a client's own copy, decoded from the server's JSON, as a real client's is.
+fn call(
+    cluster: &mut Cluster,
+    user: &str,
+    method: &str,
+    path: &str,
+    body: Option<&Object>,
+) -> Result<Arc<Object>, Status> {
+    let body = body.map(Object::to_json);
+    let content_type = body.as_ref().map(|_| "application/json");
+    let r = cluster
+        .session(user)
+        .request(method, path, content_type, body.as_deref());
+    if r.is_success() {
+        return Object::from_json(&r.body).map(Arc::new);
+    }
+    Err(serde_json::from_str(&r.body).unwrap_or_else(|_| Status::unknown(r.code, &r.body)))
+}
+
+/// `POST` of `object` to its collection, as `user`.
+fn create(cluster: &mut Cluster, user: &str, object: &Object) -> Result<Arc<Object>, Status> {
+    let kind = object.kind();
+    let path = kind.resource().path(Some(object.namespace()), None);
+    call(cluster, user, "POST", &path, Some(object))
+}
+
+/// `PUT` of `object` to its own path, as `user`.
+fn update(cluster: &mut Cluster, user: &str, object: &Object) -> Result<Arc<Object>, Status> {
+    let path = object_path(object.kind(), object.namespace(), object.name());
+    call(cluster, user, "PUT", &path, Some(object))
+}
+
 /// One whole run: warm-up, the schedule, healing, the final checks.
 fn simulate(seed: u64, profile: ProfileName) -> Sim {
-    let mut sim = Sim::new(seed, profile);
+    let mut sim = Sim::new(seed, profile, Readers::InProcess);
     sim.run_for(30_000);
     for fault in schedule(seed) {
         sim.apply(&fault);
@@ -1177,6 +1232,60 @@ fn one_seed_one_history_even_under_faults() {
     }
     let other = simulate(seed + 1, ProfileName::Training).transcript();
     assert_ne!(first, other, "another seed, another history");
+}
+
+/// A journaled run replays from its saved file to the same history: the journal records every
+/// input made under faults (the writers' requests, the façade's actions at their instants,
+/// the virtual time in between) faithfully enough to rebuild the cluster, revision for revision.
+#[test]
+fn a_faulted_run_saves_and_replays_to_the_same_history() {
+    for seed in seeds().into_iter().take(JOURNALED_SEEDS) {
+        let mut sim = Sim::new(seed, ProfileName::Training, Readers::Off);
+        sim.run_for(30_000);
+        for fault in schedule(seed) {
+            sim.apply(&fault);
+        }
+        sim.heal();
+        sim.check_converged();
+        let saved = sim
+            .cluster
+            .export()
+            .unwrap_or_else(|e| panic!("seed {seed}: the run cannot be saved: {e}"));
+        let restored = Cluster::import(&saved)
+            .unwrap_or_else(|e| panic!("seed {seed}: the saved run does not replay: {e}"));
+        let json = |c: &Cluster| -> Vec<String> {
+            c.api()
+                .ledger()
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{} {} {} {}/{} {} {} {:?} {:?}",
+                        l.revision,
+                        l.verb,
+                        l.resource,
+                        l.namespace,
+                        l.name,
+                        l.user,
+                        l.time.as_millis(),
+                        l.before.as_ref().map(|o| o.to_json()),
+                        l.after.as_ref().map(|o| o.to_json())
+                    )
+                })
+                .collect()
+        };
+        let (want, got) = (json(&sim.cluster), json(&restored));
+        if let Some(i) = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i)) {
+            let (w, g) = (want[i].as_bytes(), got[i].as_bytes());
+            let at = (0..w.len().min(g.len()))
+                .find(|&k| w[k] != g[k])
+                .unwrap_or(0);
+            panic!(
+                "seed {seed}: the replay parts from the run at line {i}, byte {at}:\n  run:    {}\n  replay: {}",
+                String::from_utf8_lossy(&w[at.saturating_sub(200)..(at + 200).min(w.len())]),
+                String::from_utf8_lossy(&g[at.saturating_sub(200)..(at + 200).min(g.len())]),
+            );
+        }
+    }
 }
 
 #[test]
