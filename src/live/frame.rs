@@ -5,8 +5,7 @@
 
 use watchlab_engine::cluster::{NodeView, PodView};
 
-use super::model::{EventRow, StreamView};
-use super::state::LiveEngine;
+use super::model::{EventRow, LiveModel, StreamView};
 use crate::console::{visible, Line};
 
 /// One frame's view of the live model.
@@ -27,13 +26,13 @@ pub struct LiveFrame {
 }
 
 impl LiveFrame {
-    /// Reads everything the live views show, once; `raw` names the stream whose body is shown.
-    pub fn of(e: &LiveEngine, raw: Option<&str>) -> LiveFrame {
-        let m = &e.model;
+    /// Reads everything the live views show, once, at the server's `now_ms`; `raw` names the
+    /// stream whose body is shown.
+    pub fn of(m: &LiveModel, now_ms: u64, raw: Option<&str>) -> LiveFrame {
         LiveFrame {
             nodes: m.nodes(),
             pods: m.pods(),
-            events: m.events(e.client.now_ms()),
+            events: m.events(now_ms),
             streams: m.streams(),
             raw: raw.map(|r| m.raw(r)).unwrap_or_default(),
             console: visible(m.console.lines()),

@@ -89,7 +89,11 @@ impl LiveState {
 
     /// The state with a fresh snapshot of the model for the views.
     fn with_frame(mut self) -> Self {
-        self.frame = Rc::new(LiveFrame::of(&self.engine.borrow(), self.raw));
+        let frame = {
+            let e = self.engine.borrow();
+            LiveFrame::of(&e.model, e.client.now_ms(), self.raw)
+        };
+        self.frame = Rc::new(frame);
         self
     }
 

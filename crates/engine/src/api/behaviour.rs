@@ -17,44 +17,10 @@
 //! from the beginning, read from the pod as it is then: removing the annotation heals the next
 //! restart. The API server refuses a pod whose annotation does not parse, with the reason.
 
-use super::pod::Pod;
+use super::pod::{Pod, ProbeKind};
 
 /// The annotation that carries a pod's behaviour (every container of the pod follows it).
 pub const ANNOTATION: &str = "watchlab.dev/behaviour";
-
-/// The three probes, named as the kubelet's prober names them in its events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum ProbeKind {
-    Startup,
-    Liveness,
-    Readiness,
-}
-
-impl ProbeKind {
-    pub const ALL: [ProbeKind; 3] = [
-        ProbeKind::Startup,
-        ProbeKind::Liveness,
-        ProbeKind::Readiness,
-    ];
-
-    /// `Startup`, `Liveness`, `Readiness` (the kubelet's `probeType` in event texts).
-    pub fn title(self) -> &'static str {
-        match self {
-            ProbeKind::Startup => "Startup",
-            ProbeKind::Liveness => "Liveness",
-            ProbeKind::Readiness => "Readiness",
-        }
-    }
-
-    /// `startup`, `liveness`, `readiness` (as in "failed liveness probe").
-    pub fn lower(self) -> &'static str {
-        match self {
-            ProbeKind::Startup => "startup",
-            ProbeKind::Liveness => "liveness",
-            ProbeKind::Readiness => "readiness",
-        }
-    }
-}
 
 /// How the simulated process answers one probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

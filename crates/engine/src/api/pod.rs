@@ -1,7 +1,6 @@
 //! `v1.Pod`: the unit the scheduler binds and the kubelet runs. Only the fields the controllers,
 //! the kubelet model and the UI read, with their real JSON names.
 
-use super::behaviour::ProbeKind;
 pub use super::intstr::IntOrString;
 use super::meta::{skip_false, ConditionStatus, ObjectMeta};
 pub use super::resource_list::ResourceList;
@@ -67,6 +66,40 @@ pub struct Container {
     pub readiness_probe: Option<Probe>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_probe: Option<Probe>,
+}
+
+/// The three probes, named as the kubelet's prober names them in its events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProbeKind {
+    Startup,
+    Liveness,
+    Readiness,
+}
+
+impl ProbeKind {
+    pub const ALL: [ProbeKind; 3] = [
+        ProbeKind::Startup,
+        ProbeKind::Liveness,
+        ProbeKind::Readiness,
+    ];
+
+    /// `Startup`, `Liveness`, `Readiness` (the kubelet's `probeType` in event texts).
+    pub fn title(self) -> &'static str {
+        match self {
+            ProbeKind::Startup => "Startup",
+            ProbeKind::Liveness => "Liveness",
+            ProbeKind::Readiness => "Readiness",
+        }
+    }
+
+    /// `startup`, `liveness`, `readiness` (as in "failed liveness probe").
+    pub fn lower(self) -> &'static str {
+        match self {
+            ProbeKind::Startup => "startup",
+            ProbeKind::Liveness => "liveness",
+            ProbeKind::Readiness => "readiness",
+        }
+    }
 }
 
 impl Container {

@@ -3,8 +3,9 @@
 //! fields an update may not change.
 
 use super::apps::{DeploymentSpec, IntOrString, PodTemplateSpec};
-use super::behaviour::{self, Behaviour, ProbeKind};
+use super::behaviour::{self, Behaviour};
 use super::meta::{go_string_map, LabelSelector, ObjectMeta};
+use super::pod::ProbeKind;
 use super::pod::{Container, PodSpec, Probe};
 use super::{Kind, Object};
 use watchlab_apimachinery::labels::LabelSelector as Selector;

@@ -13,9 +13,6 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use watchlab_apimachinery::status::Status;
 
-/// The media type of an apply patch.
-pub const APPLY_PATCH: &str = "application/apply-patch+yaml";
-
 /// Decodes an apply body: YAML (JSON is YAML too) into one object.
 pub fn decode_config(body: &str) -> Result<Value, Status> {
     let value: Value = serde_yaml_ng::from_str(body)

@@ -3,9 +3,11 @@
 //! (unknown → 404 `the server could not find the requested resource`), bodies decoded, and
 //! answers written as the real server writes them (objects, `...List`, `Status`, watch lines).
 
-use super::apply::{self, APPLY_PATCH};
+use super::apply;
 use super::delete::{delete_response, DeleteOptions};
-use super::patch::{PatchTarget, PatchType, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH};
+use super::patch::{
+    PatchTarget, PatchType, APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH,
+};
 use super::{field_validation, ApiServer, DEFAULT_USER};
 use crate::api::binding::Binding;
 use crate::api::resource::ResourceInfo;

@@ -16,6 +16,8 @@ use watchlab_apimachinery::status::Status;
 pub const MERGE_PATCH: &str = "application/merge-patch+json";
 pub const STRATEGIC_MERGE_PATCH: &str = "application/strategic-merge-patch+json";
 pub const JSON_PATCH: &str = "application/json-patch+json";
+/// A server-side apply (its body is YAML, or JSON; [`super::apply`] handles it).
+pub const APPLY_PATCH: &str = "application/apply-patch+yaml";
 
 /// How a patch body merges into the stored object: the PATCH's media type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +115,7 @@ impl ApiServer {
             // Custom resources have no Go types to carry patch strategies.
             return Err(Status::unsupported_media_type(&format!(
                 "the body of the request was in an unknown format - accepted media types include: {JSON_PATCH}, {MERGE_PATCH}, {}",
-                super::apply::APPLY_PATCH
+                APPLY_PATCH
             )));
         }
         let current = self.get(kind, namespace, name)?;

@@ -13,7 +13,8 @@
 //! expiry) since its last restart. A probe runs first `initialDelaySeconds` after the start,
 //! then every `periodSeconds`; liveness and readiness probes wait for the startup probe.
 
-use crate::api::behaviour::{Answer, Behaviour, ProbeKind};
+use crate::api::behaviour::{Answer, Behaviour};
+use crate::api::pod::ProbeKind;
 use crate::api::pod::{
     Container, ContainerState, ContainerStateRunning, ContainerStateTerminated,
     ContainerStateWaiting, ContainerStatus, IntOrString, Probe,
