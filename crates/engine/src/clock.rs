@@ -1,6 +1,6 @@
 //! Virtual time. The engine never reads a wall clock: the driver (a test, a benchmark, the
 //! browser's event loop) owns time and moves it forward, so a run is reproducible and idle time
-//! can be skipped by jumping to the next timer.
+//! can be skipped by jumping to the next timer ([`advance_until`], the one loop that does).
 
 use std::fmt;
 use watchlab_apimachinery::rfc3339;
@@ -57,6 +57,38 @@ impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_rfc3339())
     }
+}
+
+/// What virtual time moves: timers, and the work one instant does. The [`crate::cluster::Cluster`]
+/// and the controllers' test [`crate::controllers::Harness`] are driven this way, both by
+/// [`advance_until`].
+pub trait Timers {
+    fn now(&self) -> Timestamp;
+    /// The earliest timer after [`Timers::now`], if any.
+    fn next_timer(&self) -> Option<Timestamp>;
+    /// Moves the clock to `t` (never back) and runs what is due then; true if `stop`, asked
+    /// within the instant's work, cut it short (what is left runs first when time next moves).
+    fn run_instant(&mut self, t: Timestamp, stop: &mut dyn FnMut() -> bool) -> bool;
+}
+
+/// The one loop that moves virtual time: runs the timers due by `t` one instant at a time, in
+/// time order, then the instant `t` itself, so idle time costs nothing. After each instant it
+/// asks `stop` (a browser frame's real-time budget; also asked within an instant's work) and
+/// `done` (a test's condition on the driven value). Returns whether either ended it early,
+/// with the clock at the last instant run; otherwise the clock is left at `t`.
+pub fn advance_until<T: Timers>(
+    timers: &mut T,
+    t: Timestamp,
+    stop: &mut dyn FnMut() -> bool,
+    done: &mut dyn FnMut(&T) -> bool,
+) -> bool {
+    while let Some(next) = timers.next_timer().filter(|n| *n <= t) {
+        if timers.run_instant(next, stop) || stop() || done(timers) {
+            return true;
+        }
+    }
+    let last = t.max(timers.now());
+    timers.run_instant(last, stop) || done(timers)
 }
 
 #[cfg(test)]

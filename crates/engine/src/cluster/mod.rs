@@ -26,7 +26,7 @@ use std::collections::{BTreeSet, VecDeque};
 use watchlab_apimachinery::status::Status;
 
 use crate::apiserver::{ApiServer, ServerConfig};
-use crate::clock::Timestamp;
+use crate::clock::{self, Timers, Timestamp};
 use crate::controllers::{ControlPlane, Profile, Settling};
 use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
 use crate::reconnect_comparison::{ComparisonView, ReconnectComparison};
@@ -206,8 +206,9 @@ impl Cluster {
         self.advance_until(t, || false);
     }
 
-    /// The one loop that moves virtual time: runs the timers due by `t` one at a time, in
-    /// time order, asking `stop` after each (a browser frame's real-time budget). Returns
+    /// Moves virtual time ([`clock::advance_until`], the one loop): runs the timers due by `t`
+    /// one at a time, in time order, asking `stop` after each (a browser frame's real-time
+    /// budget). Returns
     /// whether it stopped early, with the clock at the last timer it ran; otherwise the clock
     /// is left at `t`. Stopping early loses nothing: the rest runs when time is next advanced.
     ///
@@ -218,14 +219,7 @@ impl Cluster {
         if self.resume_settle(&mut stop) {
             return true;
         }
-        loop {
-            let next = self.next_timer().filter(|n| *n <= t);
-            let Some(next) = next else { break };
-            if self.run_until(next, &mut stop) || stop() {
-                return true;
-            }
-        }
-        self.run_until(t.max(self.now()), &mut stop)
+        clock::advance_until(self, t, &mut stop, &mut |_| false)
     }
 
     /// Goes on with an unfinished settle for at most `budget_steps` controller steps (at least
@@ -346,6 +340,22 @@ impl Cluster {
         self.membership_log
             .extend(events.into_iter().map(|e| (at, e)));
         self.api.set_store_writable(self.etcd.can_commit());
+    }
+}
+
+/// The cluster's clock is the API server's; an instant runs etcd's, the server's and the
+/// controllers' work ([`Cluster::run_until`]).
+impl Timers for Cluster {
+    fn now(&self) -> Timestamp {
+        self.api.now()
+    }
+
+    fn next_timer(&self) -> Option<Timestamp> {
+        Cluster::next_timer(self)
+    }
+
+    fn run_instant(&mut self, t: Timestamp, stop: &mut dyn FnMut() -> bool) -> bool {
+        self.run_until(t, stop)
     }
 }
 

@@ -1,8 +1,11 @@
-//! The driver loop for tests (and the shape `cluster.rs` copies): one [`ApiServer`], every
-//! controller in a fixed order, and virtual time that jumps to the earliest wake-up. At each
-//! instant the controllers are stepped repeatedly while they keep writing (a write must reach
-//! the others' watch streams before time moves on), then time jumps to the earliest of the
-//! controllers' wake-ups and the server's own timers.
+//! The control plane's controllers in their fixed step order, the settle that steps them at one
+//! instant, and the test harness around them: one [`ApiServer`], every controller, and virtual
+//! time moved by the one loop ([`clock::advance_until`]), as the [`crate::cluster::Cluster`]
+//! moves it. At each instant the controllers are stepped repeatedly while they keep writing (a
+//! write must reach the others' watch streams before time moves on), then time jumps to the
+//! earliest of the controllers' wake-ups and the server's own timers. The harness has no etcd
+//! members and no journal: tests write through its `api` directly, and the controllers answer
+//! at that same instant when it next runs.
 
 use super::deployment::DeploymentController;
 use super::endpoints::EndpointsController;
@@ -18,7 +21,7 @@ use super::scheduler::Scheduler;
 use super::website::WebsiteOperator;
 use super::Controller;
 use crate::apiserver::{ApiServer, ServerConfig};
-use crate::clock::Timestamp;
+use crate::clock::{self, Timers, Timestamp};
 
 /// The controllers besides the kubelets and kube-proxies.
 const OTHERS: usize = 9;
@@ -263,6 +266,8 @@ pub struct Harness {
     pub api: ApiServer,
     pub plane: ControlPlane,
     now: Timestamp,
+    /// The earliest wake-up the controllers asked for when they last settled.
+    wake: Option<Timestamp>,
     /// Controller steps taken, for cost meters (and the no-busy-loop test).
     pub rounds: u64,
 }
@@ -278,6 +283,7 @@ impl Harness {
             ),
             plane: ControlPlane::new(seed, profile, nodes),
             now: Timestamp::ZERO,
+            wake: None,
             rounds: 0,
         }
     }
@@ -290,17 +296,9 @@ impl Harness {
         self.plane.kubelet_mut(node)
     }
 
-    /// Runs the server's timers and settles the controllers at the current instant.
-    fn settle(&mut self) -> Option<Timestamp> {
-        self.api.advance_to(self.now);
-        let (wake, steps) = self.plane.settle(self.now, &mut self.api);
-        self.rounds += steps;
-        wake
-    }
-
     /// Runs the cluster until virtual time `until` (inclusive).
     pub fn run_until(&mut self, until: Timestamp) {
-        self.run_while(until, |_| true);
+        self.run_until_true(until, |_| false);
     }
 
     /// Runs for `ms` more milliseconds.
@@ -310,35 +308,15 @@ impl Harness {
     }
 
     /// Runs until `done` holds (checked after every instant) or `deadline`; true if it held.
+    /// The current instant runs first, so what a test wrote since is answered at once.
     pub fn run_until_true(
         &mut self,
         deadline: Timestamp,
         mut done: impl FnMut(&Harness) -> bool,
     ) -> bool {
-        let mut held = false;
-        self.run_while(deadline, |h| {
-            held = done(h);
-            !held
-        });
-        held
-    }
-
-    fn run_while(&mut self, until: Timestamp, mut go_on: impl FnMut(&Harness) -> bool) {
-        loop {
-            let wake = self.settle();
-            if !go_on(self) || self.now >= until {
-                return;
-            }
-            let timers = self.api.next_timer();
-            let next = [wake, timers]
-                .into_iter()
-                .flatten()
-                .min()
-                .unwrap_or(until)
-                .max(self.now.plus_millis(1))
-                .min(until);
-            self.now = next;
-        }
+        let now = self.now;
+        self.run_instant(now, &mut || false);
+        done(self) || clock::advance_until(self, deadline, &mut || false, &mut |h| done(h))
     }
 
     /// The controllers' user agents in step order.
@@ -348,6 +326,33 @@ impl Harness {
             .iter()
             .map(|c| c.name().to_string())
             .collect()
+    }
+}
+
+/// An instant runs the server's timers and settles the controllers.
+impl Timers for Harness {
+    fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// A controller that asks for the current instant again runs one millisecond later, so
+    /// time always moves forward.
+    fn next_timer(&self) -> Option<Timestamp> {
+        let controllers = self.wake.map(|t| t.max(self.now.plus_millis(1)));
+        [controllers, self.api.next_timer()]
+            .into_iter()
+            .flatten()
+            .filter(|t| *t > self.now)
+            .min()
+    }
+
+    fn run_instant(&mut self, t: Timestamp, _stop: &mut dyn FnMut() -> bool) -> bool {
+        self.now = self.now.max(t);
+        self.api.advance_to(self.now);
+        let (wake, steps) = self.plane.settle(self.now, &mut self.api);
+        self.wake = wake;
+        self.rounds += steps;
+        false
     }
 }
 
