@@ -1062,34 +1062,54 @@ fn simulate(seed: u64, profile: ProfileName) -> Sim {
     sim
 }
 
-impl Sim {
-    /// Every ledger line (revision, verb, resource, object, writer, time), then every stored
-    /// object's JSON: what two runs of one seed must agree on byte for byte.
-    fn transcript(&self) -> Vec<String> {
-        let lines = self.cluster.api().ledger().iter().map(|e| {
-            format!(
-                "{} {} {} {}/{} {} {}",
-                e.revision,
-                e.verb,
-                e.resource,
-                e.namespace,
-                e.name,
-                e.user,
-                e.time.as_millis()
-            )
-        });
-        let objects = Kind::ALL.iter().flat_map(|&kind| {
-            self.cluster
-                .api()
-                .list(kind, None, &ListOptions::default())
-                .map(|l| l.items)
-                .unwrap_or_default()
-                .iter()
-                .map(|o| o.to_json())
-                .collect::<Vec<_>>()
-        });
-        lines.chain(objects).collect()
-    }
+/// Every ledger line (revision, verb, resource, object, writer, time, and the JSON the write
+/// left), then every stored object's JSON: what two runs of one seed, or a run and its replay,
+/// must agree on byte for byte.
+fn transcript(c: &Cluster) -> Vec<String> {
+    let lines = c.api().ledger().iter().map(|e| {
+        format!(
+            "{} {} {} {}/{} {} {} {}",
+            e.revision,
+            e.verb,
+            e.resource,
+            e.namespace,
+            e.name,
+            e.user,
+            e.time.as_millis(),
+            e.after.as_ref().map(|o| o.to_json()).unwrap_or_default()
+        )
+    });
+    let objects = Kind::ALL.iter().flat_map(|&kind| {
+        c.api()
+            .list(kind, None, &ListOptions::default())
+            .map(|l| l.items)
+            .unwrap_or_default()
+            .iter()
+            .map(|o| o.to_json())
+            .collect::<Vec<_>>()
+    });
+    lines.chain(objects).collect()
+}
+
+/// Where two transcripts part: the line, and 200 bytes either side of the first differing byte.
+fn parting(a: &[String], b: &[String]) -> Option<String> {
+    let i = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))?;
+    let (x, y) = (
+        a.get(i).map_or(&[][..], |l| l.as_bytes()),
+        b.get(i).map_or(&[][..], |l| l.as_bytes()),
+    );
+    let at = (0..x.len().min(y.len()))
+        .find(|&k| x[k] != y[k])
+        .unwrap_or(x.len().min(y.len()));
+    let around = |l: &[u8]| {
+        String::from_utf8_lossy(&l[at.saturating_sub(200).min(l.len())..(at + 200).min(l.len())])
+            .into_owned()
+    };
+    Some(format!(
+        "line {i}, byte {at}:\n  {}\n  {}",
+        around(x),
+        around(y)
+    ))
 }
 
 fn env_u64(name: &str) -> Option<u64> {
@@ -1220,17 +1240,13 @@ fn the_real_timings_heal_too() {
 #[test]
 fn one_seed_one_history_even_under_faults() {
     let seed = seeds().first().copied().unwrap_or(0) + 1;
-    let first = simulate(seed, ProfileName::Training).transcript();
-    let second = simulate(seed, ProfileName::Training).transcript();
+    let first = transcript(&simulate(seed, ProfileName::Training).cluster);
+    let second = transcript(&simulate(seed, ProfileName::Training).cluster);
     assert!(first.len() > 500, "a real history: {} lines", first.len());
-    if let Some(i) = (0..first.len().max(second.len())).find(|&i| first.get(i) != second.get(i)) {
-        panic!(
-            "seed {seed}: the runs part at line {i}:\n  {:?}\n  {:?}",
-            first.get(i),
-            second.get(i)
-        );
+    if let Some(at) = parting(&first, &second) {
+        panic!("seed {seed}: the runs part at {at}");
     }
-    let other = simulate(seed + 1, ProfileName::Training).transcript();
+    let other = transcript(&simulate(seed + 1, ProfileName::Training).cluster);
     assert_ne!(first, other, "another seed, another history");
 }
 
@@ -1253,37 +1269,8 @@ fn a_faulted_run_saves_and_replays_to_the_same_history() {
             .unwrap_or_else(|e| panic!("seed {seed}: the run cannot be saved: {e}"));
         let restored = Cluster::import(&saved)
             .unwrap_or_else(|e| panic!("seed {seed}: the saved run does not replay: {e}"));
-        let json = |c: &Cluster| -> Vec<String> {
-            c.api()
-                .ledger()
-                .iter()
-                .map(|l| {
-                    format!(
-                        "{} {} {} {}/{} {} {} {:?} {:?}",
-                        l.revision,
-                        l.verb,
-                        l.resource,
-                        l.namespace,
-                        l.name,
-                        l.user,
-                        l.time.as_millis(),
-                        l.before.as_ref().map(|o| o.to_json()),
-                        l.after.as_ref().map(|o| o.to_json())
-                    )
-                })
-                .collect()
-        };
-        let (want, got) = (json(&sim.cluster), json(&restored));
-        if let Some(i) = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i)) {
-            let (w, g) = (want[i].as_bytes(), got[i].as_bytes());
-            let at = (0..w.len().min(g.len()))
-                .find(|&k| w[k] != g[k])
-                .unwrap_or(0);
-            panic!(
-                "seed {seed}: the replay parts from the run at line {i}, byte {at}:\n  run:    {}\n  replay: {}",
-                String::from_utf8_lossy(&w[at.saturating_sub(200)..(at + 200).min(w.len())]),
-                String::from_utf8_lossy(&g[at.saturating_sub(200)..(at + 200).min(g.len())]),
-            );
+        if let Some(at) = parting(&transcript(&sim.cluster), &transcript(&restored)) {
+            panic!("seed {seed}: the run (first) and its replay part at {at}");
         }
     }
 }
