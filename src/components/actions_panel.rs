@@ -211,6 +211,8 @@ impl Fields {
     }
 }
 
+// Long on purpose: one button or field after another in the order the panel draws them,
+// each a callback and a few lines of markup (a yew function component).
 #[component]
 pub fn ActionsPanel() -> Html {
     let ctx = use_ctx();

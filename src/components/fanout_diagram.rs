@@ -156,6 +156,8 @@ fn server_view(ctx: &Ctx, pages: &[(u64, &'static str)], shown: u64, height: u32
     }
 }
 
+// Long on purpose: the figure in drawing order (its controls and summary, the lanes' SVG, the
+// screen reader's list), from values computed off the frame just before its markup.
 #[component]
 pub fn FanOutDiagram() -> Html {
     let ctx = use_ctx();

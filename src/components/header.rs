@@ -12,6 +12,8 @@ use crate::state::{
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+// Long on purpose: the header's meters and controls (revision, clock, pause and step, seed,
+// size, restart, language), each a callback and its markup, in the order they are drawn.
 #[component]
 pub fn Header() -> Html {
     let ctx = use_ctx();

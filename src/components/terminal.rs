@@ -37,6 +37,8 @@ pub struct TerminalProps {
     pub on_history: Callback<History, Option<String>>,
 }
 
+// Long on purpose: a yew function component holds its hooks (wrap, scroll, history), its
+// callbacks and its markup together; each piece is a few lines, read top down.
 #[component]
 pub fn Terminal(props: &TerminalProps) -> Html {
     let lang = props.lang;

@@ -877,6 +877,7 @@ fn describe_namespace(ctx: &mut Ctx, ns: &Value) -> String {
     o
 }
 
+// Long on purpose: `describe service`'s fields in kubectl's printed order, one after another.
 /// `describeService`: the Service's addresses and ports, each port's `Endpoints:` from the
 /// EndpointSlices labelled with its name (`kubernetes.io/service-name`, as kubectl v1.32 lists
 /// them), then the traffic policies.
