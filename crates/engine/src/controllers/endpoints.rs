@@ -16,7 +16,7 @@ use super::profile::Profile;
 use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
 };
-use super::{earliest, Controller};
+use super::{earliest, Controller, Requeue};
 use crate::api::endpoints::{EndpointAddress, EndpointPort, EndpointSubset, Endpoints};
 use crate::api::pod::Pod;
 use crate::api::service::Service;
@@ -112,7 +112,7 @@ impl EndpointsController {
     }
 
     /// `syncService`: Err when the write failed (retried with back-off).
-    fn sync(&mut self, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
+    fn sync(&mut self, api: &mut ApiServer, key: &ObjectKey) -> Result<(), Requeue> {
         let (namespace, name) = key.split();
         let current = self.endpoints.store().get(key);
         let Some(obj) = self.members.service(key) else {
@@ -126,7 +126,7 @@ impl EndpointsController {
                     &DeleteOptions::default(),
                 );
                 return match deleted {
-                    Err(e) if e.code() != 404 => Err(()),
+                    Err(e) if e.code() != 404 => Err(Requeue),
                     _ => Ok(()),
                 };
             }
@@ -162,7 +162,7 @@ impl EndpointsController {
                 )
             }
         };
-        result.map(|_| ()).map_err(|_| ())
+        result.map(|_| ()).map_err(|_| Requeue)
     }
 }
 
@@ -192,7 +192,7 @@ impl Controller for EndpointsController {
             while let Some(key) = self.queue.get(now) {
                 match self.sync(api, &key) {
                     Ok(()) => self.queue.forget(&key),
-                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
                 }
                 self.queue.done(&key);
             }

@@ -22,7 +22,7 @@ use super::replicaset::EXPECTATIONS_TIMEOUT_MS;
 use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
 };
-use super::{earliest, Controller};
+use super::{earliest, Controller, Requeue};
 use crate::api::endpoint_slice::{
     Endpoint, EndpointConditions, EndpointPort, EndpointSlice, LABEL_MANAGED_BY,
     LABEL_SERVICE_NAME, MANAGED_BY_CONTROLLER,
@@ -413,7 +413,12 @@ impl EndpointSliceController {
     }
 
     /// `syncService`: Err when a write failed (the key is retried with back-off).
-    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Result<(), ()> {
+    fn sync(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+    ) -> Result<(), Requeue> {
         let Some(obj) = self.members.service(key) else {
             // Gone: its slices are the garbage collector's (they are owned by it).
             self.pending.remove(key);
@@ -475,7 +480,7 @@ impl EndpointSliceController {
             );
         }
         if failed {
-            Err(())
+            Err(Requeue)
         } else {
             Ok(())
         }
@@ -504,7 +509,7 @@ impl Controller for EndpointSliceController {
             while let Some(key) = self.queue.get(now) {
                 match self.sync(now, api, &key) {
                     Ok(()) => self.queue.forget(&key),
-                    Err(()) => self.queue.add_rate_limited(key.clone(), now),
+                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
                 }
                 self.queue.done(&key);
             }
