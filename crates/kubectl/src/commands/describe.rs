@@ -108,9 +108,12 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             "replicasets" => describe_replicaset(ctx, obj),
             "namespaces" => describe_namespace(ctx, obj),
             "services" => describe_service(ctx, obj),
+            "configmaps" => describe_config_map(obj),
+            "secrets" => describe_secret(obj),
             _ => describe_generic(obj),
         };
-        if show_events && rt.plural != "events" && rt.plural != "namespaces" {
+        // The describers that list no events: events', namespaces' and secrets'.
+        if show_events && !matches!(rt.plural.as_str(), "events" | "namespaces" | "secrets") {
             text.push_str(&events_section(ctx, rt, obj, now));
         }
         reports.push(align(&text, 0, 2));
@@ -214,11 +217,10 @@ fn describe_pod(pod: &Value, now: i64) -> String {
     if let Some(p) = at(pod, &["spec", "priority"]).and_then(Value::as_i64) {
         let _ = writeln!(o, "Priority:\t{p}");
     }
-    let _ = writeln!(
-        o,
-        "Service Account:\t{}",
-        string(pod, &["spec", "serviceAccountName"])
-    );
+    let account = string(pod, &["spec", "serviceAccountName"]);
+    if !account.is_empty() {
+        let _ = writeln!(o, "Service Account:\t{account}");
+    }
     let node = string(pod, &["spec", "nodeName"]);
     let node = if node.is_empty() {
         "<none>".to_string()
@@ -997,6 +999,48 @@ fn service_slices(ctx: &mut Ctx, svc: &Value) -> Vec<Value> {
     targets::list(ctx.client, &rt, Some(&namespace(svc)), &q)
         .map(|l| l.items)
         .unwrap_or_default()
+}
+
+/// Name, namespace, labels and annotations: how most describers open.
+fn metadata_lines(o: &mut String, obj: &Value) {
+    let _ = writeln!(o, "Name:\t{}", name(obj));
+    let _ = writeln!(o, "Namespace:\t{}", namespace(obj));
+    map_block(o, "", "Labels", &string_map(obj, &["metadata", "labels"]));
+    annotations_block(o, "", &string_map(obj, &["metadata", "annotations"]));
+}
+
+/// How many bytes a base64 text (a `binaryData` or Secret `data` value) decodes to.
+fn decoded_len(base64: &str) -> usize {
+    base64.trim_end_matches('=').len() * 3 / 4
+}
+
+/// `describeConfigMap`: each key's value under a `----` rule, each binary key by its size.
+fn describe_config_map(cm: &Value) -> String {
+    let mut o = String::new();
+    metadata_lines(&mut o, cm);
+    o.push_str("\nData\n====\n");
+    for (k, v) in string_map(cm, &["data"]) {
+        let _ = writeln!(o, "{k}:\n----\n{v}\n");
+    }
+    o.push_str("\nBinaryData\n====\n");
+    for (k, v) in string_map(cm, &["binaryData"]) {
+        let _ = writeln!(o, "{k}: {} bytes", decoded_len(&v));
+    }
+    o.push('\n');
+    o
+}
+
+/// `describeSecret`: the type, then each key by its size only (never the value; watchlab has
+/// no service-account token Secrets, whose `token` the real one prints).
+fn describe_secret(secret: &Value) -> String {
+    let mut o = String::new();
+    metadata_lines(&mut o, secret);
+    let _ = writeln!(o, "\nType:\t{}", string(secret, &["type"]));
+    o.push_str("\nData\n====\n");
+    for (k, v) in string_map(secret, &["data"]) {
+        let _ = writeln!(o, "{k}:\t{} bytes", decoded_len(&v));
+    }
+    o
 }
 
 /// kubectl's generic describer: metadata, then the rest of the object as indented fields.
