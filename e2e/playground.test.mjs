@@ -991,7 +991,7 @@ const unreadableText = (page, root) => page.$eval(root, (view) => {
   return bad;
 });
 
-test('readable on a projector: at 1024×576 and 1280×720, in both languages, no text of the cluster or ledger view overlaps or is cut unmarked; the node columns stay in one row', async () => {
+test('readable on a projector: at 1024×576 and 1280×720, in both languages, no text of the header, the cluster, ledger or informers view overlaps or is cut unmarked; the node columns stay in one row', async () => {
   const page = await open();
   // Pods in several states (Running, ContainerCreating, Pending), label diffs and Events (long
   // names) in the ledger.
@@ -1013,9 +1013,9 @@ test('readable on a projector: at 1024×576 and 1280×720, in both languages, no
       const row = await page.$eval('#view-cluster .nodes', (el) => ({ wide: el.scrollWidth > el.clientWidth, x: getComputedStyle(el).overflowX, bar: getComputedStyle(el).scrollbarWidth }));
       // (Headless Chromium hides scrollbars; the style asks for one, always drawn.)
       if (row.wide) assert.ok(row.x === 'auto' && row.bar === 'auto', `${w}×${h}: the row scrolls sideways under a scrollbar ${JSON.stringify(row)}`);
-      for (const view of ['cluster', 'ledger']) {
+      for (const [view, drawn] of [['cluster', '.pod'], ['ledger', 'tr.entry'], ['informers', 'tr[data-informer]']]) {
         await page.click(`#tab-${view}`);
-        await page.waitForSelector(view === 'cluster' ? '#view-cluster .pod' : '#view-ledger tr.entry');
+        await page.waitForSelector(`#view-${view} ${drawn}`);
         assert.deepEqual(await unreadableText(page, `#view-${view}`), [], `${view} at ${w}×${h} in ${lang}`);
       }
       assert.deepEqual(await unreadableText(page, 'header'), [], `the header at ${w}×${h} in ${lang}`);

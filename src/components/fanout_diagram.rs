@@ -28,6 +28,37 @@ const TOP: u32 = 22;
 const X0: u32 = 140;
 const XG: u32 = 250;
 const X1: u32 = 390;
+/// What fits of a lane's second line (what it watches) right of the subscriber's x, in cells
+/// of its monospace font: a character is one cell, a CJK one (Chinese text and punctuation,
+/// U+2E80 to U+FFEF) two.
+const WATCHES_CELLS: usize = 45;
+
+/// `text` cut to `cells` monospace cells, ending in `…` when cut (an SVG text has no
+/// text-overflow; the lane's tooltip says it whole).
+pub fn fit(text: &str, cells: usize) -> String {
+    let width = |c: char| {
+        if ('\u{2E80}'..='\u{FFEF}').contains(&c) {
+            2
+        } else {
+            1
+        }
+    };
+    if text.chars().map(width).sum::<usize>() <= cells {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 1; // the ellipsis
+    for c in text.chars() {
+        used += width(c);
+        if used > cells {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
 /// Virtual milliseconds a revision takes to cross a lane in the drawing.
 pub const TRAVEL_MS: u64 = 600;
 
@@ -130,7 +161,7 @@ fn lane_view(ctx: &Ctx, i: usize, lane: &Lane, t: f64, cache: Option<Cache>, sho
             <text class="subscriber" x={(X1 + 18).to_string()} y={(y - 2).to_string()}>{ &lane.subscriber }
                 if lane.streams > 1 { <tspan class="count">{ format!(" ×{}", lane.streams) }</tspan> }
             </text>
-            <text class="watches" x={(X1 + 18).to_string()} y={(y + 10).to_string()}>{ if lane.streams > 1 { format!("{} · {counts}", lane.watches) } else { lane.watches.clone() } }</text>
+            <text class="watches" x={(X1 + 18).to_string()} y={(y + 10).to_string()}>{ fit(&if lane.streams > 1 { format!("{} · {counts}", lane.watches) } else { lane.watches.clone() }, WATCHES_CELLS) }</text>
         </g>
     }
 }
@@ -242,7 +273,8 @@ pub fn FanOutDiagram() -> Html {
                     <button id="fanout-prev" class="small" disabled={prev.is_none()} onclick={go(prev)} aria-label={tr(&ctx, T::PrevRevision)}>{ "◀" }</button>
                     <button id="fanout-next" class="small" disabled={next.is_none()} onclick={go(next)} aria-label={tr(&ctx, T::NextRevision)}>{ "▶" }</button>
                 </span>
-                <span id="fanout-summary" class="summary-text" aria-live={if following { "off" } else { "polite" }}>{ summary.clone() }</span>
+                // Two lines at most (no jump as revisions pass); the whole in its tooltip.
+                <span id="fanout-summary" class="summary-text" title={summary.clone()} aria-live={if following { "off" } else { "polite" }}>{ summary.clone() }</span>
             </figcaption>
             <div class="lanes-scroll">
                 <svg viewBox={format!("0 0 {WIDTH} {height}")} width="100%" role="img" aria-label={summary} preserveAspectRatio="xMinYMin meet">
@@ -257,5 +289,25 @@ pub fn FanOutDiagram() -> Html {
                 { for lanes.iter().map(|l| html! { <li>{ format!("{} ({}): {}", l.subscriber, l.watches, reach_text(&ctx, l.main_reach())) }</li> }) }
             </ul>
         </figure>
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_filter_is_cut_to_the_lane_with_an_ellipsis() {
+        assert_eq!(fit("pods -n production", 45), "pods -n production");
+        let long = "pods fieldSelector=status.phase!=Failed,status.phase!=Succeeded";
+        let cut = fit(long, 45);
+        assert_eq!(cut.chars().count(), 45);
+        assert!(cut.ends_with('…') && long.starts_with(cut.trim_end_matches('…')));
+        // A Chinese character takes two cells.
+        assert_eq!(fit("pods · 1000 条流", 13), "pods · 1000 …");
+        assert_eq!(fit("pods · 1000 条流", 16), "pods · 1000 条流");
+        assert_eq!(fit("条流", 4), "条流");
+        assert_eq!(fit("条流条", 4), "条…");
+        assert_eq!(fit("", 0), "");
     }
 }

@@ -26,7 +26,7 @@ pub fn InformersView() -> Html {
                     let width = (lag.min(50) * 2).to_string();
                     html! {
                         <tr data-informer={format!("{}/{}", i.component, i.resource)}>
-                            <td class="writer">{ &i.component }</td><td>{ &i.resource }</td>
+                            <td class="writer" title={i.component.clone()}>{ &i.component }</td><td title={i.resource.clone()}>{ &i.resource }</td>
                             <td class="num">{ i.cache_revision }</td><td class="num">{ i.latest_revision }</td>
                             <td class="num lag"><svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true"><rect width={width} height="10" /></svg>{ lag }</td>
                             <td class="num">{ i.relists }</td><td class="num">{ i.expired }</td>
