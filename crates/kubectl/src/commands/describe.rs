@@ -112,8 +112,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             "secrets" => describe_secret(obj),
             _ => describe_generic(obj),
         };
-        // The describers that list no events: events', namespaces' and secrets'.
-        if show_events && !matches!(rt.plural.as_str(), "events" | "namespaces" | "secrets") {
+        // The describers that list no events: namespaces' and secrets'.
+        if show_events && !matches!(rt.plural.as_str(), "namespaces" | "secrets") {
             text.push_str(&events_section(ctx, rt, obj, now));
         }
         reports.push(align(&text, 0, 2));
@@ -1043,70 +1043,132 @@ fn describe_secret(secret: &Value) -> String {
     o
 }
 
-/// kubectl's generic describer: metadata, then the rest of the object as indented fields.
+/// kubectl's generic describer: name, namespace, labels and annotations, then every other
+/// field as `printUnstructuredContent` prints it.
 fn describe_generic(obj: &Value) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "Name:\t{}", name(obj));
-    let ns = namespace(obj);
-    if !ns.is_empty() {
-        let _ = writeln!(o, "Namespace:\t{ns}");
-    }
-    map_block(
-        &mut o,
-        "",
-        "Labels",
-        &string_map(obj, &["metadata", "labels"]),
-    );
-    annotations_block(&mut o, "", &string_map(obj, &["metadata", "annotations"]));
-    let _ = writeln!(o, "API Version:\t{}", string(obj, &["apiVersion"]));
-    let _ = writeln!(o, "Kind:\t{}", string(obj, &["kind"]));
-    if let Some(m) = obj.as_object() {
-        for (k, v) in m
-            .iter()
-            .filter(|(k, _)| !["apiVersion", "kind", "metadata"].contains(&k.as_str()))
-        {
-            generic_field(&mut o, 0, k, v);
-        }
+    metadata_lines(&mut o, obj);
+    if let Some(fields) = obj.as_object() {
+        unstructured(&mut o, 0, fields, "");
     }
     o
 }
 
-fn generic_field(o: &mut String, depth: usize, key: &str, v: &Value) {
-    let indent = "  ".repeat(depth);
-    let title = capitalize(key);
-    match v {
-        Value::Object(m) => {
-            let _ = writeln!(o, "{indent}{title}:");
-            for (k, v) in m {
-                generic_field(o, depth + 1, k, v);
-            }
+/// What the generic describer leaves out of the object's fields: what it printed above, and
+/// the managed fields.
+const DESCRIBED_ABOVE: [&str; 5] = [
+    ".metadata.name",
+    ".metadata.namespace",
+    ".metadata.labels",
+    ".metadata.annotations",
+    ".metadata.managedFields",
+];
+
+/// `printUnstructuredContent`: fields in name order, titled by [`smart_label`], a map as a
+/// block indented under its title, a list item by item (a map item's fields one level in).
+fn unstructured(o: &mut String, level: usize, fields: &serde_json::Map<String, Value>, at: &str) {
+    let indent = "  ".repeat(level);
+    let mut names: Vec<&String> = fields.keys().collect();
+    names.sort();
+    for field in names {
+        let path = format!("{at}.{field}");
+        if DESCRIBED_ABOVE.contains(&path.as_str()) {
+            continue;
         }
-        Value::Array(a) => {
-            let _ = writeln!(o, "{indent}{title}:");
-            for item in a {
-                let _ = writeln!(o, "{indent}  {}", crate::jsonpath::text_of(item));
+        let label = smart_label(field);
+        match fields.get(field) {
+            Some(Value::Object(map)) => {
+                let _ = writeln!(o, "{indent}{label}:");
+                unstructured(o, level + 1, map, &path);
             }
-        }
-        other => {
-            let _ = writeln!(o, "{indent}{title}:\t{}", crate::jsonpath::text_of(other));
+            Some(Value::Array(items)) => {
+                let _ = writeln!(o, "{indent}{label}:");
+                for item in items {
+                    match item {
+                        Value::Object(map) => unstructured(o, level + 1, map, &path),
+                        other => {
+                            let _ = writeln!(o, "{indent}  {}", go_value(other));
+                        }
+                    }
+                }
+            }
+            Some(other) => {
+                let _ = writeln!(o, "{indent}{label}:\t{}", go_value(other));
+            }
+            None => {}
         }
     }
 }
 
-/// `holderIdentity` → `Holder Identity`, as the generic describer titles fields.
-fn capitalize(key: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in key.chars().enumerate() {
-        if i == 0 {
-            out.extend(c.to_uppercase());
+/// A JSON scalar as Go's `%v` prints it (`<nil>` for null).
+fn go_value(v: &Value) -> String {
+    match v {
+        Value::Null => "<nil>".into(),
+        other => crate::jsonpath::text_of(other),
+    }
+}
+
+/// `smartLabelFor`: `holderIdentity` → `Holder Identity`, `apiVersion` → `API Version`; a
+/// name with anything but letters and `-` (`openAPIV3Schema`) stays as it is.
+fn smart_label(field: &str) -> String {
+    if field.chars().any(|c| !c.is_alphabetic() && c != '-') {
+        return field.to_string();
+    }
+    camel_case_words(field)
+        .into_iter()
+        .map(|word| {
+            let upper = word.to_uppercase();
+            if ["API", "URL", "UID", "OSB", "GUID"].contains(&upper.as_str()) {
+                upper
+            } else {
+                let mut chars = word.chars();
+                chars
+                    .next()
+                    .map(|c| c.to_uppercase().chain(chars).collect())
+                    .unwrap_or_default()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The words of a camel-case name as `fatih/camelcase.Split` finds them: runs of lower-case,
+/// upper-case and other characters, an upper-case run's last letter starting the lower-case
+/// run after it (`holderIdentity` → `holder`, `Identity`; `HTTPServer` → `HTTP`, `Server`).
+fn camel_case_words(s: &str) -> Vec<String> {
+    let class = |c: char| {
+        if c.is_lowercase() {
+            0
         } else if c.is_uppercase() {
-            out.push(' ');
-            out.push(c);
+            1
         } else {
-            out.push(c);
+            2
+        }
+    };
+    let mut runs: Vec<Vec<char>> = Vec::new();
+    let mut last = None;
+    for c in s.chars() {
+        match runs.last_mut() {
+            Some(run) if last == Some(class(c)) => run.push(c),
+            _ => runs.push(vec![c]),
+        }
+        last = Some(class(c));
+    }
+    for i in 1..runs.len() {
+        let (before, after) = runs.split_at_mut(i);
+        if let (Some(upper), Some(lower)) = (before.last_mut(), after.first_mut()) {
+            let starts_lower = lower.first().is_some_and(|c| c.is_lowercase());
+            if starts_lower && upper.first().is_some_and(|c| c.is_uppercase()) {
+                if let Some(c) = upper.pop() {
+                    lower.insert(0, c);
+                }
+            }
         }
     }
-    out
+    runs.into_iter()
+        .filter(|r| !r.is_empty())
+        .map(|r| r.into_iter().collect())
+        .collect()
 }
 
 /// The Events section: `GET .../events?fieldSelector=involvedObject.kind=...,name,namespace,uid`.
@@ -1216,7 +1278,22 @@ mod tests {
 
 #[cfg(test)]
 mod annotation_tests {
-    use super::{annotations_block, LAST_APPLIED};
+    use super::{annotations_block, smart_label, LAST_APPLIED};
+
+    #[test]
+    fn fields_are_titled_as_smart_label_for_does() {
+        for (field, label) in [
+            ("holderIdentity", "Holder Identity"),
+            ("apiVersion", "API Version"),
+            ("uid", "UID"),
+            ("creationTimestamp", "Creation Timestamp"),
+            ("HTTPServer", "HTTP Server"),
+            ("openAPIV3Schema", "openAPIV3Schema"),
+            ("kind", "Kind"),
+        ] {
+            assert_eq!(smart_label(field), label, "{field}");
+        }
+    }
 
     #[test]
     fn annotations_leave_out_last_applied_and_put_long_values_on_their_own_lines() {
