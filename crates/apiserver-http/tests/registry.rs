@@ -254,8 +254,8 @@ fn the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints() {
             "{qualified}: {console}"
         );
         // These kinds' describers print what the real ones print, byte for byte (the others
-        // still differ: nodes and deployments without ReplicaSets leave out or add sections,
-        // and endpoints and EndpointSlices have no describer of their own in the console).
+        // still differ: the console's node describer leaves out sections the real one prints,
+        // and the real one leaves out a Deployment's ReplicaSet lines when it has none).
         if [
             Kind::Namespace,
             Kind::Pod,
@@ -266,6 +266,8 @@ fn the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints() {
             Kind::Event,
             Kind::Lease,
             Kind::CustomResourceDefinition,
+            Kind::Endpoints,
+            Kind::EndpointSlice,
         ]
         .contains(&kind)
             || kind.is_custom()

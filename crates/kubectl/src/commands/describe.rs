@@ -110,6 +110,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             "services" => describe_service(ctx, obj),
             "configmaps" => describe_config_map(obj),
             "secrets" => describe_secret(obj),
+            "endpoints" => describe_endpoints(obj),
+            "endpointslices" => describe_endpoint_slice(obj),
             _ => describe_generic(obj),
         };
         // The describers that list no events: namespaces' and secrets'.
@@ -1039,6 +1041,105 @@ fn describe_secret(secret: &Value) -> String {
     o.push_str("\nData\n====\n");
     for (k, v) in string_map(secret, &["data"]) {
         let _ = writeln!(o, "{k}:\t{} bytes", decoded_len(&v));
+    }
+    o
+}
+
+/// A port's name, `<unset>` when it has none.
+fn port_name(port: &Value) -> String {
+    str_at(port, &["name"])
+        .filter(|n| !n.is_empty())
+        .unwrap_or("<unset>")
+        .to_string()
+}
+
+/// `describeEndpoints`: each subset's ready and not-ready addresses and its ports.
+fn describe_endpoints(ep: &Value) -> String {
+    let mut o = String::new();
+    metadata_lines(&mut o, ep);
+    o.push_str("Subsets:\n");
+    let ips = |subset: &Value, key: &str| {
+        let ips: Vec<String> = array(subset, &[key])
+            .iter()
+            .map(|a| string(a, &["ip"]))
+            .collect();
+        or_none(ips.join(","))
+    };
+    for subset in array(ep, &["subsets"]) {
+        let _ = writeln!(o, "  Addresses:\t{}", ips(subset, "addresses"));
+        let _ = writeln!(
+            o,
+            "  NotReadyAddresses:\t{}",
+            ips(subset, "notReadyAddresses")
+        );
+        let ports = array(subset, &["ports"]);
+        if !ports.is_empty() {
+            o.push_str("  Ports:\n    Name\tPort\tProtocol\n    ----\t----\t--------\n");
+            for port in ports {
+                let _ = writeln!(
+                    o,
+                    "    {}\t{}\t{}",
+                    port_name(port),
+                    int(port, &["port"]),
+                    string(port, &["protocol"])
+                );
+            }
+        }
+        o.push('\n');
+    }
+    o
+}
+
+/// `describeEndpointSliceV1`: the address type, the ports, then each endpoint's addresses,
+/// readiness, hostname, target and node (`<unset>` for what it does not say).
+fn describe_endpoint_slice(slice: &Value) -> String {
+    let mut o = String::new();
+    metadata_lines(&mut o, slice);
+    let _ = writeln!(o, "AddressType:\t{}", string(slice, &["addressType"]));
+    let ports = array(slice, &["ports"]);
+    if ports.is_empty() {
+        o.push_str("Ports: <unset>\n");
+    } else {
+        o.push_str("Ports:\n  Name\tPort\tProtocol\n  ----\t----\t--------\n");
+        for port in ports {
+            let number = at(port, &["port"])
+                .and_then(Value::as_i64)
+                .map_or_else(|| "<unset>".to_string(), |n| n.to_string());
+            let _ = writeln!(
+                o,
+                "  {}\t{number}\t{}",
+                port_name(port),
+                string(port, &["protocol"])
+            );
+        }
+    }
+    let endpoints = array(slice, &["endpoints"]);
+    if endpoints.is_empty() {
+        o.push_str("Endpoints: <none>\n");
+        return o;
+    }
+    o.push_str("Endpoints:\n");
+    let unset = |v: Option<&Value>| v.map_or_else(|| "<unset>".to_string(), go_value);
+    for e in endpoints {
+        let addresses: Vec<String> = array(e, &["addresses"]).iter().map(go_value).collect();
+        let _ = writeln!(o, "  - Addresses:\t{}", or_none(addresses.join(",")));
+        o.push_str("    Conditions:\n");
+        let _ = writeln!(
+            o,
+            "      Ready:\t{}",
+            unset(at(e, &["conditions", "ready"]))
+        );
+        let _ = writeln!(o, "    Hostname:\t{}", unset(at(e, &["hostname"])));
+        if let Some(target) = at(e, &["targetRef"]) {
+            let _ = writeln!(
+                o,
+                "    TargetRef:\t{}/{}",
+                string(target, &["kind"]),
+                string(target, &["name"])
+            );
+        }
+        let _ = writeln!(o, "    NodeName:\t{}", unset(at(e, &["nodeName"])));
+        let _ = writeln!(o, "    Zone:\t{}", unset(at(e, &["zone"])));
     }
     o
 }
