@@ -16,6 +16,7 @@ use std::sync::Arc;
 use super::adapter::ApiInformer;
 use super::container_lifecycle::{ContainerRun, Happening};
 use super::events::{EventRecorder, EventType};
+use super::node_addresses::{self, PodIps};
 use super::profile::Profile;
 use super::{earliest, Controller, Requeue};
 use crate::api::behaviour::Behaviour;
@@ -84,7 +85,7 @@ pub struct Kubelet {
     queue: WorkQueue<ObjectKey>,
     runtime: BTreeMap<ObjectKey, PodRuntime>,
     images: BTreeSet<String>,
-    next_ip: u32,
+    pod_ips: PodIps,
     registered: bool,
     lease: Option<Arc<Object>>,
     next_lease: Timestamp,
@@ -112,7 +113,7 @@ impl Kubelet {
             queue: WorkQueue::default(),
             runtime: BTreeMap::new(),
             images: BTreeSet::new(),
-            next_ip: 2,
+            pod_ips: PodIps::new(ordinal),
             registered: false,
             lease: None,
             next_lease: Timestamp::ZERO,
@@ -163,7 +164,7 @@ impl Kubelet {
     }
 
     fn internal_ip(&self) -> String {
-        format!("10.0.0.{}", self.ordinal + 2)
+        node_addresses::internal_ip(self.ordinal).to_string()
     }
 
     fn conditions(&self, now: Timestamp, old: Option<&Node>) -> Vec<NodeCondition> {
@@ -241,7 +242,7 @@ impl Kubelet {
         Node {
             metadata: meta,
             spec: NodeSpec {
-                pod_cidr: format!("10.244.{}.0/24", self.ordinal),
+                pod_cidr: node_addresses::pod_cidr(self.ordinal),
                 ..Default::default()
             },
             status: NodeStatus {
@@ -742,6 +743,27 @@ impl Kubelet {
             );
             return self.sync_pod(now, api, key);
         }
+        let runtime = &self.runtime;
+        let Some(ip) = self
+            .pod_ips
+            .allocate(|ip| runtime.values().any(|r| r.ip == ip))
+        else {
+            // Every address of the node's /24 is held by a pod still on it: the CNI plugin's
+            // answer, retried with back-off as the kubelet retries the sandbox.
+            let msg = format!(
+                "Failed to create pod sandbox: failed to allocate for range 0: no IP addresses available in range set: {}",
+                self.pod_ips.range()
+            );
+            self.event(
+                api,
+                now,
+                obj,
+                EventType::Warning,
+                "FailedCreatePodSandBox",
+                &msg,
+            );
+            return Err(Requeue);
+        };
         let status = self.creating_status(pod, now);
         api.update_status(&self.user, Object::Pod(status))
             .map_err(|_| Requeue)?;
@@ -780,8 +802,6 @@ impl Kubelet {
         } else {
             self.profile.container_start_delay_ms
         };
-        let ip = format!("10.244.{}.{}", self.ordinal, self.next_ip);
-        self.next_ip += 1;
         self.runtime.insert(
             key.clone(),
             PodRuntime {

@@ -23,6 +23,7 @@ pub mod kube_proxy;
 pub mod kubelet;
 pub mod lru;
 pub mod namespace;
+pub mod node_addresses;
 pub mod node_lifecycle;
 pub mod pod_tally;
 pub mod podutil;
