@@ -134,12 +134,22 @@ async fn the_language_switches_and_is_remembered() {
     let after = text(&root, "#tab-cluster");
     assert_ne!(before, after);
     assert!(["Cluster", "集群"].contains(&after.as_str()), "{after}");
-    let stored = storage
-        .get_item("watchlab.lang")
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    assert_eq!(stored, if after == "Cluster" { "en" } else { "zh-CN" });
+    // The page remembers the language in an effect that runs after the redraw; on a loaded
+    // machine that can come after the text changed, so wait for it (a second at most).
+    let expected = if after == "Cluster" { "en" } else { "zh-CN" };
+    let mut stored = String::new();
+    for _ in 0..20 {
+        stored = storage
+            .get_item("watchlab.lang")
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        if stored == expected {
+            break;
+        }
+        gloo_timers::future::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(stored, expected);
 }
 
 #[wasm_bindgen_test]
