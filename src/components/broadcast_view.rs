@@ -104,6 +104,22 @@ pub fn BroadcastView() -> Html {
         ),
         None => tr(&ctx, T::FanOutPick).to_string(),
     };
+    let counts_text = b
+        .counts
+        .map(|c| {
+            fill(
+                &ctx,
+                T::FanOutCounts,
+                &[
+                    &c.received.to_string(),
+                    &c.filtered.to_string(),
+                    &c.skipped.to_string(),
+                    &c.other.to_string(),
+                    &c.later.to_string(),
+                ],
+            )
+        })
+        .unwrap_or_default();
     let head = html! {
         <tr>
             <th class="c-id">{ "#" }</th><th class="c-stream">{ format!("{} · {} / {}", tr(&ctx, T::ColStream), tr(&ctx, T::ColFilter), tr(&ctx, T::Recent)) }</th>
@@ -120,10 +136,11 @@ pub fn BroadcastView() -> Html {
                 <WatchCost />
                 <ReconnectPanel />
             </div>
-            <p class="hint" id="fanout-title">{ fan_title }
+            // One line (cut with an ellipsis), the whole in its tooltip.
+            <p class="hint" id="fanout-title" title={format!("{fan_title} {counts_text}")}>{ fan_title }
                 if let Some(c) = b.counts {
                     <span class="fanout-counts" id="fanout-counts" data-received={c.received.to_string()} data-filtered={c.filtered.to_string()} data-skipped={c.skipped.to_string()} data-other={c.other.to_string()}>
-                        { fill(&ctx, T::FanOutCounts, &[&c.received.to_string(), &c.filtered.to_string(), &c.skipped.to_string(), &c.other.to_string(), &c.later.to_string()]) }
+                        { counts_text }
                     </span>
                 }
             </p>
