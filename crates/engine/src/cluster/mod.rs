@@ -710,20 +710,63 @@ mod tests {
 
     #[test]
     fn skipping_idle_controllers_changes_nothing() {
+        // The ledger, and what no ledger shows: each kube-proxy's rules and last sync, and the
+        // revision every informer cache reflects.
+        let seen = |c: &Cluster, out: &mut Vec<String>| {
+            out.extend(history_digest(c));
+            for p in &c.control_plane().kube_proxies {
+                out.push(format!(
+                    "{} {:?} {:?}",
+                    p.node_name(),
+                    p.last_sync(),
+                    p.rules()
+                ));
+            }
+            for controller in c.control_plane().all() {
+                for i in controller.informers() {
+                    let rv = i.informer().cache_resource_version();
+                    out.push(format!("{} {:?} {rv}", controller.name(), i.kind()));
+                }
+            }
+        };
         let run = |step_idle: bool| {
+            let mut out = Vec::new();
             let mut c = rolling_out();
             c.control_plane.step_idle = step_idle;
+            // A Service, so the kube-proxies (idle too when their watches are quiet) have
+            // rules to sync, and later its removal.
+            let service = crate::api::Object::from_value(
+                Kind::Service,
+                serde_json::json!({"metadata": {"name": "web", "namespace": "default"},
+                    "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}),
+            )
+            .unwrap();
+            c.unrecorded_api().create("kubectl", service).unwrap();
             let t = c.now().plus_secs(20);
             c.advance_to(t);
+            seen(&c, &mut out);
             c.apply(Action::KillNode("node-b".into())).unwrap();
             c.apply(scale_to(9)).unwrap();
             let t = c.now().plus_secs(90);
             c.advance_to(t);
             c.apply(Action::RestoreNode("node-b".into())).unwrap();
             c.apply(scale_to(3)).unwrap();
-            let t = c.now().plus_secs(90);
+            let t = c.now().plus_secs(30);
             c.advance_to(t);
-            history_digest(&c)
+            seen(&c, &mut out);
+            c.unrecorded_api()
+                .delete(
+                    "kubectl",
+                    Kind::Service,
+                    Some("default"),
+                    "web",
+                    &crate::apiserver::DeleteOptions::default(),
+                )
+                .unwrap();
+            let t = c.now().plus_secs(60);
+            c.advance_to(t);
+            seen(&c, &mut out);
+            out
         };
         assert_eq!(run(false), run(true));
     }

@@ -10,7 +10,7 @@ use crate::api::{Kind, Object};
 use crate::apiserver::{ApiServer, WatchEventType};
 use crate::client::{
     ClientError, IndexFunc, Informer, InformerConfig, ListParams, ListerWatcher, Notification,
-    ObjectList, Resource, StreamId, WatchEvent, WatchParams,
+    ObjectList, ReflectorPhase, Resource, StreamId, WatchEvent, WatchParams,
 };
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
@@ -201,6 +201,16 @@ impl ApiInformer {
 
     pub fn next_wakeup(&self) -> Option<Timestamp> {
         self.informer.next_wakeup()
+    }
+
+    /// Whether a step at `now` would neither read nor deliver anything: its watch is open and
+    /// without news, and nothing of its own (a delivery, a resync, a backoff) is due. Its
+    /// component may then skip the step ([`super::Controller::idle`]).
+    pub fn is_quiet(&self, now: Timestamp, api: &ApiServer) -> bool {
+        let ReflectorPhase::Watching { stream, .. } = self.informer.reflector().phase() else {
+            return false;
+        };
+        !api.stream_has_news(stream) && self.next_wakeup().is_none_or(|t| t > now)
     }
 }
 

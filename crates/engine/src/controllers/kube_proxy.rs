@@ -85,6 +85,12 @@ fn service_key(note: &Notification<Arc<Object>>) -> Option<ObjectKey> {
 }
 
 impl KubeProxy {
+    /// When the next sync may run: `--iptables-min-sync-period` after the last one.
+    fn sync_due(&self, now: Timestamp) -> Timestamp {
+        self.last_sync
+            .map_or(now, |t| t.plus_millis(MIN_SYNC_PERIOD_MS))
+    }
+
     pub fn new(node: &str, seed: u64, profile: &Profile) -> Self {
         KubeProxy {
             node: node.to_string(),
@@ -265,9 +271,7 @@ impl Controller for KubeProxy {
         self.dirty.extend(notes.iter().filter_map(service_key));
         let synced = services.has_synced() && slices.has_synced();
         let wake = earliest([services.next_wakeup(), slices.next_wakeup()]);
-        let due = self
-            .last_sync
-            .map_or(now, |t| t.plus_millis(MIN_SYNC_PERIOD_MS));
+        let due = self.sync_due(now);
         if synced && !self.dirty.is_empty() {
             if now >= due {
                 self.sync(now);
@@ -276,5 +280,21 @@ impl Controller for KubeProxy {
             }
         }
         wake
+    }
+
+    /// Idle when both watches are quiet and no sync is due: at a thousand nodes most proxies
+    /// have nothing to do at any instant (Services change rarely).
+    fn idle(&self, now: Timestamp, api: &ApiServer) -> Option<Option<Timestamp>> {
+        let (services, slices) = self.informers.as_ref()?;
+        if !self.running || !services.is_quiet(now, api) || !slices.is_quiet(now, api) {
+            return None;
+        }
+        let wake = earliest([services.next_wakeup(), slices.next_wakeup()]);
+        let synced = services.has_synced() && slices.has_synced();
+        if !synced || self.dirty.is_empty() {
+            return Some(wake);
+        }
+        let due = self.sync_due(now);
+        (now < due).then(|| earliest([wake, Some(due)]))
     }
 }

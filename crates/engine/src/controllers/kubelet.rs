@@ -26,7 +26,7 @@ use crate::api::node::{Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus, N
 use crate::api::pod::{Container, ContainerState, ContainerStateWaiting, ContainerStatus, Pod};
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions, Preconditions};
-use crate::client::{InformerConfig, ObjectKey, ReflectorPhase, WorkQueue};
+use crate::client::{InformerConfig, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
 use crate::hash::fnv1a64;
 use crate::rng::SimRng;
@@ -1023,17 +1023,13 @@ impl Controller for Kubelet {
 
     fn idle(&self, now: Timestamp, api: &ApiServer) -> Option<Option<Timestamp>> {
         let informer = self.pods.as_ref()?;
-        let ReflectorPhase::Watching { stream, .. } = informer.informer().reflector().phase()
-        else {
-            return None;
-        };
         let quiet = self.running
             && self.registered
             && self.runtimes_checked_at_start == self.starts
             && self.queue.is_empty()
             && (self.recorder.pending() == 0
                 || self.recorder.next_retry().is_some_and(|t| t > now))
-            && !api.stream_has_news(stream);
+            && informer.is_quiet(now, api);
         let wake = self.next_wakeup();
         (quiet && wake.is_none_or(|t| t > now)).then_some(wake)
     }
