@@ -2,9 +2,9 @@
 //! this binary, written as JSON lines that `scripts/bench_report.py` turns into the page and its
 //! plot. Three measurements:
 //!
-//! - **cluster**: the whole control plane converging — `N` nodes with their kubelets and leases,
-//!   the scheduler, node lifecycle, ReplicaSet/Deployment controllers, garbage collector, events
-//!   and every informer — after one Deployment of `P` replicas is created, virtual time advanced
+//! - **cluster**: the whole control plane converging — `N` nodes with their kubelets, leases and
+//!   kube-proxies, the scheduler, node lifecycle, ReplicaSet/Deployment/EndpointSlice/Endpoints
+//!   controllers, garbage collector, events and every informer — after one Deployment of `P` replicas is created, virtual time advanced
 //!   a second at a time until the Deployment reports every replica ready. Wall time, time per
 //!   pod, and the peak live heap per pod (a counting allocator: objects, history, events, caches).
 //! - **ledger**: the etcd-like store alone, `N` puts over `K` keys while `W` prefix watchers read
@@ -272,7 +272,13 @@ fn main() {
     let shapes = match (shapes.is_empty(), smoke) {
         (false, _) => shapes,
         (true, true) => vec![(3, 3), (10, 30)],
-        (true, false) => vec![(3, 3), (10, 300), (100, 3_000), (1_000, 30_000)],
+        (true, false) => vec![
+            (3, 3),
+            (10, 300),
+            (50, 1_500),
+            (100, 3_000),
+            (1_000, 30_000),
+        ],
     };
     let mut sink: Box<dyn Write> = match &out {
         Some(path) => match std::fs::File::create(path) {
