@@ -66,6 +66,8 @@ pub fn validate(schema: &Value, value: &Value, path: &str) -> Vec<FieldError> {
 /// `None` for one that does not compile (a stored CRD's were checked when it was written).
 type Patterns<'s> = HashMap<&'s str, Option<Regex>>;
 
+// Long on purpose: one openAPIV3Schema keyword after another (type, enum, bounds, lengths,
+// pattern, required, properties, items), each a few lines, in the order the errors are listed.
 fn validate_at<'s>(
     schema: &'s Value,
     value: &Value,

@@ -705,6 +705,8 @@ impl Kubelet {
         }
     }
 
+    // Long on purpose: a pod's start in the kubelet's order (a pod already running kept, the
+    // sandbox and its IP or FailedCreatePodSandBox, ContainerCreating, the image pulls), top down.
     fn start_pod(
         &mut self,
         now: Timestamp,

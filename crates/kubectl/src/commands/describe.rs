@@ -27,6 +27,8 @@ const FLAGS: &[FlagSpec] = &[
 
 const NO_TYPE: &str = "error: You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.\n";
 
+// Long on purpose: `kubectl describe`'s steps in order (flags, the objects each type and name
+// or selector finds, each described, with its events), each error with its real text.
 pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let p = parse_flags("describe", args, FLAGS)?;
     if p.args.is_empty() {
