@@ -232,3 +232,43 @@ proptest! {
         prop_assert_eq!(once, twice);
     }
 }
+
+/// A writer's copy of a stored object, modified and serialized before anything read the stored
+/// version, does not decide the stored version's `managedFields` (they are worked out lazily
+/// from an update record the copy shares).
+#[test]
+fn a_modified_copy_read_first_leaves_the_stored_managed_fields_alone() {
+    use watchlab_engine::api::{Kind, Object};
+    let mut s = ApiServer::new(1);
+    let (code, _) = apply(
+        &mut s,
+        "fieldManager=me",
+        &deployment(1, json!({"app":"web"}), "nginx"),
+    );
+    assert_eq!(code, 201);
+    let live = s.get(Kind::Deployment, Some("default"), "web").unwrap();
+    let mut scaled = (*live).clone();
+    if let Object::Deployment(d) = &mut scaled {
+        d.spec.replicas = Some(3);
+    }
+    let stored = s.update("alice", scaled).unwrap();
+    // A copy of the stored version, changed again and read first.
+    let mut copy = (*stored).clone();
+    if let Object::Deployment(d) = &mut copy {
+        d.spec.min_ready_seconds = Some(30);
+    }
+    let copy_json = serde_json::to_value(&copy).unwrap();
+    let stored_json = serde_json::to_value(&*stored).unwrap();
+    let alice = |v: &Value| {
+        v["metadata"]["managedFields"]
+            .as_array()
+            .and_then(|a| a.iter().find(|e| e["manager"] == "alice").cloned())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        alice(&stored_json)["fieldsV1"],
+        json!({"f:spec":{"f:replicas":{}}})
+    );
+    // The copy carries the stored version's entries, as a deep copy of them would.
+    assert_eq!(alice(&copy_json), alice(&stored_json));
+}

@@ -11,7 +11,7 @@ use super::{Kind, Object};
 use crate::clock::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// `ManagedFieldsOperationApply`.
 pub const APPLY: &str = "Apply";
@@ -117,6 +117,10 @@ struct Pending {
     time: Timestamp,
     /// Pending updates in this chain, this one included.
     depth: u8,
+    /// The stored version the write made ([`ManagedFields::mark_stored`]). Copies of it share
+    /// this update; one modified and read before the stored version must not resolve it from
+    /// its own fields, so it resolves the stored version instead.
+    stored: OnceLock<Weak<Object>>,
     resolved: OnceLock<Arc<Vec<ManagedFieldsEntry>>>,
 }
 
@@ -183,8 +187,17 @@ impl ManagedFields {
             subresource,
             time,
             depth,
+            stored: OnceLock::new(),
             resolved: OnceLock::new(),
         })))
+    }
+
+    /// Marks `stored` (the version the store now holds) as the object a pending update
+    /// belongs to, so it is resolved from that version's fields whichever copy is read first.
+    pub fn mark_stored(stored: &Arc<Object>) {
+        if let Repr::Pending(p) = &stored.meta().managed_fields.0 {
+            let _ = p.stored.set(Arc::downgrade(stored));
+        }
     }
 
     /// Unresolved updates this value would chain onto.
@@ -213,6 +226,13 @@ impl ManagedFields {
         };
         if p.resolved.get().is_some() {
             return;
+        }
+        // A copy (a writer's clone, perhaps modified since): the stored version decides.
+        if let Some(stored) = p.stored.get().and_then(Weak::upgrade) {
+            if !std::ptr::eq(Arc::as_ptr(&stored), owner) {
+                stored.meta().managed_fields.resolve(&stored);
+                return;
+            }
         }
         let prev = p.prev.lock().ok().and_then(|mut g| g.take());
         p.resolved.get_or_init(|| {

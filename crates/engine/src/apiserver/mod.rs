@@ -40,6 +40,7 @@ pub use ledger::{Ledger, LedgerEntry};
 pub use read::ObjectList;
 pub use watch::{WatchConfig, WatchEvent, WatchEventType, WatchStream};
 
+use crate::api::managed_fields::ManagedFields;
 use crate::api::namespace::Namespace;
 use crate::api::{Kind, Object, ObjectMeta, Registry};
 use crate::clock::Timestamp;
@@ -347,6 +348,7 @@ impl ApiServer {
                 limits::check_put(&self.store, self.quota_entries, &key, &obj)
                     .map_err(CommitError::Store)?;
                 let obj = Arc::new(*obj);
+                ManagedFields::mark_stored(&obj);
                 (
                     Op::Put {
                         key: key.clone(),
