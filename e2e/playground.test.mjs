@@ -955,6 +955,7 @@ test('zoomed for a projector (1280×720 at 125% = 1024×576): every control stay
 const unreadableText = (page, root) => page.$eval(root, (view) => {
   const bad = [];
   const marked = (el, cs) => cs.textOverflow === 'ellipsis' && el.closest('[title]') !== null;
+  // A line clamp draws its own ellipsis on its last line; the tooltip must say the rest.
   const clamped = (cs) => cs.webkitLineClamp !== 'none' && cs.webkitLineClamp !== '';
   for (const el of view.querySelectorAll('*')) {
     const text = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim();
@@ -968,8 +969,9 @@ const unreadableText = (page, root) => page.$eval(root, (view) => {
         if (cs.overflowX === 'visible') bad.push(`${where}: spills out of its box (${el.scrollWidth} > ${el.clientWidth} px)`);
         else if (['hidden', 'clip'].includes(cs.overflowX) && !marked(el, cs)) bad.push(`${where}: cut without an ellipsis and a tooltip`);
       }
-      if (el.scrollHeight > el.clientHeight + 1 && ['hidden', 'clip'].includes(cs.overflowY) && !clamped(cs)) {
-        bad.push(`${where}: cut at the bottom (${el.scrollHeight} > ${el.clientHeight} px)`);
+      if (el.scrollHeight > el.clientHeight + 1 && ['hidden', 'clip'].includes(cs.overflowY)) {
+        if (!clamped(cs)) bad.push(`${where}: cut at the bottom (${el.scrollHeight} > ${el.clientHeight} px)`);
+        else if (el.closest('[title]') === null) bad.push(`${where}: clamped to ${cs.webkitLineClamp} lines without a tooltip`);
       }
     }
     // Up to the view: the boxes that clip it must hold it (on each axis they clip), up to the
@@ -994,7 +996,7 @@ const unreadableText = (page, root) => page.$eval(root, (view) => {
   return bad;
 });
 
-test('readable on a projector: at 1024×576 and 1280×720, in both languages, no text of the header, the cluster, ledger, informers or broadcast view overlaps or is cut unmarked; the node columns stay in one row', async () => {
+test('readable on a projector: at 1024×576 and 1280×720, in both languages, no text of the header, the cluster, ledger, informers, broadcast, events or timeline view overlaps or is cut unmarked; the node columns stay in one row', async () => {
   const page = await open();
   // Pods in several states (Running, ContainerCreating, Pending), label diffs and Events (long
   // names) in the ledger.
@@ -1002,6 +1004,10 @@ test('readable on a projector: at 1024×576 and 1280×720, in both languages, no
   await run(page, 'kubectl label deployment orders-api team=orders -n production --overwrite');
   await run(page, 'kubectl run a-pod-with-a-rather-long-name-for-a-narrow-column --image=nginx -n production');
   await runFor(page, 1500);
+  // A write inspected from the timeline: the object as it left it shows below the marks.
+  await page.click('#tab-timeline');
+  await page.click('#timeline circle.dot.current');
+  await page.waitForSelector('#timeline circle.dot.selected');
   for (const lang of ['en', 'zh']) {
     if (lang === 'zh') {
       await page.click('#lang');
@@ -1016,14 +1022,51 @@ test('readable on a projector: at 1024×576 and 1280×720, in both languages, no
       const row = await page.$eval('#view-cluster .nodes', (el) => ({ wide: el.scrollWidth > el.clientWidth, x: getComputedStyle(el).overflowX, bar: getComputedStyle(el).scrollbarWidth }));
       // (Headless Chromium hides scrollbars; the style asks for one, always drawn.)
       if (row.wide) assert.ok(row.x === 'auto' && row.bar === 'auto', `${w}×${h}: the row scrolls sideways under a scrollbar ${JSON.stringify(row)}`);
-      for (const [view, drawn] of [['cluster', '.pod'], ['ledger', 'tr.entry'], ['informers', 'tr[data-informer]'], ['broadcast', '#fanout-diagram g.lane']]) {
+      for (const [view, drawn] of [['cluster', '.pod'], ['ledger', 'tr.entry'], ['informers', 'tr[data-informer]'], ['broadcast', '#fanout-diagram g.lane'],
+        ['events', 'tr.event'], ['timeline', 'circle.dot']]) {
         await page.click(`#tab-${view}`);
         await page.waitForSelector(`#view-${view} ${drawn}`);
         assert.deepEqual(await unreadableText(page, `#view-${view}`), [], `${view} at ${w}×${h} in ${lang}`);
       }
+      // The timeline's writer names end before their lane starts (the SVG scales them both).
+      const lanes = await page.$$eval('#timeline g.lane', (gs) => gs.map((g) => ({
+        name: g.querySelector('text.lane-label').textContent,
+        end: g.querySelector('text.lane-label').getBoundingClientRect().right,
+        line: g.querySelector('line.lane-line').getBoundingClientRect().left,
+      })).filter((l) => l.end > l.line - 2));
+      assert.deepEqual(lanes, [], `timeline lane names over their lanes at ${w}×${h} in ${lang}`);
       assert.deepEqual(await unreadableText(page, 'header'), [], `the header at ${w}×${h} in ${lang}`);
     }
   }
+  await done(page);
+});
+
+test('readable on a projector: the node map (above 60 nodes), its legend and an opened node, at 1024×576 and 1280×720 in both languages', async () => {
+  const page = await open();
+  await page.fill('#nodes', '61');
+  await page.click('#restart');
+  await page.waitForSelector('#node-map[data-nodes="61"]');
+  await runFor(page, 3000);
+  const pitch = Number(await page.getAttribute('#node-map', 'data-pitch'));
+  await page.click('#node-map', { position: { x: pitch / 2, y: pitch / 2 } });
+  await page.waitForSelector('#open-node');
+  await page.hover('#node-map', { position: { x: pitch * 1.5, y: pitch / 2 } });
+  await page.waitForFunction(() => document.querySelector('#node-map-hover').textContent.trim() !== '');
+  for (const lang of ['en', 'zh']) {
+    if (lang === 'zh') {
+      await page.click('#lang');
+      await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+    }
+    for (const [w, h] of [[1024, 576], [1280, 720]]) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForSelector('#open-node');
+      assert.deepEqual(await unreadableText(page, '#view-cluster'), [], `the node map at ${w}×${h} in ${lang}`);
+      const map = await page.$eval('#node-map', (c) => { const r = c.getBoundingClientRect(); return { left: r.left, right: r.right }; });
+      const view = await page.$eval('#view-cluster', (v) => { const r = v.getBoundingClientRect(); return { left: r.left, right: r.right }; });
+      assert.ok(map.left >= view.left - 1 && map.right <= view.right + 1, `the map ${JSON.stringify(map)} in the view ${JSON.stringify(view)} at ${w}×${h}`);
+    }
+  }
+  await screenshot(page, 'projector-node-map');
   await done(page);
 });
 

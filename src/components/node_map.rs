@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use super::window::on_window_resize;
 use super::{fill, tr, use_ctx};
 use crate::i18n::T;
 use crate::state::{pods_per_node, Action};
@@ -200,16 +201,20 @@ pub fn NodeMap() -> Html {
     let width = use_state_eq(|| UNMEASURED_WIDTH_PX);
     let hover = use_state_eq(|| None::<usize>);
     {
-        // After each render: follow the wrapper's width (window resizes, the splitter).
+        // After each render, and on each window resize (nothing re-renders while the clock is
+        // paused): follow the wrapper's width (window resizes, zoom, the splitter).
         let (wrapper, width) = (wrapper.clone(), width.clone());
-        use_effect(move || {
+        let measure = move || {
             if let Some(el) = wrapper.cast::<Element>() {
                 let w = el.client_width().max(0) as usize;
                 if w > 0 {
                     width.set(w);
                 }
             }
-        });
+        };
+        let on_resize = measure.clone();
+        use_effect(measure);
+        use_effect_with((), move |_| on_window_resize(on_resize));
     }
     let grid = Grid::new(frame.nodes.len(), *width);
     let open = ctx
@@ -279,7 +284,7 @@ pub fn NodeMap() -> Html {
                 }) }
                 <span class="key fill">{ fill(&ctx, T::LegendFill, &[&pods_per_node().to_string()]) }</span>
             </p>
-            <p class="hover" id="node-map-hover">{ line }</p>
+            <p class="hover" id="node-map-hover" title={line.clone()}>{ line }</p>
             <div class="map-scroll" ref={wrapper}>
                 <canvas id="node-map" ref={canvas} role="img" aria-label={fill(&ctx, T::NodeMapLabel, &[&frame.nodes.len().to_string()])}
                     data-nodes={frame.nodes.len().to_string()} data-columns={grid.columns.to_string()} data-pitch={grid.pitch.to_string()}

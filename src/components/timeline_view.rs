@@ -243,7 +243,7 @@ pub fn TimelineView() -> Html {
                 <text x={LEFT.to_string()} y={(height - 4.0).to_string()} class="axis" aria-hidden="true">{ format_time(start) }</text>
                 <text x={(WIDTH - 60.0).to_string()} y={(height - 4.0).to_string()} class="axis" aria-hidden="true">{ format_time(end) }</text>
             </svg>
-            <p id="timeline-detail" class="detail" aria-live="polite">{ detail }</p>
+            <p id="timeline-detail" class="detail" aria-live="polite" title={detail.clone()}>{ detail }</p>
             <InspectionPane />
         </div>
     }

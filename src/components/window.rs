@@ -72,6 +72,24 @@ fn measure(el: &Element, row_px: u32, head_px: u32) -> Scroll {
     }
 }
 
+/// Calls `f` on each resize of the browser window (also a zoom), until the returned cleanup
+/// runs: for an effect that must re-measure its container although nothing re-rendered (the
+/// clock paused, say).
+pub fn on_window_resize(f: impl Fn() + 'static) -> impl FnOnce() {
+    let on_resize = Closure::<dyn Fn()>::new(f);
+    let window = web_sys::window();
+    if let Some(w) = &window {
+        let _ = w.add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref());
+    }
+    move || {
+        if let Some(w) = &window {
+            let _ =
+                w.remove_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref());
+        }
+        drop(on_resize);
+    }
+}
+
 /// Follows the scroll container `node` (scroll, resize): returns the window over `total` rows
 /// and the `onscroll` callback to put on the container. Only a change of the first row in
 /// view or of the height re-renders (not every scrolled pixel).
@@ -98,25 +116,11 @@ pub fn use_window(
     {
         let (node, scroll) = (node.clone(), scroll.clone());
         use_effect_with((), move |_| {
-            let on_resize = Closure::<dyn Fn()>::new(move || {
+            on_window_resize(move || {
                 if let Some(el) = node.cast::<Element>() {
                     scroll.set(measure(&el, row_px, head_px));
                 }
-            });
-            let window = web_sys::window();
-            if let Some(w) = &window {
-                let _ = w
-                    .add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref());
-            }
-            move || {
-                if let Some(w) = &window {
-                    let _ = w.remove_event_listener_with_callback(
-                        "resize",
-                        on_resize.as_ref().unchecked_ref(),
-                    );
-                }
-                drop(on_resize);
-            }
+            })
         });
     }
     let onscroll = {
