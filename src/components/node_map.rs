@@ -192,6 +192,8 @@ fn draw(canvas: &HtmlCanvasElement, grid: &Grid, pixels: &[u8]) -> Option<()> {
 const UNMEASURED_WIDTH_PX: usize = 900;
 
 /// The map of every node; a click (or Enter on the node field) opens one.
+// Long on purpose: a yew function component holds its hooks (measured width, window resize,
+// hover, the canvas redraw) before its markup, which reads them.
 #[component]
 pub fn NodeMap() -> Html {
     let ctx = use_ctx();
