@@ -116,7 +116,15 @@ fn kubectl_sees_crash_loops_completions_and_failed_readiness() {
     let phase = s.ok(&["get", "pod", "job", "-o", "jsonpath={.status.phase}"]);
     assert_eq!(phase, "Succeeded");
 
-    let d = s.ok(&["describe", "pod", "crash"]);
+    // The container runs 5 s between back-offs, so describe it while it waits.
+    let d = wait_until(
+        "crash described while in back-off",
+        Duration::from_secs(60),
+        || {
+            let d = s.ok(&["describe", "pod", "crash"]);
+            d.contains("Reason:       CrashLoopBackOff").then_some(d)
+        },
+    );
     for line in [
         "Last State:     Terminated",
         "Reason:       Error",
