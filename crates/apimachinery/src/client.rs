@@ -43,6 +43,27 @@ pub trait ApiClient {
     /// client then re-watches from the last resourceVersion it saw.
     fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>>;
 
+    /// A GET whose answer is asked for in the representation an Accept header names, such as
+    /// kubectl's `application/json;as=Table;v=v1;g=meta.k8s.io` ([`crate::table`]). As in HTTP
+    /// content negotiation, a server that cannot give that representation answers the plain JSON
+    /// (kubectl's Accept lists `application/json` last), which is this default.
+    fn get_accepting(&mut self, path_and_query: &str, accept: &str) -> ApiResponse {
+        let _ = accept;
+        self.request("GET", path_and_query, None, None)
+    }
+
+    /// A watch whose events carry their objects in the representation `accept` names (a Table
+    /// event's object is a one-row Table); the default, like a server without that
+    /// representation, streams plain JSON objects.
+    fn watch_accepting(
+        &mut self,
+        path_and_query: &str,
+        accept: &str,
+    ) -> Result<WatchId, ApiResponse> {
+        let _ = accept;
+        self.watch(path_and_query)
+    }
+
     /// Closes the stream from the client side.
     fn stop_watch(&mut self, id: WatchId);
 

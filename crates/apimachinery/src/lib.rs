@@ -1,6 +1,6 @@
 //! The vocabulary that watchlab's API server and its clients share, named after
 //! `k8s.io/apimachinery`: label and field selectors, name and label validation, the `Status`
-//! error object, request paths and query options, quantities, and the client trait.
+//! error object, request paths and query options, quantities, the client trait, and the `Table` of server-side printing.
 #![cfg_attr(
     not(test),
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
@@ -14,4 +14,5 @@ pub mod quote;
 pub mod request;
 pub mod rfc3339;
 pub mod status;
+pub mod table;
 pub mod validation;

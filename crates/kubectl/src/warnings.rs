@@ -47,6 +47,20 @@ impl ApiClient for Recorder<'_> {
         self.inner.watch(path_and_query)
     }
 
+    fn get_accepting(&mut self, path_and_query: &str, accept: &str) -> ApiResponse {
+        let r = self.inner.get_accepting(path_and_query, accept);
+        self.warnings.extend(self.inner.take_warnings());
+        r
+    }
+
+    fn watch_accepting(
+        &mut self,
+        path_and_query: &str,
+        accept: &str,
+    ) -> Result<WatchId, ApiResponse> {
+        self.inner.watch_accepting(path_and_query, accept)
+    }
+
     fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>> {
         self.inner.poll_watch(id)
     }
