@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Turns runs of the `scale` benchmark (JSON lines, crates/engine/benches/scale.rs) into
-BENCHMARKS.md and an SVG plot. Standard library only; every figure comes from a run.
+"""Turns runs of the `scale` benchmark (JSON lines, crates/bench/benches/scale.rs) and of its
+rivals (scripts/bench_wasm.mjs: the same run in headless Chromium) into BENCHMARKS.md and an
+SVG plot. Standard library only; every figure comes from a run.
 
     bench_report.py NEW.jsonl ALL.jsonl BENCHMARKS.md docs/bench.svg
 
@@ -31,13 +32,19 @@ def load(path):
     return rows
 
 
+def runtime(row):
+    """Where a row ran: `native` (benches/scale.rs; rows without the field), `wasm` (the same
+    run in headless Chromium, scripts/bench_wasm.mjs) or a rival (`etcd`, `webernetes`)."""
+    return row.get("runtime", "native")
+
+
 def shape(row):
     """What a row measures, apart from its figures: a new row replaces the old one of its shape."""
     b = row["bench"]
     if b == "cluster":
-        return (b, row["nodes"], row["pods"])
+        return (b, row["nodes"], row["pods"], runtime(row))
     if b == "ledger":
-        return (b, row["puts"], row["keys"], row["watchers"])
+        return (b, row["puts"], row["keys"], row["watchers"], runtime(row))
     if b == "fanout":
         return (b, row["watchers"], row["selective"])
     return (b,)
@@ -48,9 +55,9 @@ def order(row):
     b = row["bench"]
     rank = {"cluster": 0, "ledger": 1, "fanout": 2}.get(b, 3)
     if b == "cluster":
-        return (rank, row["pods"], row["nodes"])
+        return (rank, row["pods"], row["nodes"], runtime(row))
     if b == "ledger":
-        return (rank, row["puts"], row["keys"], row["watchers"])
+        return (rank, row["puts"], row["keys"], row["watchers"], runtime(row))
     if b == "fanout":
         return (rank, row["watchers"], not row["selective"])
     return (rank,)
@@ -164,7 +171,10 @@ def svg_panel(x0, y0, w, h, title, xlabel, ylabel, series):
 
 
 def write_svg(rows, path):
-    clusters = [r for r in rows if r["bench"] == "cluster" and r.get("converged")]
+    clusters = [r for r in rows if r["bench"] == "cluster" and r.get("converged")
+                and runtime(r) == "native"]
+    wasm = [r for r in rows if r["bench"] == "cluster" and r.get("converged")
+            and runtime(r) == "wasm"]
     fanout = [r for r in rows if r["bench"] == "fanout"]
     width, height = 980, 380
     out = [
@@ -178,6 +188,9 @@ def write_svg(rows, path):
             ("µs of CPU time", "#1f77b4", [(r["pods"], r["us_per_pod"]) for r in clusters]),
             ("KiB of peak heap", "#d62728",
              [(r["pods"], r["bytes_per_pod"] / 1024) for r in clusters]),
+            ("wasm: µs of wall time", "#9467bd", [(r["pods"], r["us_per_pod"]) for r in wasm]),
+            ("wasm: KiB of linear memory", "#8c564b",
+             [(r["pods"], r["bytes_per_pod"] / 1024) for r in wasm]),
         ],
     )
     out += svg_panel(
@@ -208,14 +221,61 @@ def runs(rows):
     return [seen[k] for k in sorted(seen)]
 
 
+def ratio(a, b):
+    """`a / b` as "1.8×", or "–" when either side is missing."""
+    if not a or not b:
+        return "–"
+    return f"{a / b:.1f}×" if a / b >= 1 else f"{a / b:.2f}×"
+
+
+def wasm_section(rows):
+    """The whole cluster in headless Chromium beside the native run of the same shape."""
+    native = {shape(r)[:3]: r for r in rows if r["bench"] == "cluster" and runtime(r) == "native"}
+    wasm = [r for r in rows if r["bench"] == "cluster" and runtime(r) == "wasm"]
+    lines = [
+        "",
+        "## Whole cluster: native and wasm side by side",
+        "",
+        "The same run (`crates/bench`'s `whole_cluster`, the code of the native rows above)",
+        "compiled to wasm32 with the same `bench` profile and called from a fresh page in Debian's",
+        "headless Chromium (`scripts/bench_wasm.mjs`). *wasm wall* is `performance.now()` around",
+        "the call; *wasm memory* is the linear memory's size at the end, which is the run's peak",
+        "(wasm memory never grows back) and includes the allocator's free space, so it is above the",
+        "native *peak heap* (live bytes only). *wasm/native* divides the wall times.",
+        "",
+        "| nodes × pods | wasm wall | native wall | wasm/native | wasm memory | per pod "
+        "| native peak heap | wasm/native memory | virtual time | commit |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    if not wasm:
+        lines.append("| not measured yet (`./x bench wasm`) | | | | | | | | | |")
+    for r in wasm:
+        n = native.get(shape(r)[:3], {})
+        size = f"{fmt_int(r['nodes'])} × {fmt_int(r['pods'])}"
+        if not r.get("converged"):
+            why = r.get("error") or "did not converge in an hour of virtual time"
+            lines.append(f"| {size} | {why} | | | | | | | | `{r.get('commit', '?')}` |")
+            continue
+        lines.append(
+            f"| {size} | {fmt_secs(r['seconds'])} "
+            f"| {fmt_secs(n['seconds']) if n.get('seconds') else '–'} "
+            f"| {ratio(r['seconds'], n.get('seconds'))} "
+            f"| {fmt_bytes(r['memory_bytes'])} | {fmt_bytes(r['bytes_per_pod'])} "
+            f"| {fmt_bytes(n['peak_bytes']) if n.get('peak_bytes') else '–'} "
+            f"| {ratio(r['memory_bytes'], n.get('peak_bytes'))} "
+            f"| {r['virtual_seconds']} s | `{r.get('commit', '?')}` |"
+        )
+    return lines
+
+
 def write_markdown(rows, path, svg_rel):
-    clusters = [r for r in rows if r["bench"] == "cluster"]
-    ledger = [r for r in rows if r["bench"] == "ledger"]
+    clusters = [r for r in rows if r["bench"] == "cluster" and runtime(r) == "native"]
+    ledger = [r for r in rows if r["bench"] == "ledger" and runtime(r) == "native"]
     fanout = [r for r in rows if r["bench"] == "fanout"]
     lines = [
         "# Benchmarks",
         "",
-        "Written by `./x bench` (crates/engine/benches/scale.rs → scripts/bench_report.py, from",
+        "Written by `./x bench` (crates/bench/benches/scale.rs → scripts/bench_report.py, from",
         "the rows kept in docs/bench-results.jsonl); do not edit by hand. `./x bench NODESxPODS`",
         "re-measures those shapes only and keeps the other rows, so each row names the commit",
         f"that measured it ({platform.machine()}; `+`: with uncommitted changes). Runs: "
@@ -255,6 +315,7 @@ def write_markdown(rows, path, svg_rel):
             f"| {fmt_bytes(r['peak_bytes'])} | {fmt_bytes(r['bytes_per_pod'])} "
             f"| {fmt_int(r['revision'])} | {fmt_int(r['events'])} | `{r.get('commit', '?')}` |"
         )
+    lines += wasm_section(rows)
     lines += [
         "",
         "## The ledger alone",

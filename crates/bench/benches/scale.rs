@@ -4,15 +4,17 @@
 //!
 //! - **cluster**: the whole control plane converging — `N` nodes with their kubelets, leases and
 //!   kube-proxies, the scheduler, node lifecycle, ReplicaSet/Deployment/EndpointSlice/Endpoints
-//!   controllers, garbage collector, events and every informer — after one Deployment of `P` replicas is created, virtual time advanced
-//!   a second at a time until the Deployment reports every replica ready. Wall time, time per
-//!   pod, and the peak live heap per pod (a counting allocator: objects, history, events, caches).
+//!   controllers, garbage collector, events and every informer — after one Deployment of `P`
+//!   replicas is created, virtual time advanced a second at a time until the Deployment reports
+//!   every replica ready (`watchlab_bench::whole_cluster`, also run in wasm by
+//!   `scripts/bench_wasm.mjs`). Wall time, time per pod, and the peak live heap per pod (a
+//!   counting allocator: objects, history, events, caches).
 //! - **ledger**: the etcd-like store alone, `N` puts over `K` keys while `W` prefix watchers read
 //!   each revision's events (as etcd's watchable store syncs its watchers).
 //! - **fanout**: the API server's watch fan-out, the cost per created pod with `W` watchers that
 //!   are selective (`spec.nodeName=` kubelet watches: one matches) or all-matching.
 //!
-//! `cargo bench -p watchlab-engine --bench scale -- [--smoke] [--out FILE] [NODESxPODS ...]`.
+//! `cargo bench -p watchlab-bench --bench scale -- [--smoke] [--out FILE] [NODESxPODS ...]`.
 //! Run under `cargo test` (no `--bench` argument) it takes the smoke sizes, so CI keeps the
 //! harness working in seconds.
 
@@ -24,10 +26,10 @@ use std::time::Instant;
 
 use watchlab_apimachinery::fields::FieldSelector;
 use watchlab_apimachinery::request::ListOptions;
+use watchlab_bench::whole_cluster;
 use watchlab_engine::api::pod::{Container, Pod, PodSpec};
 use watchlab_engine::api::{Kind, Object, ObjectMeta};
 use watchlab_engine::apiserver::{ApiServer, ServerConfig};
-use watchlab_engine::cluster::{Action, Cluster, ClusterConfig, ProfileName};
 use watchlab_engine::store::Store;
 
 /// Counts live heap bytes and their peak (benchmark binary only).
@@ -88,42 +90,13 @@ fn cpu_or_wall_since(start: (Instant, Option<f64>)) -> f64 {
     .max(1e-9)
 }
 
-/// The whole control plane from one create to every replica ready.
+/// The whole control plane from one create to every replica ready ([`whole_cluster`], the run
+/// the wasm row repeats in the browser), with its CPU and wall time and its peak live heap.
 fn cluster(nodes: usize, pods: u32) -> String {
     let base = reset_peak();
-    let names: Vec<String> = (0..nodes).map(|i| format!("node-{i}")).collect();
     let start = Instant::now();
     let cpu_start = cpu_seconds();
-    let mut cluster = Cluster::new(ClusterConfig {
-        nodes: names,
-        seed_objects: false,
-        profile: ProfileName::Training,
-        ..ClusterConfig::default()
-    });
-    let created = cluster.apply(Action::CreateDeployment {
-        namespace: "default".into(),
-        name: "web".into(),
-        image: "nginx:1.27".into(),
-        replicas: pods,
-        labels: vec![("app".into(), "web".into())],
-    });
-    let mut t = cluster.now();
-    let mut converged = created.is_ok();
-    while converged {
-        t = t.plus_millis(1000);
-        cluster.advance_to(t);
-        let ready = cluster
-            .api()
-            .get(Kind::Deployment, Some("default"), "web")
-            .ok()
-            .and_then(|o| o.as_deployment().map(|d| d.status.ready_replicas))
-            .unwrap_or(0);
-        if ready >= i32::try_from(pods).unwrap_or(i32::MAX) {
-            break;
-        }
-        // An hour of virtual time without converging is a failure, reported as such.
-        converged = t.0 < 3_600_000;
-    }
+    let run = whole_cluster(nodes, pods);
     let secs = start.elapsed().as_secs_f64();
     // Time per pod on the CPU time when the platform reports it, else on wall time.
     let cpu = match (cpu_start, cpu_seconds()) {
@@ -133,17 +106,12 @@ fn cluster(nodes: usize, pods: u32) -> String {
     let per_pod = cpu.unwrap_or(secs) * 1e6 / f64::from(pods.max(1));
     let cpu = cpu.map_or("null".to_string(), |c| format!("{c:.4}"));
     let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
-    let events = cluster
-        .api()
-        .list(Kind::Event, None, &ListOptions::default())
-        .map_or(0, |l| l.items.len());
     format!(
-        "{{\"bench\":\"cluster\",\"nodes\":{nodes},\"pods\":{pods},\"converged\":{converged},\
-         \"seconds\":{secs:.4},\"cpu_seconds\":{cpu},\"us_per_pod\":{per_pod:.2},\"virtual_seconds\":{},\
-         \"peak_bytes\":{peak},\"bytes_per_pod\":{},\"revision\":{},\"events\":{events}}}",
-        t.0 / 1000,
+        "{{\"bench\":\"cluster\",\"nodes\":{nodes},\"pods\":{pods},{},\
+         \"seconds\":{secs:.4},\"cpu_seconds\":{cpu},\"us_per_pod\":{per_pod:.2},\
+         \"peak_bytes\":{peak},\"bytes_per_pod\":{}}}",
+        run.json_fields(),
         peak / pods.max(1) as usize,
-        cluster.api().revision(),
     )
 }
 

@@ -1,0 +1,103 @@
+//! The whole-cluster run that `./x bench` measures, in one place so that the native benchmark
+//! (`benches/scale.rs`) and its wasm32 build in headless Chromium (`src/wasm.rs`, driven by
+//! `scripts/bench_wasm.mjs`) run the very same code: a cluster of `N` nodes with every component
+//! on, one Deployment of `P` replicas created through `Cluster`'s public API, virtual time
+//! advanced a second at a time until the Deployment reports every replica ready. Timing and
+//! memory are the caller's (a counting allocator and the thread's CPU time natively,
+//! `performance.now()` and the linear memory's size in the browser).
+
+use watchlab_apimachinery::request::ListOptions;
+use watchlab_engine::api::Kind;
+use watchlab_engine::cluster::{Action, Cluster, ClusterConfig, ProfileName};
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+/// How a whole-cluster run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WholeCluster {
+    /// Every replica ready within an hour of virtual time.
+    pub converged: bool,
+    /// Virtual seconds from the create to convergence (or to giving up).
+    pub virtual_seconds: u64,
+    /// The ledger's revision at the end: how many writes the run made.
+    pub revision: u64,
+    /// Events stored at the end.
+    pub events: usize,
+}
+
+impl WholeCluster {
+    /// The run's own fields as JSON members (no braces), for a benchmark row.
+    pub fn json_fields(&self) -> String {
+        format!(
+            "\"converged\":{},\"virtual_seconds\":{},\"revision\":{},\"events\":{}",
+            self.converged, self.virtual_seconds, self.revision, self.events
+        )
+    }
+}
+
+/// The whole control plane from one create to every replica ready: `nodes` nodes named
+/// `node-<i>`, a Deployment `default/web` of `pods` replicas.
+pub fn whole_cluster(nodes: usize, pods: u32) -> WholeCluster {
+    let names: Vec<String> = (0..nodes).map(|i| format!("node-{i}")).collect();
+    let mut cluster = Cluster::new(ClusterConfig {
+        nodes: names,
+        seed_objects: false,
+        profile: ProfileName::Training,
+        ..ClusterConfig::default()
+    });
+    let created = cluster.apply(Action::CreateDeployment {
+        namespace: "default".into(),
+        name: "web".into(),
+        image: "nginx:1.27".into(),
+        replicas: pods,
+        labels: vec![("app".into(), "web".into())],
+    });
+    let want = i32::try_from(pods).unwrap_or(i32::MAX);
+    let mut t = cluster.now();
+    let mut converged = created.is_ok();
+    while converged {
+        t = t.plus_millis(1000);
+        cluster.advance_to(t);
+        let ready = cluster
+            .api()
+            .get(Kind::Deployment, Some("default"), "web")
+            .ok()
+            .and_then(|o| o.as_deployment().map(|d| d.status.ready_replicas))
+            .unwrap_or(0);
+        if ready >= want {
+            break;
+        }
+        // An hour of virtual time without converging is a failure, reported as such.
+        converged = t.0 < 3_600_000;
+    }
+    let events = cluster
+        .api()
+        .list(Kind::Event, None, &ListOptions::default())
+        .map_or(0, |l| l.items.len());
+    WholeCluster {
+        converged,
+        virtual_seconds: t.0 / 1000,
+        revision: cluster.api().revision(),
+        events,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_cluster_converges_and_reports_its_writes() {
+        let run = whole_cluster(3, 3);
+        assert!(run.converged, "{run:?}");
+        // Three nodes, a Deployment, its ReplicaSet and three pods at least, each written.
+        assert!(run.revision > 8, "{run:?}");
+        assert!(run.events > 0, "{run:?}");
+        let json = format!("{{{}}}", run.json_fields());
+        assert!(
+            json.starts_with("{\"converged\":true,\"virtual_seconds\":"),
+            "{json}"
+        );
+    }
+}
