@@ -1,11 +1,12 @@
-//! kubectl's JSONPath: input = a template, optionally followed (after a newline) by the JSON
+//! client-go's JSONPath (apimachinery) with kubectl's error texts: input = a template, optionally followed (after a newline) by the JSON
 //! document to run it on (a Deployment otherwise). Never panics; a parse or execution error
 //! renders kubectl's message.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
-use watchlab_kubectl::jsonpath::{execution_error_text, parse_error_text, relaxed, JsonPath};
+use watchlab_apimachinery::jsonpath::JsonPath;
+use watchlab_kubectl::output::{execution_error_text, parse_error_text, relaxed};
 
 fn deployment() -> Value {
     json!({"apiVersion": "apps/v1", "kind": "Deployment",

@@ -18,8 +18,8 @@ use std::rc::Rc;
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
+use watchlab_apimachinery::client::EPOCH_UNIX_SECONDS;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
-use watchlab_kubectl::age::EPOCH_UNIX_SECONDS;
 
 /// Watch streams open at once. Browsers allow six HTTP/1.1 connections per host (`kubectl
 /// proxy` speaks HTTP/1.1); a synchronous request needs a free one or the page would wait for a

@@ -6,14 +6,16 @@
 //! kubectl's, so the live mode adds no semantics of its own.
 
 use serde_json::Value;
+use watchlab_apimachinery::client::virtual_now_unix_ms;
 use watchlab_apimachinery::client::ApiClient;
+use watchlab_apimachinery::duration::since;
+use watchlab_apimachinery::rfc3339::parse_unix_millis;
 use watchlab_engine::api::node::Node;
 use watchlab_engine::api::pod::Pod;
 use watchlab_engine::client::{Informer, InformerConfig, ReflectorPhase, Resource};
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::cluster::{node_view, pod_view, NodeView, PodView};
 use watchlab_engine::rng::SimRng;
-use watchlab_kubectl::age::{parse_rfc3339_ms, since, virtual_now_unix_ms};
 
 use super::lister::{JsonListerWatcher, LiveObject, RawLog};
 use crate::console::Console;
@@ -245,7 +247,7 @@ impl LiveModel {
                     ),
                     message: text("/message"),
                 };
-                (seen.as_deref().and_then(parse_rfc3339_ms), row)
+                (seen.as_deref().and_then(parse_unix_millis), row)
             })
             .collect();
         rows.sort_by_key(|(t, _)| *t);

@@ -6,6 +6,15 @@
 //! an HTTP status code and a JSON body (the object, a list, or a `Status`). A watch is a stream
 //! that yields one JSON line per event, exactly what a chunked HTTP watch body carries.
 
+/// The calendar instant the API server's virtual clock counts from ([`ApiClient::now_ms`]):
+/// 2026-01-01T00:00:00Z, the same instant as `watchlab_engine::clock::EPOCH_UNIX_SECONDS`.
+pub const EPOCH_UNIX_SECONDS: i64 = 1_767_225_600;
+
+/// Converts the server's virtual `now_ms` to Unix milliseconds.
+pub fn virtual_now_unix_ms(now_ms: u64) -> i64 {
+    EPOCH_UNIX_SECONDS * 1000 + i64::try_from(now_ms).unwrap_or(i64::MAX / 2)
+}
+
 /// An HTTP-shaped answer: the status code and the JSON body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiResponse {

@@ -26,6 +26,7 @@ use tokio::sync::{mpsc, Notify};
 use tokio::task::{spawn_local, LocalSet};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
+use watchlab_apimachinery::client::virtual_now_unix_ms;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
 use watchlab_apimachinery::request::{parse_request, RequestInfo, Verb};
 use watchlab_apimachinery::status::Status;
@@ -34,7 +35,6 @@ use watchlab_engine::apiserver::limits::MAX_REQUEST_BODY_BYTES;
 use watchlab_engine::clock::{Timestamp, EPOCH_UNIX_SECONDS};
 use watchlab_engine::cluster::{Action, Cluster, ClusterConfig};
 use watchlab_engine::journal::MAX_START_MS;
-use watchlab_kubectl::age::virtual_now_unix_ms;
 
 use crate::args::{Args, Start};
 use crate::clock_driver::{ClockDriver, TICK_MS};

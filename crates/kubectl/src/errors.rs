@@ -103,7 +103,7 @@ fn invalid_text(status: &Status) -> String {
         format!(
             "The {} {} is invalid",
             d.kind,
-            crate::gofmt::go_quote(&d.name)
+            watchlab_apimachinery::gofmt::go_quote(&d.name)
         )
     };
     let mut causes: Vec<String> = Vec::new();

@@ -3,12 +3,12 @@
 //! repeated header (widths remembered like kubectl's tabwriter), or the raw JSON event lines.
 //! Like kubectl's `UntilWithoutRetry`, it ends when the server ends the stream.
 
-use crate::age::virtual_now_unix_ms;
 use crate::output::ObjectPrinter;
 use crate::resources::ResourceType;
 use crate::shell::{grep_keeps, Filter};
 use crate::targets::with_type_meta;
 use serde_json::Value;
+use watchlab_apimachinery::client::virtual_now_unix_ms;
 use watchlab_apimachinery::client::{ApiClient, WatchId};
 
 /// What a poll produced.

@@ -7,8 +7,8 @@
 //!   returns an [`Outcome`]; a `-w` command also returns a [`Follow`] to poll as the cluster
 //!   advances ([`Follow::poll`] → [`FollowOutput`]; [`Follow::stop`] closes it).
 //! - [`printers::table`] is the pure (resource, items, now) → [`printers::Table`] column logic,
-//!   reusable for `as=Table` responses; [`jsonpath::JsonPath`] is kubectl's template language;
-//!   [`age::human_duration`] is apimachinery's HumanDuration.
+//!   reusable for `as=Table` responses; its JSONPath and human durations are apimachinery's
+//!   (`watchlab_apimachinery::jsonpath`, `watchlab_apimachinery::duration`).
 //!
 //! ```text
 //! let mut k = Kubectl::new();
@@ -20,13 +20,10 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
-pub mod age;
 mod commands;
 pub mod errors;
 pub mod flags;
 pub mod follow;
-pub mod gofmt;
-pub mod jsonpath;
 pub mod manifest;
 pub mod merge_patch;
 pub mod object;

@@ -4,14 +4,14 @@
 //! so a `get -w` stream prints its header once and keeps the table's column widths.
 
 use crate::errors::CmdError;
-use crate::gofmt::go_plain;
-use crate::jsonpath::{execution_error_text, parse_error_text, relaxed, JsonPath};
 use crate::object::{name, str_at};
 use crate::printers::{custom_resource_table, decorate, table};
 use crate::resources::{self, ResourceType};
 use crate::tabwriter::TabWriter;
 use serde::Serialize;
 use serde_json::Value;
+use watchlab_apimachinery::gofmt::{go_plain, go_quote, go_syntax};
+use watchlab_apimachinery::jsonpath::{JsonPath, JsonPathError};
 
 /// Formats `kubectl get` accepts, in the order its error message lists them.
 pub const GET_FORMATS: &str = "custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml";
@@ -389,6 +389,36 @@ fn custom_columns(cols: &[(String, JsonPath)], items: &[Value]) -> (Vec<String>,
     (headers, rows)
 }
 
+/// kubectl's `RelaxedJSONPathExpression`: `.a.b`, `a.b`, `{a.b}` and `{.a.b}` all mean `{.a.b}`.
+pub fn relaxed(expr: &str) -> Result<String, String> {
+    if expr.is_empty() {
+        return Ok(String::new());
+    }
+    let inner = match expr.strip_prefix('{').and_then(|e| e.strip_suffix('}')) {
+        Some(inner) => inner,
+        None => expr,
+    };
+    let inner = inner.strip_prefix('.').unwrap_or(inner);
+    if inner.is_empty() || inner.contains(['{', '}']) {
+        return Err("unexpected path string, expected a 'name1.name2' or '.name1.name2' or '{name1.name2}' or '{.name1.name2}'".into());
+    }
+    Ok(format!("{{.{inner}}}"))
+}
+
+/// The full text kubectl prints when executing a template fails.
+pub fn execution_error_text(template: &str, err: &JsonPathError, data: &Value) -> String {
+    format!(
+        "error: error executing jsonpath {}: Error executing template: {err}. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{template}\n\tobject given to jsonpath engine was:\n\t\t{}\n\n\n",
+        go_quote(template),
+        go_syntax(data)
+    )
+}
+
+/// The text kubectl prints when a template does not parse.
+pub fn parse_error_text(template: &str, err: &JsonPathError) -> String {
+    format!("error: error parsing jsonpath {template}, {err}\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,5 +487,27 @@ mod tests {
             p.print_items(None, &items, None, 0).unwrap(),
             "NAME   RV    X\na      7     <none>\n"
         );
+    }
+
+    #[test]
+    fn error_texts_wrap_like_kubectl() {
+        let err = JsonPathError::Exec("foo is not found".into());
+        let text = execution_error_text("{.foo}", &err, &json!({"a": 1}));
+        assert_eq!(
+            text,
+            "error: error executing jsonpath \"{.foo}\": Error executing template: foo is not found. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{.foo}\n\tobject given to jsonpath engine was:\n\t\tmap[string]interface {}{\"a\":1}\n\n\n"
+        );
+        assert_eq!(
+            parse_error_text("{.foo", &JsonPathError::Parse("unclosed action".into())),
+            "error: error parsing jsonpath {.foo, unclosed action\n"
+        );
+    }
+
+    #[test]
+    fn relaxed_paths() {
+        assert_eq!(relaxed(".lastTimestamp").unwrap(), "{.lastTimestamp}");
+        assert_eq!(relaxed("metadata.name").unwrap(), "{.metadata.name}");
+        assert_eq!(relaxed("{.a.b}").unwrap(), "{.a.b}");
+        assert!(relaxed("{a}{b}").is_err());
     }
 }

@@ -6,12 +6,12 @@
 //! A custom resource's columns are its definition's `additionalPrinterColumns`, each cell read
 //! at its JSONPath ([`printer_cell`], shared with the HTTP server's Table).
 
-use crate::age::since;
-use crate::jsonpath::JsonPath;
 use crate::object::{array, at, int, joined_map, name, str_at, string, string_map};
 use crate::service_printers;
 use serde::Deserialize;
 use serde_json::Value;
+use watchlab_apimachinery::duration::since;
+use watchlab_apimachinery::jsonpath::JsonPath;
 
 /// One column, as in `metav1.TableColumnDefinition`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -637,8 +637,8 @@ pub fn decorate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::age::virtual_now_unix_ms;
     use serde_json::json;
+    use watchlab_apimachinery::client::virtual_now_unix_ms;
 
     fn pod(status: Value) -> Value {
         json!({

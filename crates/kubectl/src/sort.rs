@@ -3,9 +3,10 @@
 //! (`pod-2` before `pod-10`, as kubectl's sortorder.NaturalLess), booleans false first.
 
 use crate::errors::CmdError;
-use crate::jsonpath::{parse_error_text, relaxed, JsonPath};
+use crate::output::{parse_error_text, relaxed};
 use serde_json::Value;
 use std::cmp::Ordering;
+use watchlab_apimachinery::jsonpath::JsonPath;
 
 /// Sorts `items` by the field expression (`.lastTimestamp`, `{.metadata.name}`...).
 pub fn sort_items(items: &mut [Value], expr: &str) -> Result<(), CmdError> {

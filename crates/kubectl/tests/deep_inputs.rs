@@ -3,7 +3,7 @@
 //! build (the largest frames), on a thread with half of that.
 
 use serde_json::json;
-use watchlab_kubectl::jsonpath::JsonPath;
+use watchlab_apimachinery::jsonpath::JsonPath;
 use watchlab_kubectl::{manifest, shell};
 
 const SMALL_STACK: usize = 512 * 1024;
@@ -58,7 +58,8 @@ fn nested_jsonpath_templates_are_refused() {
 /// Found by this test: 20,000 nested `{range}` blocks overflowed the stack while being built.
 #[test]
 fn ranges_nest_up_to_the_bound_and_no_deeper() {
-    use watchlab_kubectl::jsonpath::{parse_error_text, MAX_RANGE_DEPTH};
+    use watchlab_apimachinery::jsonpath::MAX_RANGE_DEPTH;
+    use watchlab_kubectl::output::parse_error_text;
     let nested = |n: usize| {
         format!(
             "{}{{@}}{}",

@@ -3,13 +3,13 @@
 //! pods through their whole lives — starting, crash-looping, failing readiness, completing,
 //! failing, being deleted — and must agree at every instant.
 
+use watchlab_apimachinery::client::virtual_now_unix_ms;
 use watchlab_engine::api::behaviour::ANNOTATION;
 use watchlab_engine::api::pod::{Container, HttpGetAction, IntOrString, Pod, PodSpec, Probe};
 use watchlab_engine::api::{Kind, Object, ObjectMeta};
 use watchlab_engine::apiserver::DeleteOptions;
 use watchlab_engine::cluster::pod_view;
 use watchlab_engine::controllers::{Harness, Profile};
-use watchlab_kubectl::age::virtual_now_unix_ms;
 use watchlab_kubectl::printers::pod_summary;
 
 fn create(h: &mut Harness, name: &str, behaviour: &str, policy: &str, readiness: bool) {

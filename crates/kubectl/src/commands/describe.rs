@@ -4,7 +4,6 @@
 //! are laid out with Go's tabwriter settings describe uses (padding 2).
 
 use super::{parse_flags, Ctx, Done};
-use crate::age::{parse_rfc3339_ms, rfc1123z, since};
 use crate::errors::CmdError;
 use crate::flags::{boolean, value, FlagSpec};
 use crate::object::{array, at, int, joined_map, name, namespace, str_at, string, string_map};
@@ -15,7 +14,9 @@ use crate::tabwriter::align;
 use crate::targets::{self, parse_targets, ListQuery};
 use serde_json::Value;
 use std::fmt::Write;
+use watchlab_apimachinery::duration::since;
 use watchlab_apimachinery::request::resource_path;
+use watchlab_apimachinery::rfc3339::parse_unix_millis;
 
 const FLAGS: &[FlagSpec] = &[
     value("selector", Some('l')),
@@ -134,7 +135,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
 }
 
 fn time_at(v: &Value, path: &[&str]) -> Option<String> {
-    str_at(v, path).and_then(parse_rfc3339_ms).map(rfc1123z)
+    str_at(v, path).and_then(parse_unix_millis).map(rfc1123z)
 }
 
 /// A `Labels:`-style block of `k=v` lines (labels, node selectors): the first entry on the
@@ -745,7 +746,7 @@ fn describe_deployment(ctx: &mut Ctx, d: &Value) -> String {
     if strategy == "RollingUpdate" {
         let ru = |k: &str| {
             at(d, &["spec", "strategy", "rollingUpdate", k])
-                .map(crate::jsonpath::text_of)
+                .map(watchlab_apimachinery::jsonpath::text_of)
                 .unwrap_or_else(|| "25%".into())
         };
         let _ = writeln!(
@@ -910,7 +911,7 @@ fn describe_service(ctx: &mut Ctx, svc: &Value) -> String {
     let joined = |path: &[&str]| {
         let items: Vec<String> = array(svc, path)
             .iter()
-            .map(crate::jsonpath::text_of)
+            .map(watchlab_apimachinery::jsonpath::text_of)
             .collect();
         items.join(",")
     };
@@ -1207,7 +1208,7 @@ fn unstructured(o: &mut String, level: usize, fields: &serde_json::Map<String, V
 fn go_value(v: &Value) -> String {
     match v {
         Value::Null => "<nil>".into(),
-        other => crate::jsonpath::text_of(other),
+        other => watchlab_apimachinery::jsonpath::text_of(other),
     }
 }
 
@@ -1302,7 +1303,7 @@ fn events_section(ctx: &mut Ctx, rt: &ResourceType, obj: &Value, now: i64) -> St
     }
     events.sort_by_key(|e| {
         str_at(e, &["lastTimestamp"])
-            .and_then(parse_rfc3339_ms)
+            .and_then(parse_unix_millis)
             .unwrap_or(i64::MIN)
     });
     let mut o = String::from(
@@ -1341,6 +1342,28 @@ fn events_section(ctx: &mut Ctx, rt: &ResourceType, obj: &Value, now: i64) -> St
         );
     }
     o
+}
+
+/// Go's `time.RFC1123Z` in UTC (`Thu, 01 Jan 2026 00:00:05 +0000`), as kubectl describe prints times.
+fn rfc1123z(unix_ms: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = unix_ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = watchlab_apimachinery::rfc3339::civil_from_days(days);
+    let weekday = DAYS
+        .get(days.rem_euclid(7) as usize)
+        .copied()
+        .unwrap_or("Thu");
+    let month = MONTHS.get((m - 1) as usize).copied().unwrap_or("Jan");
+    format!(
+        "{weekday}, {d:02} {month} {y} {:02}:{:02}:{:02} +0000",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
 }
 
 #[cfg(test)]
@@ -1418,5 +1441,21 @@ mod annotation_tests {
                 "x".repeat(140)
             )
         );
+    }
+}
+
+#[cfg(test)]
+mod rfc1123_tests {
+    use super::*;
+    use watchlab_apimachinery::client::EPOCH_UNIX_SECONDS;
+
+    #[test]
+    fn formats_like_go() {
+        assert_eq!(
+            rfc1123z(EPOCH_UNIX_SECONDS * 1000 + 5000),
+            "Thu, 01 Jan 2026 00:00:05 +0000"
+        );
+        assert_eq!(rfc1123z(0), "Thu, 01 Jan 1970 00:00:00 +0000");
+        assert_eq!(rfc1123z(951_782_400_000), "Tue, 29 Feb 2000 00:00:00 +0000");
     }
 }

@@ -80,7 +80,7 @@ impl Ctx<'_> {
 
     /// The virtual clock as Unix milliseconds.
     pub fn now(&self) -> i64 {
-        crate::age::virtual_now_unix_ms(self.client.now_ms())
+        watchlab_apimachinery::client::virtual_now_unix_ms(self.client.now_ms())
     }
 }
 

@@ -1,4 +1,6 @@
-//! kubectl's JSONPath template language (`k8s.io/client-go/util/jsonpath`) over
+//! client-go's JSONPath template language (`k8s.io/client-go/util/jsonpath`), shared as in
+//! Kubernetes by kubectl (`-o jsonpath`, custom columns, `--sort-by`) and the API server (a custom
+//! resource's `additionalPrinterColumns` in its Table), over
 //! `serde_json::Value`: `{.metadata.resourceVersion}`, `{.items[*].metadata.name}`, indexes and
 //! slices, unions, `{range ...}{end}`, quoted text (`{"\n"}`), filters
 //! `[?(@.status.phase=="Running")]`, recursive descent `..`, wildcards and `\.` escapes. Parse and
@@ -6,7 +8,7 @@
 //! need the real diagnostics. Results are computed fully before anything prints, like the
 //! original (an error prints nothing but the error).
 
-use crate::gofmt::{go_float, go_plain, go_syntax, go_type};
+use crate::gofmt::{go_float, go_plain, go_type};
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::fmt;
@@ -769,36 +771,6 @@ fn unquote(raw: &str) -> Option<String> {
     Some(out)
 }
 
-/// kubectl's `RelaxedJSONPathExpression`: `.a.b`, `a.b`, `{a.b}` and `{.a.b}` all mean `{.a.b}`.
-pub fn relaxed(expr: &str) -> Result<String, String> {
-    if expr.is_empty() {
-        return Ok(String::new());
-    }
-    let inner = match expr.strip_prefix('{').and_then(|e| e.strip_suffix('}')) {
-        Some(inner) => inner,
-        None => expr,
-    };
-    let inner = inner.strip_prefix('.').unwrap_or(inner);
-    if inner.is_empty() || inner.contains(['{', '}']) {
-        return Err("unexpected path string, expected a 'name1.name2' or '.name1.name2' or '{name1.name2}' or '{.name1.name2}'".into());
-    }
-    Ok(format!("{{.{inner}}}"))
-}
-
-/// The full text kubectl prints when executing a template fails.
-pub fn execution_error_text(template: &str, err: &JsonPathError, data: &Value) -> String {
-    format!(
-        "error: error executing jsonpath {}: Error executing template: {err}. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{template}\n\tobject given to jsonpath engine was:\n\t\t{}\n\n\n",
-        crate::gofmt::go_quote(template),
-        go_syntax(data)
-    )
-}
-
-/// The text kubectl prints when a template does not parse.
-pub fn parse_error_text(template: &str, err: &JsonPathError) -> String {
-    format!("error: error parsing jsonpath {template}, {err}\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -893,28 +865,6 @@ mod tests {
             strict.execute(&deployment(), false),
             Err(JsonPathError::Exec("foo is not found".into()))
         );
-    }
-
-    #[test]
-    fn error_texts_wrap_like_kubectl() {
-        let err = JsonPathError::Exec("foo is not found".into());
-        let text = execution_error_text("{.foo}", &err, &json!({"a": 1}));
-        assert_eq!(
-            text,
-            "error: error executing jsonpath \"{.foo}\": Error executing template: foo is not found. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{.foo}\n\tobject given to jsonpath engine was:\n\t\tmap[string]interface {}{\"a\":1}\n\n\n"
-        );
-        assert_eq!(
-            parse_error_text("{.foo", &JsonPathError::Parse("unclosed action".into())),
-            "error: error parsing jsonpath {.foo, unclosed action\n"
-        );
-    }
-
-    #[test]
-    fn relaxed_paths() {
-        assert_eq!(relaxed(".lastTimestamp").unwrap(), "{.lastTimestamp}");
-        assert_eq!(relaxed("metadata.name").unwrap(), "{.metadata.name}");
-        assert_eq!(relaxed("{.a.b}").unwrap(), "{.a.b}");
-        assert!(relaxed("{a}{b}").is_err());
     }
 
     proptest::proptest! {

@@ -1,6 +1,7 @@
 //! Go's `%v` and `%#v` renderings of decoded JSON (`map[string]interface {}` and friends).
-//! kubectl's jsonpath errors quote the object they ran on in these forms ("object given to
-//! jsonpath engine was: `map[string]interface {}{...}`"), so the console reproduces them.
+//! JSONPath prints values in these forms (a map cell is `map[a:1]`), and kubectl's jsonpath errors
+//! quote the object they ran on ("object given to jsonpath engine was:
+//! `map[string]interface {}{...}`"), so the console and the API server reproduce them.
 
 use serde_json::Value;
 
