@@ -20,4 +20,5 @@ pub mod request;
 pub mod rfc3339;
 pub mod status;
 pub mod table;
+pub mod unstructured;
 pub mod validation;

@@ -5,23 +5,22 @@
 //! (`Metadata` by default: a `PartialObjectMetadata`).
 
 use serde_json::{json, Map, Value};
-use watchlab_engine::api::apiextensions::PrinterColumn;
 use watchlab_engine::api::ResourceInfo;
 use watchlab_kubectl::printers::{self, Column, Table};
 
 /// Who prints a resource's rows: kubectl's printers for a built-in kind (by plural), or a
-/// custom resource's `additionalPrinterColumns` (the apiextensions table convertor).
+/// custom resource's own columns (the engine's apiextensions table convertor).
 #[derive(Debug, Clone)]
 pub enum Printer {
     BuiltIn(String),
-    Custom(&'static [PrinterColumn]),
+    Custom(&'static ResourceInfo),
 }
 
 impl Printer {
     /// The printer of a served resource.
     pub fn of(r: &'static ResourceInfo) -> Printer {
         if r.kind().is_custom() {
-            Printer::Custom(r.printer_columns)
+            Printer::Custom(r)
         } else {
             Printer::BuiltIn(r.plural.to_string())
         }
@@ -30,58 +29,34 @@ impl Printer {
     fn table(&self, items: &[Value], now_unix_ms: i64) -> Table {
         match self {
             Printer::BuiltIn(plural) => printers::table(plural, items, now_unix_ms),
-            Printer::Custom(columns) => custom_table(columns, items, now_unix_ms),
+            Printer::Custom(r) => custom_table(r, items, now_unix_ms),
         }
     }
 }
 
-/// The column every CRD without `additionalPrinterColumns` gets (the v1 defaulting's `Age`).
-const AGE: (&str, &str, &str) = ("Age", "date", ".metadata.creationTimestamp");
-
-/// Name, then each declared column read at its JSONPath (`date` columns as ages).
-fn custom_table(columns: &'static [PrinterColumn], items: &[Value], now_unix_ms: i64) -> Table {
-    let declared: Vec<(&'static str, &'static str, &'static str, u8)> = if columns.is_empty() {
-        vec![(AGE.0, AGE.1, AGE.2, 0)]
-    } else {
-        columns
-            .iter()
-            .map(|c| {
-                let priority = u8::try_from(c.priority).unwrap_or(u8::MAX);
-                (
-                    c.name.as_str(),
-                    c.type_.as_str(),
-                    c.json_path.as_str(),
-                    priority,
-                )
-            })
-            .collect()
-    };
-    let mut table = Table {
-        columns: vec![Column {
-            name: "Name",
-            kind: "string",
-            priority: 0,
-        }],
-        rows: Vec::new(),
-    };
-    table
-        .columns
-        .extend(declared.iter().map(|(name, kind, _, priority)| Column {
-            name,
-            kind,
-            priority: *priority,
-        }));
-    for item in items {
-        let mut row = vec![item["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()];
-        for (_, kind, path, _) in &declared {
-            row.push(printers::printer_cell(kind, path, item, now_unix_ms));
-        }
-        table.rows.push(row);
-    }
-    table
+/// The engine's columns and cells of a custom resource, as text.
+fn custom_table(r: &'static ResourceInfo, items: &[Value], now_unix_ms: i64) -> Table {
+    let columns = r
+        .rules
+        .columns()
+        .into_iter()
+        .map(|c| Column {
+            name: Box::leak(c.name.into_boxed_str()),
+            kind: Box::leak(c.type_.into_boxed_str()),
+            priority: u8::try_from(c.priority).unwrap_or(u8::MAX),
+        })
+        .collect();
+    let rows = items
+        .iter()
+        .map(|item| {
+            r.rules
+                .row(item, now_unix_ms)
+                .iter()
+                .map(|cell| cell.as_str().map_or_else(|| cell.to_string(), String::from))
+                .collect()
+        })
+        .collect();
+    Table { columns, rows }
 }
 
 /// What a Table row embeds (`?includeObject=`), as in `metav1.IncludeObjectPolicy`.
@@ -328,31 +303,5 @@ mod tests {
             watch_line(&nodes(), "not json", 0, IncludeObject::Metadata),
             "not json"
         );
-    }
-}
-
-#[cfg(test)]
-mod custom_tests {
-    use super::*;
-
-    #[test]
-    fn custom_columns_read_their_json_paths() {
-        let columns: &'static [PrinterColumn] = Box::leak(Box::new([
-            PrinterColumn {
-                name: "Host".into(),
-                type_: "string".into(),
-                json_path: ".spec.host".into(),
-                ..Default::default()
-            },
-            PrinterColumn {
-                name: "Replicas".into(),
-                type_: "integer".into(),
-                json_path: ".spec.replicas".into(),
-                ..Default::default()
-            },
-        ]));
-        let item = json!({"metadata": {"name": "blog"}, "spec": {"host": "h", "replicas": 2}});
-        let t = custom_table(columns, &[item], 0);
-        assert_eq!(t.rows, [["blog", "h", "2"]]);
     }
 }

@@ -3,6 +3,7 @@
 //! exactly as the original does. Also the journal's bounds.
 
 use watchlab_apimachinery::client::ApiClient;
+use watchlab_apimachinery::table::TABLE_ACCEPT;
 use watchlab_engine::api::Kind;
 use watchlab_engine::cluster::{Action, Cluster, ClusterConfig};
 use watchlab_engine::journal::{history_digest, Input, JournalError, Refusal, MAX_INPUTS};
@@ -95,6 +96,13 @@ fn busy_session() -> (Cluster, u64, u64) {
         assert!(s
             .watch("/api/v1/pods?watch=true&labelSelector=a%3D%3D%3D")
             .is_err());
+        // kubectl get's Table, and a `get -w` stream of Table events (kept open).
+        let r = s.get_accepting("/api/v1/namespaces/default/pods", TABLE_ACCEPT);
+        assert!(r.body.contains(r#""kind":"Table""#), "{}", r.body);
+        let printed = s
+            .watch_accepting("/api/v1/namespaces/default/pods?watch=true", TABLE_ACCEPT)
+            .unwrap();
+        assert_eq!(printed, stopped + 1);
         (kept, stopped)
     };
     // Two inputs at one instant with the controllers settling between them, then two without.
@@ -170,7 +178,7 @@ fn a_busy_session_restores_to_the_same_cluster() {
         .iter()
         .filter_map(|e| e.watch_id)
         .collect();
-    assert_eq!(watch_ids, [kept, stopped]);
+    assert_eq!(watch_ids, [kept, stopped, stopped + 1]);
 
     // The restored cluster is the original one: it goes on the same way.
     let mut original = original;
@@ -195,8 +203,17 @@ fn the_journal_records_every_kind_of_input() {
     let inputs = &c.journal().inputs;
     let count = |f: fn(&Input) -> bool| inputs.iter().filter(|e| f(&e.input)).count();
     assert_eq!(count(|i| matches!(i, Input::Apply(_))), 11);
-    assert_eq!(count(|i| matches!(i, Input::Request { .. })), 5);
-    assert_eq!(count(|i| matches!(i, Input::Watch { .. })), 3);
+    assert_eq!(count(|i| matches!(i, Input::Request { .. })), 6);
+    assert_eq!(count(|i| matches!(i, Input::Watch { .. })), 4);
+    // The Accept of a Table get and of a Table watch is recorded, so a replay asks the same.
+    assert_eq!(
+        count(|i| matches!(i, Input::Request { accept: Some(a), .. } if a == TABLE_ACCEPT)),
+        1
+    );
+    assert_eq!(
+        count(|i| matches!(i, Input::Watch { accept: Some(a), .. } if a == TABLE_ACCEPT)),
+        1
+    );
     assert_eq!(count(|i| matches!(i, Input::Stop { .. })), 1);
     assert!(count(|i| matches!(i, Input::Poll { .. })) >= 2);
     // The same-instant settle is marked; inputs back to back are not.

@@ -149,7 +149,8 @@ impl Follow {
                     match kind {
                         "BOOKMARK" => {}
                         "ERROR" => {
-                            let msg = crate::object::string(&object, &["message"]);
+                            let msg =
+                                watchlab_apimachinery::unstructured::string(&object, &["message"]);
                             out.stderr.push_str(&format!("error: {msg}\n"));
                             self.ended = true;
                             out.ended = true;

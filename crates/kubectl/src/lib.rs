@@ -26,7 +26,6 @@ pub mod flags;
 pub mod follow;
 pub mod manifest;
 pub mod merge_patch;
-pub mod object;
 pub mod output;
 pub mod printers;
 pub mod query;

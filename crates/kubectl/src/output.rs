@@ -4,7 +4,6 @@
 //! so a `get -w` stream prints its header once and keeps the table's column widths.
 
 use crate::errors::CmdError;
-use crate::object::{name, str_at};
 use crate::printers::{custom_resource_table, decorate, table};
 use crate::resources::{self, ResourceType};
 use crate::tabwriter::TabWriter;
@@ -12,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 use watchlab_apimachinery::gofmt::{go_plain, go_quote, go_syntax};
 use watchlab_apimachinery::jsonpath::{JsonPath, JsonPathError};
+use watchlab_apimachinery::unstructured::{name, str_at};
 
 /// Formats `kubectl get` accepts, in the order its error message lists them.
 pub const GET_FORMATS: &str = "custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml";

@@ -6,12 +6,14 @@
 //! A custom resource's columns are its definition's `additionalPrinterColumns`, each cell read
 //! at its JSONPath ([`printer_cell`], shared with the HTTP server's Table).
 
-use crate::object::{array, at, int, joined_map, name, str_at, string, string_map};
 use crate::service_printers;
 use serde::Deserialize;
 use serde_json::Value;
 use watchlab_apimachinery::duration::since;
 use watchlab_apimachinery::jsonpath::JsonPath;
+use watchlab_apimachinery::unstructured::{
+    array, at, int, joined_map, name, str_at, string, string_map,
+};
 
 /// One column, as in `metav1.TableColumnDefinition`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -623,7 +625,7 @@ pub fn decorate(
     if with_namespace {
         headers.insert(0, "NAMESPACE".into());
         for (row, item) in rows.iter_mut().zip(items) {
-            row.insert(0, crate::object::namespace(item));
+            row.insert(0, watchlab_apimachinery::unstructured::namespace(item));
         }
     }
     if with_labels {

@@ -4,9 +4,11 @@
 //! type, endpoint lists cut after three with `+ N more...`. [`crate::printers::table`] picks
 //! these by resource.
 
-use crate::object::{array, int, joined_map, name, str_at, string, string_map};
 use serde_json::Value;
 use watchlab_apimachinery::duration::since;
+use watchlab_apimachinery::unstructured::{
+    array, int, joined_map, name, str_at, string, string_map,
+};
 
 /// Entries shown before `+ N more...`.
 const MAX_LISTED: usize = 3;

@@ -149,13 +149,14 @@ pub fn list(
         }
         let resp = client.request("GET", &with_query(&path, &params), None, None);
         let body = json_body(&resp)?;
-        listed.resource_version = crate::object::string(&body, &["metadata", "resourceVersion"]);
+        listed.resource_version =
+            watchlab_apimachinery::unstructured::string(&body, &["metadata", "resourceVersion"]);
         if let Some(items) = body.get("items").and_then(Value::as_array) {
             listed
                 .items
                 .extend(items.iter().cloned().map(|i| with_type_meta(rt, i)));
         }
-        match crate::object::str_at(&body, &["metadata", "continue"]) {
+        match watchlab_apimachinery::unstructured::str_at(&body, &["metadata", "continue"]) {
             Some(t) if !t.is_empty() && q.chunk_size > 0 => token = Some(t.to_string()),
             _ => return Ok(listed),
         }

@@ -10,10 +10,11 @@
 
 use super::apiextensions::{CustomResourceDefinition, PrinterColumn};
 use super::resource::{meta_fields, ResourceInfo, Rules, CUSTOM_RANK};
-use super::{schema, Kind, Object, ObjectMeta};
+use super::{printer, schema, Kind, Object, ObjectMeta};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
+use watchlab_apimachinery::table::TableColumnDefinition;
 use watchlab_apimachinery::validation::FieldError;
 
 /// An object of a custom resource: its metadata typed (so keys, selectors, owners, finalizers
@@ -39,6 +40,8 @@ struct CustomRules {
     kind: OnceLock<Kind>,
     schema: Value,
     status_subresource: bool,
+    /// The version's `additionalPrinterColumns` (its Table, apiextensions' table convertor).
+    printer_columns: Vec<PrinterColumn>,
 }
 
 fn custom(obj: &Object) -> Option<&CustomObject> {
@@ -147,6 +150,14 @@ impl Rules for CustomRules {
     fn merge_key(&self, _path: &[&str]) -> Option<&'static str> {
         None
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::custom_columns(&self.printer_columns)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        printer::custom_row(&self.printer_columns, obj, now_unix_ms)
+    }
 }
 
 fn leak(s: &str) -> &'static str {
@@ -179,6 +190,7 @@ pub fn define(crd: &CustomResourceDefinition) -> Option<Kind> {
             .map(|s| s.open_api_v3_schema.clone())
             .unwrap_or_else(schema::preserve_all),
         status_subresource,
+        printer_columns: version.additional_printer_columns.clone(),
     }));
     let group = leak(&spec.group);
     let version_name = leak(&version.name);
@@ -192,12 +204,6 @@ pub fn define(crd: &CustomResourceDefinition) -> Option<Kind> {
     } else {
         names.singular.clone()
     };
-    let columns: &'static [PrinterColumn] = Box::leak(
-        version
-            .additional_printer_columns
-            .clone()
-            .into_boxed_slice(),
-    );
     let info: &'static ResourceInfo = Box::leak(Box::new(ResourceInfo {
         rank: CUSTOM_RANK,
         kind_name: leak(&names.kind),
@@ -220,7 +226,6 @@ pub fn define(crd: &CustomResourceDefinition) -> Option<Kind> {
         returns_deleted_object: false,
         delete_collection: true,
         controller_owners: &[],
-        printer_columns: columns,
         rules,
     }));
     let kind = Kind::of(info);

@@ -25,6 +25,7 @@ pub mod meta;
 pub mod namespace;
 pub mod node;
 pub mod pod;
+pub mod printer;
 pub mod registry;
 pub mod resource;
 pub mod resource_list;

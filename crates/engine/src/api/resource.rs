@@ -2,14 +2,15 @@
 //! URLs (`pods`, `po`), which group and version serve it, whether it is namespaced, its
 //! subresources, its etcd key prefix (the real ones, `/registry/minions/` for nodes included),
 //! the field selectors it supports, and — through [`Rules`] — its decoding, defaulting,
-//! validation, update strategy and strategic-merge keys. The built-in kinds declare theirs in
+//! validation, update strategy, strategic-merge keys and Table columns and cells. The built-in kinds declare theirs in
 //! [`super::kinds`]; a custom resource's is built from its CustomResourceDefinition.
 
-use super::apiextensions::PrinterColumn;
+use super::printer;
 use super::{Kind, Object};
 use watchlab_apimachinery::fields::FieldSelector;
 use watchlab_apimachinery::request::resource_path;
 use watchlab_apimachinery::status::{GroupResource, Status};
+use watchlab_apimachinery::table::TableColumnDefinition;
 use watchlab_apimachinery::validation::FieldError;
 
 /// The rank of every custom resource (they order after the built-in kinds).
@@ -58,9 +59,6 @@ pub struct ResourceInfo {
     /// The kinds whose objects may be this kind's controller owner (the garbage collector's
     /// owner relations: a ReplicaSet's pods, a Deployment's ReplicaSets).
     pub controller_owners: &'static [Kind],
-    /// A custom resource's `additionalPrinterColumns` (built-in kinds' columns are kubectl's
-    /// printers').
-    pub printer_columns: &'static [PrinterColumn],
     /// Everything kind-specific that needs the typed object.
     pub rules: &'static dyn Rules,
 }
@@ -115,6 +113,18 @@ pub trait Rules: Sync {
     /// the real API types. `None`: the list is replaced.
     fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
         meta_merge_key(path)
+    }
+    /// The columns of this kind's Table, as its printer in `pkg/printers/internalversion`
+    /// registers them. Default: the generic server's `Name` and `Created At`
+    /// ([`printer::DEFAULT_COLUMNS`]).
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&printer::DEFAULT_COLUMNS)
+    }
+    /// One object's cells in [`Rules::columns`] order, from its JSON at `now_unix_ms` (AGE
+    /// columns count from it): strings, and numbers for `integer` columns.
+    fn row(&self, obj: &serde_json::Value, now_unix_ms: i64) -> Vec<serde_json::Value> {
+        let _ = now_unix_ms;
+        printer::default_row(obj)
     }
 }
 

@@ -8,6 +8,7 @@ use super::delete::{delete_response, DeleteOptions};
 use super::patch::{
     PatchTarget, PatchType, APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH,
 };
+use super::table::{IncludeObject, TableRequest};
 use super::{field_validation, ApiServer, DEFAULT_USER};
 use crate::api::binding::Binding;
 use crate::api::resource::ResourceInfo;
@@ -17,6 +18,7 @@ use crate::api::Registry;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
 use watchlab_apimachinery::request::{parse_request, FieldValidation, Query, RequestInfo, Verb};
 use watchlab_apimachinery::status::{Status, StatusReason};
+use watchlab_apimachinery::table::wants_table;
 
 fn respond(code: u16, body: String) -> ApiResponse {
     ApiResponse { code, body }
@@ -319,10 +321,106 @@ impl ApiServer {
         self.watch(user, r.kind(), ns, &query.list).map_err(error)
     }
 
-    /// The JSON lines a stream has queued, `None` once it ended.
+    /// The JSON lines a stream has queued, `None` once it ended. A stream opened with a Table
+    /// Accept prints each event's object as a one-row Table.
     pub fn poll_lines(&mut self, id: WatchId) -> Option<Vec<String>> {
-        self.poll(id)
-            .map(|events| events.iter().map(|e| e.json().to_string()).collect())
+        let printer = self
+            .table_watches
+            .get(&id)
+            .map(|&(resource, include)| TableRequest {
+                resource,
+                include,
+                now_unix_ms: self.now_unix_ms(),
+            });
+        let Some(events) = self.poll(id) else {
+            self.table_watches.remove(&id);
+            return None;
+        };
+        Some(match printer {
+            Some(p) => events.iter().map(|e| p.watch_line(e)).collect(),
+            None => events.iter().map(|e| e.json().to_string()).collect(),
+        })
+    }
+
+    /// A GET by `user` answered in the representation `accept` names: a get or list of a
+    /// resource as a `meta.k8s.io/v1` Table when `accept` asks for one, everything else (and
+    /// any refusal) as [`ApiServer::handle`] answers it.
+    pub fn handle_accepting(
+        &mut self,
+        user: &str,
+        path_and_query: &str,
+        accept: &str,
+    ) -> ApiResponse {
+        if wants_table(accept) {
+            if let Some(answer) = self.table_answer(path_and_query) {
+                self.warnings.clear();
+                return answer.unwrap_or_else(error);
+            }
+        }
+        self.handle(user, "GET", path_and_query, None, None)
+    }
+
+    /// The Table of a get or list; `None` for any other request, or one that does not parse.
+    fn table_answer(&mut self, path_and_query: &str) -> Option<Result<ApiResponse, Status>> {
+        let path = path_and_query.split(['?', '#']).next().unwrap_or_default();
+        if is_version_path(path_and_query)
+            || super::discovery::is_discovery_path(&self.registry, path)
+        {
+            return None;
+        }
+        let (info, query) = parse_request("GET", path_and_query).ok()?;
+        if query.dry_run || info.subresource.is_some() {
+            return None;
+        }
+        let r = route(&self.registry, &info).ok()?;
+        let printer = self.table_request(r, path_and_query);
+        let ns = info.namespace.as_deref().filter(|_| r.namespaced);
+        match info.verb {
+            Verb::Get => {
+                let name = info.name.as_deref().unwrap_or_default();
+                Some(
+                    self.get(r.kind(), ns, name)
+                        .map(|o| respond(200, printer.object(&o))),
+                )
+            }
+            Verb::List => Some(
+                self.list(r.kind(), ns, &query.list)
+                    .map(|l| respond(200, printer.list(&l))),
+            ),
+            _ => None,
+        }
+    }
+
+    fn table_request(&self, resource: &'static ResourceInfo, path_and_query: &str) -> TableRequest {
+        TableRequest {
+            resource,
+            include: IncludeObject::from_query(path_and_query),
+            now_unix_ms: self.now_unix_ms(),
+        }
+    }
+
+    fn now_unix_ms(&self) -> i64 {
+        watchlab_apimachinery::client::virtual_now_unix_ms(self.now().as_millis())
+    }
+
+    /// A watch by `user` whose events, when `accept` asks for a Table, carry one-row Tables.
+    pub fn watch_path_accepting(
+        &mut self,
+        user: &str,
+        path_and_query: &str,
+        accept: &str,
+    ) -> Result<WatchId, ApiResponse> {
+        let id = self.watch_path(user, path_and_query)?;
+        if wants_table(accept) {
+            let resource = parse_request("GET", path_and_query)
+                .ok()
+                .and_then(|(info, _)| route(&self.registry, &info).ok());
+            if let Some(r) = resource {
+                let include = IncludeObject::from_query(path_and_query);
+                self.table_watches.insert(id, (r, include));
+            }
+        }
+        Ok(id)
     }
 }
 
@@ -417,6 +515,14 @@ impl ApiClient for UserSession<'_> {
         self.server.watch_path(&self.user, path)
     }
 
+    fn get_accepting(&mut self, path: &str, accept: &str) -> ApiResponse {
+        self.server.handle_accepting(&self.user, path, accept)
+    }
+
+    fn watch_accepting(&mut self, path: &str, accept: &str) -> Result<WatchId, ApiResponse> {
+        self.server.watch_path_accepting(&self.user, path, accept)
+    }
+
     fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>> {
         self.server.poll_lines(id)
     }
@@ -448,6 +554,14 @@ impl ApiClient for ApiServer {
 
     fn watch(&mut self, path: &str) -> Result<WatchId, ApiResponse> {
         self.watch_path(DEFAULT_USER, path)
+    }
+
+    fn get_accepting(&mut self, path: &str, accept: &str) -> ApiResponse {
+        self.handle_accepting(DEFAULT_USER, path, accept)
+    }
+
+    fn watch_accepting(&mut self, path: &str, accept: &str) -> Result<WatchId, ApiResponse> {
+        self.watch_path_accepting(DEFAULT_USER, path, accept)
     }
 
     fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>> {

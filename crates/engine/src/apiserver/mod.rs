@@ -16,6 +16,7 @@ pub mod ledger;
 pub mod limits;
 pub mod patch;
 pub mod strategic_merge;
+pub mod table;
 pub mod version;
 pub mod watch;
 
@@ -42,6 +43,7 @@ pub use watch::{WatchConfig, WatchEvent, WatchEventType, WatchStream};
 
 use crate::api::managed_fields::ManagedFields;
 use crate::api::namespace::Namespace;
+use crate::api::resource::ResourceInfo;
 use crate::api::{Kind, Object, ObjectMeta, Registry};
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
@@ -49,6 +51,7 @@ use crate::store::{
     Compare, CompareOp, CompareTarget, EventType, LeaseId, Op, Revision, Store, Txn,
 };
 use compaction::Compactor;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use watch::{Change, WatchHub};
 use watchlab_apimachinery::client::WatchId;
@@ -132,6 +135,8 @@ pub struct ApiServer {
     field_manager: Option<String>,
     /// The `fieldValidation` of the PATCH being served (the engine's own patches: `Ignore`).
     field_validation: watchlab_apimachinery::request::FieldValidation,
+    /// The watch streams whose events are printed as Tables (opened with a Table Accept).
+    table_watches: BTreeMap<WatchId, (&'static ResourceInfo, table::IncludeObject)>,
 }
 
 /// What a committed write does to its key.
@@ -165,6 +170,7 @@ impl ApiServer {
             warnings: Vec::new(),
             field_manager: None,
             field_validation: watchlab_apimachinery::request::FieldValidation::Ignore,
+            table_watches: BTreeMap::new(),
         };
         for ns in SYSTEM_NAMESPACES {
             let obj = Object::Namespace(Namespace {
@@ -303,6 +309,7 @@ impl ApiServer {
     }
 
     pub fn stop_watch(&mut self, id: WatchId) {
+        self.table_watches.remove(&id);
         self.watch.stop(id);
     }
 

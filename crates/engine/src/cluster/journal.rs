@@ -130,9 +130,19 @@ pub enum Input {
         content_type: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         body: Option<String>,
+        /// The Accept header of a GET that asked for another representation (a Table): what
+        /// the session answered, so the replay asks the same.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        accept: Option<String>,
     },
-    /// A watch open (it draws the stream's timeout from the server's seeded rng).
-    Watch { user: String, path: String },
+    /// A watch open (it draws the stream's timeout from the server's seeded rng), with the
+    /// Accept header of one that asked for Table events.
+    Watch {
+        user: String,
+        path: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        accept: Option<String>,
+    },
     /// A poll that drained events (resetting the stream's overflow count) or forgot an ended
     /// stream; polls that found nothing change nothing and are not recorded.
     Poll { id: WatchId },

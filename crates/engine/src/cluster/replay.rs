@@ -126,13 +126,20 @@ fn replay_input(c: &mut Cluster, input: &Input) -> Option<String> {
             path,
             content_type,
             body,
+            accept,
         } => {
-            let _ = c
-                .session(user)
-                .request(method, path, content_type.as_deref(), body.as_deref());
+            let mut session = c.session(user);
+            let _ = match accept {
+                Some(accept) => session.get_accepting(path, accept),
+                None => session.request(method, path, content_type.as_deref(), body.as_deref()),
+            };
         }
-        Input::Watch { user, path } => {
-            let _ = c.session(user).watch(path);
+        Input::Watch { user, path, accept } => {
+            let mut session = c.session(user);
+            let _ = match accept {
+                Some(accept) => session.watch_accepting(path, accept),
+                None => session.watch(path),
+            };
         }
         Input::Poll { id } => {
             let _ = c.session("").poll_watch(*id);

@@ -35,6 +35,39 @@ impl<'a> ClusterSession<'a> {
         let (now, revision) = (server.now(), server.revision());
         self.journal.record(now, revision, input, code, watch_id);
     }
+
+    /// Journals a request and hands its answer back; discovery reads change nothing and every
+    /// kubectl command makes them, so they are not journaled.
+    fn record_request(&mut self, input: Input, r: ApiResponse) -> ApiResponse {
+        if let Input::Request { method, path, .. } = &input {
+            let path = path.split(['?', '#']).next().unwrap_or_default();
+            let registry = self.inner.server().registry();
+            if method.eq_ignore_ascii_case("GET") && discovery::is_discovery_path(registry, path) {
+                return r;
+            }
+        }
+        self.record(input, r.code, None);
+        r
+    }
+
+    /// Journals a watch open (with the Accept it asked with) and hands its answer back.
+    fn record_watch(
+        &mut self,
+        path_and_query: &str,
+        accept: Option<&str>,
+        r: Result<WatchId, ApiResponse>,
+    ) -> Result<WatchId, ApiResponse> {
+        let input = Input::Watch {
+            user: self.inner.user().to_string(),
+            path: path_and_query.to_string(),
+            accept: accept.map(str::to_string),
+        };
+        match &r {
+            Ok(id) => self.record(input, 200, Some(*id)),
+            Err(e) => self.record(input, e.code, None),
+        }
+        r
+    }
 }
 
 impl ApiClient for ClusterSession<'_> {
@@ -48,34 +81,42 @@ impl ApiClient for ClusterSession<'_> {
         let r = self
             .inner
             .request(method, path_and_query, content_type, body);
-        let path = path_and_query.split(['?', '#']).next().unwrap_or_default();
-        let registry = self.inner.server().registry();
-        if method.eq_ignore_ascii_case("GET") && discovery::is_discovery_path(registry, path) {
-            // Discovery reads change nothing and every kubectl command makes them: not journaled.
-            return r;
-        }
         let input = Input::Request {
             user: self.inner.user().to_string(),
             method: method.to_string(),
             path: path_and_query.to_string(),
             content_type: content_type.map(str::to_string),
             body: body.map(str::to_string),
+            accept: None,
         };
-        self.record(input, r.code, None);
-        r
+        self.record_request(input, r)
+    }
+
+    fn get_accepting(&mut self, path_and_query: &str, accept: &str) -> ApiResponse {
+        let r = self.inner.get_accepting(path_and_query, accept);
+        let input = Input::Request {
+            user: self.inner.user().to_string(),
+            method: "GET".to_string(),
+            path: path_and_query.to_string(),
+            content_type: None,
+            body: None,
+            accept: Some(accept.to_string()),
+        };
+        self.record_request(input, r)
     }
 
     fn watch(&mut self, path_and_query: &str) -> Result<WatchId, ApiResponse> {
         let r = self.inner.watch(path_and_query);
-        let input = Input::Watch {
-            user: self.inner.user().to_string(),
-            path: path_and_query.to_string(),
-        };
-        match &r {
-            Ok(id) => self.record(input, 200, Some(*id)),
-            Err(e) => self.record(input, e.code, None),
-        }
-        r
+        self.record_watch(path_and_query, None, r)
+    }
+
+    fn watch_accepting(
+        &mut self,
+        path_and_query: &str,
+        accept: &str,
+    ) -> Result<WatchId, ApiResponse> {
+        let r = self.inner.watch_accepting(path_and_query, accept);
+        self.record_watch(path_and_query, Some(accept), r)
     }
 
     fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>> {

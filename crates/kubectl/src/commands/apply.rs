@@ -156,17 +156,17 @@ fn read_items(ctx: &mut Ctx, p: &Parsed) -> Result<Vec<Item>, CmdError> {
         let objects =
             manifest::parse(&source, &content).map_err(|e| CmdError::msg(e.to_string()))?;
         for mut object in objects {
-            let api_version = crate::object::string(&object, &["apiVersion"]);
-            let kind = crate::object::string(&object, &["kind"]);
+            let api_version = watchlab_apimachinery::unstructured::string(&object, &["apiVersion"]);
+            let kind = watchlab_apimachinery::unstructured::string(&object, &["kind"]);
             let discovery = ctx.discovery()?;
             let rt = discovery.by_kind(&api_version, &kind).cloned().ok_or_else(|| {
                 CmdError::msg(format!(
                     "resource mapping not found for name: \"{}\" namespace: \"{}\" from \"{source}\": no matches for kind \"{kind}\" in version \"{api_version}\"\nensure CRDs are installed first",
-                    crate::object::name(&object),
-                    crate::object::namespace(&object),
+                    watchlab_apimachinery::unstructured::name(&object),
+                    watchlab_apimachinery::unstructured::namespace(&object),
                 ))
             })?;
-            let name = crate::object::name(&object);
+            let name = watchlab_apimachinery::unstructured::name(&object);
             if name.is_empty() {
                 return Err(CmdError::msg(format!(
                     "error when retrieving current configuration of:\nResource: \"{}\", GroupVersionKind: \"{}\"\nName: \"\", Namespace: \"{default_ns}\"\nfrom server for: \"{source}\": resource name may not be empty",
@@ -176,7 +176,7 @@ fn read_items(ctx: &mut Ctx, p: &Parsed) -> Result<Vec<Item>, CmdError> {
             }
             let mut namespace = String::new();
             if rt.namespaced {
-                let own = crate::object::namespace(&object);
+                let own = watchlab_apimachinery::unstructured::namespace(&object);
                 if let (false, Some(flag)) = (own.is_empty(), flag_ns) {
                     if own != flag {
                         return Err(CmdError::msg(format!(
@@ -247,7 +247,10 @@ fn with_last_applied(object: &Value) -> Value {
 }
 
 fn last_applied_of(live: &Value) -> Option<Value> {
-    let text = crate::object::str_at(live, &["metadata", "annotations", LAST_APPLIED])?;
+    let text = watchlab_apimachinery::unstructured::str_at(
+        live,
+        &["metadata", "annotations", LAST_APPLIED],
+    )?;
     serde_json::from_str(text).ok()
 }
 

@@ -80,19 +80,19 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             {
                 let rt = discovery
                     .by_kind(
-                        &crate::object::string(&obj, &["apiVersion"]),
-                        &crate::object::string(&obj, &["kind"]),
+                        &watchlab_apimachinery::unstructured::string(&obj, &["apiVersion"]),
+                        &watchlab_apimachinery::unstructured::string(&obj, &["kind"]),
                     )
                     .cloned()
                     .ok_or_else(|| {
                         CmdError::msg(format!(
                             "no matches for kind \"{}\"",
-                            crate::object::string(&obj, &["kind"])
+                            watchlab_apimachinery::unstructured::string(&obj, &["kind"])
                         ))
                     })?;
-                let own = crate::object::namespace(&obj);
+                let own = watchlab_apimachinery::unstructured::namespace(&obj);
                 let obj_ns = if own.is_empty() { ns.clone() } else { own };
-                objects.push((rt, obj_ns, crate::object::name(&obj)));
+                objects.push((rt, obj_ns, watchlab_apimachinery::unstructured::name(&obj)));
             }
         }
     } else {
@@ -119,8 +119,12 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                     },
                 )?;
                 for item in listed.items {
-                    let item_ns = crate::object::namespace(&item);
-                    objects.push((t.rt.clone(), item_ns, crate::object::name(&item)));
+                    let item_ns = watchlab_apimachinery::unstructured::namespace(&item);
+                    objects.push((
+                        t.rt.clone(),
+                        item_ns,
+                        watchlab_apimachinery::unstructured::name(&item),
+                    ));
                 }
             } else {
                 objects.extend(

@@ -6,7 +6,6 @@
 use super::{parse_flags, Ctx, Done};
 use crate::errors::CmdError;
 use crate::flags::{boolean, value, FlagSpec};
-use crate::object::{array, at, int, joined_map, name, namespace, str_at, string, string_map};
 use crate::printers::{node_roles, selector_string};
 use crate::resources::ResourceType;
 use crate::service_printers::described_endpoints;
@@ -17,6 +16,9 @@ use std::fmt::Write;
 use watchlab_apimachinery::duration::since;
 use watchlab_apimachinery::request::resource_path;
 use watchlab_apimachinery::rfc3339::parse_unix_millis;
+use watchlab_apimachinery::unstructured::{
+    array, at, int, joined_map, name, namespace, str_at, string, string_map,
+};
 
 const FLAGS: &[FlagSpec] = &[
     value("selector", Some('l')),

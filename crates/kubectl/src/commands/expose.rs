@@ -8,8 +8,8 @@ use super::run::{create_object, STRICT};
 use super::{dry_run, parse_flags, print_changed, Ctx, Done, PRINT_FLAGS};
 use crate::errors::{json_body, CmdError};
 use crate::flags::{value, FlagSpec};
-use crate::object::{array, at, str_at};
 use serde_json::{json, Map, Value};
+use watchlab_apimachinery::unstructured::{array, at, str_at};
 
 const FLAGS: &[FlagSpec] = &[
     value("port", None),
@@ -146,8 +146,8 @@ fn introspected_ports(
             .iter()
             .map(|p| {
                 (
-                    crate::object::int(p, &["port"]),
-                    crate::object::string(p, &["protocol"]),
+                    watchlab_apimachinery::unstructured::int(p, &["port"]),
+                    watchlab_apimachinery::unstructured::string(p, &["protocol"]),
                 )
             })
             .collect()
@@ -163,7 +163,7 @@ fn introspected_ports(
             .flat_map(|c| array(c, &["ports"]))
             .map(|p| {
                 (
-                    crate::object::int(p, &["containerPort"]),
+                    watchlab_apimachinery::unstructured::int(p, &["containerPort"]),
                     str_at(p, &["protocol"]).unwrap_or("TCP").to_string(),
                 )
             })

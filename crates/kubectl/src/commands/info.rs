@@ -129,7 +129,7 @@ pub(crate) fn version(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> 
         });
     }
     let server: Value = serde_json::from_str(&resp.body).unwrap_or(Value::Null);
-    let git = crate::object::string(&server, &["gitVersion"]);
+    let git = watchlab_apimachinery::unstructured::string(&server, &["gitVersion"]);
     out.push_str(&format!("Server Version: {git}\n"));
     Ok(Done::out(out))
 }

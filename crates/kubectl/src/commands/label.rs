@@ -134,7 +134,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, Cm
             objs
         };
         for obj in objects {
-            let current = crate::object::string_map(&obj, &["metadata", kind.field()]);
+            let current =
+                watchlab_apimachinery::unstructured::string_map(&obj, &["metadata", kind.field()]);
             if p.flag("list") {
                 for (k, v) in &current {
                     done.stdout.push_str(&format!("{k}={v}\n"));
@@ -174,8 +175,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String], kind: Kind) -> Result<Done, Cm
                     }
                 }
             }
-            let name = crate::object::name(&obj);
-            let obj_ns = crate::object::namespace(&obj);
+            let name = watchlab_apimachinery::unstructured::name(&obj);
+            let obj_ns = watchlab_apimachinery::unstructured::namespace(&obj);
             let reference = format!("{}/{name}", t.rt.kind_prefix());
             if patch_map.is_empty() {
                 done.stdout.push_str(&format!(

@@ -8,10 +8,10 @@
 use super::{parse_flags, Ctx, Done};
 use crate::errors::{json_body, CmdError};
 use crate::flags::{boolean, value, FlagSpec};
-use crate::object::{int, str_at, string};
 use crate::targets::parse_targets;
 use serde_json::{json, Map, Value};
 use watchlab_apimachinery::request::resource_path;
+use watchlab_apimachinery::unstructured::{int, str_at, string};
 
 const FLAGS: &[FlagSpec] = &[
     value("to-revision", None),
@@ -155,15 +155,17 @@ fn owned_replica_sets(ctx: &mut Ctx, ns: &str, deploy: &Value) -> Result<Vec<Val
     let uid = string(deploy, &["metadata", "uid"]);
     let path = resource_path("apps/v1", Some(ns), "replicasets", None);
     let list = json_body(&ctx.client.request("GET", &path, None, None))?;
-    Ok(crate::object::array(&list, &["items"])
-        .iter()
-        .filter(|rs| {
-            crate::object::array(rs, &["metadata", "ownerReferences"])
-                .iter()
-                .any(|r| r["controller"] == json!(true) && str_at(r, &["uid"]) == Some(&uid))
-        })
-        .cloned()
-        .collect())
+    Ok(
+        watchlab_apimachinery::unstructured::array(&list, &["items"])
+            .iter()
+            .filter(|rs| {
+                watchlab_apimachinery::unstructured::array(rs, &["metadata", "ownerReferences"])
+                    .iter()
+                    .any(|r| r["controller"] == json!(true) && str_at(r, &["uid"]) == Some(&uid))
+            })
+            .cloned()
+            .collect(),
+    )
 }
 
 fn revision_of(rs: &Value) -> i64 {
@@ -200,7 +202,7 @@ fn revision_template(rses: &[Value], revision: i64) -> Result<String, CmdError> 
         .iter()
         .find(|rs| revision_of(rs) == revision)
         .ok_or_else(|| CmdError::msg("unable to find the specified revision"))?;
-    let mut template = crate::object::at(rs, &["spec", "template"])
+    let mut template = watchlab_apimachinery::unstructured::at(rs, &["spec", "template"])
         .cloned()
         .unwrap_or(Value::Null);
     let cause = str_at(rs, &["metadata", "annotations", CHANGE_CAUSE]).filter(|c| !c.is_empty());

@@ -129,8 +129,8 @@ pub(crate) fn create_object(
     if dry == DryRun::Client {
         return Ok(obj.clone());
     }
-    let api_version = crate::object::string(obj, &["apiVersion"]);
-    let kind = crate::object::string(obj, &["kind"]);
+    let api_version = watchlab_apimachinery::unstructured::string(obj, &["apiVersion"]);
+    let kind = watchlab_apimachinery::unstructured::string(obj, &["kind"]);
     let discovery = ctx.discovery()?;
     let rt = discovery.by_kind(&api_version, &kind).ok_or_else(|| {
         CmdError::msg(format!(

@@ -58,13 +58,13 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                     None,
                     None,
                 ))?;
-                let actual = crate::object::int(&obj, &["spec", "replicas"]);
+                let actual = watchlab_apimachinery::unstructured::int(&obj, &["spec", "replicas"]);
                 if actual != current {
                     return Err(CmdError::msg(format!(
                         "Expected replicas to be {current}, was {actual}"
                     )));
                 }
-                let body = json!({"metadata": {"resourceVersion": crate::object::string(&obj, &["metadata", "resourceVersion"])}, "spec": {"replicas": replicas}}).to_string();
+                let body = json!({"metadata": {"resourceVersion": watchlab_apimachinery::unstructured::string(&obj, &["metadata", "resourceVersion"])}, "spec": {"replicas": replicas}}).to_string();
                 ctx.client.request(
                     "PATCH",
                     &t.rt.object_path(&ns, name),
@@ -73,7 +73,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                 )
             } else if current >= 0 || p.last("resource-version").is_some() {
                 let mut scale = json_body(&ctx.client.request("GET", &path, None, None))?;
-                let actual = crate::object::int(&scale, &["spec", "replicas"]);
+                let actual =
+                    watchlab_apimachinery::unstructured::int(&scale, &["spec", "replicas"]);
                 if current >= 0 && actual != current {
                     return Err(CmdError::msg(format!(
                         "Expected replicas to be {current}, was {actual}"

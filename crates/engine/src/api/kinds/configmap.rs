@@ -2,9 +2,12 @@
 //! (`binaryData`). Validation follows `ValidateConfigMap` (keys, the `immutable` rule).
 
 use crate::api::config::ConfigMap;
+use crate::api::printer::{self, column, entries, text, Column, AGE, NAME};
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::Object;
+use serde_json::Value;
 use std::collections::BTreeMap;
+use watchlab_apimachinery::table::TableColumnDefinition;
 use watchlab_apimachinery::validation::{is_config_map_key, FieldError};
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -29,7 +32,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
-    printer_columns: &[],
     rules: &ConfigMapRules,
 };
 
@@ -118,4 +120,25 @@ impl Rules for ConfigMapRules {
     fn spec_changed(&self, new: &Object, old: &Object) -> bool {
         matches!((config_map(new), config_map(old)), (Some(n), Some(o)) if n.data != o.data || n.binary_data != o.binary_data)
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printConfigMap`'s columns.
+const COLUMNS: [Column; 3] = [NAME, column("Data", "string", 0), AGE];
+
+/// `printConfigMap`'s cells: DATA counts `data` and `binaryData` entries.
+fn row(cm: &Value, now_unix_ms: i64) -> Vec<Value> {
+    let data = entries(cm, "data") + entries(cm, "binaryData");
+    vec![
+        printer::name(cm),
+        text(data.to_string()),
+        printer::age(cm, now_unix_ms),
+    ]
 }

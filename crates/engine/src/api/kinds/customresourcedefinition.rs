@@ -31,7 +31,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: true,
     delete_collection: true,
     controller_owners: &[],
-    printer_columns: &[],
     rules: &CrdRules,
 };
 

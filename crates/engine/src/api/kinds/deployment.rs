@@ -1,8 +1,14 @@
 //! `deployments` (apps/v1): the rollout of a pod template through ReplicaSets it owns.
 
 use super::workload_merge_key;
+use crate::api::printer::{
+    self, column, containers_and_images, selector_string, text, Column, AGE, NAME,
+};
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::{defaults, validation, Object};
+use serde_json::{json, Value};
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::{at, int};
 use watchlab_apimachinery::validation::FieldError;
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -27,7 +33,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
-    printer_columns: &[],
     rules: &DeploymentRules,
 };
 
@@ -90,4 +95,43 @@ impl Rules for DeploymentRules {
     fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
         workload_merge_key(path)
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printDeployment`'s columns (pkg/printers/internalversion `deploymentColumnDefinitions`).
+const COLUMNS: [Column; 8] = [
+    NAME,
+    column("Ready", "string", 0),
+    column("Up-to-date", "integer", 0),
+    column("Available", "integer", 0),
+    AGE,
+    column("Containers", "string", 1),
+    column("Images", "string", 1),
+    column("Selector", "string", 1),
+];
+
+/// `printDeployment`'s cells.
+fn row(d: &Value, now_unix_ms: i64) -> Vec<Value> {
+    let (containers, images) = containers_and_images(d);
+    vec![
+        printer::name(d),
+        text(format!(
+            "{}/{}",
+            int(d, &["status", "readyReplicas"]),
+            int(d, &["spec", "replicas"])
+        )),
+        json!(int(d, &["status", "updatedReplicas"])),
+        json!(int(d, &["status", "availableReplicas"])),
+        printer::age(d, now_unix_ms),
+        containers,
+        images,
+        text(selector_string(at(d, &["spec", "selector"]))),
+    ]
 }

@@ -4,8 +4,12 @@
 
 use super::service::validate_port_and_protocol;
 use crate::api::endpoints::Endpoints;
+use crate::api::printer::{self, column, join_host_port, listed, text, Column, AGE, NAME};
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::Object;
+use serde_json::Value;
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::{array, int, string};
 use watchlab_apimachinery::validation::{FieldError, INVALID_IP};
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -31,7 +35,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
-    printer_columns: &[],
     rules: &EndpointsRules,
 };
 
@@ -96,6 +99,45 @@ impl Rules for EndpointsRules {
     fn spec_changed(&self, new: &Object, old: &Object) -> bool {
         matches!((endpoints(new), endpoints(old)), (Some(n), Some(o)) if n.subsets != o.subsets)
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printEndpoints`'s columns.
+const COLUMNS: [Column; 3] = [NAME, column("Endpoints", "string", 0), AGE];
+
+/// `printEndpoints`'s cells: each ready address with each port (`formatEndpoints`), cut after
+/// three.
+fn row(ep: &Value, now_unix_ms: i64) -> Vec<Value> {
+    let subsets = array(ep, &["subsets"]);
+    let cell = if subsets.is_empty() {
+        "<none>".to_string()
+    } else {
+        let mut list = Vec::new();
+        for ss in subsets {
+            let ips: Vec<String> = array(ss, &["addresses"])
+                .iter()
+                .map(|a| string(a, &["ip"]))
+                .collect();
+            let ports = array(ss, &["ports"]);
+            if ports.is_empty() {
+                list.extend(ips);
+            } else {
+                for p in ports {
+                    let port = int(p, &["port"]);
+                    list.extend(ips.iter().map(|ip| join_host_port(ip, port)));
+                }
+            }
+        }
+        listed(&list)
+    };
+    vec![printer::name(ep), text(cell), printer::age(ep, now_unix_ms)]
 }
 
 #[cfg(test)]

@@ -3,8 +3,12 @@
 //! by every kube-proxy. Validation follows `ValidateEndpointSlice`.
 
 use crate::api::endpoint_slice::{EndpointSlice, ADDRESS_TYPES};
+use crate::api::printer::{self, column, listed, text, Column, AGE, NAME};
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::{Kind, Object};
+use serde_json::Value;
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::{array, str_at, string};
 use watchlab_apimachinery::validation::FieldError;
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -29,7 +33,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[Kind::Service],
-    printer_columns: &[],
     rules: &EndpointSliceRules,
 };
 
@@ -161,6 +164,51 @@ impl Rules for EndpointSliceRules {
             _ => false,
         }
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printEndpointSlice`'s columns.
+const COLUMNS: [Column; 5] = [
+    NAME,
+    column("AddressType", "string", 0),
+    column("Ports", "string", 0),
+    column("Endpoints", "string", 0),
+    AGE,
+];
+
+/// `printEndpointSlice`'s cells: ports (a port's name when it has no number, `*` for neither)
+/// and addresses, each cut after three, `<unset>` when empty.
+fn row(slice: &Value, now_unix_ms: i64) -> Vec<Value> {
+    let ports: Vec<String> = array(slice, &["ports"])
+        .iter()
+        .map(
+            |p| match (p.get("port").and_then(Value::as_i64), str_at(p, &["name"])) {
+                (Some(n), _) => n.to_string(),
+                (None, Some(n)) => n.to_string(),
+                (None, None) => "*".into(),
+            },
+        )
+        .collect();
+    let addresses: Vec<String> = array(slice, &["endpoints"])
+        .iter()
+        .flat_map(|e| array(e, &["addresses"]))
+        .filter_map(|a| a.as_str().map(String::from))
+        .collect();
+    let unset = |s: String| text(if s.is_empty() { "<unset>".into() } else { s });
+    vec![
+        printer::name(slice),
+        text(string(slice, &["addressType"])),
+        unset(listed(&ports)),
+        unset(listed(&addresses)),
+        printer::age(slice, now_unix_ms),
+    ]
 }
 
 #[cfg(test)]

@@ -1,8 +1,13 @@
 //! `events` (core/v1): what components report about objects, written with a lease of
 //! `--event-ttl` so the store forgets them.
 
+use crate::api::printer::{self, column, text, Column};
 use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::{Event, Object};
+use serde_json::{json, Value};
+use watchlab_apimachinery::duration::since;
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::{at, int, str_at, string};
 use watchlab_apimachinery::validation::FieldError;
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -41,7 +46,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
-    printer_columns: &[],
     rules: &EventRules,
 };
 
@@ -100,4 +104,74 @@ impl Rules for EventRules {
     fn spec_changed(&self, _new: &Object, _old: &Object) -> bool {
         false
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printEvent`'s columns (pkg/printers/internalversion `eventColumnDefinitions`).
+const COLUMNS: [Column; 10] = [
+    column("Last Seen", "string", 0),
+    column("Type", "string", 0),
+    column("Reason", "string", 0),
+    column("Object", "string", 0),
+    column("Subobject", "string", 1),
+    column("Source", "string", 1),
+    column("Message", "string", 0),
+    column("First Seen", "string", 1),
+    column("Count", "integer", 1),
+    column("Name", "string", 1),
+];
+
+/// `printEvent`'s cells: ages of the first and last occurrence (a series' last observation),
+/// the count, `kind/name` of the involved object, `component, host` of the source.
+fn row(ev: &Value, now_unix_ms: i64) -> Vec<Value> {
+    let first = match str_at(ev, &["firstTimestamp"]) {
+        Some(t) => since(Some(t), now_unix_ms),
+        None => since(str_at(ev, &["eventTime"]), now_unix_ms),
+    };
+    let mut last = match str_at(ev, &["lastTimestamp"]) {
+        Some(t) => since(Some(t), now_unix_ms),
+        None => first.clone(),
+    };
+    let mut count = int(ev, &["count"]);
+    if let Some(series) = at(ev, &["series"]).filter(|s| s.is_object()) {
+        last = since(str_at(series, &["lastObservedTime"]), now_unix_ms);
+        count = int(series, &["count"]);
+    } else if count == 0 {
+        count = 1;
+    }
+    let kind = string(ev, &["involvedObject", "kind"]).to_lowercase();
+    let involved = string(ev, &["involvedObject", "name"]);
+    let target = if involved.is_empty() {
+        kind
+    } else {
+        format!("{kind}/{involved}")
+    };
+    let component = str_at(ev, &["source", "component"])
+        .filter(|c| !c.is_empty())
+        .or_else(|| str_at(ev, &["reportingComponent"]).filter(|c| !c.is_empty()));
+    let host = str_at(ev, &["source", "host"]).filter(|h| !h.is_empty());
+    let source = match (component, host) {
+        (Some(c), Some(h)) => format!("{c}, {h}"),
+        (Some(c), None) => c.to_string(),
+        (None, _) => String::new(),
+    };
+    vec![
+        text(last),
+        text(string(ev, &["type"])),
+        text(string(ev, &["reason"])),
+        text(target),
+        text(string(ev, &["involvedObject", "fieldPath"])),
+        text(source),
+        text(string(ev, &["message"]).trim()),
+        text(first),
+        json!(count),
+        printer::name(ev),
+    ]
 }

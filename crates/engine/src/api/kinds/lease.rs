@@ -1,7 +1,11 @@
 //! `leases` (coordination.k8s.io/v1): the kubelets' heartbeats and the leader elections.
 
+use crate::api::printer::{self, column, text, Column, AGE, NAME};
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::{Lease, Object};
+use serde_json::Value;
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::string;
 use watchlab_apimachinery::validation::FieldError;
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -26,7 +30,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
-    printer_columns: &[],
     rules: &LeaseRules,
 };
 
@@ -65,4 +68,24 @@ impl Rules for LeaseRules {
             _ => false,
         }
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printLease`'s columns.
+const COLUMNS: [Column; 3] = [NAME, column("Holder", "string", 0), AGE];
+
+/// `printLease`'s cells.
+fn row(lease: &Value, now_unix_ms: i64) -> Vec<Value> {
+    vec![
+        printer::name(lease),
+        text(string(lease, &["spec", "holderIdentity"])),
+        printer::age(lease, now_unix_ms),
+    ]
 }

@@ -174,3 +174,206 @@ mod tests {
         }
     }
 }
+
+/// The kinds' printers through [`Rules::row`](super::resource::Rules::row), as
+/// `pkg/printers/internalversion` computes the cells.
+#[cfg(test)]
+mod printer_tests {
+    use super::*;
+    use serde_json::{json, Value};
+    use watchlab_apimachinery::client::virtual_now_unix_ms;
+
+    fn cells(kind: Kind, obj: &Value, now_ms: u64) -> Vec<Value> {
+        kind.resource().rules.row(obj, virtual_now_unix_ms(now_ms))
+    }
+
+    fn pod(status: Value) -> Value {
+        json!({
+            "metadata": {"name": "debug-tools", "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "spec": {"containers": [{"name": "c", "image": "debug-tools:1.0"}]},
+            "status": status,
+        })
+    }
+
+    /// STATUS, READY, RESTARTS of a pod at 5 s.
+    fn pod_status(p: &Value) -> [String; 3] {
+        let c = cells(Kind::Pod, p, 5000);
+        let text = |i: usize| c.get(i).and_then(Value::as_str).unwrap_or("?").to_string();
+        [text(2), text(1), text(3)]
+    }
+
+    #[test]
+    fn pod_status_like_print_pod() {
+        let t = |a: &str, b: &str, c: &str| [a.to_string(), b.to_string(), c.to_string()];
+        assert_eq!(
+            pod_status(&pod(json!({"phase": "Pending"}))),
+            t("Pending", "0/1", "0")
+        );
+        assert_eq!(
+            pod_status(&pod(json!({"phase": "Pending", "containerStatuses": [
+                {"name": "c", "ready": false, "restartCount": 0, "state": {"waiting": {"reason": "ContainerCreating"}}}
+            ]}))),
+            t("ContainerCreating", "0/1", "0")
+        );
+        assert_eq!(
+            pod_status(&pod(json!({"phase": "Running", "containerStatuses": [
+                {"name": "c", "ready": true, "restartCount": 2, "state": {"running": {}},
+                 "lastState": {"terminated": {"exitCode": 1, "finishedAt": "2026-01-01T00:00:03Z"}}}
+            ]}))),
+            t("Running", "1/1", "2 (2s ago)")
+        );
+        assert_eq!(
+            pod_status(&pod(json!({"phase": "Succeeded", "containerStatuses": [
+                {"name": "c", "ready": false, "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}
+            ]}))),
+            t("Completed", "0/1", "0")
+        );
+        let mut terminating = pod(json!({"phase": "Running"}));
+        terminating["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:04Z");
+        assert_eq!(pod_status(&terminating)[0], "Terminating");
+        let mut init = pod(json!({"phase": "Pending", "initContainerStatuses": [
+            {"name": "i", "state": {"waiting": {"reason": "PodInitializing"}}}
+        ]}));
+        init["spec"]["initContainers"] = json!([{"name": "i"}]);
+        assert_eq!(pod_status(&init)[0], "Init:0/1");
+        let mut crashing_init = init.clone();
+        crashing_init["status"]["initContainerStatuses"][0]["state"] =
+            json!({"terminated": {"exitCode": 2}});
+        assert_eq!(pod_status(&crashing_init)[0], "Init:ExitCode:2");
+        let mut gated = pod(json!({"phase": "Pending"}));
+        gated["spec"]["schedulingGates"] = json!([{"name": "wait"}]);
+        assert_eq!(pod_status(&gated)[0], "SchedulingGated");
+        assert_eq!(pod_status(&json!(null)), t("", "0/0", "0"));
+        assert_eq!(cells(Kind::Pod, &pod(json!({})), 0)[5], "<none>");
+    }
+
+    #[test]
+    fn node_status_and_roles() {
+        let node = json!({
+            "metadata": {"name": "node-c", "labels": {"node-role.kubernetes.io/control-plane": ""}},
+            "spec": {"unschedulable": true},
+            "status": {"conditions": [{"type": "Ready", "status": "Unknown"}], "nodeInfo": {"kubeletVersion": "v1.32.0"}}
+        });
+        let c = cells(Kind::Node, &node, 0);
+        assert_eq!(
+            c[..5],
+            [
+                json!("node-c"),
+                json!("NotReady,SchedulingDisabled"),
+                json!("control-plane"),
+                json!("<unknown>"),
+                json!("v1.32.0")
+            ]
+        );
+        assert_eq!(c[5], "<none>");
+        assert_eq!(cells(Kind::Node, &json!({}), 0)[1], "Unknown");
+    }
+
+    #[test]
+    fn workloads_and_events() {
+        let d = json!({
+            "metadata": {"name": "orders-api", "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "orders-api"}},
+                     "template": {"spec": {"containers": [{"name": "api", "image": "orders:1"}]}}},
+            "status": {"readyReplicas": 2, "updatedReplicas": 3, "availableReplicas": 2}
+        });
+        let now = 3 * 3600 * 1000;
+        assert_eq!(
+            cells(Kind::Deployment, &d, now),
+            [
+                json!("orders-api"),
+                json!("2/3"),
+                json!(3),
+                json!(2),
+                json!("3h"),
+                json!("api"),
+                json!("orders:1"),
+                json!("app=orders-api")
+            ]
+        );
+        assert_eq!(
+            cells(Kind::ReplicaSet, &d, now)[1..4],
+            [json!(3), json!(0), json!(2)]
+        );
+        let ev = json!({
+            "metadata": {"name": "node-c.1"}, "type": "Normal", "reason": "NodeNotReady",
+            "involvedObject": {"kind": "Node", "name": "node-c"},
+            "source": {"component": "node-controller"},
+            "lastTimestamp": "2026-01-01T02:59:00Z", "message": "Node node-c status is now: NodeNotReady\n"
+        });
+        assert_eq!(
+            cells(Kind::Event, &ev, now),
+            [
+                json!("60s"),
+                json!("Normal"),
+                json!("NodeNotReady"),
+                json!("node/node-c"),
+                json!(""),
+                json!("node-controller"),
+                json!("Node node-c status is now: NodeNotReady"),
+                json!("<unknown>"),
+                json!(1),
+                json!("node-c.1")
+            ]
+        );
+    }
+
+    #[test]
+    fn services_endpoints_and_data() {
+        let svc = json!({"metadata": {"name": "web"}, "spec": {"type": "NodePort", "clusterIP": "10.96.4.2", "clusterIPs": ["10.96.4.2"], "selector": {"app": "web", "tier": "fe"}, "ports": [{"port": 80, "protocol": "TCP", "nodePort": 30080}, {"port": 53, "protocol": "UDP"}]}});
+        let c = cells(Kind::Service, &svc, 0);
+        assert_eq!(
+            c[1..5],
+            [
+                json!("NodePort"),
+                json!("10.96.4.2"),
+                json!("<none>"),
+                json!("80:30080/TCP,53/UDP")
+            ]
+        );
+        assert_eq!(c[6], "app=web,tier=fe");
+        let lb = json!({"spec": {"type": "LoadBalancer", "clusterIP": "None"}});
+        assert_eq!(
+            cells(Kind::Service, &lb, 0)[2..5],
+            [json!("None"), json!("<pending>"), json!("<none>")]
+        );
+        let ep = json!({"metadata": {"name": "web"}, "subsets": [{"addresses": [{"ip": "10.244.0.1"}, {"ip": "10.244.0.2"}, {"ip": "10.244.1.1"}, {"ip": "10.244.1.2"}], "notReadyAddresses": [{"ip": "10.244.2.1"}], "ports": [{"port": 8080}]}]});
+        assert_eq!(
+            cells(Kind::Endpoints, &ep, 0)[1],
+            "10.244.0.1:8080,10.244.0.2:8080,10.244.1.1:8080 + 1 more..."
+        );
+        assert_eq!(cells(Kind::Endpoints, &json!({}), 0)[1], "<none>");
+        let slice = json!({"metadata": {"name": "web-abcde"}, "addressType": "IPv4", "ports": [{"port": 8080}], "endpoints": [{"addresses": ["10.244.0.1"]}, {"addresses": ["fd00::1"]}]});
+        assert_eq!(
+            cells(Kind::EndpointSlice, &slice, 0)[1..4],
+            [json!("IPv4"), json!("8080"), json!("10.244.0.1,fd00::1")]
+        );
+        let empty = json!({"addressType": "IPv4", "ports": [], "endpoints": []});
+        assert_eq!(
+            cells(Kind::EndpointSlice, &empty, 0)[2..4],
+            [json!("<unset>"), json!("<unset>")]
+        );
+        let s = json!({"type": "Opaque", "data": {"a": "eA==", "b": "eQ=="}});
+        assert_eq!(
+            cells(Kind::Secret, &s, 0)[1..3],
+            [json!("Opaque"), json!("2")]
+        );
+        let cm = json!({"data": {"a": "1"}, "binaryData": {"b": "eQ=="}});
+        assert_eq!(cells(Kind::ConfigMap, &cm, 0)[1], "2");
+        let lease = json!({"metadata": {"name": "node-a"}, "spec": {"holderIdentity": "node-a"}});
+        assert_eq!(cells(Kind::Lease, &lease, 0)[1], "node-a");
+        let ns = json!({"metadata": {"name": "production"}, "status": {"phase": "Active"}});
+        assert_eq!(cells(Kind::Namespace, &ns, 0)[1], "Active");
+    }
+
+    #[test]
+    fn every_row_fills_its_columns_even_from_garbage() {
+        for kind in BUILT_IN {
+            let rules = kind.resource().rules;
+            let width = rules.columns().len();
+            for obj in [json!(null), json!({}), json!({"metadata": 5, "spec": []})] {
+                assert_eq!(rules.row(&obj, 0).len(), width, "{kind:?} {obj}");
+            }
+        }
+    }
+}

@@ -4,8 +4,12 @@
 
 use super::conditions_merge_key;
 use crate::api::namespace::{FINALIZER_KUBERNETES, PHASE_ACTIVE};
+use crate::api::printer::{self, column, text, Column, AGE, NAME};
 use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::{Namespace, Object};
+use serde_json::Value;
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::string;
 use watchlab_apimachinery::validation::FieldError;
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -30,7 +34,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: true,
     delete_collection: false,
     controller_owners: &[],
-    printer_columns: &[],
     rules: &NamespaceRules,
 };
 
@@ -110,4 +113,24 @@ impl Rules for NamespaceRules {
     fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
         conditions_merge_key(path)
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printNamespace`'s columns.
+const COLUMNS: [Column; 3] = [NAME, column("Status", "string", 0), AGE];
+
+/// `printNamespace`'s cells.
+fn row(ns: &Value, now_unix_ms: i64) -> Vec<Value> {
+    vec![
+        printer::name(ns),
+        text(string(ns, &["status", "phase"])),
+        printer::age(ns, now_unix_ms),
+    ]
 }

@@ -2,9 +2,13 @@
 //! machines the kubelets register.
 
 use super::{bool_text, conditions_merge_key};
+use crate::api::printer::{self, column, or_none, text, Column, AGE, NAME};
 use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::validation::TAINT_EFFECTS;
 use crate::api::{Node, Object};
+use serde_json::Value;
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::{array, at, str_at, string, string_map};
 use watchlab_apimachinery::validation::{is_qualified_name, FieldError};
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -29,7 +33,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
-    printer_columns: &[],
     rules: &NodeRules,
 };
 
@@ -100,4 +103,90 @@ impl Rules for NodeRules {
             _ => conditions_merge_key(path),
         }
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printNode`'s columns (pkg/printers/internalversion `nodeColumnDefinitions`).
+const COLUMNS: [Column; 10] = [
+    NAME,
+    column("Status", "string", 0),
+    column("Roles", "string", 0),
+    AGE,
+    column("Version", "string", 0),
+    column("Internal-IP", "string", 1),
+    column("External-IP", "string", 1),
+    column("OS-Image", "string", 1),
+    column("Kernel-Version", "string", 1),
+    column("Container-Runtime", "string", 1),
+];
+
+/// A node's STATUS: `Ready`/`NotReady`/`Unknown` from the Ready condition, plus
+/// `SchedulingDisabled` when cordoned.
+pub fn node_status(node: &Value) -> String {
+    let ready = array(node, &["status", "conditions"])
+        .iter()
+        .find(|c| str_at(c, &["type"]) == Some("Ready"));
+    let mut status = match ready {
+        Some(c) if str_at(c, &["status"]) == Some("True") => vec!["Ready"],
+        Some(_) => vec!["NotReady"],
+        None => vec!["Unknown"],
+    };
+    if at(node, &["spec", "unschedulable"]).and_then(Value::as_bool) == Some(true) {
+        status.push("SchedulingDisabled");
+    }
+    status.join(",")
+}
+
+/// A node's ROLES from its `node-role.kubernetes.io/<role>` and `kubernetes.io/role` labels.
+pub fn node_roles(node: &Value) -> String {
+    let mut roles: Vec<String> = string_map(node, &["metadata", "labels"])
+        .into_iter()
+        .filter_map(|(k, v)| {
+            if let Some(role) = k.strip_prefix("node-role.kubernetes.io/") {
+                Some(role.to_string())
+            } else if k == "kubernetes.io/role" {
+                Some(v)
+            } else {
+                None
+            }
+        })
+        .filter(|r| !r.is_empty())
+        .collect();
+    roles.sort();
+    roles.dedup();
+    or_none(roles.join(","))
+}
+
+/// `printNode`'s cells.
+fn row(node: &Value, now_unix_ms: i64) -> Vec<Value> {
+    let address = |kind: &str| {
+        array(node, &["status", "addresses"])
+            .iter()
+            .find(|a| str_at(a, &["type"]) == Some(kind))
+            .map(|a| string(a, &["address"]))
+            .unwrap_or_else(|| "<none>".into())
+    };
+    let info = |field: &str| {
+        let v = string(node, &["status", "nodeInfo", field]);
+        text(if v.is_empty() { "<unknown>".into() } else { v })
+    };
+    vec![
+        printer::name(node),
+        text(node_status(node)),
+        text(node_roles(node)),
+        printer::age(node, now_unix_ms),
+        text(string(node, &["status", "nodeInfo", "kubeletVersion"])),
+        text(address("InternalIP")),
+        text(address("ExternalIP")),
+        info("osImage"),
+        info("kernelVersion"),
+        info("containerRuntimeVersion"),
+    ]
 }

@@ -1,9 +1,14 @@
 //! `pods` (core/v1): the unit the scheduler binds and the kubelet runs.
 
 use super::{bool_text, conditions_merge_key, pod_spec_merge_key};
+use crate::api::printer::{self, column, or_none, text, Column, AGE, NAME};
 use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::strategy::qos_class;
 use crate::api::{defaults, validation, Kind, Object, Pod};
+use serde_json::Value;
+use watchlab_apimachinery::duration::since;
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::{array, at, int, str_at, string};
 use watchlab_apimachinery::validation::FieldError;
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -40,7 +45,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: true,
     delete_collection: true,
     controller_owners: &[Kind::ReplicaSet],
-    printer_columns: &[],
     rules: &PodRules,
 };
 
@@ -130,4 +134,167 @@ impl Rules for PodRules {
             _ => conditions_merge_key(path),
         }
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printPod`'s columns (pkg/printers/internalversion `podColumnDefinitions`).
+const COLUMNS: [Column; 9] = [
+    NAME,
+    column("Ready", "string", 0),
+    column("Status", "string", 0),
+    column("Restarts", "string", 0),
+    AGE,
+    column("IP", "string", 1),
+    column("Node", "string", 1),
+    column("Nominated Node", "string", 1),
+    column("Readiness Gates", "string", 1),
+];
+
+/// What `printPod` shows as a pod's STATUS, READY and RESTARTS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodSummary {
+    pub status: String,
+    pub ready: String,
+    pub restarts: String,
+}
+
+/// `printPod`'s STATUS/READY/RESTARTS logic: the phase or reason, `SchedulingGated`, an init
+/// container's `Init:` state, a container's waiting or terminated reason, `Terminating`.
+pub fn pod_summary(pod: &Value, now_unix_ms: i64) -> PodSummary {
+    let total = array(pod, &["spec", "containers"]).len();
+    let mut reason = string(pod, &["status", "phase"]);
+    if let Some(r) = str_at(pod, &["status", "reason"]).filter(|r| !r.is_empty()) {
+        reason = r.to_string();
+    }
+    if !array(pod, &["spec", "schedulingGates"]).is_empty() {
+        reason = "SchedulingGated".into();
+    }
+    let mut restarts = 0;
+    let mut last_restart: Option<String> = None;
+    let mut note_restart = |c: &Value, restarts: &mut i64| {
+        *restarts += int(c, &["restartCount"]);
+        if let Some(t) = str_at(c, &["lastState", "terminated", "finishedAt"]) {
+            if last_restart.as_deref().is_none_or(|old| t > old) {
+                last_restart = Some(t.to_string());
+            }
+        }
+    };
+    let init_statuses = array(pod, &["status", "initContainerStatuses"]);
+    let init_total = array(pod, &["spec", "initContainers"]).len();
+    let mut initializing = false;
+    for (i, c) in init_statuses.iter().enumerate() {
+        note_restart(c, &mut restarts);
+        let term = at(c, &["state", "terminated"]);
+        let waiting_reason = str_at(c, &["state", "waiting", "reason"]).unwrap_or_default();
+        match term {
+            Some(t) if int(t, &["exitCode"]) == 0 => continue,
+            Some(t) => {
+                reason = match str_at(t, &["reason"]).filter(|r| !r.is_empty()) {
+                    Some(r) => format!("Init:{r}"),
+                    None if int(t, &["signal"]) != 0 => {
+                        format!("Init:Signal:{}", int(t, &["signal"]))
+                    }
+                    None => format!("Init:ExitCode:{}", int(t, &["exitCode"])),
+                };
+            }
+            None if !waiting_reason.is_empty() && waiting_reason != "PodInitializing" => {
+                reason = format!("Init:{waiting_reason}");
+            }
+            None => reason = format!("Init:{i}/{init_total}"),
+        }
+        initializing = true;
+        break;
+    }
+    let mut ready = 0;
+    if !initializing {
+        restarts = 0;
+        let mut has_running = false;
+        for c in array(pod, &["status", "containerStatuses"]).iter().rev() {
+            note_restart(c, &mut restarts);
+            let waiting = str_at(c, &["state", "waiting", "reason"]).filter(|r| !r.is_empty());
+            let term = at(c, &["state", "terminated"]);
+            if let Some(w) = waiting {
+                reason = w.to_string();
+            } else if let Some(t) = term {
+                reason = match str_at(t, &["reason"]).filter(|r| !r.is_empty()) {
+                    Some(r) => r.to_string(),
+                    None if int(t, &["signal"]) != 0 => format!("Signal:{}", int(t, &["signal"])),
+                    None => format!("ExitCode:{}", int(t, &["exitCode"])),
+                };
+            } else if c.get("ready").and_then(Value::as_bool) == Some(true)
+                && at(c, &["state", "running"]).is_some()
+            {
+                has_running = true;
+                ready += 1;
+            }
+        }
+        if reason == "Completed" && has_running {
+            reason = if pod_ready_condition(pod) {
+                "Running".into()
+            } else {
+                "NotReady".into()
+            };
+        }
+    }
+    if at(pod, &["metadata", "deletionTimestamp"]).is_some_and(|t| !t.is_null()) {
+        reason = if str_at(pod, &["status", "reason"]) == Some("NodeLost") {
+            "Unknown".into()
+        } else {
+            "Terminating".into()
+        };
+    }
+    let restarts = match last_restart {
+        Some(t) if restarts > 0 => format!("{restarts} ({} ago)", since(Some(&t), now_unix_ms)),
+        _ => restarts.to_string(),
+    };
+    PodSummary {
+        status: reason,
+        ready: format!("{ready}/{total}"),
+        restarts,
+    }
+}
+
+fn pod_ready_condition(pod: &Value) -> bool {
+    array(pod, &["status", "conditions"])
+        .iter()
+        .any(|c| str_at(c, &["type"]) == Some("Ready") && str_at(c, &["status"]) == Some("True"))
+}
+
+/// `printPod`'s cells.
+fn row(pod: &Value, now_unix_ms: i64) -> Vec<Value> {
+    let s = pod_summary(pod, now_unix_ms);
+    let gates = array(pod, &["spec", "readinessGates"]);
+    let gates = if gates.is_empty() {
+        "<none>".to_string()
+    } else {
+        let conditions = array(pod, &["status", "conditions"]);
+        let met = gates
+            .iter()
+            .filter(|g| {
+                conditions.iter().any(|c| {
+                    c.get("type") == g.get("conditionType")
+                        && str_at(c, &["status"]) == Some("True")
+                })
+            })
+            .count();
+        format!("{met}/{}", gates.len())
+    };
+    vec![
+        printer::name(pod),
+        text(s.ready),
+        text(s.status),
+        text(s.restarts),
+        printer::age(pod, now_unix_ms),
+        text(or_none(string(pod, &["status", "podIP"]))),
+        text(or_none(string(pod, &["spec", "nodeName"]))),
+        text(or_none(string(pod, &["status", "nominatedNodeName"]))),
+        text(gates),
+    ]
 }

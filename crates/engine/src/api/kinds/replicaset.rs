@@ -1,8 +1,14 @@
 //! `replicasets` (apps/v1): a pod template and a count, owned by a Deployment.
 
 use super::workload_merge_key;
+use crate::api::printer::{
+    self, column, containers_and_images, selector_string, text, Column, AGE, NAME,
+};
 use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::{defaults, validation, Kind, Object};
+use serde_json::{json, Value};
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::{at, int};
 use watchlab_apimachinery::validation::FieldError;
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -27,7 +33,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[Kind::Deployment],
-    printer_columns: &[],
     rules: &ReplicaSetRules,
 };
 
@@ -105,4 +110,39 @@ impl Rules for ReplicaSetRules {
     fn merge_key(&self, path: &[&str]) -> Option<&'static str> {
         workload_merge_key(path)
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printReplicaSet`'s columns (pkg/printers/internalversion `replicaSetColumnDefinitions`).
+const COLUMNS: [Column; 8] = [
+    NAME,
+    column("Desired", "integer", 0),
+    column("Current", "integer", 0),
+    column("Ready", "integer", 0),
+    AGE,
+    column("Containers", "string", 1),
+    column("Images", "string", 1),
+    column("Selector", "string", 1),
+];
+
+/// `printReplicaSet`'s cells.
+fn row(rs: &Value, now_unix_ms: i64) -> Vec<Value> {
+    let (containers, images) = containers_and_images(rs);
+    vec![
+        printer::name(rs),
+        json!(int(rs, &["spec", "replicas"])),
+        json!(int(rs, &["status", "replicas"])),
+        json!(int(rs, &["status", "readyReplicas"])),
+        printer::age(rs, now_unix_ms),
+        containers,
+        images,
+        text(selector_string(at(rs, &["spec", "selector"]))),
+    ]
 }

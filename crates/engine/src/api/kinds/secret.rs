@@ -4,8 +4,12 @@
 
 use super::configmap::{validate_immutable, validate_keys};
 use crate::api::config::{Secret, SECRET_TYPE_OPAQUE};
+use crate::api::printer::{self, column, entries, text, Column, AGE, NAME};
 use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::Object;
+use serde_json::Value;
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::string;
 use watchlab_apimachinery::validation::FieldError;
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -30,7 +34,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
-    printer_columns: &[],
     rules: &SecretRules,
 };
 
@@ -106,4 +109,30 @@ impl Rules for SecretRules {
     fn spec_changed(&self, new: &Object, old: &Object) -> bool {
         matches!((secret(new), secret(old)), (Some(n), Some(o)) if n.data != o.data || n.type_ != o.type_)
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printSecret`'s columns.
+const COLUMNS: [Column; 4] = [
+    NAME,
+    column("Type", "string", 0),
+    column("Data", "string", 0),
+    AGE,
+];
+
+/// `printSecret`'s cells.
+fn row(s: &Value, now_unix_ms: i64) -> Vec<Value> {
+    vec![
+        printer::name(s),
+        text(string(s, &["type"])),
+        text(entries(s, "data").to_string()),
+        printer::age(s, now_unix_ms),
+    ]
 }

@@ -5,12 +5,16 @@
 
 use super::meta_merge_key;
 use crate::api::apps::IntOrString;
+use crate::api::printer::{self, column, or_none, text, Column, AGE, NAME};
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::service::{
     Service, ServiceSpec, SERVICE_TYPES, TYPE_CLUSTER_IP, TYPE_EXTERNAL_NAME,
 };
 use crate::api::Object;
+use serde_json::Value;
 use std::collections::BTreeSet;
+use watchlab_apimachinery::table::TableColumnDefinition;
+use watchlab_apimachinery::unstructured::{array, int, joined_map, str_at, string, string_map};
 use watchlab_apimachinery::validation::{
     is_dns1123_label, is_valid_port_name, is_valid_port_num, BadValue, FieldError, INVALID_IP,
 };
@@ -38,7 +42,6 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: true,
     delete_collection: true,
     controller_owners: &[],
-    printer_columns: &[],
     rules: &ServiceRules,
 };
 
@@ -304,4 +307,87 @@ impl Rules for ServiceRules {
             _ => meta_merge_key(path),
         }
     }
+
+    fn columns(&self) -> Vec<TableColumnDefinition> {
+        printer::definitions(&COLUMNS)
+    }
+
+    fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
+        row(obj, now_unix_ms)
+    }
+}
+
+/// `printService`'s columns (pkg/printers/internalversion `serviceColumnDefinitions`).
+const COLUMNS: [Column; 7] = [
+    NAME,
+    column("Type", "string", 0),
+    column("Cluster-IP", "string", 0),
+    column("External-IP", "string", 0),
+    column("Port(s)", "string", 0),
+    AGE,
+    column("Selector", "string", 1),
+];
+
+/// `printService`'s cells: PORT(S) as `80/TCP` or `80:30080/TCP`, EXTERNAL-IP by type.
+fn row(svc: &Value, now_unix_ms: i64) -> Vec<Value> {
+    let type_ = string(svc, &["spec", "type"]);
+    let cluster_ip = array(svc, &["spec", "clusterIPs"])
+        .first()
+        .and_then(Value::as_str)
+        .map(String::from)
+        .unwrap_or_else(|| string(svc, &["spec", "clusterIP"]));
+    vec![
+        printer::name(svc),
+        text(type_.clone()),
+        text(or_none(cluster_ip)),
+        text(external_ip(svc, &type_)),
+        text(ports(svc)),
+        printer::age(svc, now_unix_ms),
+        text(joined_map(&string_map(svc, &["spec", "selector"]))),
+    ]
+}
+
+/// `getServiceExternalIP`.
+fn external_ip(svc: &Value, type_: &str) -> String {
+    let external: Vec<String> = array(svc, &["spec", "externalIPs"])
+        .iter()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect();
+    match type_ {
+        "ClusterIP" | "NodePort" => or_none(external.join(",")),
+        "LoadBalancer" => {
+            let mut ips: Vec<String> = array(svc, &["status", "loadBalancer", "ingress"])
+                .iter()
+                .filter_map(|i| {
+                    str_at(i, &["ip"])
+                        .filter(|s| !s.is_empty())
+                        .or_else(|| str_at(i, &["hostname"]))
+                        .map(String::from)
+                })
+                .collect();
+            ips.extend(external);
+            if ips.is_empty() {
+                "<pending>".into()
+            } else {
+                ips.join(",")
+            }
+        }
+        "ExternalName" => string(svc, &["spec", "externalName"]),
+        _ => "<unknown>".into(),
+    }
+}
+
+/// `makePortString`.
+fn ports(svc: &Value) -> String {
+    let parts: Vec<String> = array(svc, &["spec", "ports"])
+        .iter()
+        .map(|p| {
+            let (port, proto) = (int(p, &["port"]), string(p, &["protocol"]));
+            match int(p, &["nodePort"]) {
+                0 => format!("{port}/{proto}"),
+                node_port => format!("{port}:{node_port}/{proto}"),
+            }
+        })
+        .collect();
+    or_none(parts.join(","))
 }

@@ -1,6 +1,7 @@
-//! Reading fields out of API objects. kubectl handles objects as unstructured JSON (like
-//! client-go's `unstructured.Unstructured`); these helpers walk a path and tolerate anything
-//! missing or of the wrong type, because server data must never make the console panic.
+//! Reading fields out of API objects handled as unstructured JSON (apimachinery's
+//! `unstructured.Unstructured` and its `NestedString` & co.): kubectl reads every object this
+//! way, and the API server's Table printers read the objects they print. The helpers walk a path
+//! and tolerate anything missing or of the wrong type, because data must never cause a panic.
 
 use serde_json::Value;
 
