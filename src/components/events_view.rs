@@ -1,5 +1,5 @@
-//! The Kubernetes Events table, printed by the console's own kubectl printer
-//! (`watchlab_kubectl::printers`: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE, and NAMESPACE
+//! The Kubernetes Events table, the `meta.k8s.io` Table of the Events laid out by the console's
+//! own kubectl (`watchlab_kubectl::table_printer`: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE, and NAMESPACE
 //! first for all namespaces) and ordered by kubectl's own `--sort-by` sorter, so the view and
 //! `kubectl get events -A --sort-by=.lastTimestamp` in the console show the same rows. The
 //! learner picks the namespace and the sort; the equivalent command line is shown above.
@@ -18,6 +18,8 @@ use watchlab_apimachinery::client::virtual_now_unix_ms;
 use watchlab_apimachinery::jsonpath::JsonPath;
 use watchlab_engine::api::Object;
 use watchlab_kubectl::output::relaxed;
+use watchlab_kubectl::resources::ResourceType;
+use watchlab_kubectl::table_printer::{table_cells, PrintOptions};
 use watchlab_kubectl::{printers, sort};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -162,6 +164,17 @@ pub fn sorted_events(
         .collect())
 }
 
+/// The Events resource, as the Table is asked for.
+fn events_type() -> ResourceType {
+    ResourceType {
+        plural: "events".into(),
+        kind: "Event".into(),
+        version: "v1".into(),
+        namespaced: true,
+        ..ResourceType::default()
+    }
+}
+
 /// kubectl's table for these events at virtual time `now_ms`: headers and rows of cells.
 pub fn print(
     events: &[Arc<Object>],
@@ -169,10 +182,12 @@ pub fn print(
     now_ms: u64,
 ) -> (Vec<String>, Vec<Vec<String>>) {
     let items: Vec<Value> = events.iter().map(|o| o.to_json_value()).collect();
-    let (mut headers, mut rows) =
-        printers::table("events", &items, virtual_now_unix_ms(now_ms)).visible(false);
-    printers::decorate(&mut headers, &mut rows, &items, all_namespaces, false);
-    (headers, rows)
+    let table = printers::local_table(Some(&events_type()), &items, virtual_now_unix_ms(now_ms));
+    let options = PrintOptions {
+        with_namespace: all_namespaces,
+        ..PrintOptions::default()
+    };
+    table_cells(&table, &options)
 }
 
 /// A `<select>`'s change, written into the query by `set`.

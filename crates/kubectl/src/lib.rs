@@ -33,6 +33,7 @@ pub mod resources;
 pub mod service_printers;
 pub mod shell;
 pub mod sort;
+pub mod table_printer;
 pub mod tabwriter;
 pub mod targets;
 mod warnings;

@@ -4,13 +4,15 @@
 //! so a `get -w` stream prints its header once and keeps the table's column widths.
 
 use crate::errors::CmdError;
-use crate::printers::{custom_resource_table, decorate, table};
+use crate::printers::local_table;
 use crate::resources::{self, ResourceType};
+use crate::table_printer::{PrintOptions, TablePrinter};
 use crate::tabwriter::TabWriter;
 use serde::Serialize;
 use serde_json::Value;
 use watchlab_apimachinery::gofmt::{go_plain, go_quote, go_syntax};
 use watchlab_apimachinery::jsonpath::{JsonPath, JsonPathError};
+use watchlab_apimachinery::table::Table;
 use watchlab_apimachinery::unstructured::{name, str_at};
 
 /// Formats `kubectl get` accepts, in the order its error message lists them.
@@ -221,6 +223,8 @@ pub struct TableOptions {
     pub with_kind: bool,
     /// `--output-watch-events`: an EVENT column first.
     pub watch_events: bool,
+    /// `-L key,...`: a column per label key.
+    pub column_labels: Vec<String>,
 }
 
 /// Prints objects in one format, remembering the table header and widths between calls.
@@ -234,6 +238,8 @@ pub struct ObjectPrinter {
     header_done: bool,
     printed: usize,
     tab: TabWriter,
+    /// The current resource type's table layout (a new one per type, as kubectl's per mapping).
+    tables: Option<TablePrinter>,
 }
 
 impl ObjectPrinter {
@@ -246,6 +252,7 @@ impl ObjectPrinter {
             header_done: false,
             printed: 0,
             tab: TabWriter::new(),
+            tables: None,
         }
     }
 
@@ -258,10 +265,49 @@ impl ObjectPrinter {
     /// Starts a new table (a new resource type in `get pods,deployments`): a blank line, then
     /// a fresh header and widths.
     pub fn next_table(&mut self) -> String {
-        let sep = if self.header_done { "\n" } else { "" };
+        let sep = if self.header_done && !self.options.no_headers {
+            "\n"
+        } else {
+            ""
+        };
         self.header_done = false;
         self.tab = TabWriter::new();
+        self.tables = None;
         sep.to_string()
+    }
+
+    /// Lays out a Table the server printed for the resource `rt` (default and `-o wide`
+    /// output), with kubectl's decorations; `event` is the watch event's type for
+    /// `--output-watch-events`.
+    pub fn print_table(
+        &mut self,
+        rt: Option<&ResourceType>,
+        table: &Table,
+        event: Option<&str>,
+    ) -> String {
+        let options = &self.options;
+        let wide = self.format == OutputFormat::Wide;
+        let printer = self.tables.get_or_insert_with(|| {
+            TablePrinter::new(PrintOptions {
+                wide,
+                no_headers: options.no_headers,
+                // `-A` adds NAMESPACE to a namespaced resource's table only (kubectl's get:
+                // no namespace column for a cluster-scoped mapping).
+                with_namespace: options.with_namespace && rt.is_none_or(|r| r.namespaced),
+                show_labels: options.show_labels,
+                column_labels: options.column_labels.clone(),
+                kind: rt
+                    .filter(|_| options.with_kind)
+                    .map(ResourceType::kind_prefix),
+            })
+        });
+        let event = event.filter(|_| options.watch_events);
+        let lines = printer.lines(table, event);
+        if !table.rows.is_empty() {
+            self.header_done = true;
+        }
+        self.printed += table.rows.len();
+        self.tab.render(&lines)
     }
 
     /// Prints items of the resource `rt` as table rows (or one by one for other formats).
@@ -283,40 +329,12 @@ impl ObjectPrinter {
         if items.is_empty() {
             return Ok(String::new());
         }
-        let (mut headers, mut rows) = match &self.format {
-            OutputFormat::CustomColumns(cols) => custom_columns(cols, items),
-            format => {
-                let plural = rt.map(|r| r.plural.as_str()).unwrap_or_default();
-                let wide = *format == OutputFormat::Wide;
-                let (mut headers, mut rows) = match rt.filter(|r| !r.printer_columns.is_empty()) {
-                    Some(r) => custom_resource_table(&r.printer_columns, items, now_unix_ms, wide),
-                    None => table(plural, items, now_unix_ms).visible(wide),
-                };
-                if self.options.with_kind {
-                    if let Some(rt) = rt {
-                        if let Some(pos) = headers.iter().position(|h| h == "NAME") {
-                            for row in &mut rows {
-                                if let Some(cell) = row.get_mut(pos) {
-                                    *cell = format!("{}/{cell}", rt.kind_prefix());
-                                }
-                            }
-                        }
-                    }
-                }
-                // `-A` adds NAMESPACE to a namespaced resource's table only (kubectl's get:
-                // no namespace column for a cluster-scoped mapping).
-                let with_namespace = self.options.with_namespace && rt.is_none_or(|r| r.namespaced);
-                decorate(
-                    &mut headers,
-                    &mut rows,
-                    items,
-                    with_namespace,
-                    self.options.show_labels,
-                );
-                let _ = &mut headers;
-                (headers, rows)
-            }
+        let OutputFormat::CustomColumns(cols) = &self.format else {
+            let table = local_table(rt, items, now_unix_ms);
+            let event = events.and_then(|e| e.first()).map(String::as_str);
+            return Ok(self.print_table(rt, &table, event));
         };
+        let (mut headers, mut rows) = custom_columns(cols, items);
         if let (true, Some(events)) = (self.options.watch_events, events) {
             headers.insert(0, "EVENT".into());
             for (row, ev) in rows.iter_mut().zip(events) {

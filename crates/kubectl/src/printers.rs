@@ -6,14 +6,13 @@
 //! A custom resource's columns are its definition's `additionalPrinterColumns`, each cell read
 //! at its JSONPath ([`printer_cell`], shared with the HTTP server's Table).
 
+use crate::resources::ResourceType;
 use crate::service_printers;
 use serde::Deserialize;
 use serde_json::Value;
 use watchlab_apimachinery::duration::since;
 use watchlab_apimachinery::jsonpath::JsonPath;
-use watchlab_apimachinery::unstructured::{
-    array, at, int, joined_map, name, str_at, string, string_map,
-};
+use watchlab_apimachinery::unstructured::{array, at, int, name, str_at, string, string_map};
 
 /// One column, as in `metav1.TableColumnDefinition`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,31 +234,71 @@ pub fn printer_cell(type_: &str, json_path: &str, item: &Value, now_unix_ms: i64
     }
 }
 
-/// `kubectl get` of a custom resource with printer columns: NAME, then each column (those of
-/// priority above 0 only when `wide`), headers upper-cased as kubectl prints the server's Table.
-pub fn custom_resource_table(
-    columns: &[PrinterColumn],
+/// TEMPORARY (#12, until the API server answers `Accept: ...;as=Table`): the `meta.k8s.io/v1`
+/// Table the server would send for `items` of `rt`, built from these printers (a custom
+/// resource's from its definition's printer columns). Each row embeds its whole object, as
+/// `includeObject=Object` asks. kubectl lays out nothing but such a Table.
+pub fn local_table(
+    rt: Option<&ResourceType>,
     items: &[Value],
     now_unix_ms: i64,
-    wide: bool,
-) -> (Vec<String>, Vec<Vec<String>>) {
-    let shown: Vec<&PrinterColumn> = columns.iter().filter(|c| wide || c.priority == 0).collect();
-    let headers = std::iter::once("NAME".to_string())
-        .chain(shown.iter().map(|c| c.name.to_uppercase()))
-        .collect();
-    let rows = items
-        .iter()
-        .map(|item| {
-            std::iter::once(name(item))
+) -> watchlab_apimachinery::table::Table {
+    use watchlab_apimachinery::table::{Table as WireTable, TableColumnDefinition, TableRow};
+    let definition = |i: usize, name: &str, type_: &str, priority: i32| TableColumnDefinition {
+        name: name.to_string(),
+        type_: type_.to_string(),
+        format: if i == 0 && name == "Name" { "name" } else { "" }.to_string(),
+        priority,
+        ..TableColumnDefinition::default()
+    };
+    let (columns, rows) = match rt.filter(|r| !r.printer_columns.is_empty()) {
+        Some(r) => {
+            let columns = std::iter::once(definition(0, "Name", "string", 0))
                 .chain(
-                    shown
+                    r.printer_columns
                         .iter()
-                        .map(|c| printer_cell(&c.type_, &c.json_path, item, now_unix_ms)),
+                        .enumerate()
+                        .map(|(i, c)| definition(i + 1, &c.name, &c.type_, c.priority)),
                 )
-                .collect()
-        })
-        .collect();
-    (headers, rows)
+                .collect();
+            let rows = items
+                .iter()
+                .map(|item| {
+                    std::iter::once(name(item))
+                        .chain(
+                            r.printer_columns
+                                .iter()
+                                .map(|c| printer_cell(&c.type_, &c.json_path, item, now_unix_ms)),
+                        )
+                        .collect::<Vec<String>>()
+                })
+                .collect::<Vec<_>>();
+            (columns, rows)
+        }
+        None => {
+            let plural = rt.map(|r| r.plural.as_str()).unwrap_or_default();
+            let t = table(plural, items, now_unix_ms);
+            let columns = t
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| definition(i, c.name, c.kind, i32::from(c.priority)))
+                .collect();
+            (columns, t.rows)
+        }
+    };
+    WireTable {
+        column_definitions: columns,
+        rows: rows
+            .into_iter()
+            .zip(items)
+            .map(|(cells, item)| TableRow {
+                cells: cells.into_iter().map(Value::String).collect(),
+                object: Some(item.clone()),
+            })
+            .collect(),
+        ..WireTable::default()
+    }
 }
 
 fn age(v: &Value, now: i64) -> String {
@@ -612,28 +651,6 @@ fn event_row(ev: &Value, now: i64) -> Vec<String> {
         count.to_string(),
         name(ev),
     ]
-}
-
-/// Adds kubectl's client-side columns: NAMESPACE first (`-A`) and LABELS last (`--show-labels`).
-pub fn decorate(
-    headers: &mut Vec<String>,
-    rows: &mut [Vec<String>],
-    items: &[Value],
-    with_namespace: bool,
-    with_labels: bool,
-) {
-    if with_namespace {
-        headers.insert(0, "NAMESPACE".into());
-        for (row, item) in rows.iter_mut().zip(items) {
-            row.insert(0, watchlab_apimachinery::unstructured::namespace(item));
-        }
-    }
-    if with_labels {
-        headers.push("LABELS".into());
-        for (row, item) in rows.iter_mut().zip(items) {
-            row.push(joined_map(&string_map(item, &["metadata", "labels"])));
-        }
-    }
 }
 
 #[cfg(test)]

@@ -181,6 +181,14 @@ fn printer_options(p: &Parsed, all_ns: bool) -> TableOptions {
         no_headers: p.flag("no-headers"),
         with_kind: p.flag("show-kind"),
         watch_events: p.flag("output-watch-events"),
+        column_labels: p
+            .all("label-columns")
+            .iter()
+            .flat_map(|l| l.split(','))
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect(),
     }
 }
 
