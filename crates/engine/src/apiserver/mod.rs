@@ -303,6 +303,12 @@ impl ApiServer {
             .is_none_or(|s| s.pending() > 0 || s.state() != watch::StreamState::Open)
     }
 
+    /// The streams that got news since their reader last polled them (queued events, their
+    /// end), each handed over once: a driver steps the readers of these and no others.
+    pub fn take_ready_streams(&mut self) -> std::collections::BTreeSet<WatchId> {
+        self.watch.take_ready()
+    }
+
     /// The events queued on a stream since the last poll; `None` once it has ended.
     pub fn poll(&mut self, id: WatchId) -> Option<Vec<Arc<WatchEvent>>> {
         self.watch.poll(id)

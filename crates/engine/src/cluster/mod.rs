@@ -63,7 +63,7 @@ pub struct Cluster {
 impl std::fmt::Debug for ControlPlane {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ControlPlane")
-            .field("kubelets", &self.kubelets.len())
+            .field("kubelets", &self.kubelets().len())
             .finish_non_exhaustive()
     }
 }
@@ -710,17 +710,21 @@ mod tests {
 
     #[test]
     fn skipping_idle_controllers_changes_nothing() {
-        // The ledger, and what no ledger shows: each kube-proxy's rules and last sync, and the
+        // The ledger, and what no ledger shows: each kube-proxy's rules and last sync, the open
+        // watch streams, and the
         // revision every informer cache reflects.
         let seen = |c: &Cluster, out: &mut Vec<String>| {
             out.extend(history_digest(c));
-            for p in &c.control_plane().kube_proxies {
+            for p in c.control_plane().kube_proxies() {
                 out.push(format!(
                     "{} {:?} {:?}",
                     p.node_name(),
                     p.last_sync(),
                     p.rules()
                 ));
+            }
+            for s in c.api().streams() {
+                out.push(format!("{} {} {:?}", s.id(), s.user(), s.state()));
             }
             for controller in c.control_plane().all() {
                 for i in controller.informers() {
@@ -746,6 +750,10 @@ mod tests {
             c.advance_to(t);
             seen(&c, &mut out);
             c.apply(Action::KillNode("node-b".into())).unwrap();
+            // The killed node's kubelet and kube-proxy close their watches at once.
+            let t = c.now().plus_millis(100);
+            c.advance_to(t);
+            seen(&c, &mut out);
             c.apply(scale_to(9)).unwrap();
             let t = c.now().plus_secs(90);
             c.advance_to(t);
@@ -764,6 +772,16 @@ mod tests {
                 )
                 .unwrap();
             let t = c.now().plus_secs(60);
+            c.advance_to(t);
+            seen(&c, &mut out);
+            // A kubelet's watch dropped from outside (its reader is idle), then past every
+            // watch's timeout (client-go's 5–10 min): the streams end under idle readers.
+            let kubelet = &c.control_plane().kubelets()[0];
+            let kubelet_stream =
+                crate::controllers::Controller::informers(kubelet)[0].watch_stream();
+            c.apply(Action::DropWatch(kubelet_stream.unwrap())).unwrap();
+            c.apply(scale_to(5)).unwrap();
+            let t = c.now().plus_secs(700);
             c.advance_to(t);
             seen(&c, &mut out);
             out

@@ -207,10 +207,18 @@ impl ApiInformer {
     /// without news, and nothing of its own (a delivery, a resync, a backoff) is due. Its
     /// component may then skip the step ([`super::Controller::idle`]).
     pub fn is_quiet(&self, now: Timestamp, api: &ApiServer) -> bool {
-        let ReflectorPhase::Watching { stream, .. } = self.informer.reflector().phase() else {
+        let Some(stream) = self.watch_stream() else {
             return false;
         };
         !api.stream_has_news(stream) && self.next_wakeup().is_none_or(|t| t > now)
+    }
+
+    /// The watch stream it reads, while one is open.
+    pub fn watch_stream(&self) -> Option<StreamId> {
+        match self.informer.reflector().phase() {
+            ReflectorPhase::Watching { stream, .. } => Some(stream),
+            _ => None,
+        }
     }
 }
 

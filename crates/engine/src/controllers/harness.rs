@@ -3,7 +3,8 @@
 //! time moved by the one loop ([`clock::advance_until`]), as the [`crate::cluster::Cluster`]
 //! moves it. At each instant the controllers are stepped repeatedly while they keep writing (a
 //! write must reach the others' watch streams before time moves on), then time jumps to the
-//! earliest of the controllers' wake-ups and the server's own timers. The harness has no etcd
+//! earliest of the controllers' wake-ups and the server's own timers. A round visits only the
+//! controllers that are not parked idle ([`super::parking`]). The harness has no etcd
 //! members and no journal: tests write through its `api` directly, and the controllers answer
 //! at that same instant when it next runs.
 
@@ -15,6 +16,7 @@ use super::kube_proxy::KubeProxy;
 use super::kubelet::Kubelet;
 use super::namespace::NamespaceController;
 use super::node_lifecycle::NodeLifecycleController;
+use super::parking::Parking;
 use super::profile::Profile;
 use super::replicaset::ReplicaSetController;
 use super::scheduler::Scheduler;
@@ -34,8 +36,8 @@ pub const MAX_ROUNDS_PER_INSTANT: usize = 64;
 /// EndpointSlice, Endpoints and namespace controllers, the garbage collector, the example
 /// Website operator).
 pub struct ControlPlane {
-    pub kubelets: Vec<Kubelet>,
-    pub kube_proxies: Vec<KubeProxy>,
+    kubelets: Vec<Kubelet>,
+    kube_proxies: Vec<KubeProxy>,
     pub scheduler: Scheduler,
     pub node_lifecycle: NodeLifecycleController,
     pub replicaset: ReplicaSetController,
@@ -47,12 +49,15 @@ pub struct ControlPlane {
     pub website: WebsiteOperator,
     /// Step idle controllers too (tests compare the histories with and without skipping).
     pub step_idle: bool,
+    /// The idle kubelets and kube-proxies a round passes by.
+    parking: Parking,
 }
 
 impl ControlPlane {
     /// One kubelet per node name; everything seeded from `seed`.
     pub fn new(seed: u64, profile: &Profile, nodes: &[&str]) -> Self {
         ControlPlane {
+            parking: Parking::new(2 * nodes.len() + OTHERS),
             kubelets: nodes
                 .iter()
                 .enumerate()
@@ -73,27 +78,6 @@ impl ControlPlane {
             website: WebsiteOperator::new(seed, profile),
             step_idle: false,
         }
-    }
-
-    /// Every controller, in the fixed step order.
-    pub fn all_mut(&mut self) -> Vec<&mut dyn Controller> {
-        let mut all: Vec<&mut dyn Controller> = Vec::new();
-        for k in &mut self.kubelets {
-            all.push(k);
-        }
-        for p in &mut self.kube_proxies {
-            all.push(p);
-        }
-        all.push(&mut self.scheduler);
-        all.push(&mut self.node_lifecycle);
-        all.push(&mut self.replicaset);
-        all.push(&mut self.deployment);
-        all.push(&mut self.endpointslice);
-        all.push(&mut self.endpoints);
-        all.push(&mut self.namespace);
-        all.push(&mut self.garbage_collector);
-        all.push(&mut self.website);
-        all
     }
 
     /// Every controller, read-only, in the fixed step order.
@@ -117,16 +101,36 @@ impl ControlPlane {
         all
     }
 
+    /// The kubelets, in node order.
+    pub fn kubelets(&self) -> &[Kubelet] {
+        &self.kubelets
+    }
+
+    /// The kube-proxies, in node order.
+    pub fn kube_proxies(&self) -> &[KubeProxy] {
+        &self.kube_proxies
+    }
+
+    /// A kubelet to change from outside (stop, restart): it is visited again from the next
+    /// round on, whatever it said before.
     pub fn kubelet_mut(&mut self, node: &str) -> Option<&mut Kubelet> {
-        self.kubelets.iter_mut().find(|k| k.node_name() == node)
+        let index = self.kubelets.iter().position(|k| k.node_name() == node)?;
+        self.parking.unpark(index);
+        self.kubelets.get_mut(index)
     }
 
     pub fn kube_proxy(&self, node: &str) -> Option<&KubeProxy> {
         self.kube_proxies.iter().find(|p| p.node_name() == node)
     }
 
+    /// A kube-proxy to change from outside, visited again from the next round on.
     pub fn kube_proxy_mut(&mut self, node: &str) -> Option<&mut KubeProxy> {
-        self.kube_proxies.iter_mut().find(|p| p.node_name() == node)
+        let index = self
+            .kube_proxies
+            .iter()
+            .position(|p| p.node_name() == node)?;
+        self.parking.unpark(self.kubelets.len() + index);
+        self.kube_proxies.get_mut(index)
     }
 
     /// The controllers after the kubelets and kube-proxies, in the fixed step order (as
@@ -176,18 +180,6 @@ impl ControlPlane {
             .nth(index - kubelets - proxies)
     }
 
-    /// One round: every controller stepped once at `now`; returns the earliest wake-up asked
-    /// for and the number of steps.
-    pub fn step_all(&mut self, now: Timestamp, api: &mut ApiServer) -> (Option<Timestamp>, u64) {
-        let mut next: Option<Timestamp> = None;
-        let mut steps = 0;
-        for c in self.all_mut() {
-            steps += 1;
-            next = super::earliest([next, c.step(now, api)]);
-        }
-        (next, steps)
-    }
-
     /// Steps every controller at `now` until a round writes nothing (a write must reach the
     /// others' watch streams before time moves on); returns the earliest wake-up and the steps.
     pub fn settle(&mut self, now: Timestamp, api: &mut ApiServer) -> (Option<Timestamp>, u64) {
@@ -204,6 +196,11 @@ impl ControlPlane {
     /// Called again with the same `settling` (and nothing else run in between), it resumes
     /// exactly there, so however a settle is cut into pieces, the controllers take the same
     /// steps in the same order. `Some((wake, steps))` when the settle is complete.
+    ///
+    /// A round visits the controllers in step order, but only those not parked: one that says
+    /// it is idle is parked ([`Parking`]) until its streams get news or its wake-up is due, and
+    /// is passed by meanwhile — what asking it again would have answered, it already said. So
+    /// the steps taken, and the history, are those of asking every controller every round.
     pub fn settle_until(
         &mut self,
         now: Timestamp,
@@ -211,19 +208,38 @@ impl ControlPlane {
         settling: &mut Settling,
         mut stop: impl FnMut() -> bool,
     ) -> Option<(Option<Timestamp>, u64)> {
+        if !settling.started {
+            settling.started = true;
+            self.parking.unpark_due(now);
+        }
         loop {
             if settling.next == 0 {
                 settling.round_start = api.revision();
                 settling.wake = None;
             }
-            let skip_idle = !self.step_idle;
-            while let Some(c) = self.nth_mut(settling.next) {
-                let wake = match c.idle(now, api).filter(|_| skip_idle) {
-                    Some(wake) => wake,
+            loop {
+                self.parking.unpark_readers(api.take_ready_streams());
+                let Some(index) = self.parking.next_active(settling.next) else {
+                    break;
+                };
+                let step_idle = self.step_idle;
+                let Some(c) = self.nth_mut(index) else {
+                    break;
+                };
+                let wake = match c.idle(now, api).filter(|_| !step_idle) {
+                    Some(wake) => {
+                        let streams = c
+                            .informers()
+                            .iter()
+                            .filter_map(|i| i.watch_stream())
+                            .collect();
+                        self.parking.park(index, wake, streams);
+                        wake
+                    }
                     None => c.step(now, api),
                 };
                 settling.wake = super::earliest([settling.wake, wake]);
-                settling.next += 1;
+                settling.next = index + 1;
                 settling.steps += 1;
                 if settling.next < self.len() && stop() {
                     return None;
@@ -232,7 +248,9 @@ impl ControlPlane {
             settling.next = 0;
             settling.rounds += 1;
             if api.revision() == settling.round_start || settling.rounds >= MAX_ROUNDS_PER_INSTANT {
-                return Some((settling.wake, settling.steps));
+                // The parked controllers answer what they last said.
+                let wake = super::earliest([settling.wake, self.parking.earliest_wake()]);
+                return Some((wake, settling.steps));
             }
             if stop() {
                 return None;
@@ -245,6 +263,8 @@ impl ControlPlane {
 /// controller in step order, and what the round has gathered so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Settling {
+    /// Whether the controllers due at this instant have been unparked.
+    started: bool,
     rounds: usize,
     next: usize,
     /// The revision when the current round began (a round that writes nothing ends the settle).
@@ -255,7 +275,7 @@ pub struct Settling {
 }
 
 impl Settling {
-    /// Controller steps taken so far.
+    /// Controllers visited so far (parked ones are not).
     pub fn steps(&self) -> u64 {
         self.steps
     }
@@ -320,9 +340,9 @@ impl Harness {
     }
 
     /// The controllers' user agents in step order.
-    pub fn controller_names(&mut self) -> Vec<String> {
+    pub fn controller_names(&self) -> Vec<String> {
         self.plane
-            .all_mut()
+            .all()
             .iter()
             .map(|c| c.name().to_string())
             .collect()

@@ -25,6 +25,7 @@ pub mod lru;
 pub mod namespace;
 pub mod node_addresses;
 pub mod node_lifecycle;
+pub mod parking;
 pub mod pod_tally;
 pub mod podutil;
 pub mod profile;
@@ -74,6 +75,12 @@ pub trait Controller {
     /// `Some(wake)` when a step at `now` would do nothing but return `wake` (nothing due, no
     /// stream with news), so a settle may skip it: at a thousand nodes most kubelets are idle at
     /// any instant, and stepping each of them every round was most of the work. `None`: step it.
+    ///
+    /// The answer may depend only on the controller itself, on `now`, and on its
+    /// [`Controller::informers`]' watch streams (which must then all be open): a settle parks an
+    /// idle controller ([`parking`]) and does not ask again, with the same answer assumed, until
+    /// one of those streams gets news, `wake` comes due, or the controller is changed from
+    /// outside ([`ControlPlane::kubelet_mut`]).
     fn idle(&self, _now: Timestamp, _api: &ApiServer) -> Option<Option<Timestamp>> {
         None
     }

@@ -274,7 +274,7 @@ impl Sim {
                 expected.insert((key.clone(), svc.spec.cluster_ip.clone(), p.port), eps);
             }
         }
-        for proxy in &self.cluster.control_plane().kube_proxies {
+        for proxy in self.cluster.control_plane().kube_proxies() {
             let node = proxy.node_name();
             let rules: BTreeMap<(String, String, i32), Vec<String>> = proxy
                 .rules()
@@ -286,7 +286,7 @@ impl Sim {
                 format!("{node}'s kube-proxy rules {rules:?}, the slices say {expected:?}")
             });
         }
-        self.coverage.proxy_checks += self.cluster.control_plane().kube_proxies.len() as u64;
+        self.coverage.proxy_checks += self.cluster.control_plane().kube_proxies().len() as u64;
     }
 }
 

@@ -9,7 +9,7 @@ impl Sim {
     pub(super) fn check_converged(&self) {
         // Every kubelet's runtime holds exactly the pods bound to its node: none left running
         // after its deletion, none missing.
-        for k in &self.cluster.control_plane().kubelets {
+        for k in self.cluster.control_plane().kubelets() {
             let bound = self
                 .all_pods()
                 .iter()

@@ -35,7 +35,7 @@ use crate::api::{Kind, Object};
 use crate::clock::Timestamp;
 use crate::store::Revision;
 use index::WatchIndex;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use watchlab_apimachinery::client::WatchId;
 
@@ -88,6 +88,10 @@ pub struct WatchHub {
     config: WatchConfig,
     /// Events offered to streams in total (delivered + filtered out), for the UI's cost meter.
     offered: u64,
+    /// The streams that got news (an event, their end, a client-side stop) since their reader
+    /// last polled them: like epoll's ready list, a driver learns from it which readers need a
+    /// step without asking every one ([`WatchHub::take_ready`]).
+    ready: BTreeSet<WatchId>,
 }
 
 impl WatchHub {
@@ -171,6 +175,7 @@ impl WatchHub {
                     })
                     .clone();
                 s.push(event, true);
+                self.ready.insert(id);
                 if s.state != StreamState::Open {
                     let filter = s.filter.clone();
                     self.index.remove(id, &filter);
@@ -182,6 +187,7 @@ impl WatchHub {
     /// Drains a stream: its queued events, or `None` once it has ended and been drained (the
     /// id is then forgotten).
     pub fn poll(&mut self, id: WatchId) -> Option<Vec<Arc<WatchEvent>>> {
+        self.ready.remove(&id);
         let s = self.streams.get_mut(&id)?;
         if s.buffer.is_empty() && s.state != StreamState::Open {
             self.streams.remove(&id);
@@ -191,11 +197,19 @@ impl WatchHub {
         Some(s.buffer.drain(..).collect())
     }
 
-    /// Closes a stream from the client side.
+    /// Closes a stream from the client side. Its reader may be someone else (a dropped watch),
+    /// so the stream counts as ready: its next poll says it has ended.
     pub fn stop(&mut self, id: WatchId) {
         if let Some(s) = self.streams.remove(&id) {
             self.index.remove(id, &s.filter);
+            self.ready.insert(id);
         }
+    }
+
+    /// The streams that got news since their last poll, handed over once (a stream polled
+    /// since is left out; one with news again is in the next set).
+    pub fn take_ready(&mut self) -> BTreeSet<WatchId> {
+        std::mem::take(&mut self.ready)
     }
 
     /// Ends timed-out streams and sends due bookmarks at `revision`.
@@ -208,6 +222,7 @@ impl WatchHub {
             }
             if now >= s.deadline {
                 s.end(EndReason::Timeout);
+                self.ready.insert(*id);
                 ended.push((*id, s.filter.clone()));
                 continue;
             }
@@ -218,6 +233,7 @@ impl WatchHub {
                         .entry(kind)
                         .or_insert_with(|| Arc::new(bookmark(kind, revision, false)));
                     s.push(e.clone(), true);
+                    self.ready.insert(*id);
                     s.next_bookmark = Some(now.plus_millis(every.max(1)));
                     if s.state != StreamState::Open {
                         ended.push((*id, s.filter.clone()));
