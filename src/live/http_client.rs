@@ -31,6 +31,9 @@ pub const MAX_STREAMS: usize = 5;
 /// the API server closes a watcher too slow to keep up, and the client re-watches.
 pub const MAX_QUEUED_LINES: usize = 20_000;
 
+/// The Accept of a plain request: the objects as JSON.
+const JSON: &str = "application/json";
+
 /// The longest watch line accepted (the API server's objects are at most ~1.5 MiB).
 pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
@@ -134,12 +137,13 @@ impl HttpClient {
         &self,
         method: &str,
         url: &str,
+        accept: &str,
         content_type: Option<&str>,
         body: Option<&str>,
     ) -> Result<ApiResponse, JsValue> {
         let xhr = web_sys::XmlHttpRequest::new()?;
         xhr.open_with_async(method, url, false)?;
-        xhr.set_request_header("Accept", "application/json")?;
+        xhr.set_request_header("Accept", accept)?;
         if body.is_some() {
             xhr.set_request_header("Content-Type", content_type.unwrap_or("application/json"))?;
         }
@@ -149,8 +153,41 @@ impl HttpClient {
         Ok(ApiResponse { code, body })
     }
 
+    /// One synchronous request; a failed connection becomes a 503 Status.
+    fn exchange(
+        &self,
+        method: &str,
+        path_and_query: &str,
+        accept: &str,
+        content_type: Option<&str>,
+        body: Option<&str>,
+    ) -> ApiResponse {
+        let url = self.url(path_and_query);
+        match self.send(method, &url, accept, content_type, body) {
+            Ok(r) if r.code == 0 => status(
+                503,
+                "ServiceUnavailable",
+                &format!("the connection to the server for {url} failed"),
+            ),
+            Ok(r) => r,
+            Err(e) => status(
+                503,
+                "ServiceUnavailable",
+                &format!(
+                    "the connection to the server for {url} failed: {}",
+                    js_text(&e)
+                ),
+            ),
+        }
+    }
+
     /// Starts the fetch of a watch and the task that queues its lines.
-    fn open(&self, url: &str, buf: Rc<RefCell<StreamBuf>>) -> Option<web_sys::AbortController> {
+    fn open(
+        &self,
+        url: &str,
+        accept: &str,
+        buf: Rc<RefCell<StreamBuf>>,
+    ) -> Option<web_sys::AbortController> {
         let window = web_sys::window()?;
         let abort = web_sys::AbortController::new().ok();
         let init = web_sys::RequestInit::new();
@@ -159,7 +196,7 @@ impl HttpClient {
             init.set_signal(Some(&a.signal()));
         }
         if let Ok(headers) = web_sys::Headers::new() {
-            let _ = headers.set("Accept", "application/json");
+            let _ = headers.set("Accept", accept);
             init.set_headers(&headers);
         }
         let promise = window.fetch_with_str_and_init(url, &init);
@@ -231,26 +268,24 @@ impl ApiClient for HttpClient {
         content_type: Option<&str>,
         body: Option<&str>,
     ) -> ApiResponse {
-        let url = self.url(path_and_query);
-        match self.send(method, &url, content_type, body) {
-            Ok(r) if r.code == 0 => status(
-                503,
-                "ServiceUnavailable",
-                &format!("the connection to the server for {url} failed"),
-            ),
-            Ok(r) => r,
-            Err(e) => status(
-                503,
-                "ServiceUnavailable",
-                &format!(
-                    "the connection to the server for {url} failed: {}",
-                    js_text(&e)
-                ),
-            ),
-        }
+        self.exchange(method, path_and_query, JSON, content_type, body)
+    }
+
+    /// Sends the caller's Accept (kubectl's names a Table first, the plain JSON last), so the real
+    /// API server answers with its own Table, as it does for the real kubectl.
+    fn get_accepting(&mut self, path_and_query: &str, accept: &str) -> ApiResponse {
+        self.exchange("GET", path_and_query, accept, None, None)
     }
 
     fn watch(&mut self, path_and_query: &str) -> Result<WatchId, ApiResponse> {
+        self.watch_accepting(path_and_query, JSON)
+    }
+
+    fn watch_accepting(
+        &mut self,
+        path_and_query: &str,
+        accept: &str,
+    ) -> Result<WatchId, ApiResponse> {
         if self.streams.len() >= MAX_STREAMS {
             return Err(status(
                 429,
@@ -262,7 +297,7 @@ impl ApiClient for HttpClient {
         }
         let buf = Rc::new(RefCell::new(StreamBuf::default()));
         let url = self.url(path_and_query);
-        let abort = self.open(&url, buf.clone());
+        let abort = self.open(&url, accept, buf.clone());
         if abort.is_none() {
             buf.borrow_mut().ended = true;
         }
