@@ -240,8 +240,10 @@ def wasm_section(rows):
         "compiled to wasm32 with the same `bench` profile and called from a fresh page in Debian's",
         "headless Chromium (`scripts/bench_wasm.mjs`). *wasm wall* is `performance.now()` around",
         "the call; *wasm memory* is the linear memory's size at the end, which is the run's peak",
-        "(wasm memory never grows back) and includes the allocator's free space, so it is above the",
-        "native *peak heap* (live bytes only). *wasm/native* divides the wall times.",
+        "(wasm memory never grows back) and includes the allocator's free space; the native *peak",
+        "heap* counts live bytes only, but with 8-byte pointers against wasm32's 4, so large",
+        "clusters take less memory in wasm. *wasm/native* divides the wall times (the native rows",
+        "may come from another commit and another moment of a shared machine: see their commits).",
         "",
         "| nodes × pods | wasm wall | native wall | wasm/native | wasm memory | per pod "
         "| native peak heap | wasm/native memory | virtual time | commit |",
