@@ -15,7 +15,6 @@ pub mod discovery;
 pub mod faults;
 pub mod protobuf;
 pub mod server;
-pub mod table;
 
 pub use args::{Args, ArgsError};
 pub use server::{ServeError, Server, Shared};

@@ -26,10 +26,10 @@ use tokio::sync::{mpsc, Notify};
 use tokio::task::{spawn_local, LocalSet};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
-use watchlab_apimachinery::client::virtual_now_unix_ms;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
-use watchlab_apimachinery::request::{parse_request, RequestInfo, Verb};
+use watchlab_apimachinery::request::{parse_request, Verb};
 use watchlab_apimachinery::status::Status;
+use watchlab_apimachinery::table::wants_table;
 use watchlab_engine::api::Registry;
 use watchlab_engine::apiserver::limits::MAX_REQUEST_BODY_BYTES;
 use watchlab_engine::clock::{Timestamp, EPOCH_UNIX_SECONDS};
@@ -40,7 +40,6 @@ use crate::args::{Args, Start};
 use crate::clock_driver::{ClockDriver, TICK_MS};
 use crate::discovery;
 use crate::protobuf;
-use crate::table::{self, IncludeObject, Printer};
 
 /// A response body: a whole JSON document or a stream of watch lines.
 type Body = UnsyncBoxBody<Bytes, Infallible>;
@@ -312,7 +311,6 @@ fn respond(
     body: Option<&str>,
 ) -> Response<Body> {
     let path = uri.path();
-    let query = uri.query().unwrap_or_default();
     let path_and_query = uri.path_and_query().map(|p| p.as_str()).unwrap_or(path);
     let header_str = |name| {
         headers
@@ -348,27 +346,26 @@ fn respond(
         );
         return api(r);
     };
-    let include = IncludeObject::from_query(query);
-    let printer = table::wants_table(accept)
-        .then(|| {
-            let cluster = shared.catch_up();
-            let r = cluster
-                .api()
-                .registry()
-                .lookup(&info.group, &info.version, &info.resource);
-            r.map(Printer::of)
-        })
-        .flatten();
+    // kubectl asks for a Table (server-side printing): the engine prints it.
+    let table = wants_table(accept);
     if info.verb == Verb::Watch {
-        return watch(shared.clone(), &user, path_and_query, printer, include);
+        return watch(
+            shared.clone(),
+            &user,
+            path_and_query,
+            table.then_some(accept),
+        );
     }
     let mut cluster = shared.catch_up();
-    let now = virtual_now_unix_ms(cluster.now().as_millis());
     let mut session = cluster.session(&user);
-    let r = session.request(method.as_str(), path_and_query, content_type, body);
+    let r = if table && *method == Method::GET {
+        session.get_accepting(path_and_query, accept)
+    } else {
+        session.request(method.as_str(), path_and_query, content_type, body)
+    };
     let warnings = session.take_warnings();
     drop(cluster);
-    let mut resp = answer(r, printer, method, &info, now, include);
+    let mut resp = api(r);
     for text in warnings {
         // RFC 7234 warn-code 299, agent "-", the text quoted (`"` and `\` escaped), as
         // `warning.NewWarningsRecorder` writes it.
@@ -378,27 +375,6 @@ fn respond(
         }
     }
     resp
-}
-
-/// The engine's answer as the client asked for it (a Table for `kubectl get`).
-fn answer(
-    r: ApiResponse,
-    printer: Option<Printer>,
-    method: &Method,
-    info: &RequestInfo,
-    now: i64,
-    include: IncludeObject,
-) -> Response<Body> {
-    let printer = printer.filter(|_| r.code == 200 && *method == Method::GET);
-    if let (Some(printer), None) = (printer, &info.subresource) {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(&r.body) {
-            if value["kind"] != "Status" {
-                let t = table::from_body(&printer, &value, now, include);
-                return json(StatusCode::OK, t.to_string());
-            }
-        }
-    }
-    api(r)
 }
 
 /// Whether a create/update body's Content-Type is JSON (absent counts as JSON, as `curl -d`).
@@ -425,10 +401,17 @@ fn watch(
     shared: Rc<Shared>,
     user: &str,
     path_and_query: &str,
-    table_of: Option<Printer>,
-    include: IncludeObject,
+    table_accept: Option<&str>,
 ) -> Response<Body> {
-    let id: WatchId = match shared.catch_up().session(user).watch(path_and_query) {
+    let opened = {
+        let mut cluster = shared.catch_up();
+        let mut session = cluster.session(user);
+        match table_accept {
+            Some(accept) => session.watch_accepting(path_and_query, accept),
+            None => session.watch(path_and_query),
+        }
+    };
+    let id: WatchId = match opened {
         Ok(id) => id,
         Err(r) => return api(r),
     };
@@ -436,17 +419,9 @@ fn watch(
     let user = user.to_string();
     spawn_local(async move {
         loop {
-            let (lines, now) = {
-                let mut cluster = shared.catch_up();
-                let now = virtual_now_unix_ms(cluster.now().as_millis());
-                (cluster.session(&user).poll_watch(id), now)
-            };
+            let lines = shared.catch_up().session(&user).poll_watch(id);
             let Some(lines) = lines else { break };
             for line in lines {
-                let line = match &table_of {
-                    Some(printer) => table::watch_line(printer, &line, now, include),
-                    None => line,
-                };
                 if tx.send(line + "\n").await.is_err() {
                     shared.catch_up().session(&user).stop_watch(id);
                     return;

@@ -10,7 +10,7 @@ mod common;
 use common::{kubectl_available, TestServer};
 use serde_json::{json, Value};
 use watchlab_apimachinery::client::ApiClient;
-use watchlab_apiserver_http::table::{self, IncludeObject, Printer};
+use watchlab_apimachinery::table::TABLE_ACCEPT;
 use watchlab_engine::api::Kind;
 use watchlab_engine::apiserver::ApiServer;
 use watchlab_kubectl::Kubectl;
@@ -104,6 +104,9 @@ fn every_registered_kind_is_served_printed_and_tabled() {
 
         // watch, create (by kubectl apply), get, list.
         let watch = ApiClient::watch(&mut api, &format!("{collection}?watch=true")).expect("watch");
+        let printed_watch =
+            ApiClient::watch_accepting(&mut api, &format!("{collection}?watch=true"), TABLE_ACCEPT)
+                .expect("watch");
         k.set_file("sample.yaml", &obj.to_string());
         let applied = k.exec("kubectl apply -f sample.yaml", &mut api);
         assert_eq!(applied.exit_code, 0, "{qualified}: {}", applied.stderr);
@@ -138,21 +141,54 @@ fn every_registered_kind_is_served_printed_and_tabled() {
             described.stdout
         );
 
-        // The server-side Table.
-        let body: Value = serde_json::from_str(&got.body).unwrap_or_default();
-        let t = table::from_body(&Printer::of(r), &body, 0, IncludeObject::Metadata);
-        assert_eq!(t["kind"], "Table", "{qualified}");
-        let columns = t["columnDefinitions"].as_array().map(Vec::len);
-        assert_eq!(
-            t["rows"][0]["cells"].as_array().map(Vec::len),
-            columns,
-            "{qualified}"
-        );
-        assert_eq!(
-            t["rows"][0]["object"]["metadata"]["name"],
-            json!(name),
-            "{qualified}"
-        );
+        // The server-side Table: of the object, of the list, and on the watch.
+        let columns = r.rules.columns();
+        let tables = [
+            api.get_accepting(&one, TABLE_ACCEPT),
+            api.get_accepting(
+                &format!("{collection}?fieldSelector=metadata.name%3D{name}"),
+                TABLE_ACCEPT,
+            ),
+        ];
+        let events = api.poll_watch(printed_watch).unwrap_or_default();
+        let added = events
+            .iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|e| {
+                e["type"] == "ADDED" && e["object"]["rows"][0]["object"]["metadata"]["name"] == name
+            })
+            .map(|e| e["object"].clone());
+        let tables = tables
+            .iter()
+            .map(|t| serde_json::from_str::<Value>(&t.body).unwrap_or_default())
+            .chain(added);
+        let mut answered = 0;
+        for t in tables {
+            answered += 1;
+            assert_eq!(t["kind"], "Table", "{qualified}: {t}");
+            assert_eq!(
+                t["columnDefinitions"].as_array().map(Vec::len),
+                Some(columns.len()),
+                "{qualified}"
+            );
+            assert_eq!(
+                t["rows"].as_array().map(Vec::len),
+                Some(1),
+                "{qualified}: {t}"
+            );
+            assert_eq!(
+                t["rows"][0]["cells"].as_array().map(Vec::len),
+                Some(columns.len()),
+                "{qualified}"
+            );
+            assert_eq!(
+                t["rows"][0]["object"]["metadata"]["name"],
+                json!(name),
+                "{qualified}"
+            );
+        }
+        assert_eq!(answered, 3, "{qualified}: a Table for get, list and watch");
+        api.stop_watch(printed_watch);
 
         // update (PUT of what was read), patch (kubectl label), delete.
         let put = api.request("PUT", &one, None, Some(&got.body));
