@@ -190,6 +190,9 @@ pub fn table(resource: &str, items: &[Value], now_unix_ms: i64) -> Table {
             ],
             service_printers::secret_row,
         ),
+        // No printer is registered for CRDs: the apiextensions server answers with the default
+        // table convertor's Name and Created At (RFC 3339), as the engine does.
+        "customresourcedefinitions" => (vec![NAME, col("Created At", "date", 0)], created_at_row),
         _ => (vec![NAME, AGE], default_row),
     };
     Table {
@@ -315,6 +318,14 @@ fn or_none(s: String) -> String {
 
 fn default_row(v: &Value, now: i64) -> Vec<String> {
     vec![name(v), age(v, now)]
+}
+
+/// The default table convertor's cells: the name and `creationTimestamp` as stored (RFC 3339).
+fn created_at_row(v: &Value, _now: i64) -> Vec<String> {
+    let created = v["metadata"]["creationTimestamp"]
+        .as_str()
+        .unwrap_or("<none>");
+    vec![name(v), created.to_string()]
 }
 
 /// What kubectl shows as a pod's STATUS, READY and RESTARTS (printPod).
