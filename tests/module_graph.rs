@@ -267,18 +267,21 @@ fn no_crate_has_a_cycle_between_its_files() {
     let sources = crate_sources();
     assert!(sources.len() >= 5, "the workspace's crates: {sources:?}");
     let mut problems = Vec::new();
+    let mut modules_with_edges = 0;
     for src in &sources {
         let edges = graph(src);
-        assert!(
-            !edges.is_empty(),
-            "{}: the graph was read ({} modules with edges)",
-            src.display(),
-            edges.len()
-        );
+        // A small crate (a root and children that only use their parent) has no edges at all;
+        // the workspace as a whole must have many, or the reader is broken.
+        modules_with_edges += edges.len();
         for cycle in cycles(&edges) {
             problems.push(format!("{}:\n  {}", src.display(), cycle.join("\n  ")));
         }
     }
+    assert!(
+        modules_with_edges > 50,
+        "the graph was read ({modules_with_edges} modules with edges in {} crates)",
+        sources.len()
+    );
     assert!(
         problems.is_empty(),
         "module cycles:\n{}",

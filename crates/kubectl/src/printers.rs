@@ -8,7 +8,6 @@
 
 use crate::resources::ResourceType;
 use crate::service_printers;
-use serde::Deserialize;
 use serde_json::Value;
 use watchlab_apimachinery::duration::since;
 use watchlab_apimachinery::jsonpath::JsonPath;
@@ -205,22 +204,6 @@ pub fn table(resource: &str, items: &[Value], now_unix_ms: i64) -> Table {
 /// its CustomResourceDefinition declares printer columns.
 pub fn has_printer(resource: &str) -> bool {
     table(resource, &[], 0).columns != [NAME, AGE]
-}
-
-/// One of a custom resource's `additionalPrinterColumns`, as its definition declares it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PrinterColumn {
-    #[serde(default)]
-    pub name: String,
-    /// `integer`, `number`, `string`, `boolean` or `date`.
-    #[serde(rename = "type", default)]
-    pub type_: String,
-    #[serde(default)]
-    pub json_path: String,
-    /// 0: always shown; more: only with `-o wide`.
-    #[serde(default)]
-    pub priority: i32,
 }
 
 /// One printer column's cell (the apiextensions table convertor): the value at `json_path`,

@@ -4,6 +4,7 @@
 //! just established) is known to the next command. It also builds the REST paths kubectl uses.
 
 use crate::errors::CmdError;
+use serde::Deserialize;
 use serde_json::Value;
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::request::resource_path;
@@ -26,7 +27,23 @@ pub struct ResourceType {
     pub verbs: Vec<String>,
     /// A custom resource's `additionalPrinterColumns` (read from its definition by `get`;
     /// discovery does not carry them).
-    pub printer_columns: Vec<crate::printers::PrinterColumn>,
+    pub printer_columns: Vec<PrinterColumn>,
+}
+
+/// One of a custom resource's `additionalPrinterColumns`, as its definition declares it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrinterColumn {
+    #[serde(default)]
+    pub name: String,
+    /// `integer`, `number`, `string`, `boolean` or `date`.
+    #[serde(rename = "type", default)]
+    pub type_: String,
+    #[serde(default)]
+    pub json_path: String,
+    /// 0: always shown; more: only with `-o wide`.
+    #[serde(default)]
+    pub priority: i32,
 }
 
 /// What discovery said: the served types in the order names resolve (the core group, then the

@@ -4,9 +4,9 @@
 //! `continue`, like the real kubectl's pager).
 
 use crate::errors::{json_body, CmdError};
-use crate::printers::{self, PrinterColumn};
+use crate::printers;
 use crate::query::with_query;
-use crate::resources::{Discovery, ResourceType};
+use crate::resources::{Discovery, PrinterColumn, ResourceType};
 use serde_json::Value;
 use watchlab_apimachinery::client::ApiClient;
 
