@@ -1,6 +1,6 @@
-//! The Kubernetes Events table, the `meta.k8s.io` Table of the Events laid out by the console's
-//! own kubectl (`watchlab_kubectl::table_printer`: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE, and NAMESPACE
-//! first for all namespaces) and ordered by kubectl's own `--sort-by` sorter, so the view and
+//! The Kubernetes Events table: the `meta.k8s.io` Table the API server prints for Events (the
+//! Event registry module's columns: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE), laid out by the
+//! console's own kubectl (`watchlab_kubectl::table_printer`, NAMESPACE first for all namespaces) and ordered by kubectl's own `--sort-by` sorter, so the view and
 //! `kubectl get events -A --sort-by=.lastTimestamp` in the console show the same rows. The
 //! learner picks the namespace and the sort; the equivalent command line is shown above.
 //! Only the rows in view are printed and drawn. The events come from the frame (listed once per
@@ -16,11 +16,11 @@ use crate::i18n::T;
 use serde_json::Value;
 use watchlab_apimachinery::client::virtual_now_unix_ms;
 use watchlab_apimachinery::jsonpath::JsonPath;
-use watchlab_engine::api::Object;
+use watchlab_engine::api::{Kind, Object};
+use watchlab_engine::apiserver::table::{IncludeObject, TableRequest};
 use watchlab_kubectl::output::relaxed;
-use watchlab_kubectl::resources::ResourceType;
+use watchlab_kubectl::sort;
 use watchlab_kubectl::table_printer::{table_cells, PrintOptions};
-use watchlab_kubectl::{printers, sort};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -164,17 +164,6 @@ pub fn sorted_events(
         .collect())
 }
 
-/// The Events resource, as the Table is asked for.
-fn events_type() -> ResourceType {
-    ResourceType {
-        plural: "events".into(),
-        kind: "Event".into(),
-        version: "v1".into(),
-        namespaced: true,
-        ..ResourceType::default()
-    }
-}
-
 /// kubectl's table for these events at virtual time `now_ms`: headers and rows of cells.
 pub fn print(
     events: &[Arc<Object>],
@@ -182,7 +171,12 @@ pub fn print(
     now_ms: u64,
 ) -> (Vec<String>, Vec<Vec<String>>) {
     let items: Vec<Value> = events.iter().map(|o| o.to_json_value()).collect();
-    let table = printers::local_table(Some(&events_type()), &items, virtual_now_unix_ms(now_ms));
+    let printing = TableRequest {
+        resource: Kind::Event.resource(),
+        include: IncludeObject::Metadata,
+        now_unix_ms: virtual_now_unix_ms(now_ms),
+    };
+    let table = printing.table(&items, Value::Null);
     let options = PrintOptions {
         with_namespace: all_namespaces,
         ..PrintOptions::default()

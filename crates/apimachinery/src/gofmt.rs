@@ -99,6 +99,15 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
+/// Go's `net.JoinHostPort` (brackets around IPv6).
+pub fn join_host_port(ip: &str, port: i64) -> String {
+    if ip.contains(':') {
+        format!("[{ip}]:{port}")
+    } else {
+        format!("{ip}:{port}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

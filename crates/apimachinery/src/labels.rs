@@ -6,9 +6,11 @@
 //! strings are accepted, the same errors come back (`unable to parse requirement: ...`,
 //! `found ')', expected: ...`), and `Display` prints the canonical `String()` form.
 
+use crate::unstructured::{array, str_at, string, string_map};
 use crate::validation::{
     aggregate_message, is_qualified_name, is_valid_label_value, BadValue, FieldError,
 };
+use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -654,6 +656,65 @@ impl Parser {
         } else {
             Err(format!("found '{lit}', expected: identifier"))
         }
+    }
+}
+
+/// `metav1.LabelSelector` printed the way `LabelSelectorAsSelector(...).String()` prints it.
+pub fn selector_string(selector: Option<&Value>) -> String {
+    let Some(sel) = selector else {
+        return "<none>".into();
+    };
+    let mut parts: Vec<String> = string_map(sel, &["matchLabels"])
+        .into_iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    for e in array(sel, &["matchExpressions"]) {
+        let key = string(e, &["key"]);
+        let mut values: Vec<String> = array(e, &["values"])
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect();
+        values.sort();
+        let values = values.join(",");
+        parts.push(match str_at(e, &["operator"]).unwrap_or_default() {
+            "In" => format!("{key} in ({values})"),
+            "NotIn" => format!("{key} notin ({values})"),
+            "Exists" => key,
+            "DoesNotExist" => format!("!{key}"),
+            op => format!("{key} {op} ({values})"),
+        });
+    }
+    parts.sort();
+    none_if_empty(parts.join(","))
+}
+
+/// A node's roles, from its `node-role.kubernetes.io/<role>` and `kubernetes.io/role` labels
+/// (the ROLES column of `kubectl get nodes` and `describe node`'s Roles).
+pub fn node_roles(node: &Value) -> String {
+    let mut roles: Vec<String> = string_map(node, &["metadata", "labels"])
+        .into_iter()
+        .filter_map(|(k, v)| {
+            if let Some(role) = k.strip_prefix("node-role.kubernetes.io/") {
+                Some(role.to_string())
+            } else if k == "kubernetes.io/role" {
+                Some(v)
+            } else {
+                None
+            }
+        })
+        .filter(|r| !r.is_empty())
+        .collect();
+    roles.sort();
+    roles.dedup();
+    none_if_empty(roles.join(","))
+}
+
+/// `<none>` for an empty printed value, as kubectl prints one.
+fn none_if_empty(s: String) -> String {
+    if s.is_empty() {
+        "<none>".into()
+    } else {
+        s
     }
 }
 

@@ -3,6 +3,7 @@
 //! repeated header (widths remembered like kubectl's tabwriter), or the raw JSON event lines.
 //! Like kubectl's `UntilWithoutRetry`, it ends when the server ends the stream.
 
+use crate::errors::CmdError;
 use crate::output::ObjectPrinter;
 use crate::resources::ResourceType;
 use crate::shell::{grep_keeps, Filter};
@@ -10,6 +11,8 @@ use crate::targets::with_type_meta;
 use serde_json::Value;
 use watchlab_apimachinery::client::virtual_now_unix_ms;
 use watchlab_apimachinery::client::{ApiClient, WatchId};
+use watchlab_apimachinery::table::Table;
+use watchlab_apimachinery::unstructured::str_at;
 
 /// What a poll produced.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,6 +45,24 @@ pub struct Follow {
     /// A `head` filter is satisfied: the stream is closed at the next poll.
     head_done: bool,
     ended: bool,
+}
+
+/// One watch event's row: the one-row Table the server printed (a `get -w` asks for Tables),
+/// or the plain object as the output format prints it.
+fn print_event(
+    rt: &ResourceType,
+    printer: &mut ObjectPrinter,
+    event: &str,
+    object: Value,
+    now_unix_ms: i64,
+) -> Result<String, CmdError> {
+    if str_at(&object, &["kind"]) == Some("Table") {
+        let table: Table = serde_json::from_value(object)
+            .map_err(|e| CmdError::msg(format!("unable to decode a Table: {e}")))?;
+        return Ok(printer.print_table(Some(rt), &table, Some(event)));
+    }
+    let object = with_type_meta(rt, object);
+    printer.print_items(Some(rt), &[object], Some(&[event.to_string()]), now_unix_ms)
 }
 
 impl Follow {
@@ -157,14 +178,10 @@ impl Follow {
                             client.stop_watch(self.id);
                             break;
                         }
-                        _ => {
-                            let object = with_type_meta(rt, object);
-                            let events = [kind.to_string()];
-                            match printer.print_items(Some(rt), &[object], Some(&events), now) {
-                                Ok(text) => out.stdout.push_str(&text),
-                                Err(e) => out.stderr.push_str(&e.stderr),
-                            }
-                        }
+                        _ => match print_event(rt, printer, kind, object, now) {
+                            Ok(text) => out.stdout.push_str(&text),
+                            Err(e) => out.stderr.push_str(&e.stderr),
+                        },
                     }
                 }
             }

@@ -6,9 +6,10 @@
 //! - [`Kubectl::exec`] runs one line (shell quoting, `#` comments, `| tail/head/grep`) and
 //!   returns an [`Outcome`]; a `-w` command also returns a [`Follow`] to poll as the cluster
 //!   advances ([`Follow::poll`] → [`FollowOutput`]; [`Follow::stop`] closes it).
-//! - [`printers::table`] is the pure (resource, items, now) → [`printers::Table`] column logic,
-//!   reusable for `as=Table` responses; its JSONPath and human durations are apimachinery's
-//!   (`watchlab_apimachinery::jsonpath`, `watchlab_apimachinery::duration`).
+//! - `get` asks the server for `meta.k8s.io` Tables (the Accept header kubectl sends) and
+//!   [`table_printer`] lays them out with kubectl's decorations; the columns and cells are the
+//!   server's, as with the real kubectl. `describe` stays client-side, as kubectl's describers
+//!   are.
 //!
 //! ```text
 //! let mut k = Kubectl::new();
@@ -27,10 +28,8 @@ pub mod follow;
 pub mod manifest;
 pub mod merge_patch;
 pub mod output;
-pub mod printers;
 pub mod query;
 pub mod resources;
-pub mod service_printers;
 pub mod shell;
 pub mod sort;
 pub mod table_printer;

@@ -4,9 +4,8 @@
 //! so a `get -w` stream prints its header once and keeps the table's column widths.
 
 use crate::errors::CmdError;
-use crate::printers::local_table;
 use crate::resources::{self, ResourceType};
-use crate::table_printer::{PrintOptions, TablePrinter};
+use crate::table_printer::{default_table, PrintOptions, TablePrinter};
 use crate::tabwriter::TabWriter;
 use serde::Serialize;
 use serde_json::Value;
@@ -69,6 +68,12 @@ impl OutputFormat {
             self,
             OutputFormat::Table | OutputFormat::Wide | OutputFormat::CustomColumns(_)
         )
+    }
+
+    /// Whether the server prints it (kubectl's human-readable printer: the default and `-o
+    /// wide`), so `get` asks for Tables.
+    pub fn is_server_printed(&self) -> bool {
+        matches!(self, OutputFormat::Table | OutputFormat::Wide)
     }
 }
 
@@ -256,6 +261,17 @@ impl ObjectPrinter {
         }
     }
 
+    /// The `-o` format it prints.
+    pub fn format(&self) -> &OutputFormat {
+        &self.format
+    }
+
+    /// `kind/` before the names (several types printed, or `--show-kind`).
+    pub fn with_kind(mut self, with_kind: bool) -> Self {
+        self.options.with_kind = with_kind;
+        self
+    }
+
     /// `--show-managed-fields`.
     pub fn show_managed_fields(mut self, show: bool) -> Self {
         self.show_managed_fields = show;
@@ -330,7 +346,8 @@ impl ObjectPrinter {
             return Ok(String::new());
         }
         let OutputFormat::CustomColumns(cols) = &self.format else {
-            let table = local_table(rt, items, now_unix_ms);
+            // Objects the server did not print: kubectl's NAME and AGE.
+            let table = default_table(items, now_unix_ms);
             let event = events.and_then(|e| e.first()).map(String::as_str);
             return Ok(self.print_table(rt, &table, event));
         };

@@ -4,7 +4,6 @@
 //! just established) is known to the next command. It also builds the REST paths kubectl uses.
 
 use crate::errors::CmdError;
-use serde::Deserialize;
 use serde_json::Value;
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::request::resource_path;
@@ -25,25 +24,6 @@ pub struct ResourceType {
     pub categories: Vec<String>,
     /// What the server answers for it (`get`, `list`, `watch`...), as discovery lists them.
     pub verbs: Vec<String>,
-    /// A custom resource's `additionalPrinterColumns` (read from its definition by `get`;
-    /// discovery does not carry them).
-    pub printer_columns: Vec<PrinterColumn>,
-}
-
-/// One of a custom resource's `additionalPrinterColumns`, as its definition declares it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PrinterColumn {
-    #[serde(default)]
-    pub name: String,
-    /// `integer`, `number`, `string`, `boolean` or `date`.
-    #[serde(rename = "type", default)]
-    pub type_: String,
-    #[serde(default)]
-    pub json_path: String,
-    /// 0: always shown; more: only with `-o wide`.
-    #[serde(default)]
-    pub priority: i32,
 }
 
 /// What discovery said: the served types in the order names resolve (the core group, then the
@@ -112,7 +92,6 @@ impl Discovery {
                         namespaced: r["namespaced"].as_bool().unwrap_or_default(),
                         categories: strings(&r["categories"]),
                         verbs: strings(&r["verbs"]),
-                        printer_columns: Vec::new(),
                     })
                 })
                 .collect();

@@ -1,15 +1,36 @@
 //! `--sort-by=<jsonpath>`: kubectl's RuntimeSort. Each object's first jsonpath result is the key;
 //! objects without one sort first; numbers compare numerically, strings in natural order
-//! (`pod-2` before `pod-10`, as kubectl's sortorder.NaturalLess), booleans false first.
+//! (`pod-2` before `pod-10`, as kubectl's sortorder.NaturalLess), booleans false first. A
+//! Table's rows sort by their embedded objects, as kubectl's TableSorter does.
 
 use crate::errors::CmdError;
 use crate::output::{parse_error_text, relaxed};
 use serde_json::Value;
 use std::cmp::Ordering;
 use watchlab_apimachinery::jsonpath::JsonPath;
+use watchlab_apimachinery::table::TableRow;
 
 /// Sorts `items` by the field expression (`.lastTimestamp`, `{.metadata.name}`...).
 pub fn sort_items(items: &mut [Value], expr: &str) -> Result<(), CmdError> {
+    let order = sorted_order(&items.iter().collect::<Vec<_>>(), expr)?;
+    permute(items, &order);
+    Ok(())
+}
+
+/// Sorts a Table's rows by the field expression read from each row's embedded object (kubectl's
+/// `TableSorter`; `get --sort-by` asks the server for `includeObject=Object` so it can).
+pub fn sort_rows(rows: &mut [TableRow], expr: &str) -> Result<(), CmdError> {
+    let objects: Vec<&Value> = rows
+        .iter()
+        .map(|r| r.object.as_ref().unwrap_or(&Value::Null))
+        .collect();
+    let order = sorted_order(&objects, expr)?;
+    permute(rows, &order);
+    Ok(())
+}
+
+/// The positions of `items` in sorted order: each object's first jsonpath result is its key.
+fn sorted_order(items: &[&Value], expr: &str) -> Result<Vec<usize>, CmdError> {
     let template = relaxed(expr).map_err(CmdError::msg)?;
     let jp =
         JsonPath::parse(&template).map_err(|e| CmdError::raw(parse_error_text(&template, &e)))?;
@@ -22,7 +43,7 @@ pub fn sort_items(items: &mut [Value], expr: &str) -> Result<(), CmdError> {
             .next()
             .filter(|v| !v.is_null())
     };
-    let keys: Vec<Option<Value>> = items.iter().map(key).collect();
+    let keys: Vec<Option<Value>> = items.iter().map(|i| key(i)).collect();
     if !items.is_empty() && keys.iter().all(Option::is_none) {
         return Err(CmdError::msg(format!(
             "couldn't find any field with path \"{template}\" in the list of objects"
@@ -40,14 +61,18 @@ pub fn sort_items(items: &mut [Value], expr: &str) -> Result<(), CmdError> {
             (Some(x), Some(y)) => compare(&x, &y),
         }
     });
-    let sorted: Vec<Value> = order
+    Ok(order)
+}
+
+/// Puts `items` in the order `order` lists their positions.
+fn permute<T: Clone>(items: &mut [T], order: &[usize]) {
+    let sorted: Vec<T> = order
         .iter()
         .filter_map(|&i| items.get(i).cloned())
         .collect();
     for (slot, v) in items.iter_mut().zip(sorted) {
         *slot = v;
     }
-    Ok(())
 }
 
 fn compare(a: &Value, b: &Value) -> Ordering {

@@ -1,14 +1,21 @@
 //! Resource arguments as kubectl's resource builder reads them: `pods`, `pods,deployments`,
 //! `pods a b`, `pod/a deploy/b`, with the real errors for unknown types and mixed forms; and
 //! the list/get requests every command makes with them (chunked lists with `limit` and
-//! `continue`, like the real kubectl's pager).
+//! `continue`, like the real kubectl's pager), as plain objects or, for `get`'s human-readable
+//! output, as the `meta.k8s.io` Tables the server prints.
 
 use crate::errors::{json_body, CmdError};
-use crate::printers;
 use crate::query::with_query;
-use crate::resources::{Discovery, PrinterColumn, ResourceType};
+use crate::resources::{Discovery, ResourceType};
+use crate::table_printer::default_table;
 use serde_json::Value;
-use watchlab_apimachinery::client::ApiClient;
+use watchlab_apimachinery::client::{virtual_now_unix_ms, ApiClient, ApiResponse};
+use watchlab_apimachinery::table::Table;
+use watchlab_apimachinery::unstructured::{str_at, string};
+
+/// The Accept header of kubectl's human-readable output (`get`'s `transformRequests`): a v1
+/// Table, else a v1beta1 Table, else the plain JSON of a server without server-side printing.
+pub const HUMAN_READABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
 /// One resource type with the names asked for (empty: the whole collection).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,15 +129,44 @@ pub struct Listed {
     pub resource_version: String,
 }
 
-/// Lists a collection page by page (`limit`, then `continue` until it is empty).
-pub fn list(
+/// How a request asks to be answered: plain objects, or Tables (with each row's whole object
+/// when `include_object`, as `--sort-by` needs; the server's default embeds the metadata).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Representation {
+    Objects,
+    Table { include_object: bool },
+}
+
+impl Representation {
+    fn request(
+        self,
+        client: &mut dyn ApiClient,
+        path: &str,
+        params: &mut Vec<(&str, String)>,
+    ) -> ApiResponse {
+        match self {
+            Representation::Objects => client.request("GET", &with_query(path, params), None, None),
+            Representation::Table { include_object } => {
+                if include_object {
+                    params.push(("includeObject", "Object".into()));
+                }
+                client.get_accepting(&with_query(path, params), HUMAN_READABLE_ACCEPT)
+            }
+        }
+    }
+}
+
+/// Reads a collection page by page (`limit`, then `continue` until it is empty), handing each
+/// page's body to `page`.
+fn pages(
     client: &mut dyn ApiClient,
     rt: &ResourceType,
     namespace: Option<&str>,
     q: &ListQuery,
-) -> Result<Listed, CmdError> {
+    representation: Representation,
+    mut page: impl FnMut(Value) -> Result<(), CmdError>,
+) -> Result<(), CmdError> {
     let path = rt.collection_path(namespace);
-    let mut listed = Listed::default();
     let mut token: Option<String> = None;
     // A bound on pages, so a misbehaving server cannot loop the console forever.
     for _ in 0..10_000 {
@@ -147,21 +183,107 @@ pub fn list(
         if let Some(t) = &token {
             params.push(("continue", t.clone()));
         }
-        let resp = client.request("GET", &with_query(&path, &params), None, None);
+        let resp = representation.request(client, &path, &mut params);
         let body = json_body(&resp)?;
-        listed.resource_version =
-            watchlab_apimachinery::unstructured::string(&body, &["metadata", "resourceVersion"]);
+        let next = str_at(&body, &["metadata", "continue"]).map(String::from);
+        page(body)?;
+        match next {
+            Some(t) if !t.is_empty() && q.chunk_size > 0 => token = Some(t),
+            _ => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+/// Lists a collection's objects page by page.
+pub fn list(
+    client: &mut dyn ApiClient,
+    rt: &ResourceType,
+    namespace: Option<&str>,
+    q: &ListQuery,
+) -> Result<Listed, CmdError> {
+    let mut listed = Listed::default();
+    pages(client, rt, namespace, q, Representation::Objects, |body| {
+        listed.resource_version = string(&body, &["metadata", "resourceVersion"]);
         if let Some(items) = body.get("items").and_then(Value::as_array) {
             listed
                 .items
                 .extend(items.iter().cloned().map(|i| with_type_meta(rt, i)));
         }
-        match watchlab_apimachinery::unstructured::str_at(&body, &["metadata", "continue"]) {
-            Some(t) if !t.is_empty() && q.chunk_size > 0 => token = Some(t.to_string()),
-            _ => return Ok(listed),
-        }
-    }
+        Ok(())
+    })?;
     Ok(listed)
+}
+
+/// A collection printed by the server: one Table of every page's rows, and the list's
+/// resourceVersion (where a `get -w` starts watching).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListedTable {
+    pub table: Table,
+    pub resource_version: String,
+}
+
+/// Lists a collection as the server prints it, page by page (`get`'s default and wide output).
+pub fn list_table(
+    client: &mut dyn ApiClient,
+    rt: &ResourceType,
+    namespace: Option<&str>,
+    q: &ListQuery,
+    include_object: bool,
+) -> Result<ListedTable, CmdError> {
+    let now = virtual_now_unix_ms(client.now_ms());
+    let mut listed = ListedTable::default();
+    let representation = Representation::Table { include_object };
+    pages(client, rt, namespace, q, representation, |body| {
+        listed.resource_version = string(&body, &["metadata", "resourceVersion"]);
+        append_rows(&mut listed.table, as_table(rt, body, now)?);
+        Ok(())
+    })?;
+    Ok(listed)
+}
+
+/// Gets one object as the server prints it: a one-row Table.
+pub fn get_table(
+    client: &mut dyn ApiClient,
+    rt: &ResourceType,
+    namespace: &str,
+    name: &str,
+    include_object: bool,
+) -> Result<Table, CmdError> {
+    let now = virtual_now_unix_ms(client.now_ms());
+    let path = rt.object_path(namespace, name);
+    let resp = Representation::Table { include_object }.request(client, &path, &mut Vec::new());
+    as_table(rt, json_body(&resp)?, now)
+}
+
+/// A server's answer to the human-readable Accept as a Table: the Table itself, or, from a
+/// server that answered plain JSON (no server-side printing), kubectl's NAME and AGE of the
+/// list's items or of the one object.
+pub fn as_table(rt: &ResourceType, body: Value, now_unix_ms: i64) -> Result<Table, CmdError> {
+    if str_at(&body, &["kind"]) == Some("Table") {
+        return serde_json::from_value(body)
+            .map_err(|e| CmdError::msg(format!("unable to decode a Table: {e}")));
+    }
+    let items: Vec<Value> = match body.get("items").and_then(Value::as_array) {
+        Some(items) => items
+            .iter()
+            .cloned()
+            .map(|i| with_type_meta(rt, i))
+            .collect(),
+        None => vec![with_type_meta(rt, body)],
+    };
+    Ok(default_table(&items, now_unix_ms))
+}
+
+/// Adds `page`'s rows to `table` (its columns are the first page's).
+pub fn append_rows(table: &mut Table, page: Table) {
+    if table.column_definitions.is_empty() {
+        let rows = std::mem::take(&mut table.rows);
+        *table = page;
+        table.rows.splice(0..0, rows);
+    } else {
+        table.rows.extend(page.rows);
+    }
 }
 
 /// Gets one object; `Err` carries the printed server error.
@@ -173,30 +295,6 @@ pub fn get(
 ) -> Result<Value, CmdError> {
     let resp = client.request("GET", &rt.object_path(namespace, name), None, None);
     json_body(&resp).map(|v| with_type_meta(rt, v))
-}
-
-/// The printer columns of a custom resource, read from its CustomResourceDefinition
-/// (`<plural>.<group>`, the version's `additionalPrinterColumns`); none for a built-in type or
-/// when the definition cannot be read. The real kubectl asks the server for a Table instead.
-pub fn printer_columns(client: &mut dyn ApiClient, rt: &ResourceType) -> Vec<PrinterColumn> {
-    if rt.group.is_empty() || printers::has_printer(&rt.plural) {
-        return Vec::new();
-    }
-    let path = format!(
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{}",
-        rt.group_resource()
-    );
-    let resp = client.request("GET", &path, None, None);
-    let Ok(crd) = json_body(&resp) else {
-        return Vec::new();
-    };
-    crd["spec"]["versions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|v| v["name"] == rt.version.as_str())
-        .and_then(|v| serde_json::from_value(v["additionalPrinterColumns"].clone()).ok())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

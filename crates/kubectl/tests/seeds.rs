@@ -268,9 +268,10 @@ fn events_sorted_by_last_timestamp_through_tail() {
         "Node node-c status is now: NodeNotReady",
     ));
     items.reverse();
+    // `--sort-by` asks for each row's whole object, to read the field from.
     api.on(
         "GET",
-        "/api/v1/namespaces/production/events?limit=500",
+        "/api/v1/namespaces/production/events?includeObject=Object&limit=500",
         200,
         list("EventList", "9", items),
     );

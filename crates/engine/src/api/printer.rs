@@ -14,9 +14,11 @@
 use super::apiextensions::PrinterColumn;
 use serde_json::{json, Value};
 use watchlab_apimachinery::duration::since;
+pub use watchlab_apimachinery::gofmt::join_host_port;
 use watchlab_apimachinery::jsonpath::JsonPath;
+pub use watchlab_apimachinery::labels::selector_string;
 use watchlab_apimachinery::table::TableColumnDefinition;
-use watchlab_apimachinery::unstructured::{array, str_at, string, string_map};
+use watchlab_apimachinery::unstructured::{array, str_at, string};
 
 /// One column as a printer registers it (`metav1.TableColumnDefinition` without description).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,35 +86,6 @@ pub fn or_none(s: String) -> String {
     }
 }
 
-/// `metav1.LabelSelector` printed the way `LabelSelectorAsSelector(...).String()` prints it.
-pub fn selector_string(selector: Option<&Value>) -> String {
-    let Some(sel) = selector else {
-        return "<none>".into();
-    };
-    let mut parts: Vec<String> = string_map(sel, &["matchLabels"])
-        .into_iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    for e in array(sel, &["matchExpressions"]) {
-        let key = string(e, &["key"]);
-        let mut values: Vec<String> = array(e, &["values"])
-            .iter()
-            .filter_map(|v| v.as_str().map(String::from))
-            .collect();
-        values.sort();
-        let values = values.join(",");
-        parts.push(match str_at(e, &["operator"]).unwrap_or_default() {
-            "In" => format!("{key} in ({values})"),
-            "NotIn" => format!("{key} notin ({values})"),
-            "Exists" => key,
-            "DoesNotExist" => format!("!{key}"),
-            op => format!("{key} {op} ({values})"),
-        });
-    }
-    parts.sort();
-    or_none(parts.join(","))
-}
-
 /// The CONTAINERS and IMAGES cells of a workload's pod template (`layoutContainerCells`).
 pub fn containers_and_images(workload: &Value) -> (Value, Value) {
     let containers = array(workload, &["spec", "template", "spec", "containers"]);
@@ -132,15 +105,6 @@ pub fn listed(items: &[String]) -> String {
         format!("{ret} + {} more...", items.len() - MAX_LISTED)
     } else {
         ret
-    }
-}
-
-/// Go's `net.JoinHostPort` (brackets around IPv6).
-pub fn join_host_port(ip: &str, port: i64) -> String {
-    if ip.contains(':') {
-        format!("[{ip}]:{port}")
-    } else {
-        format!("{ip}:{port}")
     }
 }
 

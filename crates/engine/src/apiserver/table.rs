@@ -102,6 +102,12 @@ impl TableRequest {
     }
 
     fn render(&self, items: &[Value], metadata: Value) -> String {
+        serde_json::to_string(&self.table(items, metadata)).unwrap_or_default()
+    }
+
+    /// The Table of objects already in JSON, with the list's `metadata`: what the server
+    /// answers, for a caller holding JSON (the page's Events view, a test's scripted server).
+    pub fn table(&self, items: &[Value], metadata: Value) -> Table {
         let rules = self.resource.rules;
         let rows = items
             .iter()
@@ -110,14 +116,13 @@ impl TableRequest {
                 object: self.embedded(item),
             })
             .collect();
-        let table = Table {
+        Table {
             kind: "Table".into(),
             api_version: "meta.k8s.io/v1".into(),
             metadata,
             column_definitions: rules.columns(),
             rows,
-        };
-        serde_json::to_string(&table).unwrap_or_default()
+        }
     }
 
     fn embedded(&self, item: &Value) -> Option<Value> {

@@ -9,9 +9,12 @@ use crate::flags::{boolean, value, FlagSpec, Parsed};
 use crate::follow::Follow;
 use crate::output::{ObjectPrinter, OutputFormat, TableOptions, GET_FORMATS};
 use crate::query::with_query;
-use crate::sort::sort_items;
-use crate::targets::{self, parse_targets, single_object, ListQuery, Target};
+use crate::sort::{sort_items, sort_rows};
+use crate::targets::{
+    self, parse_targets, single_object, ListQuery, Target, HUMAN_READABLE_ACCEPT,
+};
 use serde_json::{json, Value};
+use watchlab_apimachinery::table::Table;
 
 const FLAGS: &[FlagSpec] = &[
     value("output", Some('o')),
@@ -61,12 +64,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     }
     let format = OutputFormat::parse(p.last("output"), GET_FORMATS)?;
     let discovery = ctx.discovery()?;
-    let mut targets = parse_targets(&discovery, &p.args, "get")?;
-    if format.is_table() {
-        for t in &mut targets {
-            t.rt.printer_columns = targets::printer_columns(ctx.client, &t.rt);
-        }
-    }
+    let targets = parse_targets(&discovery, &p.args, "get")?;
     let all_ns = p.flag("all-namespaces");
     let selector = p.last("selector").map(String::from);
     let has_names = targets.iter().any(|t| !t.names.is_empty());
@@ -98,6 +96,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         return watch_cmd(ctx, &p, targets.first(), &ns, query, printer);
     }
     let scope = (!all_ns).then_some(ns.as_str());
+    if format.is_server_printed() {
+        return printed_by_server(ctx, &p, &targets, scope, &ns, &query, printer);
+    }
     let mut done = Done::default();
     let mut collected: Vec<(Target, Vec<Value>)> = Vec::new();
     let mut errors = String::new();
@@ -125,19 +126,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let now = ctx.now();
     let total: usize = collected.iter().map(|(_, i)| i.len()).sum();
     if format.is_table() {
-        let kinds_with_items = collected.iter().filter(|(_, i)| !i.is_empty()).count();
-        let mut printer = ObjectPrinter::new(
-            format.clone(),
-            TableOptions {
-                with_kind: p.flag("show-kind") || kinds_with_items > 1,
-                ..printer_options(&p, all_ns)
-            },
-            allow_missing,
-        );
-        for (t, items) in &collected {
-            if items.is_empty() {
-                continue;
-            }
+        // `-o custom-columns`: kubectl prints these from the objects itself.
+        for (t, items) in collected.iter().filter(|(_, i)| !i.is_empty()) {
             done.stdout.push_str(&printer.next_table());
             done.stdout
                 .push_str(&printer.print_items(Some(&t.rt), items, None, now)?);
@@ -162,16 +152,73 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     {
         done.stderr = no_resources(targets.first(), all_ns, &ns);
     }
-    if !errors.is_empty() {
-        if done.stdout.is_empty() {
-            return Err(CmdError::raw(errors));
-        }
-        // kubectl prints what it found and the errors, and exits 1; the console keeps the
-        // output and reports the errors on stderr.
-        done.stderr.push_str(&errors);
-        done.exit_code = 1;
+    with_errors(done, errors)
+}
+
+/// kubectl prints what it found and the errors, and exits 1; the console keeps the output and
+/// reports the errors on stderr. With nothing found, the errors are the answer.
+fn with_errors(mut done: Done, errors: String) -> Result<Done, CmdError> {
+    if errors.is_empty() {
+        return Ok(done);
     }
+    if done.stdout.is_empty() {
+        return Err(CmdError::raw(errors));
+    }
+    done.stderr.push_str(&errors);
+    done.exit_code = 1;
     Ok(done)
+}
+
+/// The default and `-o wide` output: each type's objects as the server prints them (a Table
+/// per type, listed page by page or one row per name), sorted by `--sort-by` from the rows'
+/// embedded objects, laid out by kubectl with its decorations.
+fn printed_by_server(
+    ctx: &mut Ctx,
+    p: &Parsed,
+    targets: &[Target],
+    scope: Option<&str>,
+    ns: &str,
+    query: &ListQuery,
+    printer: ObjectPrinter,
+) -> Result<Done, CmdError> {
+    let sort_by = p.last("sort-by");
+    let include_object = sort_by.is_some();
+    let mut tables: Vec<(&Target, Table)> = Vec::new();
+    let mut errors = String::new();
+    for t in targets {
+        let mut table = Table::default();
+        if t.names.is_empty() {
+            match targets::list_table(ctx.client, &t.rt, scope, query, include_object) {
+                Ok(listed) => table = listed.table,
+                Err(e) => errors.push_str(&e.stderr),
+            }
+        } else {
+            for name in &t.names {
+                match targets::get_table(ctx.client, &t.rt, ns, name, include_object) {
+                    Ok(one) => targets::append_rows(&mut table, one),
+                    Err(e) if p.flag("ignore-not-found") && e.stderr.contains("(NotFound)") => {}
+                    Err(e) => errors.push_str(&e.stderr),
+                }
+            }
+        }
+        if let Some(expr) = sort_by {
+            sort_rows(&mut table.rows, expr)?;
+        }
+        tables.push((t, table));
+    }
+    let types_with_rows = tables.iter().filter(|(_, t)| !t.rows.is_empty()).count();
+    let mut printer = printer.with_kind(p.flag("show-kind") || types_with_rows > 1);
+    let mut done = Done::default();
+    for (t, table) in tables.iter().filter(|(_, t)| !t.rows.is_empty()) {
+        done.stdout.push_str(&printer.next_table());
+        done.stdout
+            .push_str(&printer.print_table(Some(&t.rt), table, None));
+    }
+    let has_names = targets.iter().any(|t| !t.names.is_empty());
+    if types_with_rows == 0 && errors.is_empty() && !has_names {
+        done.stderr = no_resources(targets.first(), scope.is_none(), ns);
+    }
+    with_errors(done, errors)
 }
 
 fn printer_options(p: &Parsed, all_ns: bool) -> TableOptions {
@@ -227,16 +274,31 @@ fn watch_cmd(
     }
     let all_ns = p.flag("all-namespaces");
     let scope = (!all_ns).then_some(ns);
-    let mut listed = targets::list(ctx.client, &target.rt, scope, &query)?;
-    if let Some(expr) = p.last("sort-by") {
-        sort_items(&mut listed.items, expr)?;
-    }
+    let server_printed = printer.format().is_server_printed();
+    let sort_by = p.last("sort-by");
     let mut done = Done::default();
-    if !p.flag("watch-only") {
-        let events = vec!["ADDED".to_string(); listed.items.len()];
-        done.stdout =
-            printer.print_items(Some(&target.rt), &listed.items, Some(&events), ctx.now())?;
-    }
+    let resource_version = if server_printed {
+        let mut listed =
+            targets::list_table(ctx.client, &target.rt, scope, &query, sort_by.is_some())?;
+        if let Some(expr) = sort_by {
+            sort_rows(&mut listed.table.rows, expr)?;
+        }
+        if !p.flag("watch-only") {
+            done.stdout = printer.print_table(Some(&target.rt), &listed.table, Some("ADDED"));
+        }
+        listed.resource_version
+    } else {
+        let mut listed = targets::list(ctx.client, &target.rt, scope, &query)?;
+        if let Some(expr) = sort_by {
+            sort_items(&mut listed.items, expr)?;
+        }
+        if !p.flag("watch-only") {
+            let events = vec!["ADDED".to_string(); listed.items.len()];
+            done.stdout =
+                printer.print_items(Some(&target.rt), &listed.items, Some(&events), ctx.now())?;
+        }
+        listed.resource_version
+    };
     let mut params: Vec<(&str, String)> = vec![("watch", "true".into())];
     if let Some(l) = query.label_selector.filter(|s| !s.is_empty()) {
         params.push(("labelSelector", l));
@@ -244,14 +306,16 @@ fn watch_cmd(
     if let Some(f) = query.field_selector.filter(|s| !s.is_empty()) {
         params.push(("fieldSelector", f));
     }
-    if !listed.resource_version.is_empty() {
-        params.push(("resourceVersion", listed.resource_version.clone()));
+    if !resource_version.is_empty() {
+        params.push(("resourceVersion", resource_version));
     }
     let path = with_query(&target.rt.collection_path(scope), &params);
-    let id = ctx
-        .client
-        .watch(&path)
-        .map_err(|resp| CmdError::server(&resp))?;
+    let opened = if server_printed {
+        ctx.client.watch_accepting(&path, HUMAN_READABLE_ACCEPT)
+    } else {
+        ctx.client.watch(&path)
+    };
+    let id = opened.map_err(|resp| CmdError::server(&resp))?;
     done.follow = Some(Follow::objects(id, target.rt.clone(), printer));
     Ok(done)
 }

@@ -6,7 +6,9 @@
 
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, VecDeque};
-use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
+use watchlab_apimachinery::client::{virtual_now_unix_ms, ApiClient, ApiResponse, WatchId};
+use watchlab_apimachinery::table::wants_table;
+use watchlab_engine::apiserver::table::{IncludeObject, TableRequest};
 
 /// One request kubectl made.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +26,8 @@ pub struct FakeApi {
     pub sent: Vec<Sent>,
     pub watch_paths: Vec<String>,
     streams: BTreeMap<WatchId, Option<Vec<String>>>,
+    /// The watches that asked for Tables: how their objects are printed.
+    table_streams: BTreeMap<WatchId, TableRequest>,
     next_id: WatchId,
     refuse_watch: Option<ApiResponse>,
 }
@@ -53,7 +57,8 @@ impl FakeApi {
         self.refuse_watch = Some(resp);
     }
 
-    /// Delivers an event line on watch `id`.
+    /// Delivers an event line on watch `id` (its object printed as a one-row Table when the
+    /// watch asked for Tables, at the poll that hands it out, as the engine prints it).
     pub fn push(&mut self, id: WatchId, event_type: &str, object: Value) {
         if let Some(Some(lines)) = self.streams.get_mut(&id) {
             lines.push(json!({"type": event_type, "object": object}).to_string());
@@ -131,11 +136,55 @@ impl ApiClient for FakeApi {
         Ok(self.next_id)
     }
 
-    fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>> {
-        match self.streams.get_mut(&id)? {
-            Some(lines) => Some(std::mem::take(lines)),
-            None => None,
+    /// A scripted answer printed as the API server prints it for a Table Accept (the engine's
+    /// own printers, so these tests see the columns the real server sends).
+    fn get_accepting(&mut self, path_and_query: &str, accept: &str) -> ApiResponse {
+        let resp = self.request("GET", path_and_query, None, None);
+        let printing = table_request(path_and_query, accept, self.now_ms);
+        let (Some(printing), true) = (printing, resp.is_success()) else {
+            return resp;
+        };
+        let Ok(body) = serde_json::from_str::<Value>(&resp.body) else {
+            return resp;
+        };
+        let table = match body.get("items").and_then(Value::as_array) {
+            Some(items) => table_value(&printing, items, body["metadata"].clone()),
+            None => table_value(&printing, std::slice::from_ref(&body), json!({})),
+        };
+        ApiResponse {
+            code: resp.code,
+            body: table.to_string(),
         }
+    }
+
+    fn watch_accepting(
+        &mut self,
+        path_and_query: &str,
+        accept: &str,
+    ) -> Result<WatchId, ApiResponse> {
+        let id = self.watch(path_and_query)?;
+        if let Some(printing) = table_request(path_and_query, accept, self.now_ms) {
+            self.table_streams.insert(id, printing);
+        }
+        Ok(id)
+    }
+
+    fn poll_watch(&mut self, id: WatchId) -> Option<Vec<String>> {
+        let lines = std::mem::take(self.streams.get_mut(&id)?.as_mut()?);
+        let Some(printing) = self.table_streams.get(&id) else {
+            return Some(lines);
+        };
+        let printing = TableRequest {
+            now_unix_ms: virtual_now_unix_ms(self.now_ms),
+            ..*printing
+        };
+        let printed = lines.iter().map(|line| {
+            let mut event: Value = serde_json::from_str(line).expect("an event line");
+            let object = event["object"].take();
+            event["object"] = table_value(&printing, &[object], json!({}));
+            event.to_string()
+        });
+        Some(printed.collect())
     }
 
     fn stop_watch(&mut self, id: WatchId) {
@@ -145,6 +194,37 @@ impl ApiClient for FakeApi {
     fn now_ms(&self) -> u64 {
         self.now_ms
     }
+}
+
+/// How the API server would print the resource `path_and_query` names, if `accept` asks for a
+/// Table.
+fn table_request(path_and_query: &str, accept: &str, now_ms: u64) -> Option<TableRequest> {
+    if !wants_table(accept) {
+        return None;
+    }
+    let path = path_and_query.split('?').next().unwrap_or_default();
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let (group, rest) = match segments.as_slice() {
+        ["api", version, rest @ ..] => ("", (*version, rest)),
+        ["apis", group, version, rest @ ..] => (*group, (*version, rest)),
+        _ => return None,
+    };
+    let (version, rest) = rest;
+    let plural = match rest {
+        ["namespaces", _, plural, ..] => *plural,
+        [plural, ..] => *plural,
+        [] => return None,
+    };
+    let resource = watchlab_engine::api::Registry::default().lookup(group, version, plural)?;
+    Some(TableRequest {
+        resource,
+        include: IncludeObject::from_query(path_and_query),
+        now_unix_ms: virtual_now_unix_ms(now_ms),
+    })
+}
+
+fn table_value(printing: &TableRequest, items: &[Value], metadata: Value) -> Value {
+    serde_json::to_value(printing.table(items, metadata)).expect("a Table serializes")
 }
 
 /// A virtual-clock timestamp `secs` after the epoch, as the API server writes it.

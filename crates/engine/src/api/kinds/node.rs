@@ -2,13 +2,14 @@
 //! machines the kubelets register.
 
 use super::{bool_text, conditions_merge_key};
-use crate::api::printer::{self, column, or_none, text, Column, AGE, NAME};
+use crate::api::printer::{self, column, text, Column, AGE, NAME};
 use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::validation::TAINT_EFFECTS;
 use crate::api::{Node, Object};
 use serde_json::Value;
+pub use watchlab_apimachinery::labels::node_roles;
 use watchlab_apimachinery::table::TableColumnDefinition;
-use watchlab_apimachinery::unstructured::{array, at, str_at, string, string_map};
+use watchlab_apimachinery::unstructured::{array, at, str_at, string};
 use watchlab_apimachinery::validation::{is_qualified_name, FieldError};
 
 pub static RESOURCE: ResourceInfo = ResourceInfo {
@@ -142,26 +143,6 @@ pub fn node_status(node: &Value) -> String {
         status.push("SchedulingDisabled");
     }
     status.join(",")
-}
-
-/// A node's ROLES from its `node-role.kubernetes.io/<role>` and `kubernetes.io/role` labels.
-pub fn node_roles(node: &Value) -> String {
-    let mut roles: Vec<String> = string_map(node, &["metadata", "labels"])
-        .into_iter()
-        .filter_map(|(k, v)| {
-            if let Some(role) = k.strip_prefix("node-role.kubernetes.io/") {
-                Some(role.to_string())
-            } else if k == "kubernetes.io/role" {
-                Some(v)
-            } else {
-                None
-            }
-        })
-        .filter(|r| !r.is_empty())
-        .collect();
-    roles.sort();
-    roles.dedup();
-    or_none(roles.join(","))
 }
 
 /// `printNode`'s cells.

@@ -1,16 +1,16 @@
-//! The page's pod cards (the engine's typed `pod_view`) and `kubectl get pods` (this crate's
-//! `printPod` over JSON) compute STATUS, READY and RESTARTS separately; here they watch the same
-//! pods through their whole lives — starting, crash-looping, failing readiness, completing,
+//! The page's pod cards (the typed `pod_view`) and `kubectl get pods` (the API server's Table:
+//! the Pod registry module's `printPod` over JSON) compute STATUS, READY and RESTARTS
+//! separately; here they watch the same pods through their whole lives — starting, crash-looping, failing readiness, completing,
 //! failing, being deleted — and must agree at every instant.
 
 use watchlab_apimachinery::client::virtual_now_unix_ms;
 use watchlab_engine::api::behaviour::ANNOTATION;
+use watchlab_engine::api::kinds::pod::pod_summary;
 use watchlab_engine::api::pod::{Container, HttpGetAction, IntOrString, Pod, PodSpec, Probe};
 use watchlab_engine::api::{Kind, Object, ObjectMeta};
 use watchlab_engine::apiserver::DeleteOptions;
 use watchlab_engine::cluster::pod_view;
 use watchlab_engine::controllers::{Harness, Profile};
-use watchlab_kubectl::printers::pod_summary;
 
 fn create(h: &mut Harness, name: &str, behaviour: &str, policy: &str, readiness: bool) {
     let mut meta = ObjectMeta::named("default", name);

@@ -3,17 +3,19 @@
 //! object's Events, fetched like kubectl does with an `involvedObject.*` field selector. Lines
 //! are laid out with Go's tabwriter settings describe uses (padding 2).
 
+mod endpoints;
+
 use super::{parse_flags, Ctx, Done};
 use crate::errors::CmdError;
 use crate::flags::{boolean, value, FlagSpec};
-use crate::printers::{node_roles, selector_string};
 use crate::resources::ResourceType;
-use crate::service_printers::described_endpoints;
 use crate::tabwriter::align;
 use crate::targets::{self, parse_targets, ListQuery};
+use endpoints::described_endpoints;
 use serde_json::Value;
 use std::fmt::Write;
 use watchlab_apimachinery::duration::since;
+use watchlab_apimachinery::labels::{node_roles, selector_string};
 use watchlab_apimachinery::request::resource_path;
 use watchlab_apimachinery::rfc3339::parse_unix_millis;
 use watchlab_apimachinery::unstructured::{
