@@ -42,6 +42,9 @@ fn get_pods_watch_prints_the_list_then_one_row_per_event() {
         api.watch_paths,
         ["/api/v1/namespaces/production/pods?resourceVersion=184500&watch=true"]
     );
+    // The list and the watch both ask for Tables, as kubectl v1.32 does.
+    assert_eq!(api.last().accept.as_deref(), Some(TABLE_ACCEPT));
+    assert_eq!(api.watch_accepts, [Some(TABLE_ACCEPT.to_string())]);
     let mut follow = out.follow.expect("a watch is open");
     let now = api.now_ms / 1000;
     let mut debug = pod("debug-tools", "production", "Pending", now, json!(null));
@@ -70,6 +73,72 @@ fn get_pods_watch_prints_the_list_then_one_row_per_event() {
     assert!(!polled.ended);
     api.close(1);
     assert!(follow.poll(&mut api).ended);
+}
+
+/// kubectl's Accept header for its human-readable output.
+const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+
+#[test]
+fn a_server_without_tables_gets_name_and_age() {
+    let mut api = FakeApi::new();
+    api.plain_json_only = true;
+    let rows = vec![
+        pod("web-1", "production", "Running", 0, running()),
+        pod("web-2", "production", "Pending", 7200, json!(null)),
+    ];
+    api.on(
+        "GET",
+        "/api/v1/namespaces/production/pods?limit=500",
+        200,
+        list("PodList", "7", rows),
+    );
+    let mut k = Kubectl::new();
+    let out = k.exec("kubectl get pods -n production", &mut api);
+    assert_eq!(out.stderr, "");
+    assert_eq!(out.stdout, "NAME    AGE\nweb-1   3h\nweb-2   60m\n");
+    // -o json never asks for a Table.
+    k.exec("kubectl get pods -n production -o json", &mut api);
+    assert_eq!(api.last().accept, None);
+}
+
+#[test]
+fn sort_by_asks_for_whole_objects_in_the_rows() {
+    let mut api = FakeApi::new();
+    let rows = vec![
+        pod("b", "production", "Running", 100, running()),
+        pod("a", "production", "Running", 50, running()),
+        pod("c", "production", "Running", 10, running()),
+    ];
+    api.on(
+        "GET",
+        "/api/v1/namespaces/production/pods?includeObject=Object&limit=500",
+        200,
+        list("PodList", "7", rows),
+    );
+    let mut k = Kubectl::new();
+    let out = k.exec(
+        "kubectl get pods -n production --sort-by=.metadata.creationTimestamp --no-headers -o wide",
+        &mut api,
+    );
+    assert_eq!(out.stderr, "");
+    let names: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(names, ["c", "a", "b"]);
+    assert!(out.stdout.contains("node-a"), "{}", out.stdout);
+    let wrong = k.exec(
+        "kubectl get pods -n production --sort-by=.spec.nope",
+        &mut api,
+    );
+    assert!(
+        wrong
+            .stderr
+            .contains("couldn't find any field with path \"{.spec.nope}\""),
+        "{}",
+        wrong.stderr
+    );
 }
 
 #[test]

@@ -17,6 +17,8 @@ pub struct Sent {
     pub path: String,
     pub content_type: Option<String>,
     pub body: Option<String>,
+    /// The Accept header, when the request asked for a representation (a Table).
+    pub accept: Option<String>,
 }
 
 #[derive(Default)]
@@ -30,6 +32,10 @@ pub struct FakeApi {
     table_streams: BTreeMap<WatchId, TableRequest>,
     next_id: WatchId,
     refuse_watch: Option<ApiResponse>,
+    /// Answer plain JSON whatever the Accept (a server without server-side printing).
+    pub plain_json_only: bool,
+    /// The Accept of each watch opened, in order (`None`: a plain watch).
+    pub watch_accepts: Vec<Option<String>>,
 }
 
 impl FakeApi {
@@ -111,6 +117,7 @@ impl ApiClient for FakeApi {
             path: path_and_query.into(),
             content_type: content_type.map(String::from),
             body: body.map(String::from),
+            accept: None,
         });
         let key = (method.to_string(), path_and_query.to_string());
         match self.routes.get_mut(&key) {
@@ -128,6 +135,7 @@ impl ApiClient for FakeApi {
 
     fn watch(&mut self, path_and_query: &str) -> Result<WatchId, ApiResponse> {
         self.watch_paths.push(path_and_query.to_string());
+        self.watch_accepts.push(None);
         if let Some(r) = &self.refuse_watch {
             return Err(r.clone());
         }
@@ -140,6 +148,12 @@ impl ApiClient for FakeApi {
     /// own printers, so these tests see the columns the real server sends).
     fn get_accepting(&mut self, path_and_query: &str, accept: &str) -> ApiResponse {
         let resp = self.request("GET", path_and_query, None, None);
+        if let Some(sent) = self.sent.last_mut().filter(|s| s.path == path_and_query) {
+            sent.accept = Some(accept.to_string());
+        }
+        if self.plain_json_only {
+            return resp;
+        }
         let printing = table_request(path_and_query, accept, self.now_ms);
         let (Some(printing), true) = (printing, resp.is_success()) else {
             return resp;
@@ -163,7 +177,10 @@ impl ApiClient for FakeApi {
         accept: &str,
     ) -> Result<WatchId, ApiResponse> {
         let id = self.watch(path_and_query)?;
-        if let Some(printing) = table_request(path_and_query, accept, self.now_ms) {
+        self.watch_accepts.pop();
+        self.watch_accepts.push(Some(accept.to_string()));
+        let printing = table_request(path_and_query, accept, self.now_ms);
+        if let Some(printing) = printing.filter(|_| !self.plain_json_only) {
             self.table_streams.insert(id, printing);
         }
         Ok(id)
