@@ -234,11 +234,9 @@ impl<K: Resource> Writer<K> {
             .collect()
     }
 
-    fn index_values(&self, obj: &K) -> Vec<(String, Vec<String>)> {
-        self.indexers
-            .iter()
-            .map(|(name, f)| (name.clone(), f(obj)))
-            .collect()
+    /// The values `obj` is filed under, one list per index in the order of `indexers`.
+    fn index_values(&self, obj: &K) -> Vec<Vec<String>> {
+        self.indexers.iter().map(|(_, f)| f(obj)).collect()
     }
 
     fn upsert(&mut self, obj: K) -> Notification<K> {
@@ -252,10 +250,28 @@ impl<K: Resource> Writer<K> {
             .insert(key.clone(), obj.clone());
         let old_values = old.as_ref().map(|o| self.index_values(o));
         let mut cache = self.cache.borrow_mut();
-        if let Some(values) = old_values {
-            unindex(&mut cache.indices, &key, values);
+        for (i, (name, _)) in self.indexers.iter().enumerate() {
+            let Some(idx) = cache.indices.get_mut(name) else {
+                continue;
+            };
+            let new = new_values.get(i).map_or(&[][..], Vec::as_slice);
+            let old = old_values.as_ref().and_then(|o| o.get(i));
+            match old {
+                // Filed under the same values: only the entries' objects change (most
+                // updates: a status write keeps a pod's node, owner and namespace).
+                Some(old) if old == new => {
+                    for v in new {
+                        if let Some(slot) = idx.get_mut(v).and_then(|e| e.get_mut(&key)) {
+                            *slot = obj.clone();
+                        }
+                    }
+                }
+                _ => {
+                    unindex(idx, &key, old.map_or(&[][..], Vec::as_slice));
+                    index(idx, &key, &obj, new);
+                }
+            }
         }
-        index(&mut cache.indices, &key, &obj, new_values);
         cache.resource_version = rv;
         match old {
             Some(old) => Notification::Update { old, new: obj },
@@ -269,7 +285,11 @@ impl<K: Resource> Writer<K> {
         let old_values = old.as_ref().map(|o| self.index_values(o));
         let mut cache = self.cache.borrow_mut();
         if let Some(values) = old_values {
-            unindex(&mut cache.indices, &key, values);
+            for ((name, _), vals) in self.indexers.iter().zip(&values) {
+                if let Some(idx) = cache.indices.get_mut(name) {
+                    unindex(idx, &key, vals);
+                }
+            }
         }
         cache.resource_version = obj.resource_version();
     }
@@ -288,7 +308,11 @@ impl<K: Resource> Writer<K> {
             .map(|(n, _)| (n.clone(), BTreeMap::new()))
             .collect();
         for (key, obj) in &fresh {
-            index(&mut indices, key, obj, self.index_values(obj));
+            for ((name, _), vals) in self.indexers.iter().zip(self.index_values(obj)) {
+                if let Some(idx) = indices.get_mut(name) {
+                    index(idx, key, obj, &vals);
+                }
+            }
         }
         let mut cache = self.cache.borrow_mut();
         let old_items = std::mem::replace(&mut cache.items, fresh);
@@ -316,30 +340,36 @@ impl<K: Resource> Writer<K> {
     }
 }
 
+/// Files `obj` under each of `values` in one index.
 fn index<K: Clone>(
-    indices: &mut Indices<K>,
+    idx: &mut BTreeMap<String, BTreeMap<ObjectKey, K>>,
     key: &ObjectKey,
     obj: &K,
-    values: Vec<(String, Vec<String>)>,
+    values: &[String],
 ) {
-    for (name, vals) in values {
-        let idx = indices.entry(name).or_default();
-        for v in vals {
-            idx.entry(v).or_default().insert(key.clone(), obj.clone());
+    for v in values {
+        match idx.get_mut(v) {
+            Some(entry) => {
+                entry.insert(key.clone(), obj.clone());
+            }
+            None => {
+                idx.insert(v.clone(), BTreeMap::from([(key.clone(), obj.clone())]));
+            }
         }
     }
 }
 
-fn unindex<K>(indices: &mut Indices<K>, key: &ObjectKey, values: Vec<(String, Vec<String>)>) {
-    for (name, vals) in values {
-        if let Some(idx) = indices.get_mut(&name) {
-            for v in vals {
-                if let Some(keys) = idx.get_mut(&v) {
-                    keys.remove(key);
-                    if keys.is_empty() {
-                        idx.remove(&v);
-                    }
-                }
+/// Takes `key` out of each of `values` in one index, dropping emptied values.
+fn unindex<K>(
+    idx: &mut BTreeMap<String, BTreeMap<ObjectKey, K>>,
+    key: &ObjectKey,
+    values: &[String],
+) {
+    for v in values {
+        if let Some(keys) = idx.get_mut(v) {
+            keys.remove(key);
+            if keys.is_empty() {
+                idx.remove(v);
             }
         }
     }

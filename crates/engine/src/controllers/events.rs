@@ -19,9 +19,9 @@ use super::lru::Lru;
 use crate::api::event::EventSource;
 use crate::api::meta::ObjectReference;
 use crate::api::{Event, Kind, Object, ObjectMeta};
+use crate::apiserver::patch::PatchTarget;
 use crate::apiserver::ApiServer;
 use crate::clock::{Timestamp, EPOCH_UNIX_SECONDS};
-use serde_json::json;
 use watchlab_apimachinery::status::StatusReason;
 
 /// client-go `defaultAggregateIntervalInSeconds`-style window of the dedup cache (10 min).
@@ -258,12 +258,24 @@ impl EventRecorder {
         if let Some(seen) = self.seen.get_mut(&key).cloned() {
             if p.at.millis_since(seen.last) <= CORRELATION_WINDOW_MS {
                 let count = seen.count + 1;
-                let mut patch = json!({"count": count, "lastTimestamp": p.at.to_rfc3339()});
-                if p.combined {
-                    patch["message"] = json!(p.message);
-                }
-                let ns = Some(seen.namespace.as_str());
-                match api.merge_patch(&self.user, Kind::Event, ns, &seen.name, &patch, false) {
+                // `{"count": …, "lastTimestamp": …}` (and the combined message), as client-go's
+                // recorder patches a repeat.
+                let target = PatchTarget {
+                    kind: Kind::Event,
+                    namespace: Some(seen.namespace.as_str()),
+                    name: &seen.name,
+                    status: false,
+                };
+                let repeat = |obj: &mut Object| {
+                    if let Object::Event(e) = obj {
+                        e.count = Some(count);
+                        e.last_timestamp = Some(whole_second(p.at));
+                        if p.combined {
+                            e.message = p.message.clone();
+                        }
+                    }
+                };
+                match api.merge_patch_with(&self.user, target, repeat) {
                     Ok(_) => {
                         self.seen.insert(
                             key,
