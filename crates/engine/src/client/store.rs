@@ -437,6 +437,38 @@ mod tests {
     }
 
     #[test]
+    fn an_update_under_the_same_index_values_is_what_the_indexes_hand_out() {
+        let mut w = writer();
+        let s = w.store();
+        w.apply(WatcherEvent::Apply(pod("a", Some("node-a"), 2)));
+        w.apply(WatcherEvent::Apply(pod("b", Some("node-a"), 3)));
+        // A status write: same node, same namespace, a new version.
+        w.apply(WatcherEvent::Apply(pod("a", Some("node-a"), 7)));
+        let versions = |objs: Vec<FakeObject>| -> Vec<(String, u64)> {
+            objs.into_iter()
+                .map(|o| (o.name, o.resource_version))
+                .collect()
+        };
+        let expected = vec![("a".to_string(), 7), ("b".to_string(), 3)];
+        assert_eq!(
+            versions(s.by_index("nodeName", "node-a").unwrap()),
+            expected
+        );
+        assert_eq!(
+            versions(s.by_index(NAMESPACE_INDEX, "default").unwrap()),
+            expected
+        );
+        // Leaving the index altogether (unscheduled), then coming back.
+        w.apply(WatcherEvent::Apply(pod("a", None, 8)));
+        assert_eq!(names(s.by_index("nodeName", "node-a").unwrap()), ["b"]);
+        w.apply(WatcherEvent::Apply(pod("a", Some("node-a"), 9)));
+        assert_eq!(
+            versions(s.by_index("nodeName", "node-a").unwrap()),
+            [("a".to_string(), 9), ("b".to_string(), 3)]
+        );
+    }
+
+    #[test]
     fn relist_is_swapped_in_at_init_done_with_tombstones() {
         let mut w = writer();
         let s = w.store();
