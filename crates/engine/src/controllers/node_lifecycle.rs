@@ -104,26 +104,33 @@ impl NodeLifecycleController {
 
     fn monitor(&mut self, now: Timestamp, api: &mut ApiServer) {
         for obj in self.nodes.store().list() {
-            let Some(node) = obj.as_node() else { continue };
-            let mut node = node.clone();
+            let Some(current) = obj.as_node() else {
+                continue;
+            };
             let stale = self
-                .probe_time(&node)
+                .probe_time(current)
                 .is_none_or(|t| now.millis_since(t) > self.profile.node_monitor_grace_period_ms);
-            let ready = node.condition("Ready").map(|c| c.status.clone());
-            if stale && ready.as_deref() != Some("Unknown") {
-                match self.mark_unknown(now, api, &node) {
-                    Some(updated) => node = updated,
+            let ready = current.condition("Ready").map(|c| c.status.as_str());
+            // The cached node, or the version this pass just wrote (cloned only to write).
+            let marked;
+            let node = if stale && ready != Some("Unknown") {
+                match self.mark_unknown(now, api, current) {
+                    Some(updated) => {
+                        marked = updated;
+                        &marked
+                    }
                     None => continue,
                 }
-            } else if !stale
-                && ready.as_deref() == Some("True")
-                && self.not_ready.remove(&node.metadata.name)
-            {
-                let msg = format!("Node {} status is now: NodeReady", node.metadata.name);
-                self.recorder
-                    .record(api, now, &obj, EventType::Normal, "NodeReady", &msg);
-            }
-            self.reconcile_taints(now, api, &node);
+            } else {
+                if !stale && ready == Some("True") && self.not_ready.remove(&current.metadata.name)
+                {
+                    let msg = format!("Node {} status is now: NodeReady", current.metadata.name);
+                    self.recorder
+                        .record(api, now, &obj, EventType::Normal, "NodeReady", &msg);
+                }
+                current
+            };
+            self.reconcile_taints(now, api, node);
         }
     }
 

@@ -214,8 +214,14 @@ impl Scheduler {
         // Filter from where the last decision stopped until enough nodes fit, so successive
         // pods look at different nodes (`findNodesThatPassFilters`).
         let ring = nodes.iter().skip(start).chain(nodes.iter().take(start));
-        for info in ring {
-            let usage = self.cache.usage(info.name());
+        let first = nodes.get(start).map_or("", NodeInfo::name);
+        let mut usages = self.cache.cursor_from(first);
+        for (visited, info) in ring.enumerate() {
+            if visited == total - start {
+                // Wrapped around to the first node.
+                usages = self.cache.cursor_from("");
+            }
+            let usage = usages.usage(info.name());
             match filter(pod, info, &usage, req) {
                 Ok(()) => {
                     feasible.push((info.name(), score(info, &usage, nz)));

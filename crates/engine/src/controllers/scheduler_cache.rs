@@ -6,7 +6,9 @@
 //! bound (or gone). The node snapshot holds the nodes in name order with their parsed
 //! allocatable and the taints the filter sees, updated in place from the node informer.
 
-use std::collections::BTreeMap;
+use std::collections::{btree_map, BTreeMap};
+use std::iter::Peekable;
+use std::ops::Bound;
 use std::sync::Arc;
 
 use super::podutil::{
@@ -63,6 +65,18 @@ impl NodeUsageCache {
     /// What `node` carries: its bound, unfinished pods plus the pods assumed on it.
     pub fn usage(&self, node: &str) -> Usage {
         self.usage.get(node).copied().unwrap_or_default()
+    }
+
+    /// Reads the usage of nodes visited in ascending name order from `first` on (the snapshot's
+    /// order): each read steps along the cache's own name order instead of searching it, so a
+    /// decision over hundreds of nodes costs a step per node, not a search.
+    pub fn cursor_from(&self, first: &str) -> UsageCursor<'_> {
+        UsageCursor {
+            rest: self
+                .usage
+                .range::<str, _>((Bound::Included(first), Bound::Unbounded))
+                .peekable(),
+        }
     }
 
     /// Pods assumed on a node and not yet seen bound.
@@ -176,6 +190,26 @@ fn effective_taints(node: &Node) -> Vec<Taint> {
         }
     }
     taints
+}
+
+/// A walk over [`NodeUsageCache`]'s usage in name order ([`NodeUsageCache::cursor_from`]).
+pub struct UsageCursor<'a> {
+    rest: Peekable<btree_map::Range<'a, String, Usage>>,
+}
+
+impl UsageCursor<'_> {
+    /// What `node` carries; `node` must not come before the node last asked about.
+    pub fn usage(&mut self, node: &str) -> Usage {
+        while self
+            .rest
+            .next_if(|(name, _)| name.as_str() < node)
+            .is_some()
+        {}
+        match self.rest.peek() {
+            Some((name, usage)) if name.as_str() == node => **usage,
+            _ => Usage::default(),
+        }
+    }
 }
 
 /// Every node in name order, updated from the node informer's notifications.

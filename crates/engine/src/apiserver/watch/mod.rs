@@ -92,6 +92,9 @@ pub struct WatchHub {
     /// last polled them: like epoll's ready list, a driver learns from it which readers need a
     /// step without asking every one ([`WatchHub::take_ready`]).
     ready: BTreeSet<WatchId>,
+    /// Each open stream's next timer (its deadline or next bookmark, whichever is first), in
+    /// time order, so a tick visits the due streams only and the next timer is the first entry.
+    timers: BTreeSet<(Timestamp, WatchId)>,
 }
 
 impl WatchHub {
@@ -144,6 +147,9 @@ impl WatchHub {
         } else {
             self.index.insert(id, &s.filter);
         }
+        if let Some(due) = s.next_timer() {
+            self.timers.insert((due, id));
+        }
         self.streams.insert(id, s);
         id
     }
@@ -174,11 +180,15 @@ impl WatchHub {
                         Arc::new(WatchEvent::new(t, obj, change.revision))
                     })
                     .clone();
+                let due = s.next_timer();
                 s.push(event, true);
                 self.ready.insert(id);
                 if s.state != StreamState::Open {
                     let filter = s.filter.clone();
                     self.index.remove(id, &filter);
+                    if let Some(due) = due {
+                        self.timers.remove(&(due, id));
+                    }
                 }
             }
         }
@@ -203,6 +213,9 @@ impl WatchHub {
         if let Some(s) = self.streams.remove(&id) {
             self.index.remove(id, &s.filter);
             self.ready.insert(id);
+            if let Some(due) = s.next_timer() {
+                self.timers.remove(&(due, id));
+            }
         }
     }
 
@@ -212,48 +225,54 @@ impl WatchHub {
         std::mem::take(&mut self.ready)
     }
 
-    /// Ends timed-out streams and sends due bookmarks at `revision`.
+    /// Ends timed-out streams and sends due bookmarks at `revision`: the streams whose timer is
+    /// due, in id order.
     pub fn tick(&mut self, now: Timestamp, revision: Revision) {
+        let mut due: Vec<WatchId> = Vec::new();
+        while let Some(&(at, id)) = self.timers.first() {
+            if at > now {
+                break;
+            }
+            self.timers.pop_first();
+            due.push(id);
+        }
+        due.sort_unstable();
         let mut bookmarks: BTreeMap<Kind, Arc<WatchEvent>> = BTreeMap::new();
-        let mut ended = Vec::new();
-        for (id, s) in self.streams.iter_mut() {
+        for id in due {
+            let Some(s) = self.streams.get_mut(&id) else {
+                continue;
+            };
             if s.state != StreamState::Open {
                 continue;
             }
             if now >= s.deadline {
                 s.end(EndReason::Timeout);
-                self.ready.insert(*id);
-                ended.push((*id, s.filter.clone()));
-                continue;
-            }
-            if let (Some(next), Some(every)) = (s.next_bookmark, s.bookmark_every_ms) {
+            } else if let (Some(next), Some(every)) = (s.next_bookmark, s.bookmark_every_ms) {
                 if now >= next {
                     let kind = s.filter.kind;
                     let e = bookmarks
                         .entry(kind)
                         .or_insert_with(|| Arc::new(bookmark(kind, revision, false)));
                     s.push(e.clone(), true);
-                    self.ready.insert(*id);
                     s.next_bookmark = Some(now.plus_millis(every.max(1)));
-                    if s.state != StreamState::Open {
-                        ended.push((*id, s.filter.clone()));
-                    }
                 }
             }
-        }
-        for (id, f) in ended {
-            self.index.remove(id, &f);
+            self.ready.insert(id);
+            match s.next_timer() {
+                Some(at) => {
+                    self.timers.insert((at, id));
+                }
+                None => {
+                    let filter = s.filter.clone();
+                    self.index.remove(id, &filter);
+                }
+            }
         }
     }
 
     /// The earliest virtual time at which [`WatchHub::tick`] has something to do.
     pub fn next_timer(&self) -> Option<Timestamp> {
-        self.streams
-            .values()
-            .filter(|s| s.state == StreamState::Open)
-            .flat_map(|s| [Some(s.deadline), s.next_bookmark])
-            .flatten()
-            .min()
+        self.timers.first().map(|&(at, _)| at)
     }
 
     pub fn stream(&self, id: WatchId) -> Option<&WatchStream> {

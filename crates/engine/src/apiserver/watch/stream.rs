@@ -59,6 +59,17 @@ impl WatchStream {
     pub fn id(&self) -> WatchId {
         self.id
     }
+    /// When the hub next has something to do for it: its deadline or its next bookmark,
+    /// whichever comes first; nothing once it has ended.
+    pub(super) fn next_timer(&self) -> Option<Timestamp> {
+        if self.state != StreamState::Open {
+            return None;
+        }
+        Some(match self.next_bookmark {
+            Some(b) if b < self.deadline => b,
+            _ => self.deadline,
+        })
+    }
     /// The user agent that opened the stream (`kubelet/node-a`...).
     pub fn user(&self) -> &str {
         &self.user
