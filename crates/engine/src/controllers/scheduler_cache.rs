@@ -305,6 +305,25 @@ mod tests {
     }
 
     #[test]
+    fn a_cursor_reads_what_a_search_reads_for_nodes_visited_in_order() {
+        let mut cache = NodeUsageCache::default();
+        for (i, node) in ["node-b", "node-d", "node-d", "node-f"].iter().enumerate() {
+            let key = ObjectKey::new(Some("default"), &format!("p{i}"));
+            cache.observe(&key, &pod(node, "100m"));
+        }
+        let visit = [
+            "node-a", "node-b", "node-c", "node-d", "node-e", "node-f", "node-g",
+        ];
+        for first in 0..visit.len() {
+            let mut cursor = cache.cursor_from(visit[first]);
+            for node in &visit[first..] {
+                assert_eq!(cursor.usage(node), cache.usage(node), "{node} from {first}");
+            }
+        }
+        assert_eq!(cache.cursor_from("node-d").usage("node-d").pods, 2);
+    }
+
+    #[test]
     fn an_assumed_pod_counts_until_the_informer_shows_it_bound_then_once() {
         let mut cache = NodeUsageCache::default();
         let key = ObjectKey::new(Some("default"), "p");

@@ -309,3 +309,70 @@ pub fn bookmark(kind: Kind, revision: Revision, initial_events_end: bool) -> Wat
     }
     WatchEvent::new(WatchEventType::Bookmark, Arc::new(obj), revision)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use watchlab_apimachinery::fields::FieldSelector;
+    use watchlab_apimachinery::labels::LabelSelector;
+
+    fn start(deadline_ms: u64, bookmarks: bool) -> StreamStart {
+        StreamStart {
+            user: Arc::from("test"),
+            filter: Filter {
+                kind: Kind::Pod,
+                namespace: None,
+                labels: LabelSelector::default(),
+                fields: FieldSelector::default(),
+            },
+            now: Timestamp(0),
+            deadline: Timestamp(deadline_ms),
+            bookmarks,
+            initial: Vec::new(),
+            revision: 1,
+            expired: false,
+        }
+    }
+
+    #[test]
+    fn the_next_timer_is_the_earliest_deadline_or_bookmark_of_an_open_stream() {
+        let mut hub = WatchHub::new(WatchConfig {
+            buffer_limit: 1,
+            bookmark_interval_ms: 60_000,
+        });
+        assert_eq!(hub.next_timer(), None);
+        let quiet = hub.open(start(300_000, false));
+        let chatty = hub.open(start(500_000, true));
+        assert_eq!(hub.next_timer(), Some(Timestamp(60_000)));
+        // Nothing is due before its time.
+        hub.tick(Timestamp(59_999), 7);
+        assert_eq!(hub.poll(chatty).map(|e| e.len()), Some(0));
+        // The bookmark is sent and the next one is a minute later.
+        hub.tick(Timestamp(60_000), 7);
+        let sent = hub.poll(chatty).unwrap_or_default();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].event_type, WatchEventType::Bookmark);
+        assert_eq!(hub.next_timer(), Some(Timestamp(120_000)));
+        // A stream the client stops has no timer any more.
+        hub.stop(chatty);
+        assert_eq!(hub.next_timer(), Some(Timestamp(300_000)));
+        // At its deadline a stream ends (its reader learns it at the next poll).
+        hub.tick(Timestamp(300_000), 9);
+        assert_eq!(hub.next_timer(), None);
+        assert!(hub.poll(quiet).is_none());
+        // A stream ended by an overflow leaves no timer behind either.
+        let full = hub.open(start(900_000, true));
+        let pod = Arc::new(Object::empty(Kind::Pod));
+        for revision in [10, 11] {
+            hub.dispatch(&[Change {
+                kind: Kind::Pod,
+                revision,
+                prev: None,
+                cur: Some(pod.clone()),
+                tombstone: None,
+            }]);
+        }
+        assert_ne!(hub.stream(full).map(|s| s.state), Some(StreamState::Open));
+        assert_eq!(hub.next_timer(), None);
+    }
+}
