@@ -24,7 +24,7 @@ use crate::api::node::{Node, Taint};
 use crate::api::pod::Pod;
 use crate::api::{Kind, Object};
 use crate::apiserver::{ApiServer, DeleteOptions};
-use crate::client::ObjectKey;
+use crate::client::{Notification, ObjectKey};
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
 
@@ -44,6 +44,9 @@ pub struct NodeLifecycleController {
     evicted: BTreeMap<ObjectKey, String>,
     /// Nodes this controller saw not ready (to report `NodeReady` when they come back).
     not_ready: BTreeSet<String>,
+    /// The cached nodes with a NoExecute taint, kept from the node informer's notifications:
+    /// the only ones whose pods an eviction pass looks at (the taint manager's node events).
+    tainted: BTreeSet<String>,
     recorder: EventRecorder,
     eviction_recorder: EventRecorder,
     profile: Profile,
@@ -72,6 +75,7 @@ impl NodeLifecycleController {
             next_monitor: Timestamp::ZERO,
             evicted: BTreeMap::new(),
             not_ready: BTreeSet::new(),
+            tainted: BTreeSet::new(),
             recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
             eviction_recorder: EventRecorder::new(USER_AGENT, EVICTION_COMPONENT, ""),
             profile: profile.clone(),
@@ -228,10 +232,35 @@ impl NodeLifecycleController {
         let _ = api.update(USER_AGENT, Object::Node(n));
     }
 
+    /// Keeps [`Self::tainted`] equal to the cached nodes that carry a NoExecute taint.
+    fn note_taints(&mut self, note: &Notification<Arc<Object>>) {
+        match note {
+            Notification::Add(obj) | Notification::Update { new: obj, .. } => {
+                let tainted = obj
+                    .as_node()
+                    .is_some_and(|n| n.spec.taints.iter().any(|t| t.effect == NO_EXECUTE));
+                if tainted {
+                    self.tainted.insert(obj.name().to_string());
+                } else {
+                    self.tainted.remove(obj.name());
+                }
+            }
+            Notification::Delete(gone) => {
+                self.tainted.remove(gone.object().name());
+            }
+        }
+    }
+
     /// Deletes pods whose NoExecute toleration ran out; returns the next eviction time.
     fn evict(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
         let mut next: Option<Timestamp> = None;
-        for node_obj in self.nodes.store().list() {
+        let store = self.nodes.store();
+        let tainted: Vec<Arc<Object>> = self
+            .tainted
+            .iter()
+            .filter_map(|name| store.get_by_name(None, name))
+            .collect();
+        for node_obj in tainted {
             let Some(node) = node_obj.as_node() else {
                 continue;
             };
@@ -329,7 +358,9 @@ impl Controller for NodeLifecycleController {
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
         self.recorder.flush(api, now);
         self.eviction_recorder.flush(api, now);
-        let _ = self.nodes.step(now, api, USER_AGENT);
+        for note in self.nodes.step(now, api, USER_AGENT) {
+            self.note_taints(&note);
+        }
         let _ = self.leases.step(now, api, USER_AGENT);
         let _ = self.pods.step(now, api, USER_AGENT);
         let synced = self.nodes.has_synced() && self.leases.has_synced() && self.pods.has_synced();
