@@ -168,23 +168,21 @@ impl ReplicaSetController {
     fn on_pod(&mut self, note: Notification<Arc<Object>>) {
         self.tally(&note);
         let (pod, created, deleted) = match &note {
-            Notification::Add(o) => (o.as_pod().cloned(), true, false),
+            Notification::Add(o) => (o.as_pod(), true, false),
             Notification::Update { new, old } => {
                 // A pod entering deletion counts as an observed delete.
                 let entering = old.meta().deletion_timestamp.is_none()
                     && new.meta().deletion_timestamp.is_some();
-                (new.as_pod().cloned(), false, entering)
+                (new.as_pod(), false, entering)
             }
             Notification::Delete(d) => {
-                let p = d.object().as_pod().cloned();
-                let already = p
-                    .as_ref()
-                    .is_some_and(|p| p.metadata.deletion_timestamp.is_some());
+                let p = d.object().as_pod();
+                let already = p.is_some_and(|p| p.metadata.deletion_timestamp.is_some());
                 (p, false, !already)
             }
         };
         let Some(pod) = pod else { return };
-        for owner in self.owners_of(&pod) {
+        for owner in self.owners_of(pod) {
             if pod.metadata.controller_ref().is_some() {
                 if created {
                     self.observe(&owner, 1, 0);
