@@ -8,6 +8,7 @@
 
 use watchlab_apimachinery::request::ListOptions;
 use watchlab_engine::api::Kind;
+use watchlab_engine::apiserver::limits::DEFAULT_QUOTA_ENTRIES;
 use watchlab_engine::cluster::{Action, Cluster, ClusterConfig, ProfileName};
 
 #[cfg(target_arch = "wasm32")]
@@ -46,6 +47,13 @@ pub fn whole_cluster(nodes: usize, pods: u32) -> WholeCluster {
         profile: ProfileName::Training,
         ..ClusterConfig::default()
     });
+    // etcd's space quota as clusters of thousands of nodes run it: `--quota-backend-bytes` at
+    // 8 GiB, the most etcd recommends, four times the 2 GiB default. The default (500,000 entries
+    // here) fills before 150,000 pods and their 340,000 events are written, and every write
+    // after that fails with `mvcc: database space exceeded`; the smaller shapes never reach it.
+    cluster
+        .unrecorded_api()
+        .set_quota_entries(4 * DEFAULT_QUOTA_ENTRIES);
     let created = cluster.apply(Action::CreateDeployment {
         namespace: "default".into(),
         name: "web".into(),
