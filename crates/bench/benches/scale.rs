@@ -81,11 +81,17 @@ fn clock_start() -> (Instant, Option<f64>) {
     (Instant::now(), cpu_seconds())
 }
 
-/// Seconds since `start`: this thread's CPU time where the platform reports it, else wall time.
+/// Below this much wall time a run is timed by the wall clock: schedstat's counter moves at the
+/// scheduler's ticks (a few ms), so a run of a few milliseconds can read as no CPU at all.
+const SHORTEST_CPU_TIMED_SECONDS: f64 = 0.05;
+
+/// Seconds since `start`: this thread's CPU time where the platform reports it (and the run is
+/// long enough for it to be read), else wall time.
 fn cpu_or_wall_since(start: (Instant, Option<f64>)) -> f64 {
+    let wall = start.0.elapsed().as_secs_f64();
     match (start.1, cpu_seconds()) {
-        (Some(a), Some(b)) => b - a,
-        _ => start.0.elapsed().as_secs_f64(),
+        (Some(a), Some(b)) if wall >= SHORTEST_CPU_TIMED_SECONDS => b - a,
+        _ => wall,
     }
     .max(1e-9)
 }
