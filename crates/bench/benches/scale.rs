@@ -100,17 +100,13 @@ fn cpu_or_wall_since(start: (Instant, Option<f64>)) -> f64 {
 /// the wasm row repeats in the browser), with its CPU and wall time and its peak live heap.
 fn cluster(nodes: usize, pods: u32) -> String {
     let base = reset_peak();
-    let start = Instant::now();
-    let cpu_start = cpu_seconds();
+    let start = clock_start();
     let run = whole_cluster(nodes, pods);
-    let secs = start.elapsed().as_secs_f64();
+    let secs = start.0.elapsed().as_secs_f64();
     // Time per pod on the CPU time when the platform reports it, else on wall time.
-    let cpu = match (cpu_start, cpu_seconds()) {
-        (Some(a), Some(b)) => Some(b - a),
-        _ => None,
-    };
-    let per_pod = cpu.unwrap_or(secs) * 1e6 / f64::from(pods.max(1));
-    let cpu = cpu.map_or("null".to_string(), |c| format!("{c:.4}"));
+    let timed = cpu_or_wall_since(start);
+    let per_pod = timed * 1e6 / f64::from(pods.max(1));
+    let cpu = format!("{timed:.4}");
     let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
     format!(
         "{{\"bench\":\"cluster\",\"nodes\":{nodes},\"pods\":{pods},{},\
