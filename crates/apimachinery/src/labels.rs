@@ -6,6 +6,7 @@
 //! strings are accepted, the same errors come back (`unable to parse requirement: ...`,
 //! `found ')', expected: ...`), and `Display` prints the canonical `String()` form.
 
+use crate::table::or_none;
 use crate::unstructured::{array, str_at, string, string_map};
 use crate::validation::{
     aggregate_message, is_qualified_name, is_valid_label_value, BadValue, FieldError,
@@ -685,7 +686,7 @@ pub fn selector_string(selector: Option<&Value>) -> String {
         });
     }
     parts.sort();
-    none_if_empty(parts.join(","))
+    or_none(parts.join(","))
 }
 
 /// A node's roles, from its `node-role.kubernetes.io/<role>` and `kubernetes.io/role` labels
@@ -706,16 +707,7 @@ pub fn node_roles(node: &Value) -> String {
         .collect();
     roles.sort();
     roles.dedup();
-    none_if_empty(roles.join(","))
-}
-
-/// `<none>` for an empty printed value, as kubectl prints one.
-fn none_if_empty(s: String) -> String {
-    if s.is_empty() {
-        "<none>".into()
-    } else {
-        s
-    }
+    or_none(roles.join(","))
 }
 
 #[cfg(test)]

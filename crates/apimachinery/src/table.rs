@@ -21,6 +21,16 @@ pub fn wants_table(accept: &str) -> bool {
     })
 }
 
+/// `s`, or `<none>` when it is empty: how kubectl and the server's printers show an empty
+/// value (a selector, a node's roles, a describe line).
+pub fn or_none(s: String) -> String {
+    if s.is_empty() {
+        "<none>".into()
+    } else {
+        s
+    }
+}
+
 /// One column, as `metav1.TableColumnDefinition`: `type` is an OpenAPI type (`string`,
 /// `integer`, `number`, `boolean`, `date`), `format` a hint (`name` for the Name column), and
 /// `priority` 0 for the columns always shown, 1 and more for `-o wide`.

@@ -7,12 +7,10 @@ use crate::errors::CmdError;
 use crate::output::ObjectPrinter;
 use crate::resources::ResourceType;
 use crate::shell::{grep_keeps, Filter};
-use crate::targets::with_type_meta;
+use crate::targets::{as_table, with_type_meta};
 use serde_json::Value;
 use watchlab_apimachinery::client::virtual_now_unix_ms;
 use watchlab_apimachinery::client::{ApiClient, WatchId};
-use watchlab_apimachinery::table::Table;
-use watchlab_apimachinery::unstructured::str_at;
 
 /// What a poll produced.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -47,8 +45,9 @@ pub struct Follow {
     ended: bool,
 }
 
-/// One watch event's row: the one-row Table the server printed (a `get -w` asks for Tables),
-/// or the plain object as the output format prints it.
+/// One watch event's row: for the default and wide output, the one-row Table the server
+/// printed (a `get -w` asks for Tables; NAME and AGE from a server without them), else the
+/// plain object as the output format prints it.
 fn print_event(
     rt: &ResourceType,
     printer: &mut ObjectPrinter,
@@ -56,9 +55,8 @@ fn print_event(
     object: Value,
     now_unix_ms: i64,
 ) -> Result<String, CmdError> {
-    if str_at(&object, &["kind"]) == Some("Table") {
-        let table: Table = serde_json::from_value(object)
-            .map_err(|e| CmdError::msg(format!("unable to decode a Table: {e}")))?;
+    if printer.format().is_server_printed() {
+        let table = as_table(rt, object, now_unix_ms)?;
         return Ok(printer.print_table(Some(rt), &table, Some(event)));
     }
     let object = with_type_meta(rt, object);

@@ -17,6 +17,7 @@ use watchlab_apimachinery::duration::since;
 pub use watchlab_apimachinery::gofmt::join_host_port;
 use watchlab_apimachinery::jsonpath::JsonPath;
 pub use watchlab_apimachinery::labels::selector_string;
+pub use watchlab_apimachinery::table::or_none;
 use watchlab_apimachinery::table::TableColumnDefinition;
 use watchlab_apimachinery::unstructured::{array, str_at, string};
 
@@ -75,15 +76,6 @@ pub fn age(obj: &Value, now_unix_ms: i64) -> Value {
         str_at(obj, &["metadata", "creationTimestamp"]),
         now_unix_ms,
     ))
-}
-
-/// `s`, or `<none>` when it is empty.
-pub fn or_none(s: String) -> String {
-    if s.is_empty() {
-        "<none>".into()
-    } else {
-        s
-    }
 }
 
 /// The CONTAINERS and IMAGES cells of a workload's pod template (`layoutContainerCells`).

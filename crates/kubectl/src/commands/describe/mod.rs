@@ -18,6 +18,7 @@ use watchlab_apimachinery::duration::since;
 use watchlab_apimachinery::labels::{node_roles, selector_string};
 use watchlab_apimachinery::request::resource_path;
 use watchlab_apimachinery::rfc3339::parse_unix_millis;
+use watchlab_apimachinery::table::or_none;
 use watchlab_apimachinery::unstructured::{
     array, at, int, joined_map, name, namespace, str_at, string, string_map,
 };
@@ -208,14 +209,6 @@ fn controlled_by(obj: &Value) -> Option<String> {
         .iter()
         .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
         .map(|r| format!("{}/{}", string(r, &["kind"]), string(r, &["name"])))
-}
-
-fn or_none(s: String) -> String {
-    if s.is_empty() {
-        "<none>".into()
-    } else {
-        s
-    }
 }
 
 // Long on purpose: `describe pod`'s sections in kubectl's printed order, one after another.
