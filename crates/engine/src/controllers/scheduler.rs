@@ -166,7 +166,10 @@ impl Scheduler {
 
     fn on_node(&mut self, note: Notification<Arc<Object>>) {
         match &note {
-            Notification::Add(n) | Notification::Update { new: n, .. } => self.snapshot.upsert(n),
+            Notification::Add(n) | Notification::Update { new: n, .. } => {
+                let slot = self.cache.slot(n.name());
+                self.snapshot.upsert(n, slot);
+            }
             Notification::Delete(d) => self.snapshot.remove(d.object().name()),
         }
         let changed = match &note {
@@ -214,14 +217,8 @@ impl Scheduler {
         // Filter from where the last decision stopped until enough nodes fit, so successive
         // pods look at different nodes (`findNodesThatPassFilters`).
         let ring = nodes.iter().skip(start).chain(nodes.iter().take(start));
-        let first = nodes.get(start).map_or("", NodeInfo::name);
-        let mut usages = self.cache.cursor_from(first);
-        for (visited, info) in ring.enumerate() {
-            if visited == total - start {
-                // Wrapped around to the first node.
-                usages = self.cache.cursor_from("");
-            }
-            let usage = usages.usage(info.name());
+        for info in ring {
+            let usage = self.cache.usage_at(info.slot);
             match filter(pod, info, &usage, req) {
                 Ok(()) => {
                     feasible.push((info.name(), score(info, &usage, nz)));
