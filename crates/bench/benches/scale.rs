@@ -163,7 +163,8 @@ fn pod(i: usize, node: &str) -> Object {
             }],
             node_name: node.to_string(),
             ..Default::default()
-        },
+        }
+        .into(),
         ..Default::default()
     })
 }

@@ -46,7 +46,8 @@ fn pod(name: &str, labels: &[(&str, &str)], cpu: Option<&str>) -> Pod {
         spec: PodSpec {
             containers: vec![c],
             ..Default::default()
-        },
+        }
+        .into(),
         ..Default::default()
     }
 }
@@ -96,7 +97,7 @@ fn assumed_pods_prevent_double_booking_and_the_last_one_waits_with_backoff() {
     h.run_for(20_000);
     let placed: Vec<String> = (0..4)
         .filter_map(|i| get_pod(&h.api, &format!("big-{i}")))
-        .map(|p| p.spec.node_name)
+        .map(|p| p.spec.node_name.clone())
         .collect();
     let mut bound: Vec<&String> = placed.iter().filter(|n| !n.is_empty()).collect();
     bound.sort();
@@ -167,7 +168,9 @@ fn filters_report_taints_selectors_and_unschedulable_nodes() {
     // Let the scheduler's node cache catch up (its informer lags by up to 200 ms).
     h.run_for(1_000);
     let mut p = pod("picky", &[], None);
-    p.spec.node_selector.insert("disk".into(), "ssd".into());
+    p.spec_mut()
+        .node_selector
+        .insert("disk".into(), "ssd".into());
     h.api.create("kubectl", Object::Pod(p)).expect("create");
     h.run_for(3_000);
     let failed = events(&h.api, "FailedScheduling");
@@ -205,7 +208,7 @@ fn replica_set(name: &str, replicas: i32) -> Object {
                     labels,
                     ..Default::default()
                 },
-                spec: pod("x", &[], None).spec,
+                spec: (*pod("x", &[], None).spec).clone(),
             },
         },
         status: Default::default(),
@@ -413,7 +416,7 @@ fn old_replica_sets_beyond_the_revision_history_limit_are_deleted() {
                     labels,
                     ..Default::default()
                 },
-                spec: pod("x", &[], None).spec,
+                spec: (*pod("x", &[], None).spec).clone(),
             },
             ..Default::default()
         },
@@ -462,7 +465,7 @@ fn old_replica_sets_beyond_the_revision_history_limit_are_deleted() {
 fn a_short_kubelet_outage_goes_unnoticed_and_a_restored_kubelet_keeps_its_pods() {
     let mut h = cluster(8);
     let mut p = pod("steady", &[], None);
-    p.spec.node_name = "node-b".into();
+    p.spec_mut().node_name = "node-b".into();
     h.api.create("kubectl", Object::Pod(p)).expect("create");
     let deadline = h.now().plus_secs(20);
     assert!(h.run_until_true(deadline, |h| get_pod(&h.api, "steady")

@@ -111,7 +111,7 @@ fn bare_pod(name: &str, owner: Option<OwnerReference>) -> Object {
             owner_references: owner.into_iter().collect(),
             ..ObjectMeta::named(NS, name)
         },
-        spec: pod_spec("busybox:1.36"),
+        spec: pod_spec("busybox:1.36").into(),
         ..Default::default()
     })
 }

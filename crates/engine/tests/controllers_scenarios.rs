@@ -134,7 +134,8 @@ fn kubectl_run_story(seed: u64) {
         spec: PodSpec {
             containers: vec![container("debug-tools", "debug-tools:1.0")],
             ..Default::default()
-        },
+        }
+        .into(),
         ..Default::default()
     });
     h.api.create("kubectl", pod).expect("create pod");

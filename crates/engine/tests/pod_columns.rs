@@ -36,7 +36,8 @@ fn create(h: &mut Harness, name: &str, behaviour: &str, policy: &str, readiness:
             containers: vec![container("app"), container("sidecar")],
             restart_policy: Some(policy.into()),
             ..Default::default()
-        },
+        }
+        .into(),
         ..Default::default()
     };
     h.api.create("kubectl", Object::Pod(pod)).expect("create");

@@ -46,7 +46,8 @@ fn create(h: &mut Harness, name: &str, behaviour: &str, policy: &str, app: Conta
             }],
             restart_policy: Some(policy.into()),
             ..Default::default()
-        },
+        }
+        .into(),
         ..Default::default()
     };
     h.api
@@ -487,7 +488,8 @@ fn a_behaviour_that_does_not_parse_is_refused_and_nothing_is_written() {
                 ..Default::default()
             }],
             ..Default::default()
-        },
+        }
+        .into(),
         ..Default::default()
     };
     let err = h.api.create("kubectl", Object::Pod(bad)).unwrap_err();

@@ -289,7 +289,8 @@ fn bare_pod(name: &str, user: &str) -> Object {
             }],
             restart_policy: Some(policy.into()),
             ..Default::default()
-        },
+        }
+        .into(),
         ..Default::default()
     })
 }

@@ -157,7 +157,8 @@ fn new_pod(name: &str, app: u8, node: Option<u8>) -> Object {
                 .map(|n| NODES[n as usize].to_string())
                 .unwrap_or_default(),
             ..Default::default()
-        },
+        }
+        .into(),
         ..Default::default()
     })
 }

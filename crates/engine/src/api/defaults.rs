@@ -136,7 +136,8 @@ mod tests {
                     },
                 ],
                 ..Default::default()
-            },
+            }
+            .into(),
             ..Default::default()
         });
         apply(&mut p);

@@ -8,14 +8,19 @@ use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pod {
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// Shared between the versions of a pod: a status write (most of a pod's writes, the
+    /// kubelet's) copies the status and the metadata, not the spec, and the store's history
+    /// holds one spec for them all; a writer that changes the spec gets its own copy
+    /// (`Arc::make_mut`, free while only one version holds it).
     #[serde(default)]
-    pub spec: PodSpec,
+    pub spec: Arc<PodSpec>,
     #[serde(default)]
     pub status: PodStatus,
 }
@@ -401,6 +406,11 @@ pub struct ContainerStateTerminated {
 }
 
 impl Pod {
+    /// The spec to change: this version's own copy, cloned first if other versions share it.
+    pub fn spec_mut(&mut self) -> &mut PodSpec {
+        Arc::make_mut(&mut self.spec)
+    }
+
     /// The condition of the given type, if present.
     pub fn condition(&self, type_: &str) -> Option<&PodCondition> {
         self.status.conditions.iter().find(|c| c.type_ == type_)

@@ -288,7 +288,7 @@ mod tests {
     #[test]
     fn pod_fields_have_values() {
         let mut p = Pod::default();
-        p.spec.node_name = "node-a".into();
+        p.spec_mut().node_name = "node-a".into();
         let o = Object::Pod(p);
         assert_eq!(field_value(&o, "spec.nodeName").as_deref(), Some("node-a"));
         assert_eq!(

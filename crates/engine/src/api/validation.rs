@@ -431,7 +431,8 @@ mod tests {
             spec: PodSpec {
                 containers,
                 ..Default::default()
-            },
+            }
+            .into(),
             ..Default::default()
         })
     }

@@ -24,7 +24,7 @@ pub fn default_toleration_seconds(pod: &mut Pod, not_ready_secs: i64, unreachabl
             (t.key == key || t.key.is_empty()) && (t.effect == NO_EXECUTE || t.effect.is_empty())
         });
         if !covered {
-            pod.spec.tolerations.push(Toleration {
+            pod.spec_mut().tolerations.push(Toleration {
                 key: key.to_string(),
                 operator: "Exists".to_string(),
                 value: String::new(),
@@ -64,7 +64,7 @@ mod tests {
 
         let own = toleration(TAINT_UNREACHABLE, NO_EXECUTE, Some(5));
         let mut pod = Pod::default();
-        pod.spec.tolerations.push(own.clone());
+        pod.spec_mut().tolerations.push(own.clone());
         default_toleration_seconds(&mut pod, 300, 300);
         assert_eq!(
             pod.spec.tolerations,
@@ -75,13 +75,13 @@ mod tests {
     #[test]
     fn empty_key_or_effect_tolerates_and_other_effects_do_not() {
         let mut all = Pod::default();
-        all.spec.tolerations.push(toleration("", "", None));
+        all.spec_mut().tolerations.push(toleration("", "", None));
         default_toleration_seconds(&mut all, 300, 300);
         assert_eq!(all.spec.tolerations.len(), 1);
 
         let mut no_schedule = Pod::default();
         no_schedule
-            .spec
+            .spec_mut()
             .tolerations
             .push(toleration(TAINT_NOT_READY, "NoSchedule", None));
         default_toleration_seconds(&mut no_schedule, 300, 300);

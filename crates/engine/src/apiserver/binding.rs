@@ -49,7 +49,7 @@ impl ApiServer {
             return Err(Status::conflict(&gr, name, &msg));
         }
         let mut bound = pod.clone();
-        bound.spec.node_name.clone_from(&binding.target.name);
+        bound.spec_mut().node_name.clone_from(&binding.target.name);
         bound.set_condition("PodScheduled", "True", self.now);
         let write = Write::Put {
             obj: Box::new(Object::Pod(bound)),

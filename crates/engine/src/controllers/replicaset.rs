@@ -411,7 +411,7 @@ impl ReplicaSetController {
                 owner_references: vec![controller_ref("ReplicaSet", &rs.metadata)],
                 ..Default::default()
             },
-            spec,
+            spec: Arc::new(spec),
             status: Default::default(),
         }
     }

@@ -282,7 +282,8 @@ mod tests {
                 node_name: node.into(),
                 containers: vec![c],
                 ..Default::default()
-            },
+            }
+            .into(),
             ..Default::default()
         }
     }

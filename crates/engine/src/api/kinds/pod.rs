@@ -6,6 +6,7 @@ use crate::api::resource::{ResourceInfo, Rules};
 use crate::api::strategy::qos_class;
 use crate::api::{defaults, validation, Kind, Object, Pod};
 use serde_json::Value;
+use std::sync::Arc;
 use watchlab_apimachinery::duration::since;
 use watchlab_apimachinery::table::TableColumnDefinition;
 use watchlab_apimachinery::unstructured::{array, at, int, str_at, string};
@@ -76,7 +77,18 @@ impl Rules for PodRules {
 
     fn default(&self, obj: &mut Object) {
         if let Object::Pod(p) = obj {
-            defaults::pod_spec(&mut p.spec);
+            if Arc::strong_count(&p.spec) == 1 {
+                defaults::pod_spec(p.spec_mut());
+            } else {
+                // Shared with another version (a status write's copy of the stored pod, whose
+                // spec was defaulted when it was stored): defaulting is idempotent, so the
+                // shared spec is replaced only if it changes, and the versions keep sharing it.
+                let mut spec = (*p.spec).clone();
+                defaults::pod_spec(&mut spec);
+                if spec != *p.spec {
+                    p.spec = Arc::new(spec);
+                }
+            }
         }
     }
 
