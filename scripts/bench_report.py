@@ -214,7 +214,9 @@ def runs(rows):
         key = (r.get("date", "?"), r.get("commit", "?"))
         seen[key] = (
             f"`{r.get('commit', '?')}` ({r.get('date', '?')}, {r.get('cores', '?')} cores, "
-            f"`{r.get('profile', '?')}` profile"
+            + (f"`{r['profile']}` profile" if r.get("profile")
+             # A run of a rival alone (Webernetes in Node) builds nothing with cargo.
+             else f"Node {r.get('node_version', '?')}")
             + (", **smoke run**: tiny sizes, for CI" if r.get("smoke") else "")
             + ")"
         )
@@ -226,6 +228,105 @@ def ratio(a, b):
     if not a or not b:
         return "–"
     return f"{a / b:.1f}×" if a / b >= 1 else f"{a / b:.2f}×"
+
+
+def rival_section(rows):
+    """Webernetes (scripts/bench_webernetes.mjs) beside watchlab's native and wasm rows of the
+    same whole-cluster shape, with the ratios Webernetes/watchlab."""
+    def by_shape(rt):
+        return {shape(r)[:3]: r for r in rows if r["bench"] == "cluster" and runtime(r) == rt}
+
+    native, wasm, rival = by_shape("native"), by_shape("wasm"), by_shape("webernetes")
+    some = next(iter(rival.values()), {})
+    lines = [
+        "",
+        "## Whole cluster: the closest rival",
+        "",
+        f"Webernetes (npm `@ngrok/webernetes` {some.get('webernetes_version', '0.3.5')}), ngrok's "
+        "TypeScript port of the kubelet,",
+        "the scheduler and the controllers, which runs in a browser, on the same shapes: a",
+        "cluster of *nodes* nodes, one Deployment of *pods* replicas applied",
+        "(`registry.k8s.io/pause:3.10`, one of the images it ships), the time until every",
+        "replica's pod is Running (`scripts/bench_webernetes.mjs`: "
+        f"Node {some.get('node_version', '?')}, one process",
+        "per shape, its `dist/` bundled by esbuild).",
+        "",
+        "- **How Webernetes is driven.** It has no fast clock: its clock follows the wall clock",
+        "  unless the cluster is paused, and a paused cluster moves only when stepped. After its",
+        "  setup the cluster is paused and stepped (`clock.step(1000)`: every timer due in that",
+        "  virtual second runs) one virtual second per round, and each round is followed by one",
+        "  turn of the event loop, in which every promise chain the step set off runs to its end.",
+        "  Its virtual time is thus accelerated as watchlab's is (watchlab advances its virtual",
+        "  clock a second at a time too): neither side ever waits for real time, so both wall",
+        "  times are work. *virtual time* gives the virtual seconds each took.",
+        "- **What each side's time covers.** Webernetes: from the apply to the end of the first",
+        "  round after which every pod is Running (its Deployment reported every replica ready",
+        "  in the same round at every shape measured so far, `ready_seconds` in the rows);",
+        "  creating its nodes and starting its control-plane pods come before and are not",
+        "  counted. watchlab: the whole run of the rows above, creating the cluster of *nodes*",
+        "  nodes included, until the Deployment reports every replica **ready** (its pods Running,",
+        "  Ready, and counted by the ReplicaSet and Deployment controllers). *CPU*: Webernetes's",
+        "  whole process (V8's GC threads included); watchlab's one thread (native rows).",
+        "- **What runs.** Webernetes: a kubelet per node (no node status heartbeats, no leases),",
+        "  the scheduler, the Deployment, ReplicaSet, EndpointSlice and namespace controllers, the",
+        "  garbage collector and events, with one kube-proxy and CoreDNS as pods on the first",
+        "  node; no node lifecycle or Endpoints controller. Its scheduler has no per-node pod",
+        "  limit (no resources, no capacity filter) and lists every node and every pod for each",
+        "  pod it places. watchlab: every component listed above, a kube-proxy per node.",
+        "- **Memory.** Webernetes: *peak heap* is the highest V8 heap use of its process (from",
+        "  `--trace-gc`: live objects and garbage not yet collected, the bundle and the setup",
+        "  included, as `process.memoryUsage().heapUsed` at its peak); *after full GC* is the",
+        "  largest heap left by a mark-compact, a lower bound of its live data (– when none ran).",
+        "  watchlab: the native run's peak live heap (a counting allocator: live bytes only).",
+        "",
+        "Ratios are Webernetes / watchlab; a shape that did not converge within its cap of wall",
+        "time gives a lower bound (`>`). Rows may come from different commits and moments of a",
+        "shared machine (see their commits); the CPU ratio is the one a busy machine disturbs least.",
+        "",
+        "| nodes × pods | Webernetes wall | watchlab native wall | ratio | watchlab wasm wall "
+        "| ratio | Webernetes CPU | native CPU | ratio | virtual time (Webernetes / watchlab) "
+        "| Webernetes peak heap | per pod | after full GC | native peak heap | ratio | commits |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+        "| --- | --- |",
+    ]
+    if not rival:
+        lines.append("| not measured yet (`./x bench webernetes`) | | | | | | | | | | | | | | | |")
+
+    def secs(r, field):
+        return fmt_secs(r[field]) if r.get(field) is not None else "–"
+
+    def mem(r, field):
+        return fmt_bytes(r[field]) if r.get(field) else "–"
+
+    for key in sorted(rival, key=lambda k: (k[2], k[1])):
+        w, n, a = rival[key], native.get(key, {}), wasm.get(key, {})
+        commits = " / ".join(dict.fromkeys(f"`{r['commit']}`" for r in (w, n, a) if r.get("commit")))
+        size = f"{fmt_int(key[1])} × {fmt_int(key[2])}"
+        watchlab_vt = f"{n['virtual_seconds']} s" if n.get("virtual_seconds") is not None else "–"
+        if not w.get("converged"):
+            cap = w.get("cap_seconds")
+
+            def bound(b):
+                return f"> {cap / b:.0f}×" if cap and b else "–"
+
+            lines.append(
+                f"| {size} | {w.get('error') or 'did not converge'} | {secs(n, 'seconds')} "
+                f"| {bound(n.get('seconds'))} | {secs(a, 'seconds')} | {bound(a.get('seconds'))} "
+                f"| – | {secs(n, 'cpu_seconds')} | – | – / {watchlab_vt} "
+                f"| ≥ {mem(w, 'memory_bytes')} when stopped | – | {mem(w, 'live_bytes')} "
+                f"| {mem(n, 'peak_bytes')} | – | {commits} |"
+            )
+            continue
+        lines.append(
+            f"| {size} | {secs(w, 'seconds')} | {secs(n, 'seconds')} "
+            f"| {ratio(w['seconds'], n.get('seconds'))} | {secs(a, 'seconds')} "
+            f"| {ratio(w['seconds'], a.get('seconds'))} | {secs(w, 'cpu_seconds')} "
+            f"| {secs(n, 'cpu_seconds')} | {ratio(w.get('cpu_seconds'), n.get('cpu_seconds'))} "
+            f"| {w['virtual_seconds']} s / {watchlab_vt} | {mem(w, 'memory_bytes')} "
+            f"| {mem(w, 'bytes_per_pod')} | {mem(w, 'live_bytes')} | {mem(n, 'peak_bytes')} "
+            f"| {ratio(w.get('memory_bytes'), n.get('peak_bytes'))} | {commits} |"
+        )
+    return lines
 
 
 def wasm_section(rows):
@@ -270,9 +371,78 @@ def wasm_section(rows):
     return lines
 
 
+def ledger_section(rows):
+    """The store alone (native rows of benches/scale.rs) beside a real etcd doing the same puts
+    and watches (benches/etcd.rs), with the ratio engine/etcd of each rate."""
+    engine = {shape(r)[:4]: r for r in rows if r["bench"] == "ledger" and runtime(r) == "native"}
+    etcd = {shape(r)[:4]: r for r in rows if r["bench"] == "ledger" and runtime(r) == "etcd"}
+    some = next(iter(etcd.values()), {})
+    version = some.get("etcd_version", "3.4")
+    lines = [
+        "",
+        "## The ledger alone",
+        "",
+        "*puts* puts cycling over *keys* keys `/registry/pods/ns-<i%10>/pod-<i>` (a small JSON",
+        "value), with *watchers* watchers on the `/registry/pods/` prefix that must each receive",
+        "every put. The two sides do not measure the same thing:",
+        "",
+        "- **engine**: the etcd-like store (`crates/engine/src/store`, `benches/scale.rs`) in the",
+        "  benchmark's own thread: no API server, no network, no encoding, no fsync; after each",
+        "  put every watcher reads that revision's events (as etcd syncs its watchers). Rates per",
+        "  second of that one thread's **CPU time**.",
+        f"- **etcd**: a real etcd {version} server (Debian's `etcd-server`; `benches/etcd.rs`),",
+        "  started for each row on 127.0.0.1 with its data directory on "
+        + (f"tmpfs (`{some['data_dir']}`)" if some.get("data_dir") == "/dev/shm"
+           else "a temporary directory")
+        + " and `--unsafe-no-fsync`, driven over",
+        "  loopback through its gRPC gateway (HTTP/1.1, JSON bodies, base64 keys): the puts from",
+        f"  {some.get('clients', 8)} keep-alive client connections (one thread each, as etcd's own",
+        "  `benchmark put --clients`), each watcher a streaming `/v3/watch` on its own connection",
+        "  and thread. **Wall time**: *puts/s* from the first put to the last acknowledgement,",
+        "  *delivered events/s* until every watcher has received every put. Its figures include",
+        "  raft, the bbolt backend, gRPC and the JSON gateway, and the client threads share the",
+        "  machine's cores with the server.",
+        "",
+        "*engine/etcd* divides the engine's rate by etcd's: how far the model's store is from the",
+        "real server's throughput, not a like-for-like race between two stores.",
+        "",
+        "| puts | keys | watchers | engine puts/s | etcd puts/s | engine/etcd "
+        "| engine delivered events/s | etcd delivered events/s | engine/etcd | commit |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+
+    def rate(r, field):
+        return fmt_int(int(r[field])) if r.get(field) is not None else "–"
+
+    def times(a, b):
+        # The shared ratio(), without a decimal once it is in the hundreds.
+        return f"{fmt_int(round(a / b))}×" if a and b and a / b >= 100 else ratio(a, b)
+
+    for key in sorted(set(engine) | set(etcd), key=lambda k: k[1:]):
+        e, d = engine.get(key, {}), etcd.get(key, {})
+        # The engine's commit first, etcd's after it when it differs.
+        commits = list(dict.fromkeys(f"`{r['commit']}`" for r in (e, d) if r.get("commit")))
+        size = f"{fmt_int(key[1])} | {fmt_int(key[2])} | {fmt_int(key[3])}"
+        if d.get("error"):
+            lines.append(
+                f"| {size} | {rate(e, 'puts_per_s')} | etcd: {d['error']} | – "
+                f"| {rate(e, 'events_per_s')} | – | – | {' / '.join(commits)} |"
+            )
+            continue
+        lines.append(
+            f"| {size} | {rate(e, 'puts_per_s')} | {rate(d, 'puts_per_s')} "
+            f"| {times(e.get('puts_per_s'), d.get('puts_per_s'))} "
+            f"| {rate(e, 'events_per_s')} | {rate(d, 'events_per_s')} "
+            f"| {times(e.get('events_per_s'), d.get('events_per_s'))} | {' / '.join(commits)} |"
+        )
+    if not etcd:
+        lines.append("")
+        lines.append("etcd not measured yet (`./x bench etcd`).")
+    return lines
+
+
 def write_markdown(rows, path, svg_rel):
     clusters = [r for r in rows if r["bench"] == "cluster" and runtime(r) == "native"]
-    ledger = [r for r in rows if r["bench"] == "ledger" and runtime(r) == "native"]
     fanout = [r for r in rows if r["bench"] == "fanout"]
     lines = [
         "# Benchmarks",
@@ -321,24 +491,8 @@ def write_markdown(rows, path, svg_rel):
             f"| {fmt_int(r['revision'])} | {fmt_int(r['events'])} | `{r.get('commit', '?')}` |"
         )
     lines += wasm_section(rows)
-    lines += [
-        "",
-        "## The ledger alone",
-        "",
-        "The etcd-like store (`crates/engine/src/store`) without an API server: *puts* puts",
-        "cycling over *keys* keys, and after each put every one of *watchers* watchers on the",
-        "`/registry/pods/` prefix reads that revision's events (as etcd syncs its watchers).",
-        "Rates per second of the benchmark thread's CPU time.",
-        "",
-        "| puts | keys | watchers | puts/s | delivered events/s | commit |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
-    for r in ledger:
-        lines.append(
-            f"| {fmt_int(r['puts'])} | {fmt_int(r['keys'])} | {fmt_int(r['watchers'])} "
-            f"| {fmt_int(int(r['puts_per_s']))} | {fmt_int(int(r['events_per_s']))} "
-            f"| `{r.get('commit', '?')}` |"
-        )
+    lines += rival_section(rows)
+    lines += ledger_section(rows)
     lines += [
         "",
         "## Watch fan-out",

@@ -144,6 +144,13 @@ setup_clients() {
   fi
 }
 
+# 5. A real etcd for the ledger's rival row (crates/bench/benches/etcd.rs, `./x bench etcd`):
+#    Debian 12's etcd-server (3.4.23). The bench starts its own etcd on free loopback ports with a
+#    temporary data directory; a service the package may start is left alone.
+setup_etcd() {
+  apt_install etcd-server
+}
+
 setup_all() {
   setup_wasm_target
   setup_cargo_tools
