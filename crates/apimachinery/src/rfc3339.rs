@@ -66,15 +66,38 @@ fn num_in(text: &str, r: std::ops::Range<usize>) -> Option<i64> {
 }
 
 /// Unix seconds as `metav1.Time` writes them: `2026-01-01T00:00:05Z` (always UTC).
+/// Every object written is measured by encoding it, so this runs for each timestamp of each
+/// write: years 0–9999 are written digit by digit, the rare others through `format!`.
 pub fn format_unix_secs(unix_secs: i64) -> String {
     let (days, rem) = (unix_secs.div_euclid(86_400), unix_secs.rem_euclid(86_400));
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
+    let (h, min, sec) = (rem / 3600, (rem % 3600) / 60, rem % 60);
+    let Ok(year) = u16::try_from(y) else {
+        return format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{sec:02}Z");
+    };
+    if year > 9999 {
+        return format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{sec:02}Z");
+    }
+    let mut out = String::with_capacity(20);
+    let digits = |out: &mut String, value: i64, width: u32| {
+        for place in (0..width).rev() {
+            let digit = (value / 10_i64.pow(place)) % 10;
+            out.push(char::from(b'0' + digit as u8));
+        }
+    };
+    digits(&mut out, i64::from(year), 4);
+    out.push('-');
+    digits(&mut out, i64::from(m), 2);
+    out.push('-');
+    digits(&mut out, i64::from(d), 2);
+    out.push('T');
+    digits(&mut out, h, 2);
+    out.push(':');
+    digits(&mut out, min, 2);
+    out.push(':');
+    digits(&mut out, sec, 2);
+    out.push('Z');
+    out
 }
 
 fn is_leap(y: i64) -> bool {
@@ -170,5 +193,30 @@ mod tests {
             Some("2026-01-01T00:00:05Z")
         );
         assert_eq!(format_unix_secs(0), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn digit_by_digit_output_is_what_format_writes() {
+        let reference = |secs: i64| {
+            let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+            let (y, m, d) = civil_from_days(days);
+            format!(
+                "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+                rem / 3600,
+                (rem % 3600) / 60,
+                rem % 60
+            )
+        };
+        // From before year 0 to past 9999, through leap days and every second of a day.
+        let mut secs = -62_200_000_000_i64;
+        while secs < 253_500_000_000 {
+            assert_eq!(format_unix_secs(secs), reference(secs), "{secs}");
+            secs += 86_399 * 7 + 13;
+        }
+        for secs in [-1, 0, 59, 951_782_400, 1_767_225_599, 253_402_300_799] {
+            assert_eq!(format_unix_secs(secs), reference(secs), "{secs}");
+        }
+        assert_eq!(format_unix_secs(253_402_300_799), "9999-12-31T23:59:59Z");
+        assert_eq!(format_unix_secs(253_402_300_800), "10000-01-01T00:00:00Z");
     }
 }

@@ -48,7 +48,8 @@ struct Node {
     namespace: String,
     name: String,
     owners: Vec<OwnerReference>,
-    /// The uids of the objects that reference this one as an owner.
+    /// The uids of the objects that reference this one as an owner (150,000 for a large
+    /// ReplicaSet: `observe` takes a node out of the graph and puts it back, never clones it).
     dependents: BTreeSet<String>,
     /// Has a deletionTimestamp.
     being_deleted: bool,
@@ -174,8 +175,6 @@ impl GarbageCollector {
     fn observe(&mut self, api: &ApiServer, obj: &Arc<Object>) {
         let meta = obj.meta();
         let uid = meta.uid.clone();
-        // Taken out, not cloned: an owner's node holds its dependents' uids (150,000 for a large
-        // ReplicaSet), and each of its status updates passes here.
         let previous = self.graph.remove(&uid);
         let was_deleting_dependents = previous.as_ref().is_some_and(|n| n.deleting_dependents);
         let was_orphaning = previous.as_ref().is_some_and(|n| n.orphaning);
