@@ -29,6 +29,9 @@ if (shapes.length === 0) {
   shapes = smoke ? [[3, 3], [10, 30]] : [[3, 3], [10, 300], [50, 1500], [100, 3000], [1000, 30000]];
 }
 
+// Virtual seconds of steady state after convergence (`STEADY_SECONDS` of crates/bench/src/lib.rs).
+const STEADY_SECONDS = 60;
+
 // The page is empty: the module is imported by `page.evaluate` below.
 const server = createServer(async (req, res) => {
   const path = new URL(req.url, 'http://x').pathname;
@@ -60,7 +63,7 @@ try {
     let row;
     try {
       await page.goto(`${origin}/`);
-      const run = await page.evaluate(async ([n, p]) => {
+      const run = await page.evaluate(async ([n, p, steady]) => {
         // One compiled module, two instances (the glue module imported under two URLs): the
         // first runs 3 × 3 twice so V8 has tiered the hot code up, the second, with a fresh
         // linear memory, runs the measured shape.
@@ -74,14 +77,22 @@ try {
         const t0 = performance.now();
         const fields = JSON.parse(m.whole_cluster(n, p));
         const seconds = (performance.now() - t0) / 1000;
-        return { ...fields, seconds, memory_bytes: wasm.memory.buffer.byteLength };
-      }, [nodes, pods]);
+        const memory_bytes = wasm.memory.buffer.byteLength;
+        // The steady state: the converged cluster runs on, timed apart (as the native row).
+        const t1 = performance.now();
+        const steady_writes = fields.converged ? m.steady_state(steady) : -1;
+        const steady_ms = (performance.now() - t1) / steady;
+        return { ...fields, seconds, memory_bytes, steady_writes, steady_ms };
+      }, [nodes, pods, STEADY_SECONDS]);
       row = {
         bench: 'cluster', runtime: 'wasm', nodes, pods, ...run,
         seconds: Number(run.seconds.toFixed(4)),
+        steady_virtual_seconds: STEADY_SECONDS,
+        steady_ms_per_virtual_second: run.converged ? Number(run.steady_ms.toFixed(3)) : undefined,
         us_per_pod: Number(((run.seconds * 1e6) / Math.max(pods, 1)).toFixed(2)),
         bytes_per_pod: Math.floor(run.memory_bytes / Math.max(pods, 1)),
       };
+      delete row.steady_ms;
     } catch (e) {
       // A tab that ran out of memory or crashed: a row that says so, and the next shape.
       row = { bench: 'cluster', runtime: 'wasm', nodes, pods, converged: false, error: String(e.message ?? e).split('\n')[0] };

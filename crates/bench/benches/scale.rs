@@ -26,10 +26,11 @@ use std::time::Instant;
 
 use watchlab_apimachinery::fields::FieldSelector;
 use watchlab_apimachinery::request::ListOptions;
-use watchlab_bench::whole_cluster;
+use watchlab_bench::{converge, profile_name, steady_state, STEADY_SECONDS};
 use watchlab_engine::api::pod::{Container, Pod, PodSpec};
 use watchlab_engine::api::{Kind, Object, ObjectMeta};
 use watchlab_engine::apiserver::{ApiServer, ServerConfig};
+use watchlab_engine::cluster::ProfileName;
 use watchlab_engine::store::Store;
 
 /// Counts live heap bytes and their peak (benchmark binary only).
@@ -96,22 +97,34 @@ fn cpu_or_wall_since(start: (Instant, Option<f64>)) -> f64 {
     .max(1e-9)
 }
 
-/// The whole control plane from one create to every replica ready ([`whole_cluster`], the run
-/// the wasm row repeats in the browser), with its CPU and wall time and its peak live heap.
-fn cluster(nodes: usize, pods: u32) -> String {
+/// The whole control plane from one create to every replica ready ([`converge`]; with the
+/// `Training` profile, the run the wasm row repeats in the browser), with its CPU and wall time
+/// and its peak live heap; then [`STEADY_SECONDS`] of the steady state, timed apart (CPU per
+/// virtual second: below 1,000 ms the cluster keeps up with a clock at 1×).
+fn cluster(nodes: usize, pods: u32, profile: ProfileName) -> String {
     let base = reset_peak();
     let start = clock_start();
-    let run = whole_cluster(nodes, pods);
+    let (mut cluster, run) = converge(nodes, pods, profile);
     let secs = start.0.elapsed().as_secs_f64();
     // Time per pod on the CPU time when the platform reports it, else on wall time.
     let timed = cpu_or_wall_since(start);
     let per_pod = timed * 1e6 / f64::from(pods.max(1));
     let cpu = format!("{timed:.4}");
     let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    let steady_start = clock_start();
+    let steady_writes = if run.converged {
+        steady_state(&mut cluster, STEADY_SECONDS)
+    } else {
+        0
+    };
+    let steady_ms = cpu_or_wall_since(steady_start) * 1e3 / STEADY_SECONDS as f64;
+    drop(cluster);
     format!(
-        "{{\"bench\":\"cluster\",\"nodes\":{nodes},\"pods\":{pods},{},\
+        "{{\"bench\":\"cluster\",\"timings\":\"{}\",\"nodes\":{nodes},\"pods\":{pods},{},\
          \"seconds\":{secs:.4},\"cpu_seconds\":{cpu},\"us_per_pod\":{per_pod:.2},\
-         \"peak_bytes\":{peak},\"bytes_per_pod\":{}}}",
+         \"peak_bytes\":{peak},\"bytes_per_pod\":{},\"steady_virtual_seconds\":{STEADY_SECONDS},\
+         \"steady_writes\":{steady_writes},\"steady_ms_per_virtual_second\":{steady_ms:.3}}}",
+        profile_name(profile),
         run.json_fields(),
         peak / pods.max(1) as usize,
     )
@@ -304,7 +317,14 @@ fn main() {
             emit(fanout(w, false, writes));
         }
     }
-    for (n, p) in shapes {
-        emit(cluster(n, p));
+    // Each shape with the playground's `Training` profile (the rows the wasm and rival runs
+    // compare with), then with the real defaults (`Kubernetes`), unless only shapes were named.
+    for &(n, p) in &shapes {
+        emit(cluster(n, p, ProfileName::Training));
+    }
+    if !only_cluster {
+        for &(n, p) in &shapes {
+            emit(cluster(n, p, ProfileName::Kubernetes));
+        }
     }
 }

@@ -4,7 +4,10 @@
 //! on, one Deployment of `P` replicas created through `Cluster`'s public API, virtual time
 //! advanced a second at a time until the Deployment reports every replica ready. Timing and
 //! memory are the caller's (a counting allocator and the thread's CPU time natively,
-//! `performance.now()` and the linear memory's size in the browser).
+//! `performance.now()` and the linear memory's size in the browser). Then the steady state
+//! ([`steady_state`]): the converged cluster left to run, so what remains is the work every
+//! cluster does all the time — kubelets renewing their leases and reporting node status, the
+//! node monitor, informers — which must keep up with the clock for a page to run at 1×.
 
 use watchlab_apimachinery::request::ListOptions;
 use watchlab_engine::api::Kind;
@@ -36,14 +39,33 @@ impl WholeCluster {
     }
 }
 
-/// The whole control plane from one create to every replica ready: `nodes` nodes named
-/// `node-<i>`, a Deployment `default/web` of `pods` replicas.
+/// Virtual seconds of the steady state the benchmarks measure after convergence: six lease
+/// renewals of the `Kubernetes` profile's kubelets (every 10 s), 24 of the `Training` one's.
+pub const STEADY_SECONDS: u64 = 60;
+
+/// [`converge`] with the playground's `Training` profile, the cluster dropped.
 pub fn whole_cluster(nodes: usize, pods: u32) -> WholeCluster {
+    converge(nodes, pods, ProfileName::Training).1
+}
+
+/// The profile's name as the benchmark rows spell it.
+pub fn profile_name(profile: ProfileName) -> &'static str {
+    match profile {
+        ProfileName::Training => "training",
+        ProfileName::Kubernetes => "kubernetes",
+    }
+}
+
+/// The whole control plane from one create to every replica ready: `nodes` nodes named
+/// `node-<i>`, a Deployment `default/web` of `pods` replicas, the timings of `profile`
+/// (`Training`: the playground's short failure path; `Kubernetes`: the real defaults). Returns
+/// the cluster too, for [`steady_state`].
+pub fn converge(nodes: usize, pods: u32, profile: ProfileName) -> (Cluster, WholeCluster) {
     let names: Vec<String> = (0..nodes).map(|i| format!("node-{i}")).collect();
     let mut cluster = Cluster::new(ClusterConfig {
         nodes: names,
         seed_objects: false,
-        profile: ProfileName::Training,
+        profile,
         ..ClusterConfig::default()
     });
     // No space quota: it stands in for etcd's `--quota-backend-bytes` by counting entries (500,000
@@ -82,17 +104,56 @@ pub fn whole_cluster(nodes: usize, pods: u32) -> WholeCluster {
         .api()
         .list(Kind::Event, None, &ListOptions::default())
         .map_or(0, |l| l.items.len());
-    WholeCluster {
+    let run = WholeCluster {
         converged,
         virtual_seconds: t.0 / 1000,
         revision: cluster.api().revision(),
         events,
+    };
+    (cluster, run)
+}
+
+/// Runs a converged cluster `seconds` more of virtual time, a second at a time as the page's
+/// clock does; returns the writes (revisions) it made meanwhile.
+pub fn steady_state(cluster: &mut Cluster, seconds: u64) -> u64 {
+    let before = cluster.api().revision();
+    let mut t = cluster.now();
+    for _ in 0..seconds {
+        t = t.plus_millis(1000);
+        cluster.advance_to(t);
     }
+    cluster.api().revision() - before
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_converged_cluster_keeps_renewing_its_leases_in_the_steady_state() {
+        for profile in [ProfileName::Training, ProfileName::Kubernetes] {
+            let (mut cluster, run) = converge(3, 3, profile);
+            assert!(run.converged, "{run:?}");
+            let writes = steady_state(&mut cluster, STEADY_SECONDS);
+            // Three kubelets renew their Lease every 10 s (Kubernetes) or 2.5 s (Training).
+            let renewals = if profile == ProfileName::Kubernetes {
+                6
+            } else {
+                24
+            };
+            assert!(
+                writes >= 3 * renewals,
+                "{} wrote {writes}",
+                profile_name(profile)
+            );
+            let ready = cluster
+                .api()
+                .get(Kind::Deployment, Some("default"), "web")
+                .ok()
+                .and_then(|o| o.as_deployment().map(|d| d.status.ready_replicas));
+            assert_eq!(ready, Some(3), "still every replica ready");
+        }
+    }
 
     #[test]
     fn a_small_cluster_converges_and_reports_its_writes() {
