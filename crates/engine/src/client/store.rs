@@ -259,6 +259,30 @@ impl<K: Resource> Writer<K> {
         self.indexers.iter().map(|(_, f)| f(obj)).collect()
     }
 
+    /// Moves `key` from the values `old` filed it under to those of `new` (each one list per
+    /// index, in the order of `indexers`; `None`: not filed before, or no longer). An index whose
+    /// values did not change is not touched: a status write keeps a pod's node, owner and
+    /// namespace.
+    fn refile(
+        &self,
+        indices: &mut Indices,
+        key: &ObjectKey,
+        old: Option<&[Vec<String>]>,
+        new: Option<&[Vec<String>]>,
+    ) {
+        for (i, (name, _)) in self.indexers.iter().enumerate() {
+            let old = filed_under(old, i);
+            let new = filed_under(new, i);
+            if old == new {
+                continue;
+            }
+            if let Some(idx) = indices.get_mut(name) {
+                unindex(idx, key, old);
+                index(idx, key, new);
+            }
+        }
+    }
+
     fn upsert(&mut self, obj: K) -> Notification<K> {
         let key = ObjectKey::of(&obj);
         let new_values = self.index_values(&obj);
@@ -273,17 +297,12 @@ impl<K: Resource> Writer<K> {
         if old.is_none() {
             cache.order.insert(key.clone());
         }
-        for (i, (name, _)) in self.indexers.iter().enumerate() {
-            let new = new_values.get(i).map_or(&[][..], Vec::as_slice);
-            let old = old_values.as_ref().and_then(|o| o.get(i));
-            if old.is_some_and(|old| old.as_slice() == new) {
-                continue;
-            }
-            if let Some(idx) = cache.indices.get_mut(name) {
-                unindex(idx, &key, old.map_or(&[][..], Vec::as_slice));
-                index(idx, &key, new);
-            }
-        }
+        self.refile(
+            &mut cache.indices,
+            &key,
+            old_values.as_deref(),
+            Some(&new_values),
+        );
         cache.resource_version = rv;
         match old {
             Some(old) => Notification::Update { old, new: obj },
@@ -297,13 +316,7 @@ impl<K: Resource> Writer<K> {
         let old_values = old.as_ref().map(|o| self.index_values(o));
         let mut cache = self.cache.borrow_mut();
         cache.order.remove(&key);
-        if let Some(values) = old_values {
-            for ((name, _), vals) in self.indexers.iter().zip(&values) {
-                if let Some(idx) = cache.indices.get_mut(name) {
-                    unindex(idx, &key, vals);
-                }
-            }
-        }
+        self.refile(&mut cache.indices, &key, old_values.as_deref(), None);
         cache.resource_version = obj.resource_version();
     }
 
@@ -321,11 +334,7 @@ impl<K: Resource> Writer<K> {
             .map(|(n, _)| (n.clone(), BTreeMap::new()))
             .collect();
         for (key, obj) in &fresh {
-            for ((name, _), vals) in self.indexers.iter().zip(self.index_values(obj)) {
-                if let Some(idx) = indices.get_mut(name) {
-                    index(idx, key, &vals);
-                }
-            }
+            self.refile(&mut indices, key, None, Some(&self.index_values(obj)));
         }
         let order: BTreeSet<ObjectKey> = fresh.keys().cloned().collect();
         let mut notes = Vec::new();
@@ -356,6 +365,11 @@ impl<K: Resource> Writer<K> {
         }
         notes
     }
+}
+
+/// The values of index `i` in one list per index (none when there is no list).
+fn filed_under(values: Option<&[Vec<String>]>, i: usize) -> &[String] {
+    values.and_then(|v| v.get(i)).map_or(&[], Vec::as_slice)
 }
 
 /// Files `key` under each of `values` in one index.

@@ -104,32 +104,16 @@ impl NodeUsageCache {
 
     /// `AssumePod`: the scheduler bound `pod` to `node`; count it there from now on.
     pub fn assume(&mut self, key: &ObjectKey, pod: &Pod, node: &str) {
-        let node = self.slot(node);
-        self.set(
-            key,
-            Some(Counted {
-                node,
-                requests: podutil::requests(&pod.spec),
-                non_zero: podutil::non_zero_requests(&pod.spec),
-                assumed: true,
-            }),
-        );
+        let counted = self.counted(pod, node, true);
+        self.set(key, Some(counted));
     }
 
     /// The informer's view of a pod (an add or an update): a bound, unfinished pod counts on
     /// its node (confirming an assumption); an unbound one counts only while it is assumed.
     pub fn observe(&mut self, key: &ObjectKey, pod: &Pod) {
         if !pod.spec.node_name.is_empty() && !podutil::is_terminal(pod) {
-            let node = self.slot(&pod.spec.node_name);
-            self.set(
-                key,
-                Some(Counted {
-                    node,
-                    requests: podutil::requests(&pod.spec),
-                    non_zero: podutil::non_zero_requests(&pod.spec),
-                    assumed: false,
-                }),
-            );
+            let counted = self.counted(pod, &pod.spec.node_name, false);
+            self.set(key, Some(counted));
         } else if pod.spec.node_name.is_empty() && self.is_assumed(key) {
             // The informer has not caught up with our binding yet.
         } else {
@@ -140,6 +124,16 @@ impl NodeUsageCache {
     /// The pod left the informer (deleted, or finished and out of the field selector).
     pub fn forget(&mut self, key: &ObjectKey) {
         self.set(key, None);
+    }
+
+    /// `pod` as it counts on `node`.
+    fn counted(&mut self, pod: &Pod, node: &str, assumed: bool) -> Counted {
+        Counted {
+            node: self.slot(node),
+            requests: podutil::requests(&pod.spec),
+            non_zero: podutil::non_zero_requests(&pod.spec),
+            assumed,
+        }
     }
 
     fn set(&mut self, key: &ObjectKey, counted: Option<Counted>) {
