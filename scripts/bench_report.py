@@ -234,6 +234,22 @@ def runs(rows):
     return [seen[k] for k in sorted(seen)]
 
 
+def row(*cells):
+    """One Markdown table row (an empty cell as `| |`)."""
+    return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+
+
+def table(*columns):
+    """A Markdown table's header and separator rows."""
+    return [row(*columns), row(*["---"] * len(columns))]
+
+
+def note_row(text, cells, last=""):
+    """A row of `cells` cells saying `text` in the first (which may span several: "a | b")
+    and `last` in the last, the others empty."""
+    return row(text, *[""] * (cells - 2), last)
+
+
 def ratio(a, b):
     """`a / b` as "1.8×", or "–" when either side is missing."""
     if not a or not b:
@@ -261,18 +277,17 @@ def kubernetes_section(rows):
         "period 50 s, tolerations 300 s; the `Training` profile renews every 2.5 s). The work to",
         "converge is the same but for the lease renewals, so the steady state is where they differ.",
         "",
-        "| nodes × pods | CPU | per pod | virtual time | peak heap | revisions | steady state "
-        "| Training: CPU | Training: steady state | commit |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *table("nodes × pods", "CPU", "per pod", "virtual time", "peak heap", "revisions",
+               "steady state", "Training: CPU", "Training: steady state", "commit"),
     ]
     if not real:
-        lines.append("| not measured yet (`./x bench native`) | | | | | | | | | |")
+        lines.append(note_row("not measured yet (`./x bench native`)", 10))
     for r in real:
         t = training.get(shape(r)[:3], {})
         size = f"{fmt_int(r['nodes'])} × {fmt_int(r['pods'])}"
         if not r.get("converged"):
-            lines.append(f"| {size} | did not converge in an hour of virtual time "
-                         f"| | | | | | | | `{r.get('commit', '?')}` |")
+            lines.append(note_row(f"{size} | did not converge in an hour of virtual time", 9,
+                                  f"`{r.get('commit', '?')}`"))
             continue
         lines.append(
             f"| {size} | {fmt_secs(r['cpu_seconds'])} | {r['us_per_pod']:.0f} µs "
@@ -338,14 +353,13 @@ def rival_section(rows):
         "time gives a lower bound (`>`). Rows may come from different commits and moments of a",
         "shared machine (see their commits); the CPU ratio is the one a busy machine disturbs least.",
         "",
-        "| nodes × pods | Webernetes wall | watchlab native wall | ratio | watchlab wasm wall "
-        "| ratio | Webernetes CPU | native CPU | ratio | virtual time (Webernetes / watchlab) "
-        "| Webernetes peak heap | per pod | after full GC | native peak heap | ratio | commits |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-        "| --- | --- |",
+        *table("nodes × pods", "Webernetes wall", "watchlab native wall", "ratio",
+               "watchlab wasm wall", "ratio", "Webernetes CPU", "native CPU", "ratio",
+               "virtual time (Webernetes / watchlab)", "Webernetes peak heap", "per pod",
+               "after full GC", "native peak heap", "ratio", "commits"),
     ]
     if not rival:
-        lines.append("| not measured yet (`./x bench webernetes`) | | | | | | | | | | | | | | | |")
+        lines.append(note_row("not measured yet (`./x bench webernetes`)", 16))
 
     def secs(r, field):
         return fmt_secs(r[field]) if r.get(field) is not None else "–"
@@ -403,19 +417,18 @@ def wasm_section(rows):
         "*steady state*: the minute of virtual time after convergence, wall time per virtual",
         "second in the tab (the native figure is CPU time): below 1,000 ms the page keeps up at 1×.",
         "",
-        "| nodes × pods | wasm wall | native wall | wasm/native | wasm memory | per pod "
-        "| native peak heap | wasm/native memory | virtual time | steady state (wasm / native) "
-        "| commit |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *table("nodes × pods", "wasm wall", "native wall", "wasm/native", "wasm memory",
+               "per pod", "native peak heap", "wasm/native memory", "virtual time",
+               "steady state (wasm / native)", "commit"),
     ]
     if not wasm:
-        lines.append("| not measured yet (`./x bench wasm`) | | | | | | | | | | |")
+        lines.append(note_row("not measured yet (`./x bench wasm`)", 11))
     for r in wasm:
         n = native.get(shape(r)[:3], {})
         size = f"{fmt_int(r['nodes'])} × {fmt_int(r['pods'])}"
         if not r.get("converged"):
             why = r.get("error") or "did not converge in an hour of virtual time"
-            lines.append(f"| {size} | {why} | | | | | | | | | `{r.get('commit', '?')}` |")
+            lines.append(note_row(f"{size} | {why}", 10, f"`{r.get('commit', '?')}`"))
             continue
         lines.append(
             f"| {size} | {fmt_secs(r['seconds'])} "
@@ -465,9 +478,8 @@ def ledger_section(rows):
         "*engine/etcd* divides the engine's rate by etcd's: how far the model's store is from the",
         "real server's throughput, not a like-for-like race between two stores.",
         "",
-        "| puts | keys | watchers | engine puts/s | etcd puts/s | engine/etcd "
-        "| engine delivered events/s | etcd delivered events/s | engine/etcd | commit |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *table("puts", "keys", "watchers", "engine puts/s", "etcd puts/s", "engine/etcd",
+               "engine delivered events/s", "etcd delivered events/s", "engine/etcd", "commit"),
     ]
 
     def rate(r, field):
@@ -535,16 +547,14 @@ def write_markdown(rows, path, svg_rel):
         "up with a clock at 1×. These rows use the playground's `Training` timings (leases",
         "renewed every 2.5 s); the real defaults are in the next section.",
         "",
-        "| nodes × pods | CPU | wall | per pod | virtual time | peak heap | per pod | revisions "
-        "| events | steady state | commit |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *table("nodes × pods", "CPU", "wall", "per pod", "virtual time", "peak heap", "per pod",
+               "revisions", "events", "steady state", "commit"),
     ]
     for r in clusters:
         if not r.get("converged"):
-            lines.append(
-                f"| {fmt_int(r['nodes'])} × {fmt_int(r['pods'])} | did not converge in an hour "
-                f"of virtual time | | | | | | | | | `{r.get('commit', '?')}` |"
-            )
+            lines.append(note_row(
+                f"{fmt_int(r['nodes'])} × {fmt_int(r['pods'])} | did not converge in an hour "
+                "of virtual time", 10, f"`{r.get('commit', '?')}`"))
             continue
         lines.append(
             f"| {fmt_int(r['nodes'])} × {fmt_int(r['pods'])} "
@@ -570,8 +580,7 @@ def write_markdown(rows, path, svg_rel):
         "without looking at the others). *All-matching*: unfiltered watches, every stream gets",
         "every event. Costs in the benchmark thread's CPU time.",
         "",
-        "| watchers | kind | writes | µs per write | µs per delivered event | commit |",
-        "| --- | --- | --- | --- | --- | --- |",
+        *table("watchers", "kind", "writes", "µs per write", "µs per delivered event", "commit"),
     ]
     for r in fanout:
         kind = "selective" if r["selective"] else "all-matching"
