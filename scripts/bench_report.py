@@ -103,6 +103,11 @@ def fmt_int(n):
     return f"{n:,}"
 
 
+def fmt_size(row):
+    """A cluster row's shape: `1,000 × 30,000` (nodes × pods)."""
+    return f"{fmt_int(row['nodes'])} × {fmt_int(row['pods'])}"
+
+
 def fmt_secs(s):
     return f"{s:.2f} s" if s >= 0.1 else f"{s * 1000:.1f} ms"
 
@@ -284,7 +289,7 @@ def kubernetes_section(rows):
         lines.append(note_row("not measured yet (`./x bench native`)", 10))
     for r in real:
         t = training.get(shape(r)[:3], {})
-        size = f"{fmt_int(r['nodes'])} × {fmt_int(r['pods'])}"
+        size = fmt_size(r)
         if not r.get("converged"):
             lines.append(note_row(f"{size} | did not converge in an hour of virtual time", 9,
                                   f"`{r.get('commit', '?')}`"))
@@ -370,7 +375,7 @@ def rival_section(rows):
     for key in sorted(rival, key=lambda k: (k[2], k[1])):
         w, n, a = rival[key], native.get(key, {}), wasm.get(key, {})
         commits = " / ".join(dict.fromkeys(f"`{r['commit']}`" for r in (w, n, a) if r.get("commit")))
-        size = f"{fmt_int(key[1])} × {fmt_int(key[2])}"
+        size = fmt_size(w)
         watchlab_vt = f"{n['virtual_seconds']} s" if n.get("virtual_seconds") is not None else "–"
         if not w.get("converged"):
             cap = w.get("cap_seconds")
@@ -425,7 +430,7 @@ def wasm_section(rows):
         lines.append(note_row("not measured yet (`./x bench wasm`)", 11))
     for r in wasm:
         n = native.get(shape(r)[:3], {})
-        size = f"{fmt_int(r['nodes'])} × {fmt_int(r['pods'])}"
+        size = fmt_size(r)
         if not r.get("converged"):
             why = r.get("error") or "did not converge in an hour of virtual time"
             lines.append(note_row(f"{size} | {why}", 10, f"`{r.get('commit', '?')}`"))
@@ -552,12 +557,11 @@ def write_markdown(rows, path, svg_rel):
     ]
     for r in clusters:
         if not r.get("converged"):
-            lines.append(note_row(
-                f"{fmt_int(r['nodes'])} × {fmt_int(r['pods'])} | did not converge in an hour "
-                "of virtual time", 10, f"`{r.get('commit', '?')}`"))
+            lines.append(note_row(f"{fmt_size(r)} | did not converge in an hour of virtual time",
+                                  10, f"`{r.get('commit', '?')}`"))
             continue
         lines.append(
-            f"| {fmt_int(r['nodes'])} × {fmt_int(r['pods'])} "
+            f"| {fmt_size(r)} "
             f"| {fmt_secs(r['cpu_seconds']) if r.get('cpu_seconds') is not None else '–'} "
             f"| {fmt_secs(r['seconds'])} "
             f"| {r['us_per_pod']:.0f} µs | {r['virtual_seconds']} s "
