@@ -13,6 +13,7 @@
 //! `--event-ttl` (1 h).
 
 use std::collections::{BTreeSet, VecDeque};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use super::lru::Lru;
@@ -56,11 +57,20 @@ impl EventType {
     }
 }
 
-/// What makes two events "the same" for the correlator: involved kind, namespace, name, type,
-/// reason and message (`None` for a combined event: its message changes with each repeat).
-type DedupKey = (String, String, String, EventType, String, Option<String>);
-/// The aggregator's key: the involved object (kind, namespace, name, uid), type and reason.
-type AggregateKey = (String, String, String, String, EventType, String);
+/// What makes two events "the same" for the correlator (client-go `getEventKey`): involved
+/// kind, namespace, name, type, reason and message (none for a combined event: its message
+/// changes with each repeat). Like client-go's, one joined string: an entry costs one
+/// allocation, shared by the cache's map and its recency order.
+type DedupKey = Rc<str>;
+/// The aggregator's key (client-go `EventAggregatorByReasonFunc`): the involved object (kind,
+/// namespace, name, uid), type and reason, joined.
+type AggregateKey = Rc<str>;
+
+/// Joins key parts with a separator no kind, name, uid, type or reason contains (the last part,
+/// a message, may contain anything: nothing follows it).
+fn joined_key(parts: &[&str]) -> Rc<str> {
+    Rc::from(parts.join("\u{1f}"))
+}
 
 /// The distinct messages seen lately under one aggregate key.
 #[derive(Debug, Clone)]
@@ -197,29 +207,39 @@ impl EventRecorder {
         message: &str,
         now: Timestamp,
     ) -> bool {
-        let key: AggregateKey = (
-            involved.kind.clone(),
-            involved.namespace.clone(),
-            involved.name.clone(),
-            involved.uid.clone(),
-            event_type,
-            reason.to_string(),
-        );
-        let mut record = match self.aggregates.get_mut(&key) {
-            Some(a) if now.millis_since(a.last) <= AGGREGATE_INTERVAL_MS => a.clone(),
-            _ => Aggregate {
-                messages: BTreeSet::new(),
-                last: now,
-            },
+        let key: AggregateKey = joined_key(&[
+            &involved.kind,
+            &involved.namespace,
+            &involved.name,
+            &involved.uid,
+            event_type.as_str(),
+            reason,
+        ]);
+        let record = match self.aggregates.get_mut(&key) {
+            Some(a) if now.millis_since(a.last) <= AGGREGATE_INTERVAL_MS => a,
+            _ => {
+                self.aggregates.insert(
+                    Rc::clone(&key),
+                    Aggregate {
+                        messages: BTreeSet::new(),
+                        last: now,
+                    },
+                );
+                match self.aggregates.get_mut(&key) {
+                    Some(a) => a,
+                    None => return false,
+                }
+            }
         };
-        record.messages.insert(message.to_string());
+        if !record.messages.contains(message) {
+            record.messages.insert(message.to_string());
+        }
         record.last = now;
         let combined = record.messages.len() >= AGGREGATE_MAX_EVENTS;
         if combined {
             // client-go pops one (any) message, so the next new one combines again.
             record.messages.pop_first();
         }
-        self.aggregates.insert(key, record);
         combined
     }
 
@@ -247,15 +267,17 @@ impl EventRecorder {
     }
 
     fn write(&mut self, api: &mut ApiServer, now: Timestamp, p: &Pending) -> bool {
-        let key: DedupKey = (
-            p.involved.kind.clone(),
-            p.involved.namespace.clone(),
-            p.involved.name.clone(),
-            p.event_type,
-            p.reason.clone(),
-            (!p.combined).then(|| p.message.clone()),
-        );
-        if let Some(seen) = self.seen.get_mut(&key).cloned() {
+        let message = if p.combined { "" } else { p.message.as_str() };
+        let key: DedupKey = joined_key(&[
+            &p.involved.kind,
+            &p.involved.namespace,
+            &p.involved.name,
+            p.event_type.as_str(),
+            &p.reason,
+            if p.combined { "combined" } else { "single" },
+            message,
+        ]);
+        if let Some(seen) = self.seen.get_mut(&key) {
             if p.at.millis_since(seen.last) <= CORRELATION_WINDOW_MS {
                 let count = seen.count + 1;
                 // `{"count": …, "lastTimestamp": …}` (and the combined message), as client-go's
@@ -277,14 +299,8 @@ impl EventRecorder {
                 };
                 match api.merge_patch_with(&self.user, target, repeat) {
                     Ok(_) => {
-                        self.seen.insert(
-                            key,
-                            Seen {
-                                count,
-                                last: p.at,
-                                ..seen
-                            },
-                        );
+                        seen.count = count;
+                        seen.last = p.at;
                         return true;
                     }
                     // Expired (event TTL) or deleted: fall through and create a new one.
