@@ -11,8 +11,10 @@ use serde::{Deserialize, Serialize};
 pub struct Event {
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// Boxed: it keeps an `Event` no larger than a `Pod` in the [`super::Object`] enum, so that
+    /// every stored object version is that much smaller.
     #[serde(default)]
-    pub involved_object: ObjectReference,
+    pub involved_object: Box<ObjectReference>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]

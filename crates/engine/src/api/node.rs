@@ -6,6 +6,7 @@ use super::pod::ResourceList;
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -75,8 +76,10 @@ pub struct NodeStatus {
     pub conditions: Vec<NodeCondition>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub addresses: Vec<NodeAddress>,
+    /// Shared between a node's versions (it changes only when the machine does), which also
+    /// keeps a `Node` no larger than a `Pod` in the [`super::Object`] enum.
     #[serde(default)]
-    pub node_info: NodeSystemInfo,
+    pub node_info: Arc<NodeSystemInfo>,
 }
 
 /// `v1.NodeCondition` (Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable).

@@ -321,7 +321,7 @@ impl EventRecorder {
             let name = format!("{}.{nanos:x}", p.involved.name);
             let event = Event {
                 metadata: ObjectMeta::named(&namespace, &name),
-                involved_object: p.involved.clone(),
+                involved_object: Box::new(p.involved.clone()),
                 reason: p.reason.clone(),
                 message: p.message.clone(),
                 source: self.source.clone(),

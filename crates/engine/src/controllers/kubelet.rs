@@ -259,7 +259,7 @@ impl Kubelet {
                         address: self.node.clone(),
                     },
                 ],
-                node_info: self.system_info(),
+                node_info: Arc::new(self.system_info()),
             },
         }
     }
