@@ -273,7 +273,7 @@ fn check(store: &Store<u32>, model: &Model) -> Result<(), TestCaseError> {
                         replayed.insert(e.kv.key.to_string(), kv);
                     }
                     EventType::Delete => {
-                        let prev = e.prev_kv.as_ref().map(|p| p.value);
+                        let prev = store.prev_kv(e).map(|p| p.value);
                         let removed = replayed.remove(e.kv.key.as_ref()).map(|kv| kv.value);
                         prop_assert_eq!(removed, prev, "prev_kv is the state before");
                         prop_assert_eq!(Some(e.kv.value), prev, "delete carries the last value");

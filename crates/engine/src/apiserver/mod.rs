@@ -412,7 +412,12 @@ impl ApiServer {
         let user: Arc<str> = Arc::from(user);
         let mut last_tombstone = None;
         for rev in before + 1..=self.store.revision() {
-            let changes: Vec<Change> = self.store.events_at(rev).iter().map(change_of).collect();
+            let changes: Vec<Change> = self
+                .store
+                .events_at(rev)
+                .iter()
+                .map(|e| change_of(&self.store, e))
+                .collect();
             for c in &changes {
                 let Some(obj) = c.object_for() else { continue };
                 let r = obj.kind().resource();
@@ -454,8 +459,11 @@ enum CommitError {
 }
 
 /// One store event as the watch sees it.
-pub(crate) fn change_of(e: &crate::store::Event<Arc<Object>>) -> Change {
-    let prev = e.prev_kv.as_ref().map(|kv| kv.value.clone());
+pub(crate) fn change_of(
+    store: &Store<Arc<Object>>,
+    e: &crate::store::Event<Arc<Object>>,
+) -> Change {
+    let prev = store.prev_kv(e).map(|kv| kv.value.clone());
     match e.kind {
         EventType::Put => Change {
             kind: e.kv.value.kind(),

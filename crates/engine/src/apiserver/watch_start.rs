@@ -54,7 +54,7 @@ impl ApiServer {
                 match self.store.events_after(&prefix, n) {
                     Ok(events) => {
                         for e in events {
-                            let change = change_of(e);
+                            let change = change_of(&self.store, e);
                             if let Some(t) = filter.decide(&change) {
                                 if let Some(obj) = change.object_for_event(t) {
                                     initial.push(Arc::new(WatchEvent::new(

@@ -136,7 +136,7 @@ mod tests {
                 version: 1,
                 lease: None,
             },
-            prev_kv: None,
+            prev: None,
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::revision::Revision;
+use super::revision::{Rev, Revision};
 use super::LeaseId;
 
 /// A key's state at one revision.
@@ -30,11 +30,13 @@ pub enum EventType {
 }
 
 /// One change. For Delete, kv.key is the key, kv.mod_revision the delete's revision, kv.value the
-/// last value (so watchers can send the final state, as the apiserver's DELETED event does);
-/// prev_kv is the state before.
+/// last value (so watchers can send the final state, as the apiserver's DELETED event does).
+/// The state before (etcd's `prev_kv`) is the write at `prev`, read with
+/// [`super::Store::prev_kv`]: a position, not a copy, since that write is itself in the history
+/// (or, once compacted, kept as the key's state at the compaction revision).
 #[derive(Debug, Clone)]
 pub struct Event<V> {
     pub kind: EventType,
     pub kv: KeyValue<V>,
-    pub prev_kv: Option<KeyValue<V>>,
+    pub(crate) prev: Option<Rev>,
 }

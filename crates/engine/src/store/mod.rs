@@ -264,7 +264,8 @@ impl<V: Clone> Store<V> {
     ) -> Option<KeyValue<V>> {
         let lease = lease.filter(|id| *id != 0);
         let (key, index) = self.index.entry(key);
-        let prev = latest(&self.history, index).cloned();
+        let prev_rev = index.latest().filter(|w| !w.tombstone).map(|w| w.rev);
+        let prev = prev_rev.and_then(|r| self.history.kv(r)).cloned();
         let rev = self.history.next_rev(pending.main);
         pending.wrote = true;
         index.record(rev, false);
@@ -291,7 +292,7 @@ impl<V: Clone> Store<V> {
         self.history.push(Event {
             kind: EventType::Put,
             kv,
-            prev_kv: prev.clone(),
+            prev: prev_rev,
         });
         prev
     }
@@ -299,7 +300,8 @@ impl<V: Clone> Store<V> {
     /// Deletes `key` if it exists; returns its last state.
     fn write_delete(&mut self, pending: &mut Pending, key: &str) -> Option<KeyValue<V>> {
         let index = self.index.get_mut(key)?;
-        let prev = latest(&self.history, index)?.clone();
+        let prev_rev = index.latest().filter(|w| !w.tombstone)?.rev;
+        let prev = self.history.kv(prev_rev)?.clone();
         let rev = self.history.next_rev(pending.main);
         pending.wrote = true;
         index.record(rev, true);
@@ -318,7 +320,7 @@ impl<V: Clone> Store<V> {
                 version: 0,
                 lease: None,
             },
-            prev_kv: Some(prev.clone()),
+            prev: Some(prev_rev),
         });
         Some(prev)
     }
@@ -344,6 +346,12 @@ impl<V: Clone> Store<V> {
             .iter()
             .filter(|e| e.kv.key.starts_with(prefix))
             .collect())
+    }
+
+    /// The state of `event`'s key before it (etcd's `prev_kv`): `None` for a creation.
+    #[must_use]
+    pub fn prev_kv(&self, event: &Event<V>) -> Option<&KeyValue<V>> {
+        event.prev.and_then(|r| self.history.kv(r))
     }
 
     /// All events of exactly one revision (a txn's writes), for atomic per-revision delivery.

@@ -378,6 +378,32 @@ fn events_after_filters_by_prefix_and_honours_compaction() {
 }
 
 #[test]
+fn prev_kv_survives_the_compaction_of_the_write_it_names() {
+    // The event keeps only the position of the state before it; once that write is compacted
+    // the store still answers from the state it kept at the compaction revision.
+    let mut s = store();
+    s.put("/a", "first", None).ok(); // 2
+    s.put("/b", "x", None).ok(); // 3
+    s.put("/c", "gone", None).ok(); // 4
+    assert_eq!(s.compact(4), Ok(()));
+    s.put("/a", "second", None).ok(); // 5
+    s.delete("/c"); // 6
+    fn prev_value(s: &Store<&'static str>, rev: Revision) -> Option<(&'static str, Revision)> {
+        let event = s.events_at(rev).first()?;
+        s.prev_kv(event).map(|p| (p.value, p.mod_revision))
+    }
+    assert_eq!(prev_value(&s, 5), Some(("first", 2)));
+    assert_eq!(prev_value(&s, 6), Some(("gone", 4)));
+    s.put("/b", "y", None).ok(); // 7
+    assert_eq!(s.compact(6), Ok(()));
+    assert_eq!(
+        prev_value(&s, 7),
+        Some(("x", 3)),
+        "kept across a second compaction"
+    );
+}
+
+#[test]
 fn a_delete_event_carries_the_last_value_and_the_prior_state() {
     let mut s = store();
     s.put("/a", "1", None).ok();
@@ -390,12 +416,12 @@ fn a_delete_event_carries_the_last_value_and_the_prior_state() {
         event.map(|e| (e.kv.value, e.kv.mod_revision)),
         Some(("last", 4))
     );
-    let prev = event.and_then(|e| e.prev_kv.as_ref());
+    let prev = event.and_then(|e| s.prev_kv(e));
     assert_eq!(prev.map(|p| (p.mod_revision, p.version)), Some((3, 2)));
     let update = s
         .events_at(3)
         .first()
-        .and_then(|e| e.prev_kv.as_ref())
+        .and_then(|e| s.prev_kv(e))
         .map(|p| p.value);
     assert_eq!(update, Some("1"));
 }

@@ -101,7 +101,7 @@ impl Tape {
             }
             last = revision;
             let latest = self.live.get(&key).map(|(r, _)| *r);
-            let over = e.prev_kv.as_ref().map(|kv| kv.mod_revision);
+            let over = store.prev_kv(e).map(|kv| kv.mod_revision);
             if over != latest {
                 return Err(format!(
                     "{key} written at revision {revision} over revision {over:?}, but its latest \
