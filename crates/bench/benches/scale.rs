@@ -318,13 +318,10 @@ fn main() {
         }
     }
     // Each shape with the playground's `Training` profile (the rows the wasm and rival runs
-    // compare with), then with the real defaults (`Kubernetes`), unless only shapes were named.
-    for &(n, p) in &shapes {
-        emit(cluster(n, p, ProfileName::Training));
-    }
-    if !only_cluster {
+    // compare with), then with the real defaults (`Kubernetes`).
+    for profile in [ProfileName::Training, ProfileName::Kubernetes] {
         for &(n, p) in &shapes {
-            emit(cluster(n, p, ProfileName::Kubernetes));
+            emit(cluster(n, p, profile));
         }
     }
 }
