@@ -1,5 +1,6 @@
-//! Core `v1.Event`: what `kubectl get events` and `kubectl describe` show. Stored with a
-//! one-hour etcd lease (kube-apiserver `--event-ttl` default 1h), so old events vanish.
+//! Core `v1.Event`: what `kubectl get events` and `kubectl describe` show. Stored with an etcd
+//! lease of at least an hour (kube-apiserver `--event-ttl` default 1h, plus up to the 60 s for
+//! which the apiserver reuses a lease), so old events vanish.
 
 use super::meta::{ObjectMeta, ObjectReference};
 use super::time;

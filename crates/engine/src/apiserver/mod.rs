@@ -12,6 +12,7 @@ pub mod crd;
 pub mod discovery;
 pub mod http;
 pub mod kubernetes_service;
+pub mod lease_manager;
 pub mod ledger;
 pub mod limits;
 pub mod patch;
@@ -51,6 +52,7 @@ use crate::store::{
     Compare, CompareOp, CompareTarget, EventType, LeaseId, Op, Revision, Store, Txn,
 };
 use compaction::Compactor;
+use lease_manager::LeaseManager;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use watch::{Change, WatchHub};
@@ -73,7 +75,8 @@ pub struct ServerConfig {
     pub compaction_interval_ms: u64,
     /// `--min-request-timeout` (1800 s): watches without timeoutSeconds last [this, 2×this).
     pub min_request_timeout_secs: u64,
-    /// `--event-ttl` (1h): Events are written with an etcd lease of this length.
+    /// `--event-ttl` (1h): Events are written with an etcd lease at least this long (shared
+    /// by the Events of a minute: [`lease_manager`]).
     pub event_ttl_ms: u64,
     /// Ledger lines kept for the UI.
     pub ledger_limit: usize,
@@ -127,6 +130,8 @@ pub struct ApiServer {
     config: ServerConfig,
     writable: bool,
     compactor: Compactor,
+    /// Grants and reuses the leases Events are written with.
+    leases: LeaseManager,
     /// Live keys plus retained revisions before puts fail ([`limits::DEFAULT_QUOTA_ENTRIES`]).
     quota_entries: usize,
     /// The warnings of the last request (`unknown field "spec.foo"`), for its `Warning` headers.
@@ -164,6 +169,7 @@ impl ApiServer {
             watch: WatchHub::new(config.watch),
             ledger: Ledger::new(config.ledger_limit),
             compactor: Compactor::new(config.compaction_interval_ms, config.start),
+            leases: LeaseManager::default(),
             config,
             writable: true,
             quota_entries: limits::DEFAULT_QUOTA_ENTRIES,

@@ -228,9 +228,13 @@ impl ApiServer {
         )
     }
 
-    /// Events are (re)written with a fresh `--event-ttl` lease; other kinds have none.
+    /// Events are (re)written with an `--event-ttl` lease (the lease manager's current one);
+    /// other kinds have none.
     pub(super) fn lease_for(&mut self, kind: Kind) -> Option<crate::store::LeaseId> {
-        (kind == Kind::Event).then(|| self.store.lease_grant(self.config.event_ttl_ms, self.now))
+        (kind == Kind::Event).then(|| {
+            self.leases
+                .lease(&mut self.store, self.config.event_ttl_ms, self.now)
+        })
     }
 
     /// [`ApiServer::commit`] with its errors as the Status a client sees.
