@@ -27,7 +27,7 @@ fn create(h: &mut Harness, name: &str, behaviour: &str, policy: &str, readiness:
     let container = |n: &str| Container {
         name: n.into(),
         image: "app:1.0".into(),
-        readiness_probe: readiness.then(|| probe.clone()),
+        readiness_probe: readiness.then(|| Box::new(probe.clone())),
         ..Default::default()
     };
     let pod = Pod {

@@ -217,7 +217,7 @@ fn the_back_off_resets_after_ten_minutes_of_running() {
 fn readiness_flips_after_failure_threshold_times_period_and_the_pod_stays_running() {
     let mut h = cluster();
     let app = Container {
-        readiness_probe: Some(http_probe(10, 3)),
+        readiness_probe: Some(Box::new(http_probe(10, 3))),
         ..Default::default()
     };
     create(&mut h, "web", "unhealthy-after=60s", "Always", app);
@@ -280,7 +280,7 @@ fn readiness_flips_after_failure_threshold_times_period_and_the_pod_stays_runnin
 fn fail_readiness_keeps_the_pod_at_zero_of_one_with_http_503() {
     let mut h = cluster();
     let app = Container {
-        readiness_probe: Some(http_probe(5, 3)),
+        readiness_probe: Some(Box::new(http_probe(5, 3))),
         ..Default::default()
     };
     create(&mut h, "never-ready", "fail-readiness", "Always", app);
@@ -308,7 +308,7 @@ fn fail_readiness_keeps_the_pod_at_zero_of_one_with_http_503() {
 fn a_failed_liveness_probe_kills_and_restarts_the_container() {
     let mut h = cluster();
     let app = Container {
-        liveness_probe: Some(http_probe(10, 3)),
+        liveness_probe: Some(Box::new(http_probe(10, 3))),
         ..Default::default()
     };
     create(&mut h, "hangs", "unhealthy-after=30s", "Always", app);
@@ -352,8 +352,8 @@ fn a_startup_probe_holds_liveness_back_until_it_succeeds() {
     // Liveness alone would kill this slow starter at its first failure; the startup probe
     // (6 × 10 s) covers the 25 s warm-up: started at the 30 s probe, never restarted.
     let app = Container {
-        startup_probe: Some(http_probe(10, 6)),
-        liveness_probe: Some(http_probe(10, 1)),
+        startup_probe: Some(Box::new(http_probe(10, 6))),
+        liveness_probe: Some(Box::new(http_probe(10, 1))),
         ..Default::default()
     };
     create(&mut h, "slow-start", "ready-after=25s", "Always", app);
@@ -393,7 +393,7 @@ fn a_startup_probe_holds_liveness_back_until_it_succeeds() {
 
     // The same warm-up with only 2 startup failures allowed: killed at the second.
     let app = Container {
-        startup_probe: Some(http_probe(10, 2)),
+        startup_probe: Some(Box::new(http_probe(10, 2))),
         ..Default::default()
     };
     create(&mut h, "too-slow", "ready-after=25s", "Always", app);
@@ -509,8 +509,8 @@ fn a_behaviour_that_does_not_parse_is_refused_and_nothing_is_written() {
 fn probes_that_keep_passing_write_nothing() {
     let mut h = cluster();
     let app = Container {
-        readiness_probe: Some(http_probe(10, 3)),
-        liveness_probe: Some(http_probe(10, 3)),
+        readiness_probe: Some(Box::new(http_probe(10, 3))),
+        liveness_probe: Some(Box::new(http_probe(10, 3))),
         ..Default::default()
     };
     create(&mut h, "steady", "", "Always", app);

@@ -283,8 +283,8 @@ fn bare_pod(name: &str, user: &str) -> Object {
             containers: vec![Container {
                 name: "job".into(),
                 image: "busybox:1.36".into(),
-                readiness_probe: probes.then(|| probe.clone()),
-                liveness_probe: probes.then_some(probe),
+                readiness_probe: probes.then(|| Box::new(probe.clone())),
+                liveness_probe: probes.then(|| Box::new(probe)),
                 ..Default::default()
             }],
             restart_policy: Some(policy.into()),

@@ -354,6 +354,8 @@ mod tests {
         assert!(std::mem::size_of::<Event>() <= pod);
         assert!(std::mem::size_of::<Node>() <= pod);
         assert!(std::mem::size_of::<Object>() <= pod + 8);
+        // A container (in every pod's spec and template) keeps its rare probes boxed.
+        assert!(std::mem::size_of::<pod::Container>() <= 256);
         let rs = ReplicaSet::default();
         assert_eq!(Object::from(rs.clone()).as_replica_set(), Some(&rs));
     }

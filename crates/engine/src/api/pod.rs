@@ -65,12 +65,14 @@ pub struct Container {
     pub resources: ResourceRequirements,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_pull_policy: Option<String>,
+    /// The probes are boxed: most containers have none, and inline they made a `Container`
+    /// (copied into every pod, and once more when the pod is bound) four times its size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub liveness_probe: Option<Probe>,
+    pub liveness_probe: Option<Box<Probe>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub readiness_probe: Option<Probe>,
+    pub readiness_probe: Option<Box<Probe>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub startup_probe: Option<Probe>,
+    pub startup_probe: Option<Box<Probe>>,
 }
 
 /// The three probes, named as the kubelet's prober names them in its events.
@@ -111,9 +113,9 @@ impl Container {
     /// The container's probe of `kind`, if it has one.
     pub fn probe(&self, kind: ProbeKind) -> Option<&Probe> {
         match kind {
-            ProbeKind::Startup => self.startup_probe.as_ref(),
-            ProbeKind::Liveness => self.liveness_probe.as_ref(),
-            ProbeKind::Readiness => self.readiness_probe.as_ref(),
+            ProbeKind::Startup => self.startup_probe.as_deref(),
+            ProbeKind::Liveness => self.liveness_probe.as_deref(),
+            ProbeKind::Readiness => self.readiness_probe.as_deref(),
         }
     }
 }
