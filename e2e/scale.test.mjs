@@ -55,7 +55,8 @@ const quantile = (xs, q) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
 
-test('a refused size changes nothing; 1,000 nodes show the node map, survive a reload, and a node opens while the pods converge', async () => {
+/** A fresh page in English, recording performance, its clock paused; its script errors. */
+async function openPausedPage() {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
@@ -64,6 +65,25 @@ test('a refused size changes nothing; 1,000 nodes show the node map, survive a r
   await page.goto(SITE);
   await page.waitForSelector('.node');
   await page.click('#pause');
+  return { page, errors };
+}
+
+/** Records `ms` of real time; returns the line that prints its long tasks and frame intervals. */
+async function record(page, ms) {
+  await page.evaluate(() => { window.__perf.recording = true; });
+  await page.waitForTimeout(ms);
+  const perf = await page.evaluate(() => { window.__perf.recording = false; return window.__perf; });
+  return `long tasks: ${perf.tasks.length}, max ${Math.round(Math.max(0, ...perf.tasks))} ms, ` +
+    `p95 ${Math.round(quantile(perf.tasks, 0.95))} ms; frames: ${perf.frames.length}, ` +
+    `p50 ${quantile(perf.frames, 0.5).toFixed(1)} ms, p95 ${quantile(perf.frames, 0.95).toFixed(1)} ms`;
+}
+
+/** The count on a status chip, and whether the busy badge is on. */
+const chip = (page, status) => page.$eval(`.chip[data-status="${status}"]`, (c) => Number(c.dataset.count)).catch(() => 0);
+const busy = (page) => page.$eval('#behind', (b) => !b.classList.contains('idle'));
+
+test('a refused size changes nothing; 1,000 nodes show the node map, survive a reload, and a node opens while the pods converge', async () => {
+  const { page, errors } = await openPausedPage();
   assert.equal(await page.inputValue('#nodes'), '3');
   assert.equal(await page.inputValue('#replicas'), '3');
 
@@ -99,18 +119,12 @@ test('a refused size changes nothing; 1,000 nodes show the node map, survive a r
   assert.equal(await page.inputValue('#replicas'), '3000');
 
   // The pods converge at 10× for a minute of real time while the page records.
-  await page.evaluate(() => { window.__perf.recording = true; });
   await page.click('#speed-10');
-  await page.waitForTimeout(60_000);
-  const perf = await page.evaluate(() => { window.__perf.recording = false; return window.__perf; });
-  const chip = (status) => page.$eval(`.chip[data-status="${status}"]`, (c) => Number(c.dataset.count)).catch(() => 0);
-  const behind = await page.$eval('#behind', (b) => !b.classList.contains('idle'));
+  const line = await record(page, 60_000);
   console.log(`# 1,000 nodes: restart ${restartMs} ms (wall, one engine call and the first render); ` +
     `after 60 s at 10×: virtual ${await page.textContent('#clock')}, ` +
-    `${await chip('Running')} of 3,000 pods Running, busy badge ${behind ? 'on' : 'off'}`);
-  console.log(`# long tasks: ${perf.tasks.length}, max ${Math.round(Math.max(0, ...perf.tasks))} ms, ` +
-    `p95 ${Math.round(quantile(perf.tasks, 0.95))} ms; frames: ${perf.frames.length}, ` +
-    `p50 ${quantile(perf.frames, 0.5).toFixed(1)} ms, p95 ${quantile(perf.frames, 0.95).toFixed(1)} ms`);
+    `${await chip(page, 'Running')} of 3,000 pods Running, busy badge ${(await busy(page)) ? 'on' : 'off'}`);
+  console.log(`# ${line}`);
   assert.equal(Number(await page.getAttribute('#pod-count', 'data-count')), 3000, 'the ReplicaSet created every pod');
 
   // The map: a cell per node; the first cell is node-0001, and a click opens it.
@@ -145,14 +159,7 @@ test('a refused size changes nothing; 1,000 nodes show the node map, survive a r
 });
 
 test('5,000 nodes on screen: the page keeps time at 1× while 15,000 pods converge', async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.addInitScript(() => localStorage.setItem('watchlab.lang', 'en'));
-  await page.addInitScript(recordPerformance);
-  await page.goto(SITE);
-  await page.waitForSelector('.node');
-  await page.click('#pause');
+  const { page, errors } = await openPausedPage();
   await page.fill('#nodes', '5000');
   await page.fill('#replicas', '15000');
   const restartAt = Date.now();
@@ -161,21 +168,15 @@ test('5,000 nodes on screen: the page keeps time at 1× while 15,000 pods conver
   const restartMs = Date.now() - restartAt;
 
   // A minute of real time at 1× (the speed a class watches at), the node map on screen.
-  await page.evaluate(() => { window.__perf.recording = true; });
   await page.click('#speed-1');
   assert.equal(await page.getAttribute('#pause', 'aria-pressed'), 'true');
   await page.click('#pause');
-  await page.waitForTimeout(60_000);
-  const perf = await page.evaluate(() => { window.__perf.recording = false; return window.__perf; });
-  const chip = (status) => page.$eval(`.chip[data-status="${status}"]`, (c) => Number(c.dataset.count)).catch(() => 0);
-  const behind = await page.$eval('#behind', (b) => !b.classList.contains('idle'));
+  const line = await record(page, 60_000);
   assert.ok(Number(await page.getAttribute('#clock', 'data-ms')) > 0, 'the clock ran');
   console.log(`# 5,000 nodes: restart ${restartMs} ms (wall); after 60 s at 1×: virtual ` +
-    `${await page.textContent('#clock')}, ${await chip('Running')} of 15,000 pods Running, ` +
-    `busy badge ${behind ? 'on' : 'off'}`);
-  console.log(`# 5,000 nodes, long tasks: ${perf.tasks.length}, max ${Math.round(Math.max(0, ...perf.tasks))} ms, ` +
-    `p95 ${Math.round(quantile(perf.tasks, 0.95))} ms; frames: ${perf.frames.length}, ` +
-    `p50 ${quantile(perf.frames, 0.5).toFixed(1)} ms, p95 ${quantile(perf.frames, 0.95).toFixed(1)} ms`);
+    `${await page.textContent('#clock')}, ${await chip(page, 'Running')} of 15,000 pods Running, ` +
+    `busy badge ${(await busy(page)) ? 'on' : 'off'}`);
+  console.log(`# 5,000 nodes, ${line}`);
   // Printed, not asserted: how far a shared CI machine gets in a minute is no test.
   console.log(`# 5,000 nodes: ${await page.getAttribute('#pod-count', 'data-count')} pods created`);
   assert.equal(await page.locator('.node').count(), 0, 'the node map, no column per node');
