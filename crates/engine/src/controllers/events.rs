@@ -215,21 +215,19 @@ impl EventRecorder {
             event_type.as_str(),
             reason,
         ]);
-        let record = match self.aggregates.get_mut(&key) {
-            Some(a) if now.millis_since(a.last) <= AGGREGATE_INTERVAL_MS => a,
-            _ => {
-                self.aggregates.insert(
-                    Rc::clone(&key),
-                    Aggregate {
-                        messages: BTreeSet::new(),
-                        last: now,
-                    },
-                );
-                match self.aggregates.get_mut(&key) {
-                    Some(a) => a,
-                    None => return false,
-                }
-            }
+        let recent = self
+            .aggregates
+            .get_mut(&key)
+            .is_some_and(|a| now.millis_since(a.last) <= AGGREGATE_INTERVAL_MS);
+        if !recent {
+            let fresh = Aggregate {
+                messages: BTreeSet::new(),
+                last: now,
+            };
+            self.aggregates.insert(Rc::clone(&key), fresh);
+        }
+        let Some(record) = self.aggregates.get_mut(&key) else {
+            return false;
         };
         if !record.messages.contains(message) {
             record.messages.insert(message.to_string());

@@ -46,6 +46,13 @@ impl KeyIndex {
         self.revs.last().copied()
     }
 
+    /// The latest write if it is a put: where the key's live value is (None: the key does not
+    /// exist now).
+    #[must_use]
+    pub fn live(&self) -> Option<Rev> {
+        self.latest().filter(|w| !w.tombstone).map(|w| w.rev)
+    }
+
     /// Records a write; `rev` must follow every recorded one.
     pub fn record(&mut self, rev: Rev, tombstone: bool) {
         debug_assert!(self.revs.last().is_none_or(|last| last.rev < rev));

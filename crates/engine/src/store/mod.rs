@@ -38,7 +38,7 @@ use std::sync::Arc;
 use crate::clock::Timestamp;
 use cursor::PageCursor;
 use history::History;
-use key_index::{Index, KeyIndex};
+use key_index::Index;
 use lease::Lessor;
 
 /// The answer to a range read.
@@ -109,7 +109,7 @@ impl<V: Clone> Store<V> {
     /// The key's current state, if it exists.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<&KeyValue<V>> {
-        latest(&self.history, self.index.get(key)?)
+        self.history.kv(self.index.get(key)?.live()?)
     }
 
     /// Keys that start with `prefix`, in key order, strictly after `start_after` if given, at
@@ -264,7 +264,7 @@ impl<V: Clone> Store<V> {
     ) -> Option<KeyValue<V>> {
         let lease = lease.filter(|id| *id != 0);
         let (key, index) = self.index.entry(key);
-        let prev_rev = index.latest().filter(|w| !w.tombstone).map(|w| w.rev);
+        let prev_rev = index.live();
         let prev = prev_rev.and_then(|r| self.history.kv(r)).cloned();
         let rev = self.history.next_rev(pending.main);
         pending.wrote = true;
@@ -300,7 +300,7 @@ impl<V: Clone> Store<V> {
     /// Deletes `key` if it exists; returns its last state.
     fn write_delete(&mut self, pending: &mut Pending, key: &str) -> Option<KeyValue<V>> {
         let index = self.index.get_mut(key)?;
-        let prev_rev = index.latest().filter(|w| !w.tombstone)?.rev;
+        let prev_rev = index.live()?;
         let prev = self.history.kv(prev_rev)?.clone();
         let rev = self.history.next_rev(pending.main);
         pending.wrote = true;
@@ -455,14 +455,6 @@ impl<V: Clone> Store<V> {
     pub fn history_len(&self) -> usize {
         self.history.len()
     }
-}
-
-/// A key's latest state, None if never written or deleted.
-fn latest<'h, V: Clone>(history: &'h History<V>, index: &KeyIndex) -> Option<&'h KeyValue<V>> {
-    index
-        .latest()
-        .filter(|w| !w.tombstone)
-        .and_then(|w| history.kv(w.rev))
 }
 
 #[cfg(test)]
