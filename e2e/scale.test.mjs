@@ -78,6 +78,16 @@ async function record(page, ms) {
     `p50 ${quantile(perf.frames, 0.5).toFixed(1)} ms, p95 ${quantile(perf.frames, 0.95).toFixed(1)} ms`;
 }
 
+/** Restarts at `nodes` × `replicas` and waits for the node map; returns the wall time it took. */
+async function restart(page, nodes, replicas, timeout) {
+  await page.fill('#nodes', String(nodes));
+  await page.fill('#replicas', String(replicas));
+  const at = Date.now();
+  await page.click('#restart');
+  await page.waitForSelector(`#node-map[data-nodes="${nodes}"]`, { timeout });
+  return Date.now() - at;
+}
+
 /** The count on a status chip, and whether the busy badge is on. */
 const chip = (page, status) => page.$eval(`.chip[data-status="${status}"]`, (c) => Number(c.dataset.count)).catch(() => 0);
 const busy = (page) => page.$eval('#behind', (b) => !b.classList.contains('idle'));
@@ -104,12 +114,7 @@ test('a refused size changes nothing; 1,000 nodes show the node map, survive a r
   assert.equal(await page.locator('#size-error').count(), 0);
 
   // 1,000 nodes and 3,000 replicas (the clock still paused).
-  await page.fill('#nodes', '1000');
-  await page.fill('#replicas', '3000');
-  const restartAt = Date.now();
-  await page.click('#restart');
-  await page.waitForSelector('#node-map[data-nodes="1000"]', { timeout: 120_000 });
-  const restartMs = Date.now() - restartAt;
+  const restartMs = await restart(page, 1000, 3000, 120_000);
   assert.equal(await page.locator('.node').count(), 0, 'no column per node');
 
   // The size is saved with the cluster: a reload comes back at 1,000 nodes (running at 1×).
@@ -160,12 +165,7 @@ test('a refused size changes nothing; 1,000 nodes show the node map, survive a r
 
 test('5,000 nodes on screen: the page keeps time at 1× while 15,000 pods converge', async () => {
   const { page, errors } = await openPausedPage();
-  await page.fill('#nodes', '5000');
-  await page.fill('#replicas', '15000');
-  const restartAt = Date.now();
-  await page.click('#restart');
-  await page.waitForSelector('#node-map[data-nodes="5000"]', { timeout: 300_000 });
-  const restartMs = Date.now() - restartAt;
+  const restartMs = await restart(page, 5000, 15000, 300_000);
 
   // A minute of real time at 1× (the speed a class watches at), the node map on screen.
   await page.click('#speed-1');
