@@ -205,7 +205,7 @@ fn replica_set(name: &str, replicas: i32) -> Object {
             }),
             template: PodTemplateSpec {
                 metadata: ObjectMeta {
-                    labels,
+                    labels: labels.into(),
                     ..Default::default()
                 },
                 spec: (*pod("x", &[], None).spec).clone(),
@@ -413,7 +413,7 @@ fn old_replica_sets_beyond_the_revision_history_limit_are_deleted() {
             }),
             template: PodTemplateSpec {
                 metadata: ObjectMeta {
-                    labels,
+                    labels: labels.into(),
                     ..Default::default()
                 },
                 spec: (*pod("x", &[], None).spec).clone(),

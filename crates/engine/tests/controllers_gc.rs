@@ -51,7 +51,7 @@ fn deployment(name: &str, replicas: i32) -> Object {
                 }),
                 template: PodTemplateSpec {
                     metadata: ObjectMeta {
-                        labels,
+                        labels: labels.into(),
                         ..Default::default()
                     },
                     spec: pod_spec("nginx:1.27"),
@@ -255,7 +255,8 @@ fn a_custom_resource_owner_takes_its_deployment_with_it() {
     owned.meta_mut().owner_references = vec![OwnerReference {
         api_version: "example.com/v1".into(),
         ..owner_ref("Website", "blog", &uid, true)
-    }];
+    }]
+    .into();
     h.api.create("website-operator", owned).expect("create");
     let deadline = h.now().plus_secs(60);
     assert!(h.run_until_true(deadline, |h| live_pods(&h.api).len() == 2));

@@ -44,7 +44,7 @@ fn deployment(replicas: i32) -> Object {
             }),
             template: PodTemplateSpec {
                 metadata: ObjectMeta {
-                    labels,
+                    labels: labels.into(),
                     ..Default::default()
                 },
                 spec: PodSpec {

@@ -45,7 +45,7 @@ fn deployment(name: &str, replicas: i32, image: &str) -> Object {
                 }),
                 template: PodTemplateSpec {
                     metadata: ObjectMeta {
-                        labels,
+                        labels: labels.into(),
                         ..Default::default()
                     },
                     spec: PodSpec {

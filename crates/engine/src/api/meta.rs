@@ -2,6 +2,7 @@
 //! object references), with the JSON names and omit-empty rules of `k8s.io/apimachinery`.
 
 use super::managed_fields::ManagedFields;
+use super::shared::{Shared, StringMap};
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -11,6 +12,10 @@ use watchlab_apimachinery::labels::{LabelSelector as Selector, Labels};
 fn is_false(b: &bool) -> bool {
     !*b
 }
+
+/// An object's owners, shared between its versions (a pod's owner reference is written once,
+/// when its ReplicaSet creates it).
+pub type OwnerReferences = Shared<Vec<OwnerReference>>;
 
 /// `metav1.ObjectMeta`, reduced to the fields the control plane uses.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -42,12 +47,12 @@ pub struct ObjectMeta {
     pub deletion_timestamp: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_grace_period_seconds: Option<i64>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub labels: Labels,
+    #[serde(default, skip_serializing_if = "StringMap::is_empty")]
+    pub labels: StringMap,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub owner_references: Vec<OwnerReference>,
+    #[serde(default, skip_serializing_if = "OwnerReferences::is_empty")]
+    pub owner_references: OwnerReferences,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
     /// Who set which fields ([`ManagedFields`]), kept by the API server on every write.

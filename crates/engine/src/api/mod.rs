@@ -32,6 +32,7 @@ pub mod resource_list;
 pub mod scale;
 pub mod schema;
 pub mod service;
+pub mod shared;
 pub mod strategy;
 pub mod time;
 pub mod validation;

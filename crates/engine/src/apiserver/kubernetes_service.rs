@@ -11,8 +11,8 @@ use crate::api::apps::IntOrString;
 use crate::api::endpoint_slice::{self, EndpointSlice, LABEL_SERVICE_NAME};
 use crate::api::endpoints::{EndpointAddress, EndpointPort, EndpointSubset, Endpoints};
 use crate::api::service::{Service, ServicePort};
+use crate::api::shared::StringMap;
 use crate::api::{Object, ObjectMeta};
-use std::collections::BTreeMap;
 
 /// The API server's `--advertise-address`: the control plane's address on the node network
 /// (the kubelets' nodes are 10.0.0.2, 10.0.0.3, …).
@@ -28,7 +28,7 @@ const NAME: &str = "kubernetes";
 /// The port name the bootstrap controller gives the Service and its endpoints.
 const PORT_NAME: &str = "https";
 
-fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+fn labels(pairs: &[(&str, &str)]) -> StringMap {
     pairs
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -524,7 +524,7 @@ impl DeploymentController {
             &format!("{}-{hash}", d.metadata.name),
         );
         meta.labels = template.metadata.labels.clone();
-        meta.owner_references = vec![controller_ref("Deployment", &d.metadata)];
+        meta.owner_references = vec![controller_ref("Deployment", &d.metadata)].into();
         for (k, v) in [
             (DESIRED_REPLICAS_ANNOTATION, desired.to_string()),
             (MAX_REPLICAS_ANNOTATION, (desired + surge).to_string()),

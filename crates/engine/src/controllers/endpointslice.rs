@@ -403,7 +403,7 @@ impl EndpointSliceController {
             .insert(LABEL_SERVICE_NAME.into(), svc.metadata.name.clone());
         meta.labels
             .insert(LABEL_MANAGED_BY.into(), MANAGED_BY_CONTROLLER.into());
-        meta.owner_references = vec![service_owner(svc)];
+        meta.owner_references = vec![service_owner(svc)].into();
         EndpointSlice {
             metadata: meta,
             address_type: "IPv4".into(),

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use super::adapter::ApiInformer;
 use super::profile::Profile;
 use super::{earliest, Controller, Requeue};
-use crate::api::meta::OwnerReference;
+use crate::api::meta::{OwnerReference, OwnerReferences};
 use crate::api::{Kind, Object, Registry};
 use crate::apiserver::{
     ApiServer, DeleteOptions, Preconditions, FINALIZER_FOREGROUND, FINALIZER_ORPHAN,
@@ -47,7 +47,7 @@ struct Node {
     kind: Option<Kind>,
     namespace: String,
     name: String,
-    owners: Vec<OwnerReference>,
+    owners: OwnerReferences,
     /// The uids of the objects that reference this one as an owner (150,000 for a large
     /// ReplicaSet: `observe` takes a node out of the graph and puts it back, never clones it).
     dependents: BTreeSet<String>,

@@ -321,7 +321,8 @@ impl Kubelet {
                         name: self.node.clone(),
                         uid: node_uid,
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..ObjectMeta::named(NODE_LEASE_NAMESPACE, &self.node)
                 },
                 spec: LeaseSpec::default(),

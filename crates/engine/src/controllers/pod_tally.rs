@@ -19,6 +19,7 @@ use std::sync::Arc;
 use super::podutil::{self, is_pod_ready};
 use crate::api::apps::ReplicaSet;
 use crate::api::pod::Pod;
+use crate::api::shared::StringMap;
 use crate::api::Object;
 use crate::client::ObjectKey;
 use crate::clock::Timestamp;
@@ -28,7 +29,7 @@ use watchlab_apimachinery::labels::LabelSelector;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shape {
     pub selector: LabelSelector,
-    pub template_labels: BTreeMap<String, String>,
+    pub template_labels: StringMap,
 }
 
 impl Shape {

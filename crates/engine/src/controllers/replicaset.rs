@@ -23,7 +23,7 @@ use super::podutil::{self, is_pod_ready};
 use super::profile::Profile;
 use super::{earliest, Controller, Requeue};
 use crate::api::apps::ReplicaSet;
-use crate::api::meta::OwnerReference;
+use crate::api::meta::{OwnerReference, OwnerReferences};
 use crate::api::pod::Pod;
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions};
@@ -358,10 +358,12 @@ impl ReplicaSetController {
         );
         let mut remaining = count;
         let mut batch = SLOW_START_INITIAL_BATCH_SIZE.min(remaining);
+        // One owner reference for every pod of the burst: they share it.
+        let owners = OwnerReferences::from(vec![controller_ref("ReplicaSet", &rs.metadata)]);
         while batch > 0 {
             let mut errors = 0;
             for _ in 0..batch {
-                let pod = self.pod_from_template(rs);
+                let pod = self.pod_from_template(rs, &owners);
                 match api.create(USER_AGENT, Object::Pod(pod)) {
                     Ok(created) => {
                         let msg = format!("Created pod: {}", created.name());
@@ -399,7 +401,7 @@ impl ReplicaSetController {
         false
     }
 
-    fn pod_from_template(&self, rs: &ReplicaSet) -> Pod {
+    fn pod_from_template(&self, rs: &ReplicaSet, owners: &OwnerReferences) -> Pod {
         let t = &rs.spec.template;
         let spec = t.spec.clone();
         Pod {
@@ -408,7 +410,7 @@ impl ReplicaSetController {
                 namespace: rs.metadata.namespace.clone(),
                 labels: t.metadata.labels.clone(),
                 annotations: t.metadata.annotations.clone(),
-                owner_references: vec![controller_ref("ReplicaSet", &rs.metadata)],
+                owner_references: owners.clone(),
                 ..Default::default()
             },
             spec: Arc::new(spec),
