@@ -2,7 +2,7 @@
 //! object references), with the JSON names and omit-empty rules of `k8s.io/apimachinery`.
 
 use super::managed_fields::ManagedFields;
-use super::shared::{Shared, StringMap};
+use super::shared::{Sharable, Shared, StringMap};
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -16,6 +16,17 @@ fn is_false(b: &bool) -> bool {
 /// An object's owners, shared between its versions (a pod's owner reference is written once,
 /// when its ReplicaSet creates it).
 pub type OwnerReferences = Shared<Vec<OwnerReference>>;
+
+impl Sharable for Vec<OwnerReference> {
+    fn empty() -> &'static Self {
+        static EMPTY: Vec<OwnerReference> = Vec::new();
+        &EMPTY
+    }
+
+    fn is_empty(&self) -> bool {
+        Vec::is_empty(self)
+    }
+}
 
 /// `metav1.ObjectMeta`, reduced to the fields the control plane uses.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -49,8 +60,8 @@ pub struct ObjectMeta {
     pub deletion_grace_period_seconds: Option<i64>,
     #[serde(default, skip_serializing_if = "StringMap::is_empty")]
     pub labels: StringMap,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub annotations: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "StringMap::is_empty")]
+    pub annotations: StringMap,
     #[serde(default, skip_serializing_if = "OwnerReferences::is_empty")]
     pub owner_references: OwnerReferences,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -9,75 +9,105 @@
 //! the field as the ordinary map or vector it holds, and only a writer pays for a copy. The
 //! JSON is the inner value's.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 /// A value shared copy-on-write: reads deref to it, writes copy it first if another holder
-/// shares it.
-#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Shared<T: Clone>(Arc<T>);
+/// shares it. An empty value holds nothing at all (most objects have no owners, an Event no
+/// labels), so it costs no allocation.
+#[derive(Clone, Default)]
+pub struct Shared<T: Sharable>(Option<Arc<T>>);
+
+/// What a [`Shared`] can hold: a value with an empty form that lives in a `static`.
+pub trait Sharable: Clone + 'static {
+    fn empty() -> &'static Self;
+    fn is_empty(&self) -> bool;
+}
 
 /// Labels or annotations: a Go `map[string]string`.
 pub type StringMap = Shared<BTreeMap<String, String>>;
 
-impl<T: Clone> Shared<T> {
+impl Sharable for BTreeMap<String, String> {
+    fn empty() -> &'static Self {
+        static EMPTY: BTreeMap<String, String> = BTreeMap::new();
+        &EMPTY
+    }
+
+    fn is_empty(&self) -> bool {
+        BTreeMap::is_empty(self)
+    }
+}
+
+impl<T: Sharable> Shared<T> {
     pub fn new(value: T) -> Self {
-        Shared(Arc::new(value))
+        if value.is_empty() {
+            Shared(None)
+        } else {
+            Shared(Some(Arc::new(value)))
+        }
     }
 
-    /// Whether both hold the very same value (a clone, not an equal copy).
+    /// For `skip_serializing_if` (a path does not see through `Deref`).
+    pub fn is_empty(&self) -> bool {
+        self.deref().is_empty()
+    }
+
+    /// Whether both hold the very same value (a clone, not an equal copy), or are both empty.
     pub fn shares_with(&self, other: &Shared<T>) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
     }
 }
 
-impl<K: Clone, V: Clone> Shared<BTreeMap<K, V>> {
-    /// For `skip_serializing_if` (a path does not see through `Deref`).
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl<T: Clone> Shared<Vec<T>> {
-    /// For `skip_serializing_if` (a path does not see through `Deref`).
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl<T: Clone> Deref for Shared<T> {
+impl<T: Sharable> Deref for Shared<T> {
     type Target = T;
 
     fn deref(&self) -> &T {
-        &self.0
+        self.0.as_deref().unwrap_or_else(|| T::empty())
     }
 }
 
-impl<T: Clone> DerefMut for Shared<T> {
+impl<T: Sharable> DerefMut for Shared<T> {
     fn deref_mut(&mut self) -> &mut T {
-        Arc::make_mut(&mut self.0)
+        Arc::make_mut(self.0.get_or_insert_with(|| Arc::new(T::empty().clone())))
     }
 }
 
-impl<T: Clone + fmt::Debug> fmt::Debug for Shared<T> {
+impl<T: Sharable + PartialEq> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.shares_with(other) || **self == **other
+    }
+}
+
+impl<T: Sharable + Eq> Eq for Shared<T> {}
+
+impl<T: Sharable + fmt::Debug> fmt::Debug for Shared<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
+        self.deref().fmt(f)
     }
 }
 
-impl<K: Clone, V: Clone> From<BTreeMap<K, V>> for Shared<BTreeMap<K, V>> {
-    fn from(map: BTreeMap<K, V>) -> Self {
-        Shared::new(map)
+impl<T: Sharable + Serialize> Serialize for Shared<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.deref().serialize(serializer)
     }
 }
 
-impl<T: Clone> From<Vec<T>> for Shared<Vec<T>> {
-    fn from(items: Vec<T>) -> Self {
-        Shared::new(items)
+impl<'de, T: Sharable + Deserialize<'de>> Deserialize<'de> for Shared<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::deserialize(deserializer).map(Shared::new)
+    }
+}
+
+impl<T: Sharable> From<T> for Shared<T> {
+    fn from(value: T) -> Self {
+        Shared::new(value)
     }
 }
 
@@ -87,33 +117,39 @@ impl<const N: usize> From<[(String, String); N]> for StringMap {
     }
 }
 
-impl<K: Clone + Ord, V: Clone> FromIterator<(K, V)> for Shared<BTreeMap<K, V>> {
-    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+impl FromIterator<(String, String)> for StringMap {
+    fn from_iter<I: IntoIterator<Item = (String, String)>>(iter: I) -> Self {
         Shared::new(iter.into_iter().collect())
     }
 }
 
-impl<T: Clone> FromIterator<T> for Shared<Vec<T>> {
+impl<'a> IntoIterator for &'a StringMap {
+    type Item = (&'a String, &'a String);
+    type IntoIter = std::collections::btree_map::Iter<'a, String, String>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.deref().iter()
+    }
+}
+
+impl<T: Clone + 'static> FromIterator<T> for Shared<Vec<T>>
+where
+    Vec<T>: Sharable,
+{
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         Shared::new(iter.into_iter().collect())
     }
 }
 
-impl<'a, K: Clone, V: Clone> IntoIterator for &'a Shared<BTreeMap<K, V>> {
-    type Item = (&'a K, &'a V);
-    type IntoIter = std::collections::btree_map::Iter<'a, K, V>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
-
-impl<'a, T: Clone> IntoIterator for &'a Shared<Vec<T>> {
+impl<'a, T: Clone + 'static> IntoIterator for &'a Shared<Vec<T>>
+where
+    Vec<T>: Sharable,
+{
     type Item = &'a T;
     type IntoIter = std::slice::Iter<'a, T>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
+        self.deref().iter()
     }
 }
 
@@ -134,6 +170,16 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_value_allocates_nothing_and_equals_an_emptied_one() {
+        let mut emptied = StringMap::from([("app".to_string(), "web".to_string())]);
+        emptied.clear();
+        let never_set = StringMap::default();
+        assert!(never_set.0.is_none());
+        assert_eq!(emptied, never_set);
+        assert!(never_set.is_empty() && never_set.get("app").is_none());
+    }
+
+    #[test]
     fn json_is_the_inner_value() {
         let labels: StringMap = [("app".to_string(), "web".to_string())]
             .into_iter()
@@ -143,7 +189,8 @@ mod tests {
         let back: StringMap = serde_json::from_str(&json).unwrap();
         assert_eq!(back, labels);
 
-        let owners: Shared<Vec<u32>> = serde_json::from_str("[1,2]").unwrap();
-        assert_eq!(serde_json::to_string(&owners).unwrap(), "[1,2]");
+        let none: StringMap = serde_json::from_str("{}").unwrap();
+        assert_eq!(none, StringMap::default());
+        assert_eq!(serde_json::to_string(&none).unwrap(), "{}");
     }
 }
