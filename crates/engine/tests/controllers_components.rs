@@ -228,6 +228,45 @@ fn pods_of(api: &ApiServer, app: &str) -> Vec<Pod> {
 }
 
 #[test]
+fn a_replica_set_creating_sixty_pods_writes_twenty_five_events_then_one_per_five_minutes() {
+    // client-go's correlator: the 10th distinct message on aggregates into one combined Event,
+    // and the spam filter passes 25 events about one object from one source, then refills one
+    // token per 5 minutes.
+    let mut h = cluster(4);
+    h.api
+        .create("kubectl", replica_set("many", 60))
+        .expect("rs");
+    h.run_for(30_000);
+    assert_eq!(pods_of(&h.api, "many").len(), 60, "every pod is created");
+    let written = |h: &Harness| -> (usize, i32) {
+        let evs = events(&h.api, "SuccessfulCreate");
+        (evs.len(), evs.iter().map(|e| e.count.unwrap_or(1)).sum())
+    };
+    assert_eq!(written(&h), (10, 25), "nine single events and one combined");
+    let combined = events(&h.api, "SuccessfulCreate")
+        .into_iter()
+        .find(|e| e.message.starts_with("(combined from similar events): "))
+        .expect("combined");
+    assert_eq!(combined.count, Some(16));
+
+    // Five minutes later the bucket holds one token: one more create is written.
+    h.run_for(300_000);
+    let mut rs = h
+        .api
+        .get(Kind::ReplicaSet, Some("production"), "many")
+        .expect("rs")
+        .as_ref()
+        .clone();
+    if let Object::ReplicaSet(r) = &mut rs {
+        r.spec.replicas = Some(62);
+    }
+    h.api.update("kubectl", rs).expect("scale");
+    h.run_for(30_000);
+    assert_eq!(pods_of(&h.api, "many").len(), 62);
+    assert_eq!(written(&h), (10, 26));
+}
+
+#[test]
 fn replica_set_adopts_orphans_and_never_overshoots_despite_lag() {
     let mut h = cluster(3);
     let orphan = pod("orphan", &[("app", "web")], None);

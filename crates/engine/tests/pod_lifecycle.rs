@@ -182,11 +182,25 @@ fn a_crashing_container_restarts_after_1_then_10_20_40_80_160_300_300_seconds() 
         "recorded again while waiting: {:?}",
         backoff.count
     );
+    // The kubelet's events about the pod pass client-go's spam filter: a burst of 25, then one
+    // per 5 minutes. The back-off repeats use up the burst, so the later restarts' Started
+    // events are never written, as on a real node.
+    let written: i32 = evs
+        .iter()
+        .filter(|e| e.source.component == "kubelet")
+        .map(|e| e.count.unwrap_or(1))
+        .sum();
+    let refills = 1_500 / 300;
+    assert!(
+        (25..=25 + refills).contains(&written),
+        "{written} kubelet events written"
+    );
     let started_events = evs.iter().find(|e| e.reason == "Started").expect("Started");
-    assert_eq!(
+    assert!(
+        started_events.count < Some(c.restart_count + 1),
+        "{:?} Started for {} restarts",
         started_events.count,
-        Some(c.restart_count + 1),
-        "the first start and every restart"
+        c.restart_count
     );
 }
 

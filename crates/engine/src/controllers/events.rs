@@ -5,8 +5,10 @@
 //! one — what `kubectl get events` shows as `x3 over 2m`. Like the real correlator it also
 //! aggregates: from the 10th distinct message with the same object, type and reason within
 //! 10 minutes, the events become one "(combined from similar events): ..." Event whose count
-//! grows, so a ReplicaSet creating 3,000 pods leaves ten Events, not 3,000. Its caches are LRUs
-//! of 4,096 entries. Writes that fail (the store is unwritable) stay pending and are retried
+//! grows, so a ReplicaSet creating 3,000 pods leaves ten Events, not 3,000; and its spam filter
+//! ([`super::event_spam`]) writes at most 25 events about one object from one source, then one
+//! per 5 minutes, so that combined Event's count stops at 16. Its caches are LRUs of 4,096
+//! entries. Writes that fail (the store is unwritable) stay pending and are retried
 //! every 10 s of virtual time, up to client-go's 12 attempts; the owning component wakes for
 //! the retry ([`EventRecorder::next_retry`]), so how often a driver steps the cluster in
 //! between changes nothing. The API server expires every Event after
@@ -16,6 +18,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use super::event_spam::SpamFilter;
 use super::lru::Lru;
 use crate::api::event::EventSource;
 use crate::api::meta::ObjectReference;
@@ -107,6 +110,7 @@ pub struct EventRecorder {
     source: EventSource,
     seen: Lru<DedupKey, Seen>,
     aggregates: Lru<AggregateKey, Aggregate>,
+    spam: SpamFilter,
     pending: VecDeque<Pending>,
     /// When the first pending event may be tried again (after a failed write).
     retry_at: Option<Timestamp>,
@@ -141,6 +145,7 @@ impl EventRecorder {
             },
             seen: Lru::new(MAX_CACHE_ENTRIES),
             aggregates: Lru::new(MAX_CACHE_ENTRIES),
+            spam: SpamFilter::default(),
             pending: VecDeque::new(),
             retry_at: None,
             dropped: 0,
@@ -169,7 +174,13 @@ impl EventRecorder {
         self.dropped
     }
 
-    /// Records an event about `obj` and tries to write it (and any earlier pending ones) now.
+    /// Events the spam filter kept from being written.
+    pub fn filtered(&self) -> u64 {
+        self.spam.filtered()
+    }
+
+    /// Records an event about `obj` and tries to write it (and any earlier pending ones) now,
+    /// unless the spam filter drops it (as client-go's correlator does, after aggregating).
     pub fn record(
         &mut self,
         api: &mut ApiServer,
@@ -181,6 +192,19 @@ impl EventRecorder {
     ) {
         let involved = reference_of(obj);
         let combined = self.aggregate(&involved, event_type, reason, message, now);
+        let spam_key = joined_key(&[
+            &self.source.component,
+            &self.source.host,
+            &involved.kind,
+            &involved.namespace,
+            &involved.name,
+            &involved.uid,
+            &involved.api_version,
+        ]);
+        if !self.spam.allow(spam_key, now) {
+            self.flush(api, now);
+            return;
+        }
         self.pending.push_back(Pending {
             message: if combined {
                 format!("{COMBINED_PREFIX}{message}")

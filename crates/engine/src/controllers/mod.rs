@@ -16,6 +16,7 @@ pub mod container_lifecycle;
 pub mod deployment;
 pub mod endpoints;
 pub mod endpointslice;
+pub mod event_spam;
 pub mod events;
 pub mod garbage_collector;
 pub mod harness;
