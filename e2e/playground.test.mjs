@@ -582,7 +582,9 @@ test('thousands of pods: each view draws a window, shows the true totals and sti
   for (const w of await windows(page, 'tr.entry')) assert.ok(w.drawn <= w.bound, JSON.stringify(w));
   busy.events = await timedClick(page, '#tab-events', '#view-events tr.event');
   const events = Number(await page.getAttribute('#events-count', 'data-count'));
-  assert.ok(events >= N, `one SuccessfulCreate per pod at least: ${events}`);
+  // Each pod is Scheduled or FailedScheduling (the ReplicaSet's own SuccessfulCreates stop at
+  // the spam filter's burst of 25).
+  assert.ok(events >= N, `an event per pod at least: ${events}`);
   for (const w of await windows(page, 'tr.event')) assert.ok(w.drawn <= w.bound, JSON.stringify(w));
   await screenshot(page, 'thousands-of-pods-events');
   busy.broadcast = await timedClick(page, '#tab-broadcast', '#view-broadcast tr[data-stream]');
