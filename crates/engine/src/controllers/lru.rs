@@ -1,24 +1,29 @@
 //! A bounded map that forgets its least recently used entry: the `k8s.io/utils/lru` cache in
-//! which client-go's event correlator keeps what it has seen (4,096 entries each). Every access
-//! is O(log n) — an eviction does not scan the map — and the order is deterministic.
+//! which client-go's event correlator keeps what it has seen (4,096 entries each). A key is
+//! found by hash (the correlator's keys are long joined strings sharing their first parts, which
+//! a tree would compare byte by byte at every level); recency is an ordered map of use ticks, so
+//! an eviction does not scan and the order is deterministic (the hash map's own order is never
+//! used, and its hasher has fixed keys).
 
-use std::collections::BTreeMap;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hash};
 
 /// At most `capacity` entries; inserting beyond it drops the least recently used one.
 #[derive(Debug)]
 pub struct Lru<K, V> {
     capacity: usize,
-    entries: BTreeMap<K, (u64, V)>,
+    entries: HashMap<K, (u64, V), BuildHasherDefault<DefaultHasher>>,
     /// Last use → key, oldest first.
     order: BTreeMap<u64, K>,
     tick: u64,
 }
 
-impl<K: Ord + Clone, V> Lru<K, V> {
+impl<K: Hash + Eq + Clone, V> Lru<K, V> {
     pub fn new(capacity: usize) -> Self {
         Lru {
             capacity: capacity.max(1),
-            entries: BTreeMap::new(),
+            entries: HashMap::default(),
             order: BTreeMap::new(),
             tick: 0,
         }
