@@ -59,9 +59,27 @@ impl<V: Clone> History<V> {
         }
     }
 
-    /// Index of the first event with revision > `after`.
+    /// Index of the first event with revision > `after`. Searched back from the end with
+    /// doubling steps, then by halving: most reads are of the newest revisions (each commit
+    /// reads its own events to publish them), whose events are the last few; a plain binary
+    /// search would start in the middle of a million cold entries.
     fn first_index_after(&self, after: Revision) -> usize {
-        self.events.partition_point(|e| e.kv.mod_revision <= after)
+        let events = &self.events;
+        // Every event at `hi` or later has revision > `after`.
+        let mut hi = events.len();
+        let mut step = 1usize;
+        while let Some(probe) = hi.checked_sub(step).or((hi > 0).then_some(0)) {
+            let Some(e) = events.get(probe) else {
+                break;
+            };
+            if e.kv.mod_revision <= after {
+                let tail = events.get(probe + 1..hi).unwrap_or_default();
+                return probe + 1 + tail.partition_point(|e| e.kv.mod_revision <= after);
+            }
+            hi = probe;
+            step = step.saturating_mul(2);
+        }
+        0
     }
 
     /// Retained events with revision > `after`, oldest first.
@@ -180,6 +198,22 @@ mod tests {
         assert_eq!(values(h.after(0)), [1, 2, 3, 4]);
         assert_eq!(values(h.after(2)), [3, 4]);
         assert!(h.after(4).is_empty());
+    }
+
+    #[test]
+    fn the_search_from_the_end_agrees_with_a_binary_search_at_every_revision() {
+        // Revisions 2..40, each with 0 to 3 events (a revision may write nothing here).
+        let mut h = History::default();
+        for main in 2..40u64 {
+            for n in 0..(main * 7 % 4) {
+                h.push(put("k", main, n as u32));
+            }
+        }
+        for after in 0..45 {
+            let expected = h.events.partition_point(|e| e.kv.mod_revision <= after);
+            assert_eq!(h.first_index_after(after), expected, "after {after}");
+        }
+        assert_eq!(History::<u32>::default().first_index_after(3), 0);
     }
 
     #[test]
