@@ -3,6 +3,7 @@
 //! a thin impl, a tiny fake in tests.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// An object an informer can cache: its identity and the revision it was last written at.
 pub trait Resource: Clone {
@@ -17,16 +18,24 @@ pub trait Resource: Clone {
 }
 
 /// A cache and work-queue key: `namespace/name`, or just `name` for cluster-scoped objects,
-/// exactly what client-go's `cache.MetaNamespaceKeyFunc` produces.
+/// exactly what client-go's `cache.MetaNamespaceKeyFunc` produces. Shared, not copied: an
+/// informer holds each key in its map, its key order and each index, and a work queue in its
+/// queue and its dirty set.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ObjectKey(String);
+pub struct ObjectKey(Arc<str>);
 
 impl ObjectKey {
     /// The key of `name` in `namespace` (an empty namespace counts as cluster-scoped).
     pub fn new(namespace: Option<&str>, name: &str) -> Self {
         match namespace {
-            Some(ns) if !ns.is_empty() => ObjectKey(format!("{ns}/{name}")),
-            _ => ObjectKey(name.to_string()),
+            Some(ns) if !ns.is_empty() => {
+                let mut key = String::with_capacity(ns.len() + 1 + name.len());
+                key.push_str(ns);
+                key.push('/');
+                key.push_str(name);
+                ObjectKey(Arc::from(key))
+            }
+            _ => ObjectKey(Arc::from(name)),
         }
     }
 
