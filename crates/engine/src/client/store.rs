@@ -9,15 +9,14 @@
 //! collide.
 
 use std::cell::RefCell;
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::hash::BuildHasherDefault;
 use std::rc::Rc;
 
 use super::notification::{Deleted, DeletedFinalStateUnknown, Notification};
 use super::reflector::WatcherEvent;
 use super::resource::{ObjectKey, Resource};
+use crate::hash::FixedHashMap;
 
 /// Computes the values an object is filed under in one index (`cache.IndexFunc`).
 pub type IndexFunc<K> = Rc<dyn Fn(&K) -> Vec<String>>;
@@ -58,9 +57,8 @@ type Indices = BTreeMap<String, BTreeMap<String, BTreeSet<ObjectKey>>>;
 /// Objects by key. A hash map, because an informer's commonest write, an update of an object it
 /// already holds, then finds it with one hash instead of a search comparing keys down a tree
 /// (each key's bytes elsewhere in memory: at 150,000 pods the searches were a fifth of the whole
-/// control plane's time). Its iteration order is never used — [`Cache::order`] gives key order
-/// — and its hasher has fixed keys (no random state).
-type Items<K> = HashMap<ObjectKey, K, BuildHasherDefault<DefaultHasher>>;
+/// control plane's time). [`Cache::order`] gives key order.
+type Items<K> = FixedHashMap<ObjectKey, K>;
 
 struct Cache<K> {
     items: Items<K>,

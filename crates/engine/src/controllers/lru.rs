@@ -2,18 +2,18 @@
 //! which client-go's event correlator keeps what it has seen (4,096 entries each). A key is
 //! found by hash (the correlator's keys are long joined strings sharing their first parts, which
 //! a tree would compare byte by byte at every level); recency is an ordered map of use ticks, so
-//! an eviction does not scan and the order is deterministic (the hash map's own order is never
-//! used, and its hasher has fixed keys).
+//! an eviction does not scan and the order is deterministic.
 
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hash};
+use std::collections::BTreeMap;
+use std::hash::Hash;
+
+use crate::hash::FixedHashMap;
 
 /// At most `capacity` entries; inserting beyond it drops the least recently used one.
 #[derive(Debug)]
 pub struct Lru<K, V> {
     capacity: usize,
-    entries: HashMap<K, (u64, V), BuildHasherDefault<DefaultHasher>>,
+    entries: FixedHashMap<K, (u64, V)>,
     /// Last use → key, oldest first.
     order: BTreeMap<u64, K>,
     tick: u64,
@@ -23,7 +23,7 @@ impl<K: Hash + Eq + Clone, V> Lru<K, V> {
     pub fn new(capacity: usize) -> Self {
         Lru {
             capacity: capacity.max(1),
-            entries: HashMap::default(),
+            entries: FixedHashMap::default(),
             order: BTreeMap::new(),
             tick: 0,
         }

@@ -4,11 +4,11 @@
 //! order so prefix ranges and paginated lists are a walk over one subtree; each write finds its
 //! key by hash.
 
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeSet, HashMap};
-use std::hash::BuildHasherDefault;
+use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::Arc;
+
+use crate::hash::FixedHashMap;
 
 use super::revision::{Rev, Revision};
 
@@ -85,11 +85,10 @@ impl KeyIndex {
 /// write finds its key with one hash instead of a search comparing keys down a tree, keys that
 /// share long prefixes such as `/registry/pods/default/`; the whole cluster at 1,000 × 30,000
 /// converged 2–4% faster), and the keys in order for ranges, touched only when a key appears or
-/// goes. The map's iteration order is never used, and its hasher has fixed keys
-/// (no random state).
+/// goes.
 #[derive(Debug, Clone, Default)]
 pub struct Index {
-    by_key: HashMap<Arc<str>, KeyIndex, BuildHasherDefault<DefaultHasher>>,
+    by_key: FixedHashMap<Arc<str>, KeyIndex>,
     order: BTreeSet<Arc<str>>,
 }
 
