@@ -10,15 +10,13 @@
 
 use std::rc::Rc;
 
-use super::lru::Lru;
+use super::lru::{Lru, MAX_CACHE_ENTRIES};
 use crate::clock::Timestamp;
 
 /// client-go `defaultSpamBurst`.
 pub const SPAM_BURST: u64 = 25;
 /// One token per `1 / defaultSpamQPS` = 300 s.
 pub const SPAM_REFILL_MS: u64 = 300_000;
-/// client-go `maxLruCacheEntries`.
-const MAX_CACHE_ENTRIES: usize = 4096;
 
 /// A passive token bucket (`flowcontrol.NewTokenBucketPassiveRateLimiter`): nothing waits, an
 /// event either takes a token or is dropped. Tokens are counted in milliseconds of refill

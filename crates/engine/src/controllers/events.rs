@@ -19,7 +19,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::event_spam::SpamFilter;
-use super::lru::Lru;
+use super::lru::{Lru, MAX_CACHE_ENTRIES};
 use crate::api::event::EventSource;
 use crate::api::meta::ObjectReference;
 use crate::api::{Event, Kind, Object, ObjectMeta};
@@ -35,8 +35,6 @@ pub const MAX_TRIES_PER_EVENT: u32 = 12;
 /// client-go's `recordToSink` sleeps 10 s between tries (its first sleep is a random part of
 /// that; here always the whole, so that a replay retries at the same instants).
 pub const RETRY_INTERVAL_MS: u64 = 10_000;
-/// Entries of each correlator cache (client-go `maxLruCacheEntries` = 4096).
-const MAX_CACHE_ENTRIES: usize = 4096;
 /// client-go `defaultAggregateMaxEvents`: distinct messages before they are combined.
 pub const AGGREGATE_MAX_EVENTS: usize = 10;
 /// client-go `defaultAggregateIntervalInSeconds` (600 s).
@@ -534,6 +532,21 @@ mod tests {
             "(combined from similar events): Created pod: web-11"
         );
         assert_eq!(combined[0].last_timestamp, Some(Timestamp::from_secs(12)));
+    }
+
+    #[test]
+    fn the_spam_filter_keeps_an_objects_26th_event_from_its_source() {
+        let mut api = ApiServer::new(1);
+        let ns = api.get(Kind::Namespace, None, "default").unwrap();
+        let mut rec = EventRecorder::new("kubelet/node-a", "kubelet", "node-a");
+        for i in 0..30u64 {
+            let at = Timestamp::from_secs(1 + i);
+            rec.record(&mut api, at, &ns, EventType::Warning, "BackOff", "m");
+        }
+        assert_eq!(rec.filtered(), 5);
+        let evs = events(&api);
+        assert_eq!(evs.len(), 1);
+        assert_eq!(evs[0].count, Some(25), "the repeats that passed the filter");
     }
 
     #[test]

@@ -9,6 +9,9 @@ use std::hash::Hash;
 
 use crate::hash::FixedHashMap;
 
+/// Entries of each of the correlator's caches (client-go `maxLruCacheEntries`).
+pub const MAX_CACHE_ENTRIES: usize = 4096;
+
 /// At most `capacity` entries; inserting beyond it drops the least recently used one.
 #[derive(Debug)]
 pub struct Lru<K, V> {
