@@ -122,7 +122,7 @@ fn assumed_pods_prevent_double_booking_and_the_last_one_waits_with_backoff() {
     assert!((3..=8).contains(&count), "attempts: {count}");
     let cond = waiting.condition("PodScheduled").expect("condition");
     assert_eq!(
-        (cond.status.as_str(), cond.reason.as_str()),
+        (&*cond.status, cond.reason.as_str()),
         ("False", "Unschedulable")
     );
 

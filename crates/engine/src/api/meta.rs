@@ -198,6 +198,11 @@ pub struct ObjectReference {
     pub field_path: String,
 }
 
+/// A string that is nearly always one of a few literals (a pod condition's type and status,
+/// written into every version of every pod): a literal is borrowed, not allocated each time;
+/// anything else, such as a value read from JSON, is owned.
+pub type Term = std::borrow::Cow<'static, str>;
+
 /// `ConditionStatus`: "True", "False" or "Unknown".
 pub type ConditionStatus = String;
 

@@ -2,7 +2,7 @@
 //! the kubelet model and the UI read, with their real JSON names.
 
 pub use super::intstr::IntOrString;
-use super::meta::{skip_false, ConditionStatus, ObjectMeta};
+use super::meta::{skip_false, ObjectMeta, Term};
 pub use super::resource_list::ResourceList;
 use super::time;
 use crate::clock::Timestamp;
@@ -306,8 +306,8 @@ pub struct PodStatus {
 #[serde(rename_all = "camelCase")]
 pub struct PodCondition {
     #[serde(rename = "type")]
-    pub type_: String,
-    pub status: ConditionStatus,
+    pub type_: Term,
+    pub status: Term,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -420,17 +420,17 @@ impl Pod {
 
     /// Sets (or adds) a condition, moving lastTransitionTime only when the status changes, as
     /// `podutil.UpdatePodCondition` does.
-    pub fn set_condition(&mut self, type_: &str, status: &str, now: Timestamp) {
+    pub fn set_condition(&mut self, type_: &'static str, status: &'static str, now: Timestamp) {
         match self.status.conditions.iter_mut().find(|c| c.type_ == type_) {
             Some(c) => {
                 if c.status != status {
-                    c.status = status.to_string();
+                    c.status = Term::Borrowed(status);
                     c.last_transition_time = Some(now);
                 }
             }
             None => self.status.conditions.push(PodCondition {
-                type_: type_.to_string(),
-                status: status.to_string(),
+                type_: Term::Borrowed(type_),
+                status: Term::Borrowed(status),
                 last_transition_time: Some(now),
                 ..Default::default()
             }),
