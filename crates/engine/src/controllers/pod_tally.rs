@@ -23,6 +23,7 @@ use crate::api::shared::StringMap;
 use crate::api::Object;
 use crate::client::ObjectKey;
 use crate::clock::Timestamp;
+use crate::hash::FixedHashMap;
 use watchlab_apimachinery::labels::LabelSelector;
 
 /// What the counts depend on besides the pods: the owner's selector and template labels.
@@ -92,7 +93,7 @@ pub struct Counts {
 #[derive(Debug, Clone)]
 pub struct PodTally {
     shape: Shape,
-    pods: BTreeMap<ObjectKey, PodFacts>,
+    pods: FixedHashMap<ObjectKey, PodFacts>,
     /// Pods under this owner that no longer match its selector.
     released: BTreeSet<ObjectKey>,
     active: i32,
@@ -110,7 +111,7 @@ impl PodTally {
     pub fn build(shape: Shape, pods: &[Arc<Object>]) -> PodTally {
         let mut tally = PodTally {
             shape,
-            pods: BTreeMap::new(),
+            pods: FixedHashMap::default(),
             released: BTreeSet::new(),
             active: 0,
             fully_labeled: 0,
@@ -138,12 +139,16 @@ impl PodTally {
         let Some(pod) = obj.as_pod() else { return };
         let key = ObjectKey::of(obj);
         let facts = self.shape.facts(pod);
-        self.remove(&key);
+        let matches = facts.matches;
         self.count(&facts, 1);
-        if !facts.matches {
-            self.released.insert(key.clone());
+        if let Some(old) = self.pods.insert(key.clone(), facts) {
+            self.count(&old, -1);
         }
-        self.pods.insert(key, facts);
+        if matches {
+            self.released.remove(&key);
+        } else {
+            self.released.insert(key);
+        }
     }
 
     /// Forgets the pod under `key` (deleted, or filed under another owner now).

@@ -11,7 +11,6 @@
 //! hundreds of nodes (500 at 5,000 nodes) indexes an array instead of comparing node names in
 //! a tree, as kube-scheduler's snapshot holds each node's requested resources in its `NodeInfo`.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::podutil::{
@@ -21,6 +20,7 @@ use crate::api::node::{Node, Taint};
 use crate::api::pod::Pod;
 use crate::api::Object;
 use crate::client::ObjectKey;
+use crate::hash::FixedHashMap;
 
 /// What a node already carries.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -60,10 +60,10 @@ struct Counted {
 /// Requested resources and pod count per node (kube-scheduler's `cacheImpl` of `NodeInfo`s).
 #[derive(Debug, Default)]
 pub struct NodeUsageCache {
-    pods: BTreeMap<ObjectKey, Counted>,
+    pods: FixedHashMap<ObjectKey, Counted>,
     /// Every node name seen (in the snapshot or on a pod) and its slot; never shrinks, so a
     /// slot always names the same node.
-    slots: BTreeMap<String, usize>,
+    slots: FixedHashMap<String, usize>,
     /// Usage by slot.
     usage: Vec<Usage>,
     assumed: usize,
