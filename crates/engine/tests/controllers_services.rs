@@ -11,7 +11,7 @@ use watchlab_engine::api::endpoint_slice::{
 use watchlab_engine::api::{Kind, Object};
 use watchlab_engine::apiserver::{ApiServer, DeleteOptions};
 use watchlab_engine::clock::Timestamp;
-use watchlab_engine::controllers::{EndpointSliceController, Harness, Profile};
+use watchlab_engine::controllers::{EndpointSliceController, Harness, Profile, SharedInformers};
 
 const NODES: [&str; 3] = ["node-a", "node-b", "node-c"];
 
@@ -282,8 +282,10 @@ fn a_service_follows_its_pods_into_slices_endpoints_and_every_kube_proxy() {
 #[test]
 fn slices_hold_at_most_max_endpoints_each_pod_exactly_once() {
     let mut h = cluster();
+    let profile = Profile::training();
+    let informers = SharedInformers::new(3, &profile);
     h.plane.endpointslice =
-        EndpointSliceController::new(3, &Profile::training()).with_max_endpoints(2);
+        EndpointSliceController::new(3, &profile, &informers).with_max_endpoints(2);
     h.api.create("kubectl", deployment(5)).expect("deployment");
     h.api.create("kubectl", service()).expect("service");
     quiet(&mut h, 5);

@@ -14,6 +14,7 @@ use super::adapter::{controller_uid_index, ApiInformer, CONTROLLER_UID_INDEX};
 use super::events::{EventRecorder, EventType};
 use super::profile::Profile;
 use super::replicaset::controller_ref;
+use super::shared_informer::InformerRef;
 use super::{earliest, Controller, Requeue};
 use crate::api::apps::{
     Deployment, IntOrString, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, WorkloadCondition,
@@ -658,8 +659,8 @@ fn set_condition(
 }
 
 impl Controller for DeploymentController {
-    fn informers(&self) -> Vec<&ApiInformer> {
-        vec![&self.deployments, &self.replicasets]
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        vec![(&self.deployments).into(), (&self.replicasets).into()]
     }
 
     fn name(&self) -> &str {

@@ -16,6 +16,7 @@ use super::profile::Profile;
 use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
 };
+use super::shared_informer::{InformerRef, SharedInformers};
 use super::{earliest, Controller, Requeue};
 use crate::api::endpoints::{EndpointAddress, EndpointPort, EndpointSubset, Endpoints};
 use crate::api::pod::Pod;
@@ -91,7 +92,7 @@ pub fn subsets(svc: &Service, pods: &[Arc<Object>]) -> Vec<EndpointSubset> {
 }
 
 impl EndpointsController {
-    pub fn new(seed: u64, profile: &Profile) -> Self {
+    pub fn new(seed: u64, profile: &Profile, informers: &SharedInformers) -> Self {
         let informer = |kind: Kind, name: &str| {
             ApiInformer::new(
                 kind,
@@ -104,7 +105,7 @@ impl EndpointsController {
         EndpointsController {
             members: ServiceMembers::new(
                 informer(Kind::Service, "services"),
-                informer(Kind::Pod, "pods"),
+                informers.reader(Kind::Pod),
             ),
             endpoints: informer(Kind::Endpoints, "endpoints"),
             queue: WorkQueue::default(),
@@ -171,9 +172,9 @@ impl Controller for EndpointsController {
         USER_AGENT
     }
 
-    fn informers(&self) -> Vec<&ApiInformer> {
+    fn informers(&self) -> Vec<InformerRef<'_>> {
         let mut all = self.members.informers();
-        all.push(&self.endpoints);
+        all.push((&self.endpoints).into());
         all
     }
 

@@ -22,6 +22,7 @@ use super::replicaset::EXPECTATIONS_TIMEOUT_MS;
 use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
 };
+use super::shared_informer::{InformerRef, SharedInformers};
 use super::{earliest, Controller, Requeue};
 use crate::api::endpoint_slice::{
     Endpoint, EndpointConditions, EndpointPort, EndpointSlice, LABEL_MANAGED_BY,
@@ -201,7 +202,7 @@ enum SliceWrite {
 }
 
 impl EndpointSliceController {
-    pub fn new(seed: u64, profile: &Profile) -> Self {
+    pub fn new(seed: u64, profile: &Profile, informers: &SharedInformers) -> Self {
         let informer = |kind: Kind, extra: Vec<(String, IndexFunc<Arc<Object>>)>, name: &str| {
             let mut indexers = vec![namespace_index()];
             indexers.extend(extra);
@@ -216,7 +217,7 @@ impl EndpointSliceController {
         EndpointSliceController {
             members: ServiceMembers::new(
                 informer(Kind::Service, Vec::new(), "services"),
-                informer(Kind::Pod, Vec::new(), "pods"),
+                informers.reader(Kind::Pod),
             ),
             slices: informer(Kind::EndpointSlice, vec![service_index()], "endpointslices"),
             queue: WorkQueue::default(),
@@ -492,9 +493,9 @@ impl Controller for EndpointSliceController {
         USER_AGENT
     }
 
-    fn informers(&self) -> Vec<&ApiInformer> {
+    fn informers(&self) -> Vec<InformerRef<'_>> {
         let mut all = self.members.informers();
-        all.push(&self.slices);
+        all.push((&self.slices).into());
         all
     }
 

@@ -20,17 +20,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::adapter::ApiInformer;
-use super::profile::Profile;
+use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Controller, Requeue};
 use crate::api::meta::{OwnerReference, OwnerReferences};
 use crate::api::{Kind, Object, Registry};
 use crate::apiserver::{
     ApiServer, DeleteOptions, Preconditions, FINALIZER_FOREGROUND, FINALIZER_ORPHAN,
 };
-use crate::client::{InformerConfig, Notification, WorkQueue};
+use crate::client::{Notification, WorkQueue};
 use crate::clock::Timestamp;
-use crate::rng::SimRng;
 
 pub const USER_AGENT: &str = "generic-garbage-collector";
 /// `metav1.DeletePropagationBackground`.
@@ -63,10 +61,11 @@ struct Node {
 
 /// The garbage collector over every served kind's ownerReferences.
 pub struct GarbageCollector {
-    /// One informer per served kind but Events, in registry order.
-    informers: Vec<(Kind, ApiInformer)>,
-    seed: u64,
-    config: InformerConfig,
+    /// A reader of kube-controller-manager's shared informer of each served kind but Events,
+    /// in registry order.
+    informers: Vec<(Kind, SharedInformer)>,
+    /// The factory they come from (a kind served later gets its reader there).
+    factory: SharedInformers,
     /// Every object by uid.
     graph: BTreeMap<String, Node>,
     /// Objects to check for deletion (dependents, and owners deleting in the foreground).
@@ -90,11 +89,10 @@ fn has_finalizer(obj: &Object, f: &str) -> bool {
 }
 
 impl GarbageCollector {
-    pub fn new(seed: u64, profile: &Profile) -> Self {
+    pub fn new(informers: &SharedInformers) -> Self {
         let mut gc = GarbageCollector {
             informers: Vec::new(),
-            seed,
-            config: profile.informer_config(),
+            factory: informers.clone(),
             graph: BTreeMap::new(),
             attempt_to_delete: WorkQueue::default(),
             attempt_to_orphan: WorkQueue::default(),
@@ -106,19 +104,7 @@ impl GarbageCollector {
     }
 
     fn watch(&mut self, kind: Kind) {
-        let r = kind.resource();
-        let name = if kind.is_custom() {
-            format!("{USER_AGENT}/{}.{}", r.plural, r.group)
-        } else {
-            format!("{USER_AGENT}/{}", r.plural)
-        };
-        let informer = ApiInformer::new(
-            kind,
-            None,
-            self.config.clone(),
-            Vec::new(),
-            SimRng::child(self.seed, &name),
-        );
+        let informer = self.factory.reader(kind);
         self.informers.push((kind, informer));
     }
 
@@ -520,8 +506,8 @@ fn delete_object(
 }
 
 impl Controller for GarbageCollector {
-    fn informers(&self) -> Vec<&ApiInformer> {
-        self.informers.iter().map(|(_, i)| i).collect()
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        self.informers.iter().map(|(_, i)| i.into()).collect()
     }
 
     fn name(&self) -> &str {
@@ -534,7 +520,7 @@ impl Controller for GarbageCollector {
             let Some((_, informer)) = self.informers.get_mut(i) else {
                 break;
             };
-            let notes = informer.step(now, api, USER_AGENT);
+            let notes = informer.step(now, api);
             for note in &notes {
                 self.on_note(api, note);
             }

@@ -20,6 +20,7 @@ use super::parking::Parking;
 use super::profile::Profile;
 use super::replicaset::ReplicaSetController;
 use super::scheduler::Scheduler;
+use super::shared_informer::SharedInformers;
 use super::website::WebsiteOperator;
 use super::Controller;
 use crate::apiserver::{ApiServer, ServerConfig};
@@ -56,6 +57,7 @@ pub struct ControlPlane {
 impl ControlPlane {
     /// One kubelet per node name; everything seeded from `seed`.
     pub fn new(seed: u64, profile: &Profile, nodes: &[&str]) -> Self {
+        let informers = SharedInformers::new(seed, profile);
         ControlPlane {
             parking: Parking::new(2 * nodes.len() + OTHERS),
             kubelets: nodes
@@ -68,13 +70,13 @@ impl ControlPlane {
                 .map(|n| KubeProxy::new(n, seed, profile))
                 .collect(),
             scheduler: Scheduler::new(seed, profile),
-            node_lifecycle: NodeLifecycleController::new(seed, profile),
-            replicaset: ReplicaSetController::new(seed, profile),
+            node_lifecycle: NodeLifecycleController::new(seed, profile, &informers),
+            replicaset: ReplicaSetController::new(seed, profile, &informers),
             deployment: DeploymentController::new(seed, profile),
-            endpointslice: EndpointSliceController::new(seed, profile),
-            endpoints: EndpointsController::new(seed, profile),
+            endpointslice: EndpointSliceController::new(seed, profile, &informers),
+            endpoints: EndpointsController::new(seed, profile, &informers),
             namespace: NamespaceController::new(seed, profile),
-            garbage_collector: GarbageCollector::new(seed, profile),
+            garbage_collector: GarbageCollector::new(&informers),
             website: WebsiteOperator::new(seed, profile),
             step_idle: false,
         }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use super::adapter::ApiInformer;
 use super::profile::Profile;
+use super::shared_informer::InformerRef;
 use super::{earliest, Controller};
 use crate::api::endpoint_slice::LABEL_SERVICE_NAME;
 use crate::api::service::CLUSTER_IP_NONE;
@@ -241,9 +242,9 @@ impl Controller for KubeProxy {
         &self.user
     }
 
-    fn informers(&self) -> Vec<&ApiInformer> {
+    fn informers(&self) -> Vec<InformerRef<'_>> {
         match &self.informers {
-            Some((s, e)) => vec![s, e],
+            Some((s, e)) => vec![s.into(), e.into()],
             None => Vec::new(),
         }
     }

@@ -18,6 +18,7 @@ use super::container_lifecycle::{ContainerRun, Happening};
 use super::events::{EventRecorder, EventType};
 use super::node_addresses::{self, PodIps};
 use super::profile::Profile;
+use super::shared_informer::InformerRef;
 use super::{earliest, Controller, Requeue};
 use crate::api::behaviour::Behaviour;
 use crate::api::lease::{Lease, LeaseSpec};
@@ -965,8 +966,8 @@ impl Kubelet {
 }
 
 impl Controller for Kubelet {
-    fn informers(&self) -> Vec<&ApiInformer> {
-        self.pods.iter().collect()
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        self.pods.iter().map(Into::into).collect()
     }
 
     fn name(&self) -> &str {

@@ -34,6 +34,7 @@ pub mod replicaset;
 pub mod scheduler;
 pub mod scheduler_cache;
 pub mod service_members;
+pub mod shared_informer;
 pub mod website;
 
 pub use adapter::{ApiInformer, ApiListerWatcher};
@@ -50,6 +51,7 @@ pub use node_lifecycle::NodeLifecycleController;
 pub use profile::Profile;
 pub use replicaset::ReplicaSetController;
 pub use scheduler::Scheduler;
+pub use shared_informer::{InformerRef, SharedInformer, SharedInformers};
 pub use website::WebsiteOperator;
 
 use crate::apiserver::ApiServer;
@@ -86,8 +88,9 @@ pub trait Controller {
         None
     }
 
-    /// Its informers, so the UI can show each cache's revision against the ledger's.
-    fn informers(&self) -> Vec<&ApiInformer> {
+    /// Its informers (its own and the shared ones it reads), so the UI can show each cache's
+    /// revision against the ledger's.
+    fn informers(&self) -> Vec<InformerRef<'_>> {
         Vec::new()
     }
 }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use super::adapter::ApiInformer;
 use super::profile::Profile;
+use super::shared_informer::InformerRef;
 use super::{earliest, Controller, Requeue};
 use crate::api::namespace::{
     Namespace, NamespaceCondition, FINALIZER_KUBERNETES, PHASE_TERMINATING,
@@ -311,8 +312,8 @@ fn conditions(
 }
 
 impl Controller for NamespaceController {
-    fn informers(&self) -> Vec<&ApiInformer> {
-        vec![&self.namespaces]
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        vec![(&self.namespaces).into()]
     }
 
     fn name(&self) -> &str {

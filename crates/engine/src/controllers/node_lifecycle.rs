@@ -12,13 +12,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::adapter::{node_name_index, ApiInformer, NODE_NAME_INDEX};
+use super::adapter::{ApiInformer, NODE_NAME_INDEX};
 use super::events::{EventRecorder, EventType};
 use super::kubelet::NODE_LEASE_NAMESPACE;
 use super::podutil::{
     self, NO_EXECUTE, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE,
 };
 use super::profile::Profile;
+use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Controller};
 use crate::api::node::{Node, Taint};
 use crate::api::pod::Pod;
@@ -38,7 +39,8 @@ pub const NODE_STATUS_UNKNOWN_MESSAGE: &str = "Kubelet stopped posting node stat
 pub struct NodeLifecycleController {
     nodes: ApiInformer,
     leases: ApiInformer,
-    pods: ApiInformer,
+    /// kube-controller-manager's shared pod informer, for its cache.
+    pods: SharedInformer,
     next_monitor: Timestamp,
     /// Pods already evicted (key → uid), so a stale cache does not delete twice.
     evicted: BTreeMap<ObjectKey, String>,
@@ -53,7 +55,7 @@ pub struct NodeLifecycleController {
 }
 
 impl NodeLifecycleController {
-    pub fn new(seed: u64, profile: &Profile) -> Self {
+    pub fn new(seed: u64, profile: &Profile, informers: &SharedInformers) -> Self {
         let informer = |kind, ns, idx, name: &str| {
             ApiInformer::new(
                 kind,
@@ -71,7 +73,7 @@ impl NodeLifecycleController {
                 Vec::new(),
                 "leases",
             ),
-            pods: informer(Kind::Pod, None, vec![node_name_index()], "pods"),
+            pods: informers.cache_reader(Kind::Pod),
             next_monitor: Timestamp::ZERO,
             evicted: BTreeMap::new(),
             not_ready: BTreeSet::new(),
@@ -347,8 +349,12 @@ fn eviction_time(pod: &Pod, taints: &[&Taint], now: Timestamp) -> Option<Timesta
 }
 
 impl Controller for NodeLifecycleController {
-    fn informers(&self) -> Vec<&ApiInformer> {
-        vec![&self.nodes, &self.leases, &self.pods]
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        vec![
+            (&self.nodes).into(),
+            (&self.leases).into(),
+            (&self.pods).into(),
+        ]
     }
 
     fn name(&self) -> &str {
@@ -362,7 +368,7 @@ impl Controller for NodeLifecycleController {
             self.note_taints(&note);
         }
         let _ = self.leases.step(now, api, USER_AGENT);
-        let _ = self.pods.step(now, api, USER_AGENT);
+        let _ = self.pods.step(now, api);
         let synced = self.nodes.has_synced() && self.leases.has_synced() && self.pods.has_synced();
         let mut eviction = None;
         if synced {

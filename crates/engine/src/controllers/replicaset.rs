@@ -14,13 +14,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::adapter::{
-    orphan_pod_index_key, pod_controller_uid_index, ApiInformer, POD_CONTROLLER_UID_INDEX,
-};
+use super::adapter::{orphan_pod_index_key, ApiInformer, POD_CONTROLLER_UID_INDEX};
 use super::events::{EventRecorder, EventType};
 use super::pod_tally::{Counts, PodTally, Shape};
 use super::podutil::{self, is_pod_ready};
 use super::profile::Profile;
+use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Controller, Requeue};
 use crate::api::apps::ReplicaSet;
 use crate::api::meta::{OwnerReference, OwnerReferences};
@@ -58,7 +57,8 @@ impl Expectations {
 /// The ReplicaSet controller.
 pub struct ReplicaSetController {
     replicasets: ApiInformer,
-    pods: ApiInformer,
+    /// kube-controller-manager's shared pod informer.
+    pods: SharedInformer,
     queue: WorkQueue<ObjectKey>,
     expectations: BTreeMap<ObjectKey, Expectations>,
     /// The pods under each ReplicaSet uid that has synced, counted (see [`PodTally`]).
@@ -83,7 +83,7 @@ pub fn controller_ref(kind: &str, meta: &ObjectMeta) -> OwnerReference {
 }
 
 impl ReplicaSetController {
-    pub fn new(seed: u64, profile: &Profile) -> Self {
+    pub fn new(seed: u64, profile: &Profile, informers: &SharedInformers) -> Self {
         ReplicaSetController {
             replicasets: ApiInformer::new(
                 Kind::ReplicaSet,
@@ -92,13 +92,7 @@ impl ReplicaSetController {
                 vec![crate::client::store::namespace_index()],
                 SimRng::child(seed, "replicaset-controller/replicasets"),
             ),
-            pods: ApiInformer::new(
-                Kind::Pod,
-                None,
-                profile.informer_config(),
-                vec![pod_controller_uid_index()],
-                SimRng::child(seed, "replicaset-controller/pods"),
-            ),
+            pods: informers.reader(Kind::Pod),
             queue: WorkQueue::default(),
             expectations: BTreeMap::new(),
             tallies: BTreeMap::new(),
@@ -541,8 +535,8 @@ fn deletion_rank(
 }
 
 impl Controller for ReplicaSetController {
-    fn informers(&self) -> Vec<&ApiInformer> {
-        vec![&self.replicasets, &self.pods]
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        vec![(&self.replicasets).into(), (&self.pods).into()]
     }
 
     fn name(&self) -> &str {
@@ -557,7 +551,7 @@ impl Controller for ReplicaSetController {
             }
             self.queue.add(note.key());
         }
-        for note in self.pods.step(now, api, USER_AGENT) {
+        for note in self.pods.step(now, api) {
             self.on_pod(note);
         }
         if self.replicasets.has_synced() && self.pods.has_synced() {

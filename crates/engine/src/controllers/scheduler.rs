@@ -20,6 +20,7 @@ use super::profile::Profile;
 use super::scheduler_cache::{
     num_feasible_nodes_to_find, NodeInfo, NodeSnapshot, NodeUsageCache, Usage,
 };
+use super::shared_informer::InformerRef;
 use super::{earliest, Controller};
 use crate::api::binding::Binding;
 use crate::api::node::Taint;
@@ -438,8 +439,8 @@ fn fit_error(total: usize, failures: &[NodeFailure]) -> String {
 }
 
 impl Controller for Scheduler {
-    fn informers(&self) -> Vec<&ApiInformer> {
-        vec![&self.pods, &self.nodes]
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        vec![(&self.pods).into(), (&self.nodes).into()]
     }
 
     fn name(&self) -> &str {

@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use super::adapter::ApiInformer;
 use super::podutil::is_pod_ready;
+use super::shared_informer::InformerRef;
+use super::shared_informer::SharedInformer;
 use crate::api::apps::IntOrString;
 use crate::api::pod::Pod;
 use crate::api::service::{Service, ServicePort};
@@ -24,7 +26,8 @@ use watchlab_apimachinery::labels::LabelSelector;
 /// The informers on Services and Pods and the member sets built from them.
 pub struct ServiceMembers {
     pub services: ApiInformer,
-    pub pods: ApiInformer,
+    /// kube-controller-manager's shared pod informer.
+    pub pods: SharedInformer,
     /// Service key → keys of the pods its selector matches.
     members: BTreeMap<ObjectKey, BTreeSet<ObjectKey>>,
 }
@@ -79,7 +82,7 @@ fn service_of(obj: &Object) -> Option<&Service> {
 }
 
 impl ServiceMembers {
-    pub fn new(services: ApiInformer, pods: ApiInformer) -> Self {
+    pub fn new(services: ApiInformer, pods: SharedInformer) -> Self {
         ServiceMembers {
             services,
             pods,
@@ -191,14 +194,14 @@ impl ServiceMembers {
         for note in self.services.step(now, api, user) {
             keys.push(self.on_service(&note));
         }
-        for note in self.pods.step(now, api, user) {
+        for note in self.pods.step(now, api) {
             keys.extend(self.on_pod(&note));
         }
         keys
     }
 
     /// Both informers, for the UI.
-    pub fn informers(&self) -> Vec<&ApiInformer> {
-        vec![&self.services, &self.pods]
+    pub fn informers(&self) -> Vec<InformerRef<'_>> {
+        vec![(&self.services).into(), (&self.pods).into()]
     }
 }

@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use super::adapter::ApiInformer;
 use super::events::{EventRecorder, EventType};
 use super::profile::Profile;
+use super::shared_informer::InformerRef;
 use super::{earliest, Controller, Requeue};
 use crate::api::custom::CustomObject;
 use crate::api::meta::OwnerReference;
@@ -366,10 +367,10 @@ impl Controller for WebsiteOperator {
         USER_AGENT
     }
 
-    fn informers(&self) -> Vec<&ApiInformer> {
+    fn informers(&self) -> Vec<InformerRef<'_>> {
         self.watching
             .as_ref()
-            .map(|w| vec![&w.websites, &w.deployments])
+            .map(|w| vec![(&w.websites).into(), (&w.deployments).into()])
             .unwrap_or_default()
     }
 

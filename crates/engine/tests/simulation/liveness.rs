@@ -344,7 +344,7 @@ impl Sim {
             .map(|(_, i)| Cache::of("observer", i))
             .collect();
         for c in self.cluster.control_plane().all() {
-            caches.extend(c.informers().into_iter().map(|i| Cache::of(c.name(), i)));
+            caches.extend(c.informers().into_iter().map(|i| Cache::of(c.name(), &i)));
         }
         for Cache {
             who,
