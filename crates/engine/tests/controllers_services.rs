@@ -282,10 +282,8 @@ fn a_service_follows_its_pods_into_slices_endpoints_and_every_kube_proxy() {
 #[test]
 fn slices_hold_at_most_max_endpoints_each_pod_exactly_once() {
     let mut h = cluster();
-    let profile = Profile::training();
-    let informers = SharedInformers::new(3, &profile);
-    h.plane.endpointslice =
-        EndpointSliceController::new(3, &profile, &informers).with_max_endpoints(2);
+    let informers = SharedInformers::new(3, &Profile::training());
+    h.plane.endpointslice = EndpointSliceController::new(&informers).with_max_endpoints(2);
     h.api.create("kubectl", deployment(5)).expect("deployment");
     h.api.create("kubectl", service()).expect("service");
     quiet(&mut h, 5);

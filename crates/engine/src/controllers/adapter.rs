@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use crate::api::endpoint_slice::LABEL_SERVICE_NAME;
 use crate::api::{Kind, Object};
 use crate::apiserver::{ApiServer, WatchEventType};
 use crate::client::{
@@ -246,6 +247,21 @@ pub fn controller_uid_index() -> (String, IndexFunc<Arc<Object>>) {
             .unwrap_or_default()
     });
     (CONTROLLER_UID_INDEX.to_string(), f)
+}
+
+/// The index of EndpointSlices by `<namespace>/<kubernetes.io/service-name>`.
+pub const SERVICE_NAME_INDEX: &str = "service";
+
+/// Files EndpointSlices under the Service their `kubernetes.io/service-name` label names.
+pub fn service_name_index() -> (String, IndexFunc<Arc<Object>>) {
+    let f: IndexFunc<Arc<Object>> = std::rc::Rc::new(|o: &Arc<Object>| {
+        let m = o.meta();
+        m.labels
+            .get(LABEL_SERVICE_NAME)
+            .map(|svc| vec![format!("{}/{svc}", m.namespace)])
+            .unwrap_or_default()
+    });
+    (SERVICE_NAME_INDEX.to_string(), f)
 }
 
 /// kube-controller-manager's `controller.PodControllerUIDIndex`: pods by their controller's uid,

@@ -10,11 +10,10 @@
 
 use std::sync::Arc;
 
-use super::adapter::{controller_uid_index, ApiInformer, CONTROLLER_UID_INDEX};
+use super::adapter::CONTROLLER_UID_INDEX;
 use super::events::{EventRecorder, EventType};
-use super::profile::Profile;
 use super::replicaset::controller_ref;
-use super::shared_informer::InformerRef;
+use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Controller, Requeue};
 use crate::api::apps::{
     Deployment, IntOrString, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, WorkloadCondition,
@@ -24,7 +23,6 @@ use crate::apiserver::ApiServer;
 use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
 use crate::hash::fnv1a32;
-use crate::rng::SimRng;
 use watchlab_apimachinery::status::StatusReason;
 
 pub const USER_AGENT: &str = "deployment-controller";
@@ -75,8 +73,8 @@ pub fn pod_template_hash(template: &PodTemplateSpec) -> String {
 
 /// The Deployment controller.
 pub struct DeploymentController {
-    deployments: ApiInformer,
-    replicasets: ApiInformer,
+    deployments: SharedInformer,
+    replicasets: SharedInformer,
     queue: WorkQueue<ObjectKey>,
     recorder: EventRecorder,
 }
@@ -117,22 +115,10 @@ pub fn fenceposts(d: &Deployment) -> (i32, i32) {
 }
 
 impl DeploymentController {
-    pub fn new(seed: u64, profile: &Profile) -> Self {
+    pub fn new(informers: &SharedInformers) -> Self {
         DeploymentController {
-            deployments: ApiInformer::new(
-                Kind::Deployment,
-                None,
-                profile.informer_config(),
-                Vec::new(),
-                SimRng::child(seed, "deployment-controller/deployments"),
-            ),
-            replicasets: ApiInformer::new(
-                Kind::ReplicaSet,
-                None,
-                profile.informer_config(),
-                vec![controller_uid_index()],
-                SimRng::child(seed, "deployment-controller/replicasets"),
-            ),
+            deployments: informers.reader(Kind::Deployment),
+            replicasets: informers.reader(Kind::ReplicaSet),
             queue: WorkQueue::default(),
             recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
         }
@@ -669,10 +655,10 @@ impl Controller for DeploymentController {
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
         self.recorder.flush(api, now);
-        for note in self.deployments.step(now, api, USER_AGENT) {
+        for note in self.deployments.step(now, api) {
             self.queue.add(note.key());
         }
-        for note in self.replicasets.step(now, api, USER_AGENT) {
+        for note in self.replicasets.step(now, api) {
             self.on_replica_set(note);
         }
         if self.deployments.has_synced() && self.replicasets.has_synced() {

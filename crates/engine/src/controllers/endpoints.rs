@@ -10,30 +10,26 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::adapter::ApiInformer;
 use super::endpointslice::pod_reference;
-use super::profile::Profile;
 use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
 };
-use super::shared_informer::{InformerRef, SharedInformers};
+use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Controller, Requeue};
 use crate::api::endpoints::{EndpointAddress, EndpointPort, EndpointSubset, Endpoints};
 use crate::api::pod::Pod;
 use crate::api::service::Service;
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions};
-use crate::client::store::namespace_index;
 use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
-use crate::rng::SimRng;
 
 pub const USER_AGENT: &str = "endpoint-controller";
 
 /// The Endpoints controller.
 pub struct EndpointsController {
     members: ServiceMembers,
-    endpoints: ApiInformer,
+    endpoints: SharedInformer,
     queue: WorkQueue<ObjectKey>,
 }
 
@@ -92,22 +88,13 @@ pub fn subsets(svc: &Service, pods: &[Arc<Object>]) -> Vec<EndpointSubset> {
 }
 
 impl EndpointsController {
-    pub fn new(seed: u64, profile: &Profile, informers: &SharedInformers) -> Self {
-        let informer = |kind: Kind, name: &str| {
-            ApiInformer::new(
-                kind,
-                None,
-                profile.informer_config(),
-                vec![namespace_index()],
-                SimRng::child(seed, &format!("{USER_AGENT}/{name}")),
-            )
-        };
+    pub fn new(informers: &SharedInformers) -> Self {
         EndpointsController {
             members: ServiceMembers::new(
-                informer(Kind::Service, "services"),
+                informers.reader(Kind::Service),
                 informers.reader(Kind::Pod),
             ),
-            endpoints: informer(Kind::Endpoints, "endpoints"),
+            endpoints: informers.reader(Kind::Endpoints),
             queue: WorkQueue::default(),
         }
     }
@@ -179,10 +166,10 @@ impl Controller for EndpointsController {
     }
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        for key in self.members.step(now, api, USER_AGENT) {
+        for key in self.members.step(now, api) {
             self.queue.add(key);
         }
-        for note in self.endpoints.step(now, api, USER_AGENT) {
+        for note in self.endpoints.step(now, api) {
             // Only a deletion requeues its Service (`onEndpointsDelete`): Endpoints written by
             // hand for a Service without a selector are not this controller's.
             if matches!(note, Notification::Delete(_)) {

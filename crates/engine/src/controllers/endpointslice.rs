@@ -16,13 +16,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::adapter::ApiInformer;
-use super::profile::Profile;
+use super::adapter::SERVICE_NAME_INDEX;
 use super::replicaset::EXPECTATIONS_TIMEOUT_MS;
 use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
 };
-use super::shared_informer::{InformerRef, SharedInformers};
+use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Controller, Requeue};
 use crate::api::endpoint_slice::{
     Endpoint, EndpointConditions, EndpointPort, EndpointSlice, LABEL_MANAGED_BY,
@@ -33,18 +32,14 @@ use crate::api::pod::Pod;
 use crate::api::service::Service;
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions};
-use crate::client::store::namespace_index;
-use crate::client::{IndexFunc, Notification, ObjectKey, WorkQueue};
+use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
-use crate::rng::SimRng;
 
 pub const USER_AGENT: &str = "endpointslice-controller";
 /// `--max-endpoints-per-slice` (kube-controller-manager default 100).
 pub const MAX_ENDPOINTS_PER_SLICE: usize = 100;
 /// How soon a Service whose cache is behind its writes is looked at again.
 const STALE_RETRY_MS: u64 = 1000;
-/// The slice informer's index: `<namespace>/<kubernetes.io/service-name>`.
-const SERVICE_INDEX: &str = "service";
 
 /// A slice's port list; pods resolving a Service's ports to the same numbers share slices.
 type Ports = Vec<EndpointPort>;
@@ -111,25 +106,10 @@ fn reuse_deleted_slices(
 /// The EndpointSlice controller.
 pub struct EndpointSliceController {
     members: ServiceMembers,
-    slices: ApiInformer,
+    slices: SharedInformer,
     queue: WorkQueue<ObjectKey>,
     pending: BTreeMap<ObjectKey, Pending>,
     max_endpoints: usize,
-}
-
-/// Files managed slices under `<namespace>/<service>`.
-fn service_index() -> (String, IndexFunc<Arc<Object>>) {
-    let f: IndexFunc<Arc<Object>> = std::rc::Rc::new(|o: &Arc<Object>| {
-        let m = o.meta();
-        match (
-            m.labels.get(LABEL_SERVICE_NAME),
-            m.labels.get(LABEL_MANAGED_BY).map(String::as_str),
-        ) {
-            (Some(svc), Some(MANAGED_BY_CONTROLLER)) => vec![format!("{}/{svc}", m.namespace)],
-            _ => Vec::new(),
-        }
-    });
-    (SERVICE_INDEX.to_string(), f)
 }
 
 /// `v1` owner reference to a Service (controller, blocking its foreground deletion).
@@ -202,24 +182,13 @@ enum SliceWrite {
 }
 
 impl EndpointSliceController {
-    pub fn new(seed: u64, profile: &Profile, informers: &SharedInformers) -> Self {
-        let informer = |kind: Kind, extra: Vec<(String, IndexFunc<Arc<Object>>)>, name: &str| {
-            let mut indexers = vec![namespace_index()];
-            indexers.extend(extra);
-            ApiInformer::new(
-                kind,
-                None,
-                profile.informer_config(),
-                indexers,
-                SimRng::child(seed, &format!("{USER_AGENT}/{name}")),
-            )
-        };
+    pub fn new(informers: &SharedInformers) -> Self {
         EndpointSliceController {
             members: ServiceMembers::new(
-                informer(Kind::Service, Vec::new(), "services"),
+                informers.reader(Kind::Service),
                 informers.reader(Kind::Pod),
             ),
-            slices: informer(Kind::EndpointSlice, vec![service_index()], "endpointslices"),
+            slices: informers.reader(Kind::EndpointSlice),
             queue: WorkQueue::default(),
             pending: BTreeMap::new(),
             max_endpoints: MAX_ENDPOINTS_PER_SLICE,
@@ -237,8 +206,11 @@ impl EndpointSliceController {
         let mut slices = self
             .slices
             .store()
-            .by_index(SERVICE_INDEX, key.as_str())
+            .by_index(SERVICE_NAME_INDEX, key.as_str())
             .unwrap_or_default();
+        slices.retain(|s| {
+            s.meta().labels.get(LABEL_MANAGED_BY).map(String::as_str) == Some(MANAGED_BY_CONTROLLER)
+        });
         slices.sort_by(|a, b| a.name().cmp(b.name()));
         slices
     }
@@ -500,10 +472,10 @@ impl Controller for EndpointSliceController {
     }
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        for key in self.members.step(now, api, USER_AGENT) {
+        for key in self.members.step(now, api) {
             self.queue.add(key);
         }
-        for note in self.slices.step(now, api, USER_AGENT) {
+        for note in self.slices.step(now, api) {
             self.on_slice(&note);
         }
         if self.members.has_synced() && self.slices.has_synced() {

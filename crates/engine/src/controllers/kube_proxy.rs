@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::adapter::ApiInformer;
+use super::adapter::{service_name_index, ApiInformer, SERVICE_NAME_INDEX};
 use super::profile::Profile;
 use super::shared_informer::InformerRef;
 use super::{earliest, Controller};
@@ -26,8 +26,6 @@ use crate::rng::SimRng;
 
 /// `--iptables-min-sync-period` (kube-proxy default 1 s).
 pub const MIN_SYNC_PERIOD_MS: u64 = 1000;
-/// The slice informer's index: `<namespace>/<kubernetes.io/service-name>`.
-const SERVICE_INDEX: &str = "service";
 
 /// One rule of a node's table: a Service port's virtual address and where it leads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,17 +57,6 @@ pub struct KubeProxy {
     dirty: BTreeSet<ObjectKey>,
     rules: BTreeMap<ObjectKey, Vec<ProxyRule>>,
     last_sync: Option<Timestamp>,
-}
-
-fn service_index() -> (String, IndexFunc<Arc<Object>>) {
-    let f: IndexFunc<Arc<Object>> = std::rc::Rc::new(|o: &Arc<Object>| {
-        let m = o.meta();
-        m.labels
-            .get(LABEL_SERVICE_NAME)
-            .map(|svc| vec![format!("{}/{svc}", m.namespace)])
-            .unwrap_or_default()
-    });
-    (SERVICE_INDEX.to_string(), f)
 }
 
 /// The Service a Service or slice notification is about.
@@ -157,7 +144,7 @@ impl KubeProxy {
         }
         let slices = slices
             .store()
-            .by_index(SERVICE_INDEX, key.as_str())
+            .by_index(SERVICE_NAME_INDEX, key.as_str())
             .unwrap_or_default();
         let revision = slices
             .iter()
@@ -259,7 +246,7 @@ impl Controller for KubeProxy {
         }
         if self.informers.is_none() {
             let services = self.informer(Kind::Service, Vec::new());
-            let slices = self.informer(Kind::EndpointSlice, vec![service_index()]);
+            let slices = self.informer(Kind::EndpointSlice, vec![service_name_index()]);
             self.informers = Some((services, slices));
             // A fresh list: every rule is rebuilt from it.
             self.dirty.extend(self.rules.keys().cloned());

@@ -2,8 +2,9 @@
 //! computes the difference and writes the ledger — never talking to another component directly.
 //! The scheduler, one kubelet per node, the node lifecycle controller (with taint-based
 //! eviction), the ReplicaSet and the Deployment controllers, the namespace controller and the garbage
-//! collector each own their informers and work
-//! queue and act only through API requests; the watch broadcast passes the baton between them.
+//! collector each own their work queue, read informers (kube-controller-manager's controllers
+//! share one per kind, [`shared_informer`]) and act only through API requests; the watch
+//! broadcast passes the baton between them.
 //! An example operator (`website.rs`) reconciles a custom resource the same way, once its
 //! CustomResourceDefinition is established.
 //!

@@ -12,9 +12,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::adapter::ApiInformer;
-use super::profile::Profile;
-use super::shared_informer::InformerRef;
+use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Controller, Requeue};
 use crate::api::namespace::{
     Namespace, NamespaceCondition, FINALIZER_KUBERNETES, PHASE_TERMINATING,
@@ -23,7 +21,6 @@ use crate::api::{Kind, Object};
 use crate::apiserver::{ApiServer, DeleteOptions};
 use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
-use crate::rng::SimRng;
 use watchlab_apimachinery::request::ListOptions;
 
 use super::garbage_collector::PROPAGATION_BACKGROUND;
@@ -46,7 +43,7 @@ pub const CONDITION_TYPES: [&str; 5] = [
 
 /// The namespace controller.
 pub struct NamespaceController {
-    namespaces: ApiInformer,
+    namespaces: SharedInformer,
     queue: WorkQueue<ObjectKey>,
 }
 
@@ -64,15 +61,9 @@ struct ContentPass {
 }
 
 impl NamespaceController {
-    pub fn new(seed: u64, profile: &Profile) -> Self {
+    pub fn new(informers: &SharedInformers) -> Self {
         NamespaceController {
-            namespaces: ApiInformer::new(
-                Kind::Namespace,
-                None,
-                profile.informer_config(),
-                Vec::new(),
-                SimRng::child(seed, "namespace-controller/namespaces"),
-            ),
+            namespaces: informers.reader(Kind::Namespace),
             queue: WorkQueue::default(),
         }
     }
@@ -321,7 +312,7 @@ impl Controller for NamespaceController {
     }
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        for note in self.namespaces.step(now, api, USER_AGENT) {
+        for note in self.namespaces.step(now, api) {
             self.on_namespace(&note);
         }
         if self.namespaces.has_synced() {

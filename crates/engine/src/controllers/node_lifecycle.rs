@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::adapter::{ApiInformer, NODE_NAME_INDEX};
+use super::adapter::NODE_NAME_INDEX;
 use super::events::{EventRecorder, EventType};
 use super::kubelet::NODE_LEASE_NAMESPACE;
 use super::podutil::{
@@ -27,7 +27,6 @@ use crate::api::{Kind, Object};
 use crate::apiserver::{ApiServer, DeleteOptions};
 use crate::client::{Notification, ObjectKey};
 use crate::clock::Timestamp;
-use crate::rng::SimRng;
 
 pub const USER_AGENT: &str = "node-controller";
 /// The event source of evictions (the taint eviction controller since v1.29).
@@ -37,8 +36,8 @@ pub const NODE_STATUS_UNKNOWN_MESSAGE: &str = "Kubelet stopped posting node stat
 
 /// The node lifecycle controller.
 pub struct NodeLifecycleController {
-    nodes: ApiInformer,
-    leases: ApiInformer,
+    nodes: SharedInformer,
+    leases: SharedInformer,
     /// kube-controller-manager's shared pod informer, for its cache.
     pods: SharedInformer,
     next_monitor: Timestamp,
@@ -55,24 +54,10 @@ pub struct NodeLifecycleController {
 }
 
 impl NodeLifecycleController {
-    pub fn new(seed: u64, profile: &Profile, informers: &SharedInformers) -> Self {
-        let informer = |kind, ns, idx, name: &str| {
-            ApiInformer::new(
-                kind,
-                ns,
-                profile.informer_config(),
-                idx,
-                SimRng::child(seed, &format!("node-controller/{name}")),
-            )
-        };
+    pub fn new(profile: &Profile, informers: &SharedInformers) -> Self {
         NodeLifecycleController {
-            nodes: informer(Kind::Node, None, Vec::new(), "nodes"),
-            leases: informer(
-                Kind::Lease,
-                Some(NODE_LEASE_NAMESPACE),
-                Vec::new(),
-                "leases",
-            ),
+            nodes: informers.reader(Kind::Node),
+            leases: informers.cache_reader(Kind::Lease),
             pods: informers.cache_reader(Kind::Pod),
             next_monitor: Timestamp::ZERO,
             evicted: BTreeMap::new(),
@@ -364,10 +349,10 @@ impl Controller for NodeLifecycleController {
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
         self.recorder.flush(api, now);
         self.eviction_recorder.flush(api, now);
-        for note in self.nodes.step(now, api, USER_AGENT) {
+        for note in self.nodes.step(now, api) {
             self.note_taints(&note);
         }
-        let _ = self.leases.step(now, api, USER_AGENT);
+        let _ = self.leases.step(now, api);
         let _ = self.pods.step(now, api);
         let synced = self.nodes.has_synced() && self.leases.has_synced() && self.pods.has_synced();
         let mut eviction = None;

@@ -14,11 +14,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::adapter::{orphan_pod_index_key, ApiInformer, POD_CONTROLLER_UID_INDEX};
+use super::adapter::{orphan_pod_index_key, POD_CONTROLLER_UID_INDEX};
 use super::events::{EventRecorder, EventType};
 use super::pod_tally::{Counts, PodTally, Shape};
 use super::podutil::{self, is_pod_ready};
-use super::profile::Profile;
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Controller, Requeue};
 use crate::api::apps::ReplicaSet;
@@ -29,7 +28,6 @@ use crate::apiserver::{ApiServer, DeleteOptions};
 use crate::client::store::NAMESPACE_INDEX;
 use crate::client::{Notification, ObjectKey, Store, WorkQueue};
 use crate::clock::Timestamp;
-use crate::rng::SimRng;
 use watchlab_apimachinery::labels::LabelSelector;
 
 pub const USER_AGENT: &str = "replicaset-controller";
@@ -56,7 +54,7 @@ impl Expectations {
 
 /// The ReplicaSet controller.
 pub struct ReplicaSetController {
-    replicasets: ApiInformer,
+    replicasets: SharedInformer,
     /// kube-controller-manager's shared pod informer.
     pods: SharedInformer,
     queue: WorkQueue<ObjectKey>,
@@ -83,15 +81,9 @@ pub fn controller_ref(kind: &str, meta: &ObjectMeta) -> OwnerReference {
 }
 
 impl ReplicaSetController {
-    pub fn new(seed: u64, profile: &Profile, informers: &SharedInformers) -> Self {
+    pub fn new(informers: &SharedInformers) -> Self {
         ReplicaSetController {
-            replicasets: ApiInformer::new(
-                Kind::ReplicaSet,
-                None,
-                profile.informer_config(),
-                vec![crate::client::store::namespace_index()],
-                SimRng::child(seed, "replicaset-controller/replicasets"),
-            ),
+            replicasets: informers.reader(Kind::ReplicaSet),
             pods: informers.reader(Kind::Pod),
             queue: WorkQueue::default(),
             expectations: BTreeMap::new(),
@@ -545,7 +537,7 @@ impl Controller for ReplicaSetController {
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
         self.recorder.flush(api, now);
-        for note in self.replicasets.step(now, api, USER_AGENT) {
+        for note in self.replicasets.step(now, api) {
             if let Notification::Delete(d) = &note {
                 self.tallies.remove(&d.object().meta().uid);
             }

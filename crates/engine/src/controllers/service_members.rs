@@ -9,7 +9,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::adapter::ApiInformer;
 use super::podutil::is_pod_ready;
 use super::shared_informer::InformerRef;
 use super::shared_informer::SharedInformer;
@@ -25,7 +24,7 @@ use watchlab_apimachinery::labels::LabelSelector;
 
 /// The informers on Services and Pods and the member sets built from them.
 pub struct ServiceMembers {
-    pub services: ApiInformer,
+    pub services: SharedInformer,
     /// kube-controller-manager's shared pod informer.
     pub pods: SharedInformer,
     /// Service key → keys of the pods its selector matches.
@@ -82,7 +81,7 @@ fn service_of(obj: &Object) -> Option<&Service> {
 }
 
 impl ServiceMembers {
-    pub fn new(services: ApiInformer, pods: SharedInformer) -> Self {
+    pub fn new(services: SharedInformer, pods: SharedInformer) -> Self {
         ServiceMembers {
             services,
             pods,
@@ -189,9 +188,9 @@ impl ServiceMembers {
 
     /// Steps both informers and applies what they delivered; returns the Services whose
     /// endpoints may have changed, in delivery order (a key can repeat: the queue coalesces it).
-    pub fn step(&mut self, now: Timestamp, api: &mut ApiServer, user: &str) -> Vec<ObjectKey> {
+    pub fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Vec<ObjectKey> {
         let mut keys = Vec::new();
-        for note in self.services.step(now, api, user) {
+        for note in self.services.step(now, api) {
             keys.push(self.on_service(&note));
         }
         for note in self.pods.step(now, api) {

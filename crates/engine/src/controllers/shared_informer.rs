@@ -3,7 +3,10 @@
 //! watch, one cache carrying every index they need — and each gets every notification in a
 //! queue of its own (client-go's `processorListener`). In the real process the ReplicaSet, node
 //! lifecycle, Endpoints and EndpointSlice controllers and the garbage collector all hold the
-//! factory's pod informer, so a pod write lands in one cache, not five; here too.
+//! factory's pod informer, so a pod write lands in one cache, not five; here too, and so for
+//! every kind the process reads (the garbage collector reads them all). The scheduler, the
+//! kubelets, the kube-proxies and the example operator are processes of their own, with their
+//! own informers.
 //!
 //! The informer has no thread of its own: whichever reader steps first after news pumps it,
 //! what it delivers goes to every reader's queue, and each reader takes its own on its step.
@@ -18,7 +21,10 @@ use std::ops::Deref;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::adapter::{node_name_index, pod_controller_uid_index, ApiInformer};
+use super::adapter::{
+    controller_uid_index, node_name_index, pod_controller_uid_index, service_name_index,
+    ApiInformer,
+};
 use super::profile::Profile;
 use crate::api::{Kind, Object};
 use crate::apiserver::ApiServer;
@@ -58,6 +64,10 @@ fn indexers(kind: Kind) -> Vec<(String, IndexFunc<Arc<Object>>)> {
     let mut all = vec![namespace_index()];
     if kind == Kind::Pod {
         all.extend([node_name_index(), pod_controller_uid_index()]);
+    } else if kind == Kind::ReplicaSet {
+        all.push(controller_uid_index());
+    } else if kind == Kind::EndpointSlice {
+        all.push(service_name_index());
     }
     all
 }
