@@ -77,7 +77,7 @@ impl SpamFilter {
             None => {
                 let mut bucket = Bucket::full(now);
                 let allowed = bucket.try_accept(now);
-                self.buckets.insert(key, bucket);
+                self.buckets.put(key, bucket);
                 allowed
             }
         };

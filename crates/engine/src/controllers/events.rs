@@ -246,7 +246,7 @@ impl EventRecorder {
                 messages: BTreeSet::new(),
                 last: now,
             };
-            self.aggregates.insert(Rc::clone(&key), fresh);
+            self.aggregates.put(Rc::clone(&key), fresh);
         }
         let Some(record) = self.aggregates.get_mut(&key) else {
             return false;
@@ -367,7 +367,7 @@ impl EventRecorder {
     }
 
     fn remember(&mut self, key: DedupKey, created: &Arc<Object>, at: Timestamp) {
-        self.seen.insert(
+        self.seen.put(
             key,
             Seen {
                 namespace: created.namespace().to_string(),

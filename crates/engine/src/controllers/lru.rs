@@ -1,34 +1,28 @@
-//! A bounded map that forgets its least recently used entry: the `k8s.io/utils/lru` cache in
-//! which client-go's event correlator keeps what it has seen (4,096 entries each). A key is
-//! found by hash (the correlator's keys are long joined strings sharing their first parts, which
-//! a tree would compare byte by byte at every level); recency is an ordered map of use ticks, so
-//! an eviction does not scan and the order is deterministic.
+//! The bounded maps that forget their least recently used entry: the `k8s.io/utils/lru` caches
+//! in which client-go's event correlator keeps what it has seen (4,096 entries each). They are
+//! the `lru` crate's cache (a hash map whose entries are linked in recency order, so a use or an
+//! eviction moves pointers instead of searching), keyed by a fixed hasher: no random seed, the
+//! same run on every platform.
 
-use std::collections::BTreeMap;
-use std::hash::Hash;
-
-use crate::hash::FixedHashMap;
+use std::hash::{BuildHasherDefault, DefaultHasher, Hash};
 
 /// Entries of each of the correlator's caches (client-go `maxLruCacheEntries`).
 pub const MAX_CACHE_ENTRIES: usize = 4096;
 
-/// At most `capacity` entries; inserting beyond it drops the least recently used one.
-#[derive(Debug)]
+/// At most `capacity` entries; `put` beyond it drops the least recently used one, and `get_mut`
+/// makes an entry the most recently used. The map grows as entries come (a kubelet's recorder
+/// holds a handful, and a thousand of them must not reserve 4,096 slots each).
 pub struct Lru<K, V> {
+    entries: ::lru::LruCache<K, V, BuildHasherDefault<DefaultHasher>>,
     capacity: usize,
-    entries: FixedHashMap<K, (u64, V)>,
-    /// Last use → key, oldest first.
-    order: BTreeMap<u64, K>,
-    tick: u64,
 }
 
-impl<K: Hash + Eq + Clone, V> Lru<K, V> {
+impl<K: Hash + Eq, V> Lru<K, V> {
+    /// An empty cache of `capacity` entries (at least one).
     pub fn new(capacity: usize) -> Self {
         Lru {
+            entries: ::lru::LruCache::unbounded_with_hasher(BuildHasherDefault::default()),
             capacity: capacity.max(1),
-            entries: FixedHashMap::default(),
-            order: BTreeMap::new(),
-            tick: 0,
         }
     }
 
@@ -42,28 +36,25 @@ impl<K: Hash + Eq + Clone, V> Lru<K, V> {
 
     /// The value under `key`, which becomes the most recently used.
     pub fn get_mut(&mut self, key: &K) -> Option<&mut V> {
-        let (used, value) = self.entries.get_mut(key)?;
-        self.order.remove(used);
-        self.tick += 1;
-        *used = self.tick;
-        self.order.insert(self.tick, key.clone());
-        Some(value)
+        self.entries.get_mut(key)
     }
 
     /// Stores `value` under `key` as the most recently used, evicting the least recently used
     /// entry when full.
-    pub fn insert(&mut self, key: K, value: V) {
-        self.tick += 1;
-        if let Some((used, _)) = self.entries.insert(key.clone(), (self.tick, value)) {
-            self.order.remove(&used);
-        }
-        self.order.insert(self.tick, key);
+    pub fn put(&mut self, key: K, value: V) {
+        self.entries.put(key, value);
         while self.entries.len() > self.capacity {
-            let Some((_, oldest)) = self.order.pop_first() else {
-                break;
-            };
-            self.entries.remove(&oldest);
+            self.entries.pop_lru();
         }
+    }
+}
+
+impl<K: Hash + Eq, V> std::fmt::Debug for Lru<K, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lru")
+            .field("len", &self.entries.len())
+            .field("capacity", &self.capacity)
+            .finish()
     }
 }
 
@@ -74,18 +65,22 @@ mod tests {
     #[test]
     fn evicts_the_least_recently_used() {
         let mut lru = Lru::new(2);
-        lru.insert("a", 1);
-        lru.insert("b", 2);
+        lru.put("a", 1);
+        lru.put("b", 2);
         // Reading "a" makes "b" the oldest.
         assert_eq!(lru.get_mut(&"a").copied(), Some(1));
-        lru.insert("c", 3);
+        lru.put("c", 3);
         assert_eq!(lru.len(), 2);
         assert!(lru.get_mut(&"b").is_none());
         assert_eq!(lru.get_mut(&"a").copied(), Some(1));
         assert_eq!(lru.get_mut(&"c").copied(), Some(3));
         // Re-inserting a key replaces it without growing.
-        lru.insert("c", 4);
+        lru.put("c", 4);
         assert_eq!(lru.len(), 2);
         assert_eq!(lru.get_mut(&"c").copied(), Some(4));
+        let mut one = Lru::new(0);
+        one.put("a", 1);
+        one.put("b", 2);
+        assert_eq!(one.len(), 1, "never less than one entry");
     }
 }
