@@ -27,4 +27,5 @@ pub mod journal {
 }
 pub mod reconnect_comparison;
 pub mod rng;
+pub mod sorted_set;
 pub mod store;

@@ -17,6 +17,7 @@ use super::notification::{Deleted, DeletedFinalStateUnknown, Notification};
 use super::reflector::WatcherEvent;
 use super::resource::{ObjectKey, Resource};
 use crate::hash::FixedHashMap;
+use crate::sorted_set::LazySortedSet;
 
 /// Computes the values an object is filed under in one index (`cache.IndexFunc`).
 pub type IndexFunc<K> = Rc<dyn Fn(&K) -> Vec<String>>;
@@ -62,8 +63,9 @@ type Items<K> = FixedHashMap<ObjectKey, K>;
 
 struct Cache<K> {
     items: Items<K>,
-    /// The keys of `items`, in key order: lists, resyncs and relists go by it.
-    order: BTreeSet<ObjectKey>,
+    /// The keys of `items`, in key order (filed at the next walk): lists, resyncs and relists go
+    /// by it.
+    order: LazySortedSet<ObjectKey>,
     indices: Indices,
     /// The revision the cache reflects: the last event or list applied.
     resource_version: u64,
@@ -96,12 +98,19 @@ impl<K: Resource> Store<K> {
 
     /// Every cached object, in key order.
     pub fn list(&self) -> Vec<K> {
-        let cache = self.cache.borrow();
-        cache.in_order(cache.order.iter())
+        let cache = settled(&self.cache);
+        cache.in_order(cache.order.sorted().into_iter().flatten())
     }
 
     pub fn keys(&self) -> Vec<ObjectKey> {
-        self.cache.borrow().order.iter().cloned().collect()
+        let cache = settled(&self.cache);
+        cache
+            .order
+            .sorted()
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect()
     }
 
     pub fn len(&self) -> usize {
@@ -163,6 +172,12 @@ impl<K: Resource> Store<K> {
     }
 }
 
+/// The cache with its key order filed, borrowed for a walk.
+fn settled<K>(cache: &RefCell<Cache<K>>) -> std::cell::Ref<'_, Cache<K>> {
+    cache.borrow_mut().order.settle();
+    cache.borrow()
+}
+
 impl<K: Clone> Cache<K> {
     /// The objects of `keys` (each a key of `items`), in the keys' order.
     fn in_order<'a>(&self, keys: impl Iterator<Item = &'a ObjectKey>) -> Vec<K> {
@@ -187,7 +202,7 @@ impl<K: Resource> Writer<K> {
             .collect();
         let cache = Cache {
             items: Items::default(),
-            order: BTreeSet::new(),
+            order: LazySortedSet::default(),
             indices,
             resource_version: 0,
             synced: false,
@@ -241,9 +256,9 @@ impl<K: Resource> Writer<K> {
 
     /// Re-delivers every cached object as an update with `old == new` (a resync).
     pub fn resync(&self) -> Vec<Notification<K>> {
-        let cache = self.cache.borrow();
+        let cache = settled(&self.cache);
         cache
-            .in_order(cache.order.iter())
+            .in_order(cache.order.sorted().into_iter().flatten())
             .into_iter()
             .map(|o| Notification::Update {
                 old: o.clone(),
@@ -293,7 +308,7 @@ impl<K: Resource> Writer<K> {
         let old_values = old.as_ref().map(|o| self.index_values(o));
         let mut cache = self.cache.borrow_mut();
         if old.is_none() {
-            cache.order.insert(key.clone());
+            cache.order.insert_new(key.clone());
         }
         self.refile(
             &mut cache.indices,
@@ -334,7 +349,7 @@ impl<K: Resource> Writer<K> {
         for (key, obj) in &fresh {
             self.refile(&mut indices, key, None, Some(&self.index_values(obj)));
         }
-        let order: BTreeSet<ObjectKey> = fresh.keys().cloned().collect();
+        let order: LazySortedSet<ObjectKey> = fresh.keys().cloned().collect();
         let mut notes = Vec::new();
         let mut cache = self.cache.borrow_mut();
         for (key, new) in &fresh {

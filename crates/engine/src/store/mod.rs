@@ -129,19 +129,19 @@ impl<V: Clone> Store<V> {
         let known = self.cursor.remaining(prefix, at, start_after);
         let mut kvs = Vec::new();
         let mut count = 0;
-        for (_, index) in self.index.prefix(prefix, start_after) {
+        self.index.walk_prefix(prefix, start_after, |_, index| {
             if known.is_some() && kvs.len() >= limit {
-                break;
+                return false;
             }
             // Counting needs only the key index; values are fetched for the returned page.
-            let Some(write) = index.at(at).filter(|w| !w.tombstone) else {
-                continue;
-            };
-            count += 1;
-            if kvs.len() < limit {
-                kvs.extend(self.history.kv(write.rev).cloned());
+            if let Some(write) = index.at(at).filter(|w| !w.tombstone) {
+                count += 1;
+                if kvs.len() < limit {
+                    kvs.extend(self.history.kv(write.rev).cloned());
+                }
             }
-        }
+            true
+        });
         let count = known.unwrap_or(count);
         let more = count > kvs.len();
         if let Some(last) = kvs.last().filter(|_| more) {
