@@ -173,7 +173,8 @@ fn pod(i: usize, node: &str) -> Object {
                 name: "c".into(),
                 image: "nginx:1.27".into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             node_name: node.to_string(),
             ..Default::default()
         }

@@ -44,7 +44,7 @@ fn pod(name: &str, labels: &[(&str, &str)], cpu: Option<&str>) -> Pod {
             ..ObjectMeta::named("production", name)
         },
         spec: PodSpec {
-            containers: vec![c],
+            containers: vec![c].into(),
             ..Default::default()
         }
         .into(),

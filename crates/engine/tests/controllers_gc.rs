@@ -33,7 +33,8 @@ fn pod_spec(image: &str) -> PodSpec {
             name: "app".into(),
             image: image.into(),
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }

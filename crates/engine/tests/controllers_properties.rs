@@ -52,7 +52,8 @@ fn deployment(replicas: i32) -> Object {
                         name: "web".into(),
                         image: "web:0".into(),
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 },
             },

@@ -49,7 +49,7 @@ fn deployment(name: &str, replicas: i32, image: &str) -> Object {
                         ..Default::default()
                     },
                     spec: PodSpec {
-                        containers: vec![container(name, image)],
+                        containers: vec![container(name, image)].into(),
                         ..Default::default()
                     },
                 },
@@ -132,7 +132,7 @@ fn kubectl_run_story(seed: u64) {
             ..ObjectMeta::named("production", "debug-tools")
         },
         spec: PodSpec {
-            containers: vec![container("debug-tools", "debug-tools:1.0")],
+            containers: vec![container("debug-tools", "debug-tools:1.0")].into(),
             ..Default::default()
         }
         .into(),

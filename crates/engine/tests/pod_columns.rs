@@ -33,7 +33,7 @@ fn create(h: &mut Harness, name: &str, behaviour: &str, policy: &str, readiness:
     let pod = Pod {
         metadata: meta,
         spec: PodSpec {
-            containers: vec![container("app"), container("sidecar")],
+            containers: vec![container("app"), container("sidecar")].into(),
             restart_policy: Some(policy.into()),
             ..Default::default()
         }

@@ -43,7 +43,8 @@ fn create(h: &mut Harness, name: &str, behaviour: &str, policy: &str, app: Conta
                 name: "app".into(),
                 image: "app:1.0".into(),
                 ..app
-            }],
+            }]
+            .into(),
             restart_policy: Some(policy.into()),
             ..Default::default()
         }
@@ -500,7 +501,8 @@ fn a_behaviour_that_does_not_parse_is_refused_and_nothing_is_written() {
                 name: "app".into(),
                 image: "app:1.0".into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }
         .into(),

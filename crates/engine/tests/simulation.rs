@@ -208,7 +208,8 @@ fn deployment(replicas: i32) -> Object {
                                 ..Default::default()
                             },
                             ..Default::default()
-                        }],
+                        }]
+                        .into(),
                         ..Default::default()
                     },
                 },
@@ -286,7 +287,8 @@ fn bare_pod(name: &str, user: &str) -> Object {
                 readiness_probe: probes.then(|| Box::new(probe.clone())),
                 liveness_probe: probes.then(|| Box::new(probe)),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             restart_policy: Some(policy.into()),
             ..Default::default()
         }

@@ -152,7 +152,8 @@ fn new_pod(name: &str, app: u8, node: Option<u8>) -> Object {
                 name: "c".into(),
                 image: "nginx".into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             node_name: node
                 .map(|n| NODES[n as usize].to_string())
                 .unwrap_or_default(),

@@ -2,7 +2,7 @@
 //! a client leaves a field out, so `kubectl get -o yaml` shows what a real cluster would.
 
 use super::apps::{DeploymentSpec, DeploymentStrategy, IntOrString, RollingUpdateDeployment};
-use super::pod::{PodSpec, Probe};
+use super::pod::{Container, PodSpec, Probe};
 use super::Object;
 
 /// `terminationGracePeriodSeconds` default (v1.DefaultTerminationGracePeriodSeconds = 30).
@@ -52,40 +52,49 @@ pub fn pod_spec(spec: &mut PodSpec) {
         .get_or_insert(DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS);
     spec.scheduler_name
         .get_or_insert_with(|| DEFAULT_SCHEDULER_NAME.into());
-    for c in &mut spec.containers {
-        if c.image_pull_policy.is_none() {
-            // `:latest` or no tag pulls Always, anything else IfNotPresent.
-            let tag = c
-                .image
-                .rsplit('/')
-                .next()
-                .and_then(|last| last.split_once(':'))
-                .map(|(_, t)| t);
-            let policy = if matches!(tag, None | Some("latest")) {
-                "Always"
-            } else {
-                "IfNotPresent"
-            };
-            c.image_pull_policy = Some(policy.into());
-        }
-        for port in &mut c.ports {
-            port.protocol.get_or_insert_with(|| "TCP".into());
-        }
-        for probe in [
-            &mut c.liveness_probe,
-            &mut c.readiness_probe,
-            &mut c.startup_probe,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            probe_defaults(probe);
-        }
-        // Limits without requests: requests default to the limits.
-        let limits = c.resources.limits.clone();
-        for (name, q) in limits {
-            c.resources.requests.entry(name).or_insert(q);
-        }
+    // Defaulted on a copy, kept only if something changed: the containers of a ReplicaSet's pods
+    // are its template's, already defaulted, and stay shared.
+    let mut containers = spec.containers.to_vec();
+    containers.iter_mut().for_each(container_defaults);
+    if containers != *spec.containers {
+        spec.containers = containers.into();
+    }
+}
+
+/// A container's defaults (`SetDefaults_Container`, its ports and probes).
+fn container_defaults(c: &mut Container) {
+    if c.image_pull_policy.is_none() {
+        // `:latest` or no tag pulls Always, anything else IfNotPresent.
+        let tag = c
+            .image
+            .rsplit('/')
+            .next()
+            .and_then(|last| last.split_once(':'))
+            .map(|(_, t)| t);
+        let policy = if matches!(tag, None | Some("latest")) {
+            "Always"
+        } else {
+            "IfNotPresent"
+        };
+        c.image_pull_policy = Some(policy.into());
+    }
+    for port in &mut c.ports {
+        port.protocol.get_or_insert_with(|| "TCP".into());
+    }
+    for probe in [
+        &mut c.liveness_probe,
+        &mut c.readiness_probe,
+        &mut c.startup_probe,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        probe_defaults(probe);
+    }
+    // Limits without requests: requests default to the limits.
+    let limits = c.resources.limits.clone();
+    for (name, q) in limits {
+        c.resources.requests.entry(name).or_insert(q);
     }
 }
 
@@ -134,7 +143,8 @@ mod tests {
                         image: "nginx:1.25".into(),
                         ..Default::default()
                     },
-                ],
+                ]
+                .into(),
                 ..Default::default()
             }
             .into(),

@@ -4,6 +4,7 @@
 pub use super::intstr::IntOrString;
 use super::meta::{skip_false, ObjectMeta, Term};
 pub use super::resource_list::ResourceList;
+use super::shared::{Sharable, Shared};
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -28,8 +29,10 @@ pub struct Pod {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodSpec {
+    /// Shared: every pod a ReplicaSet creates holds its template's containers, and every later
+    /// version of a pod (bound, started, ready) the same ones, until someone changes them.
     #[serde(default)]
-    pub containers: Vec<Container>,
+    pub containers: Containers,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -50,6 +53,20 @@ pub struct PodSpec {
     pub priority_class_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
+}
+
+/// A pod's containers, shared copy-on-write between the pods and versions that hold the same.
+pub type Containers = Shared<Vec<Container>>;
+
+impl Sharable for Vec<Container> {
+    fn empty() -> &'static Self {
+        static EMPTY: Vec<Container> = Vec::new();
+        &EMPTY
+    }
+
+    fn is_empty(&self) -> bool {
+        Vec::is_empty(self)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

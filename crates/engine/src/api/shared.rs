@@ -153,6 +153,19 @@ where
     }
 }
 
+impl<'a, T: Clone + 'static> IntoIterator for &'a mut Shared<Vec<T>>
+where
+    Vec<T>: Sharable,
+{
+    type Item = &'a mut T;
+    type IntoIter = std::slice::IterMut<'a, T>;
+
+    /// Copies the vector first if another holder shares it.
+    fn into_iter(self) -> Self::IntoIter {
+        self.deref_mut().iter_mut()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -82,7 +82,7 @@ mod tests {
     #[test]
     fn qos_classes() {
         let mut spec = PodSpec {
-            containers: vec![Container::default()],
+            containers: vec![Container::default()].into(),
             ..Default::default()
         };
         assert_eq!(qos_class(&spec), "BestEffort");

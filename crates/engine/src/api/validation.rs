@@ -429,7 +429,7 @@ mod tests {
         Object::Pod(Pod {
             metadata: ObjectMeta::named("default", name),
             spec: PodSpec {
-                containers,
+                containers: containers.into(),
                 ..Default::default()
             }
             .into(),
@@ -492,7 +492,8 @@ mod tests {
             name: "web".into(),
             image: "nginx".into(),
             ..Default::default()
-        }];
+        }]
+        .into();
         Object::ReplicaSet(Box::new(ReplicaSet {
             metadata: ObjectMeta::named("default", "web"),
             spec: ReplicaSetSpec {

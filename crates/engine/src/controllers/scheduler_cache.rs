@@ -274,7 +274,7 @@ mod tests {
         Pod {
             spec: PodSpec {
                 node_name: node.into(),
-                containers: vec![c],
+                containers: vec![c].into(),
                 ..Default::default()
             }
             .into(),
