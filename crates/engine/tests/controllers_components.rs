@@ -267,6 +267,28 @@ fn a_replica_set_creating_sixty_pods_writes_twenty_five_events_then_one_per_five
 }
 
 #[test]
+fn a_replica_sets_pods_share_its_templates_containers_through_every_version() {
+    // Bound, started and ready, each pod is a new version; none copied the container list.
+    let mut h = cluster(5);
+    h.api.create("kubectl", replica_set("web", 6)).expect("rs");
+    h.run_for(30_000);
+    let pods = pods_of(&h.api, "web");
+    assert_eq!(pods.len(), 6);
+    assert!(pods
+        .iter()
+        .all(|p| p.status.phase == "Running" && !p.spec.node_name.is_empty()));
+    let rs = h
+        .api
+        .get(Kind::ReplicaSet, Some("production"), "web")
+        .expect("rs");
+    let Object::ReplicaSet(rs) = &*rs else {
+        panic!("a ReplicaSet")
+    };
+    let template = &rs.spec.template.spec.containers;
+    assert!(pods.iter().all(|p| p.spec.containers.shares_with(template)));
+}
+
+#[test]
 fn replica_set_adopts_orphans_and_never_overshoots_despite_lag() {
     let mut h = cluster(3);
     let orphan = pod("orphan", &[("app", "web")], None);
