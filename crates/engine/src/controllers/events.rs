@@ -14,7 +14,7 @@
 //! between changes nothing. The API server expires every Event after
 //! `--event-ttl` (1 h).
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -26,6 +26,7 @@ use crate::api::{Event, Kind, Object, ObjectMeta};
 use crate::apiserver::patch::PatchTarget;
 use crate::apiserver::ApiServer;
 use crate::clock::{Timestamp, EPOCH_UNIX_SECONDS};
+use crate::hash::fnv1a64;
 use watchlab_apimachinery::status::StatusReason;
 
 /// client-go `defaultAggregateIntervalInSeconds`-style window of the dedup cache (10 min).
@@ -73,10 +74,12 @@ fn joined_key(parts: &[&str]) -> Rc<str> {
     Rc::from(parts.join("\u{1f}"))
 }
 
-/// The distinct messages seen lately under one aggregate key.
+/// The distinct messages seen lately under one aggregate key, by their 64-bit FNV-1a hash
+/// (client-go keeps the strings in a set; at most ten are held, nearly always one, and a list
+/// of hashes is a few bytes where a set of strings was a tree node and a copy of the message).
 #[derive(Debug, Clone)]
 struct Aggregate {
-    messages: BTreeSet<String>,
+    messages: Vec<u64>,
     last: Timestamp,
 }
 
@@ -243,7 +246,7 @@ impl EventRecorder {
             .is_some_and(|a| now.millis_since(a.last) <= AGGREGATE_INTERVAL_MS);
         if !recent {
             let fresh = Aggregate {
-                messages: BTreeSet::new(),
+                messages: Vec::new(),
                 last: now,
             };
             self.aggregates.put(Rc::clone(&key), fresh);
@@ -251,14 +254,15 @@ impl EventRecorder {
         let Some(record) = self.aggregates.get_mut(&key) else {
             return false;
         };
-        if !record.messages.contains(message) {
-            record.messages.insert(message.to_string());
+        let hash = fnv1a64(message.as_bytes());
+        if !record.messages.contains(&hash) {
+            record.messages.push(hash);
         }
         record.last = now;
         let combined = record.messages.len() >= AGGREGATE_MAX_EVENTS;
         if combined {
             // client-go pops one (any) message, so the next new one combines again.
-            record.messages.pop_first();
+            record.messages.remove(0);
         }
         combined
     }
