@@ -276,14 +276,16 @@ pub struct ResourceRequirements {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Toleration {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub key: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub operator: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub value: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub effect: String,
+    /// Terms: the two tolerations admission adds to every pod are literals, borrowed rather
+    /// than allocated in each pod.
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub key: Term,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub operator: Term,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub value: Term,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub effect: Term,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toleration_seconds: Option<i64>,
 }

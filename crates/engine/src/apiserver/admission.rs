@@ -25,10 +25,10 @@ pub fn default_toleration_seconds(pod: &mut Pod, not_ready_secs: i64, unreachabl
         });
         if !covered {
             pod.spec_mut().tolerations.push(Toleration {
-                key: key.to_string(),
-                operator: "Exists".to_string(),
-                value: String::new(),
-                effect: NO_EXECUTE.to_string(),
+                key: key.into(),
+                operator: "Exists".into(),
+                value: "".into(),
+                effect: NO_EXECUTE.into(),
                 toleration_seconds: Some(secs),
             });
         }
@@ -41,9 +41,9 @@ mod tests {
 
     fn toleration(key: &str, effect: &str, secs: Option<i64>) -> Toleration {
         Toleration {
-            key: key.into(),
+            key: key.to_string().into(),
             operator: "Exists".into(),
-            effect: effect.into(),
+            effect: effect.to_string().into(),
             toleration_seconds: secs,
             ..Default::default()
         }

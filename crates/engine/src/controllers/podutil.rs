@@ -132,7 +132,7 @@ pub fn tolerates(t: &Toleration, taint: &Taint) -> bool {
     if !t.key.is_empty() && t.key != taint.key {
         return false;
     }
-    match t.operator.as_str() {
+    match &*t.operator {
         "Exists" => true,
         "" | "Equal" => t.key == taint.key && t.value == taint.value,
         _ => false,
