@@ -2,7 +2,7 @@
 //! object references), with the JSON names and omit-empty rules of `k8s.io/apimachinery`.
 
 use super::managed_fields::ManagedFields;
-use super::shared::{Sharable, Shared, StringMap};
+use super::shared::{sharable_vec, Shared, StringMap};
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -17,16 +17,7 @@ fn is_false(b: &bool) -> bool {
 /// when its ReplicaSet creates it).
 pub type OwnerReferences = Shared<Vec<OwnerReference>>;
 
-impl Sharable for Vec<OwnerReference> {
-    fn empty() -> &'static Self {
-        static EMPTY: Vec<OwnerReference> = Vec::new();
-        &EMPTY
-    }
-
-    fn is_empty(&self) -> bool {
-        Vec::is_empty(self)
-    }
-}
+sharable_vec!(OwnerReference);
 
 /// `metav1.ObjectMeta`, reduced to the fields the control plane uses.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 pub use super::intstr::IntOrString;
 use super::meta::{skip_false, ObjectMeta, Term};
 pub use super::resource_list::ResourceList;
-use super::shared::{Sharable, Shared};
+use super::shared::{sharable_vec, Shared};
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -58,16 +58,7 @@ pub struct PodSpec {
 /// A pod's containers, shared copy-on-write between the pods and versions that hold the same.
 pub type Containers = Shared<Vec<Container>>;
 
-impl Sharable for Vec<Container> {
-    fn empty() -> &'static Self {
-        static EMPTY: Vec<Container> = Vec::new();
-        &EMPTY
-    }
-
-    fn is_empty(&self) -> bool {
-        Vec::is_empty(self)
-    }
-}
+sharable_vec!(Container);
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -27,6 +27,24 @@ pub trait Sharable: Clone + 'static {
     fn is_empty(&self) -> bool;
 }
 
+/// Makes `Vec<$item>` [`Sharable`] (its empty form a `static`, which a generic impl cannot
+/// declare): `sharable_vec!(OwnerReference);` beside the item's type.
+macro_rules! sharable_vec {
+    ($item:ty) => {
+        impl $crate::api::shared::Sharable for Vec<$item> {
+            fn empty() -> &'static Self {
+                static EMPTY: Vec<$item> = Vec::new();
+                &EMPTY
+            }
+
+            fn is_empty(&self) -> bool {
+                Vec::is_empty(self)
+            }
+        }
+    };
+}
+pub(crate) use sharable_vec;
+
 /// Labels or annotations: a Go `map[string]string`.
 pub type StringMap = Shared<BTreeMap<String, String>>;
 

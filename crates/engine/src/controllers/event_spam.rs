@@ -17,6 +17,8 @@ use crate::clock::Timestamp;
 pub const SPAM_BURST: u64 = 25;
 /// One token per `1 / defaultSpamQPS` = 300 s.
 pub const SPAM_REFILL_MS: u64 = 300_000;
+/// A full bucket, in milliseconds of refill.
+const FULL_MS: u64 = SPAM_BURST * SPAM_REFILL_MS;
 
 /// A passive token bucket (`flowcontrol.NewTokenBucketPassiveRateLimiter`): nothing waits, an
 /// event either takes a token or is dropped. Tokens are counted in milliseconds of refill
@@ -30,7 +32,7 @@ struct Bucket {
 impl Bucket {
     fn full(now: Timestamp) -> Self {
         Bucket {
-            refill_ms: SPAM_BURST * SPAM_REFILL_MS,
+            refill_ms: FULL_MS,
             at: now,
         }
     }
@@ -39,10 +41,7 @@ impl Bucket {
     fn try_accept(&mut self, now: Timestamp) -> bool {
         let elapsed = now.millis_since(self.at);
         self.at = self.at.max(now);
-        self.refill_ms = self
-            .refill_ms
-            .saturating_add(elapsed)
-            .min(SPAM_BURST * SPAM_REFILL_MS);
+        self.refill_ms = self.refill_ms.saturating_add(elapsed).min(FULL_MS);
         if self.refill_ms < SPAM_REFILL_MS {
             return false;
         }
