@@ -112,6 +112,11 @@ pub struct EndpointSliceController {
     max_endpoints: usize,
 }
 
+/// Whether a slice is this controller's (`endpointslice.kubernetes.io/managed-by`).
+fn managed_by_us(meta: &ObjectMeta) -> bool {
+    meta.labels.get(LABEL_MANAGED_BY).map(String::as_str) == Some(MANAGED_BY_CONTROLLER)
+}
+
 /// `v1` owner reference to a Service (controller, blocking its foreground deletion).
 pub fn service_owner(svc: &Service) -> OwnerReference {
     OwnerReference {
@@ -208,9 +213,7 @@ impl EndpointSliceController {
             .store()
             .by_index(SERVICE_NAME_INDEX, key.as_str())
             .unwrap_or_default();
-        slices.retain(|s| {
-            s.meta().labels.get(LABEL_MANAGED_BY).map(String::as_str) == Some(MANAGED_BY_CONTROLLER)
-        });
+        slices.retain(|s| managed_by_us(s.meta()));
         slices.sort_by(|a, b| a.name().cmp(b.name()));
         slices
     }
@@ -221,7 +224,7 @@ impl EndpointSliceController {
             Notification::Delete(d) => d.object(),
         };
         let m = obj.meta();
-        if m.labels.get(LABEL_MANAGED_BY).map(String::as_str) != Some(MANAGED_BY_CONTROLLER) {
+        if !managed_by_us(m) {
             return;
         }
         let Some(svc) = m.labels.get(LABEL_SERVICE_NAME) else {
