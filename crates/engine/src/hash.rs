@@ -4,14 +4,15 @@
 //! the pod-template-hash (32 bits, as the real Deployment controller's FNV-32a). Also the
 //! engine's one kind of hash map ([`FixedHashMap`]), for lookups by key.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::BuildHasherDefault;
+/// The hasher of the engine's lookup maps: foldhash with a fixed seed (not a randomly keyed
+/// `RandomState`), so a run is the same every time.
+pub type FixedState = foldhash::fast::FixedState;
 
 /// A hash map for finding values by key where a tree would compare long keys level by level
-/// (store keys, cache keys, uids, the event correlator's joined keys). Its hasher has fixed keys
-/// (std's SipHash with a zero key, not the randomly keyed `RandomState`), and its iteration
-/// order is never used for anything a user sees: whoever needs an order keeps it beside the map.
-pub type FixedHashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
+/// (store keys, cache keys, uids, the event correlator's joined keys). Its hasher has a fixed
+/// seed ([`FixedState`]), and its iteration order is never used for anything a user sees:
+/// whoever needs an order keeps it beside the map.
+pub type FixedHashMap<K, V> = std::collections::HashMap<K, V, FixedState>;
 
 /// The 64-bit FNV offset basis: the state before any byte.
 pub const FNV64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;

@@ -60,7 +60,9 @@ impl ApiServer {
             );
         }
         let generated = obj.meta().name.is_empty() && !obj.meta().generate_name.is_empty();
-        for attempt in 0..GENERATE_ATTEMPTS {
+        let attempts = if generated { GENERATE_ATTEMPTS } else { 1 };
+        for attempt in 0..attempts {
+            let last = attempt + 1 == attempts;
             if generated {
                 let prefix: String = obj
                     .meta()
@@ -70,7 +72,13 @@ impl ApiServer {
                     .collect();
                 obj.meta_mut().name = format!("{prefix}{}", self.rng.name_suffix(SUFFIX_LEN));
             }
-            let mut candidate = obj.clone();
+            // Only an attempt that may be followed by another (a generated name that turns out
+            // taken) needs the request kept: the last one consumes it.
+            let mut candidate = if last {
+                std::mem::replace(&mut obj, Object::Namespace(Default::default()))
+            } else {
+                obj.clone()
+            };
             strategy::prepare_for_create(&mut candidate);
             defaults::apply(&mut candidate);
             let errs = validation::validate_create(&candidate);
@@ -84,7 +92,7 @@ impl ApiServer {
             }
             let key = r.key(candidate.namespace(), candidate.name());
             if self.store.get(&key).is_some() {
-                if generated && attempt + 1 < GENERATE_ATTEMPTS {
+                if !last {
                     continue;
                 }
                 return Err(Status::already_exists(
@@ -120,7 +128,8 @@ impl ApiServer {
             self.after_main_write(&created);
             return Ok(created);
         }
-        Err(Status::already_exists(&r.group_resource(), obj.name()))
+        // Unreachable: the last attempt returns.
+        Err(errors::unknown("no name could be generated"))
     }
 
     /// NamespaceLifecycle: the namespace must exist and not be terminating (403 with the

@@ -117,6 +117,10 @@ pub struct EventRecorder {
     retry_at: Option<Timestamp>,
     /// Events given up after [`MAX_TRIES_PER_EVENT`] failed writes.
     dropped: u64,
+    /// The UnixNano of the last Event this recorder named: the next name takes a later one, as
+    /// wall-clock nanoseconds would be, so events of one millisecond (a kubelet's `Pulled`,
+    /// `Created` and `Started`) do not collide on a name.
+    last_nanos: u64,
 }
 
 /// `v1.ObjectReference` of a stored object (`reference.GetReference`).
@@ -150,6 +154,7 @@ impl EventRecorder {
             pending: VecDeque::new(),
             retry_at: None,
             dropped: 0,
+            last_nanos: 0,
         }
     }
 
@@ -339,8 +344,9 @@ impl EventRecorder {
         } else {
             p.involved.namespace.clone()
         };
-        // `<object-name>.<UnixNano in hex>`; same-millisecond events get the next nanosecond.
-        let mut nanos = unix_nanos(p.at);
+        // `<object-name>.<UnixNano in hex>`; the recorder's same-millisecond events take the
+        // next nanoseconds, and a name another recorder took at that instant the next free one.
+        let mut nanos = unix_nanos(p.at).max(self.last_nanos + 1);
         for _ in 0..16 {
             let name = format!("{}.{nanos:x}", p.involved.name);
             let event = Event {
@@ -359,6 +365,7 @@ impl EventRecorder {
             };
             match api.create(&self.user, Object::Event(event)) {
                 Ok(created) => {
+                    self.last_nanos = nanos;
                     self.remember(key, &created, p.at);
                     return true;
                 }

@@ -4,7 +4,9 @@
 //! eviction moves pointers instead of searching), keyed by a fixed hasher: no random seed, the
 //! same run on every platform.
 
-use std::hash::{BuildHasherDefault, DefaultHasher, Hash};
+use std::hash::Hash;
+
+use crate::hash::FixedState;
 
 /// Entries of each of the correlator's caches (client-go `maxLruCacheEntries`).
 pub const MAX_CACHE_ENTRIES: usize = 4096;
@@ -13,7 +15,7 @@ pub const MAX_CACHE_ENTRIES: usize = 4096;
 /// makes an entry the most recently used. The map grows as entries come (a kubelet's recorder
 /// holds a handful, and a thousand of them must not reserve 4,096 slots each).
 pub struct Lru<K, V> {
-    entries: ::lru::LruCache<K, V, BuildHasherDefault<DefaultHasher>>,
+    entries: ::lru::LruCache<K, V, FixedState>,
     capacity: usize,
 }
 
@@ -21,7 +23,7 @@ impl<K: Hash + Eq, V> Lru<K, V> {
     /// An empty cache of `capacity` entries (at least one).
     pub fn new(capacity: usize) -> Self {
         Lru {
-            entries: ::lru::LruCache::unbounded_with_hasher(BuildHasherDefault::default()),
+            entries: ::lru::LruCache::unbounded_with_hasher(FixedState::default()),
             capacity: capacity.max(1),
         }
     }

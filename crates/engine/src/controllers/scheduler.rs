@@ -211,18 +211,20 @@ impl Scheduler {
         let total = nodes.len();
         let wanted = num_feasible_nodes_to_find(total);
         let start = self.next_start_node_index % total.max(1);
-        let mut feasible: Vec<(&str, i64)> = Vec::new();
+        // Feasible nodes by their position in the snapshot, with their score.
+        let mut feasible: Vec<(usize, i64)> = Vec::new();
         let mut failures: Vec<NodeFailure> = Vec::new();
         let req = podutil::requests(&pod.spec);
         let nz = podutil::non_zero_requests(&pod.spec);
         // Filter from where the last decision stopped until enough nodes fit, so successive
         // pods look at different nodes (`findNodesThatPassFilters`).
-        let ring = nodes.iter().skip(start).chain(nodes.iter().take(start));
-        for info in ring {
+        let ring = (start..total).chain(0..start);
+        for i in ring {
+            let Some(info) = nodes.get(i) else { continue };
             let usage = self.cache.usage_at(info.slot);
             match filter(pod, info, &usage, req) {
                 Ok(()) => {
-                    feasible.push((info.name(), score(info, &usage, nz)));
+                    feasible.push((i, score(info, &usage, nz)));
                     if feasible.len() >= wanted {
                         break;
                     }
@@ -240,13 +242,17 @@ impl Scheduler {
             return;
         };
         // Ties broken uniformly at random (the real selectHost samples among the best).
-        let top: Vec<&str> = feasible
+        let top: Vec<usize> = feasible
             .iter()
             .filter(|(_, s)| *s == best)
-            .map(|(n, _)| *n)
+            .map(|(i, _)| *i)
             .collect();
         let pick = self.rng.below(top.len() as u64) as usize;
-        let Some(node) = top.get(pick).map(|n| n.to_string()) else {
+        let Some(node) = top
+            .get(pick)
+            .and_then(|i| nodes.get(*i))
+            .map(|info| info.name().to_string())
+        else {
             return;
         };
         let binding = Binding::new(&pod.metadata.namespace, &pod.metadata.name, &node);
@@ -321,17 +327,11 @@ impl Scheduler {
 
 /// The filter plugins in the real order; the first failing plugin decides the node's reasons.
 fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: Resources) -> Result<(), NodeFailure> {
-    let Some(node) = info.node.as_node() else {
-        return Err(NodeFailure {
-            reasons: vec!["node(s) not found".to_string()],
-            unresolvable: true,
-        });
-    };
     let unresolvable = |reason: String| NodeFailure {
         reasons: vec![reason],
         unresolvable: true,
     };
-    if node.spec.unschedulable {
+    if info.unschedulable {
         let probe = Taint {
             key: TAINT_UNSCHEDULABLE.into(),
             effect: NO_SCHEDULE.into(),
@@ -356,16 +356,19 @@ fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: Resources) -> Result<(
             t.key, t.value
         )));
     }
-    let labels = &node.metadata.labels;
-    if !pod
-        .spec
-        .node_selector
-        .iter()
-        .all(|(k, v)| labels.get(k) == Some(v))
-    {
-        return Err(unresolvable(
-            "node(s) didn't match Pod's node affinity/selector".into(),
-        ));
+    // The node object itself is read only for a pod with a node selector.
+    if !pod.spec.node_selector.is_empty() {
+        let labels = info.node.as_node().map(|n| &n.metadata.labels);
+        if !pod
+            .spec
+            .node_selector
+            .iter()
+            .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v))
+        {
+            return Err(unresolvable(
+                "node(s) didn't match Pod's node affinity/selector".into(),
+            ));
+        }
     }
     let Allocatable {
         resources: capacity,
