@@ -474,6 +474,41 @@ mod tests {
         assert_eq!(events(&api).len(), 3);
     }
 
+    /// A kubelet reports `Pulled`, `Created` and `Started` in one millisecond: each Event takes
+    /// the next nanosecond after the recorder's last, as wall-clock names would (so none is
+    /// first refused as a duplicate name); a name another recorder holds is still skipped.
+    #[test]
+    fn events_of_one_millisecond_take_successive_nanoseconds() {
+        let mut api = ApiServer::new(1);
+        let ns = api.get(Kind::Namespace, None, "default").unwrap();
+        let t0 = Timestamp(7_000);
+        let mut other = EventRecorder::new("kube-scheduler", "default-scheduler", "");
+        other.record(&mut api, t0, &ns, EventType::Normal, "Scheduled", "s");
+        let mut rec = EventRecorder::new("kubelet/n1", "kubelet", "n1");
+        let before = api.revision();
+        for reason in ["Pulled", "Created", "Started"] {
+            rec.record(&mut api, t0, &ns, EventType::Normal, reason, reason);
+        }
+        assert_eq!(api.revision(), before + 3, "three creates, no refused one");
+        let name = |api: &ApiServer, reason: &str| {
+            events(api)
+                .into_iter()
+                .find(|e| e.reason == reason)
+                .map(|e| e.metadata.name)
+                .unwrap()
+        };
+        let n0 = unix_nanos(t0);
+        assert_eq!(name(&api, "Scheduled"), format!("default.{n0:x}"));
+        assert_eq!(name(&api, "Pulled"), format!("default.{:x}", n0 + 1));
+        assert_eq!(name(&api, "Created"), format!("default.{:x}", n0 + 2));
+        assert_eq!(name(&api, "Started"), format!("default.{:x}", n0 + 3));
+        // Another object in the same millisecond: still the recorder's next nanosecond (the
+        // names tell the events' order, as wall-clock ones do).
+        let system = api.get(Kind::Namespace, None, "kube-system").unwrap();
+        rec.record(&mut api, t0, &system, EventType::Normal, "Seen", "x");
+        assert_eq!(name(&api, "Seen"), format!("kube-system.{:x}", n0 + 4));
+    }
+
     /// Found by the simulation: an Event first written at 85.396 s had its firstTimestamp
     /// turned into 85 s by the count bump's merge patch (JSON carries whole seconds).
     #[test]
