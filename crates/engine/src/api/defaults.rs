@@ -22,6 +22,11 @@ pub fn apply(obj: &mut Object) {
     obj.kind().resource().rules.default(obj);
 }
 
+/// [`apply`] to the new version of an updated object, `old` being the stored one.
+pub fn apply_update(new: &mut Object, old: &Object) {
+    new.kind().resource().rules.default_update(new, old);
+}
+
 /// apps/v1 Deployment spec defaults.
 pub fn deployment_spec(s: &mut DeploymentSpec) {
     s.replicas.get_or_insert(1);

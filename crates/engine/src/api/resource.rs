@@ -95,6 +95,17 @@ pub trait Rules: Sync {
     }
     /// `SetObjectDefaults_*`: the values the server fills in when a client leaves them out.
     fn default(&self, _obj: &mut Object) {}
+    /// [`Rules::default`] of the new version of an updated object; a kind may pass over what
+    /// the update left shared with the stored version, which was defaulted when it was stored.
+    fn default_update(&self, new: &mut Object, _old: &Object) {
+        self.default(new);
+    }
+    /// [`Rules::validate`] of the new version of an updated object; a kind may pass over what
+    /// the update left shared with the stored version, which was valid when it was stored (as
+    /// the real status strategies validate the status, not the spec they copied).
+    fn validate_changed(&self, new: &Object, _old: &Object) -> Vec<FieldError> {
+        self.validate(new)
+    }
     /// What an update may not change (beyond [`Rules::validate`] of the new object).
     fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
         Vec::new()

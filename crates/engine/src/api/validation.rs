@@ -28,8 +28,10 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
 
 /// Everything wrong with replacing `old` by `new` (the whole object, main resource).
 pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
-    let mut errs = validate_create(new);
-    errs.extend(new.kind().resource().rules.validate_update(new, old));
+    let rules = new.kind().resource().rules;
+    let mut errs = validate_meta(new.kind(), new.meta());
+    errs.extend(rules.validate_changed(new, old));
+    errs.extend(rules.validate_update(new, old));
     errs
 }
 

@@ -158,7 +158,7 @@ impl ApiServer {
         new.meta_mut()
             .resource_version
             .clone_from(&old.meta().resource_version);
-        defaults::apply(&mut new);
+        defaults::apply_update(&mut new, &old);
         if let (Object::Service(n), Object::Service(o)) = (&mut new, &*old) {
             service_allocation::keep_allocated(&mut n.spec, &o.spec);
         }

@@ -92,6 +92,12 @@ impl Rules for PodRules {
         }
     }
 
+    fn default_update(&self, new: &mut Object, old: &Object) {
+        if !spec_shared(new, old) {
+            self.default(new);
+        }
+    }
+
     fn validate(&self, obj: &Object) -> Vec<FieldError> {
         obj.as_pod()
             .map(|p| {
@@ -102,8 +108,16 @@ impl Rules for PodRules {
             .unwrap_or_default()
     }
 
+    fn validate_changed(&self, new: &Object, old: &Object) -> Vec<FieldError> {
+        match new.as_pod() {
+            Some(p) if spec_shared(new, old) => validation::behaviour_annotation(&p.metadata),
+            _ => self.validate(new),
+        }
+    }
+
     fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
         match (new.as_pod(), old.as_pod()) {
+            _ if spec_shared(new, old) => Vec::new(),
             (Some(n), Some(o)) if !validation::pod_spec_update_allowed(&n.spec, &o.spec) => {
                 vec![FieldError::forbidden(
                     "spec",
@@ -271,6 +285,12 @@ pub fn pod_summary(pod: &Value, now_unix_ms: i64) -> PodSummary {
         ready: format!("{ready}/{total}"),
         restarts,
     }
+}
+
+/// Whether an update left the pod's spec the stored version's very own (a status write, or a
+/// metadata change): that spec was defaulted and validated when it was stored.
+fn spec_shared(new: &Object, old: &Object) -> bool {
+    matches!((new, old), (Object::Pod(n), Object::Pod(o)) if Arc::ptr_eq(&n.spec, &o.spec))
 }
 
 fn pod_ready_condition(pod: &Value) -> bool {
