@@ -26,7 +26,7 @@ pub struct Pod {
     pub status: PodStatus,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodSpec {
     /// Shared: every pod a ReplicaSet creates holds its template's containers, and every later
@@ -60,7 +60,7 @@ pub type Containers = Shared<Vec<Container>>;
 
 sharable_vec!(Container);
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Container {
     #[serde(default)]
@@ -235,7 +235,7 @@ pub struct GrpcAction {
     pub service: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerPort {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -246,7 +246,7 @@ pub struct ContainerPort {
     pub protocol: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRequirements {
     #[serde(
