@@ -14,9 +14,9 @@
 //! Kubernetes has no limit on the number of labels of its own: the object size bounds it.
 
 use super::errors;
+use super::json_len::json_len;
 use crate::api::Object;
 use crate::store::{Store, StoreError};
-use std::io::{self, Write};
 use std::sync::Arc;
 use watchlab_apimachinery::status::Status;
 
@@ -53,22 +53,8 @@ pub fn check_body(body: Option<&str>) -> Result<(), Status> {
 /// The length of `obj`'s JSON encoding, counted without building it (and without resolving
 /// its `managedFields` when an update left them pending: a few hundred bytes at most).
 pub fn encoded_len(obj: &Object) -> usize {
-    struct Count(usize);
-    impl Write for Count {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut c = Count(0);
-    match serde_json::to_writer(&mut c, &obj.untracked()) {
-        Ok(()) => c.0,
-        // An object that cannot be encoded cannot be stored either.
-        Err(_) => usize::MAX,
-    }
+    // An object that cannot be encoded cannot be stored either.
+    json_len(&obj.untracked()).unwrap_or(usize::MAX)
 }
 
 /// etcd's checks on a put of `obj` at `key`: the request size, then the space quota. The

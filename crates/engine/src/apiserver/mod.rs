@@ -11,6 +11,7 @@ pub mod continue_token;
 pub mod crd;
 pub mod discovery;
 pub mod http;
+pub mod json_len;
 pub mod kubernetes_service;
 pub mod lease_manager;
 pub mod ledger;
