@@ -5,7 +5,8 @@
 use super::field_manager::{self, Owner};
 use super::{admission, errors};
 use super::{ApiServer, CommitError, Write};
-use crate::api::{defaults, strategy, validation, Kind, Object, ResourceInfo};
+use crate::api::{defaults, strategy, validation, Kind, Object, ObjectMeta, ResourceInfo};
+use crate::clock::Timestamp;
 use std::sync::Arc;
 use watchlab_apimachinery::status::{Status, StatusCause};
 
@@ -38,17 +39,7 @@ impl ApiServer {
                 "resourceVersion should not be set on objects to be created",
             ));
         }
-        {
-            let m = obj.meta_mut();
-            if !r.namespaced {
-                m.namespace.clear();
-            }
-            m.uid.clear();
-            m.deletion_timestamp = None;
-            m.deletion_grace_period_seconds = None;
-            m.generation = None;
-            m.creation_timestamp = Some(self.now);
-        }
+        server_owned_meta(obj.meta_mut(), r.namespaced, self.now);
         if r.namespaced && !obj.namespace().is_empty() {
             self.check_namespace_accepts(r, obj.name(), obj.namespace())?;
         }
@@ -64,13 +55,7 @@ impl ApiServer {
         for attempt in 0..attempts {
             let last = attempt + 1 == attempts;
             if generated {
-                let prefix: String = obj
-                    .meta()
-                    .generate_name
-                    .chars()
-                    .take(MAX_GENERATED_PREFIX)
-                    .collect();
-                obj.meta_mut().name = format!("{prefix}{}", self.rng.name_suffix(SUFFIX_LEN));
+                obj.meta_mut().name = self.generated_name(&obj.meta().generate_name);
             }
             // Only an attempt that may be followed by another (a generated name that turns out
             // taken) needs the request kept: the last one consumes it.
@@ -132,6 +117,13 @@ impl ApiServer {
         Err(errors::unknown("no name could be generated"))
     }
 
+    /// `generateName` plus five random characters, the prefix cut so the name fits
+    /// (`names.SimpleNameGenerator`).
+    fn generated_name(&mut self, generate_name: &str) -> String {
+        let prefix: String = generate_name.chars().take(MAX_GENERATED_PREFIX).collect();
+        format!("{prefix}{}", self.rng.name_suffix(SUFFIX_LEN))
+    }
+
     /// NamespaceLifecycle: the namespace must exist and not be terminating (403 with the
     /// `NamespaceTerminating` cause, as the admission plugin answers).
     fn check_namespace_accepts(
@@ -161,4 +153,17 @@ impl ApiServer {
             Some(_) => Ok(()),
         }
     }
+}
+
+/// What the server, not the client, sets in a new object's metadata (`BeforeCreate`):
+/// no uid, deletion or generation yet, the creation time now, no namespace if cluster-scoped.
+fn server_owned_meta(m: &mut ObjectMeta, namespaced: bool, now: Timestamp) {
+    if !namespaced {
+        m.namespace.clear();
+    }
+    m.uid.clear();
+    m.deletion_timestamp = None;
+    m.deletion_grace_period_seconds = None;
+    m.generation = None;
+    m.creation_timestamp = Some(now);
 }
