@@ -60,19 +60,15 @@ impl SimRng {
             .collect()
     }
 
-    /// A version-4 UUID string for `metadata.uid`.
+    /// A version-4 UUID string for `metadata.uid`: sixteen bytes of the stream with the
+    /// version and variant bits set (RFC 4122 §4.4).
     pub fn uuid(&mut self) -> String {
-        let (a, b) = (self.next_u64(), self.next_u64());
-        let a = (a & 0xffff_ffff_ffff_0fff) | 0x0000_0000_0000_4000;
-        let b = (b & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000;
-        format!(
-            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-            a >> 32,
-            (a >> 16) & 0xffff,
-            a & 0xffff,
-            b >> 48,
-            b & 0xffff_ffff_ffff
-        )
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(&self.next_u64().to_be_bytes());
+        bytes[8..].copy_from_slice(&self.next_u64().to_be_bytes());
+        let uuid = uuid::Builder::from_random_bytes(bytes).into_uuid();
+        let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        uuid.hyphenated().encode_lower(&mut text).to_string()
     }
 }
 
@@ -105,6 +101,27 @@ mod tests {
         assert_eq!(u.len(), 36);
         assert_eq!(&u[14..15], "4");
         assert!(matches!(&u[19..20], "8" | "9" | "a" | "b"), "{u}");
+    }
+
+    /// A saved journal replays to the same uids: the text is the stream's two words, hex, with
+    /// the version and variant bits set, as it always was.
+    #[test]
+    fn uuids_spell_the_streams_words() {
+        for seed in 0..50 {
+            let mut words = SimRng::seed_from_u64(seed);
+            let (a, b) = (words.next_u64(), words.next_u64());
+            let a = (a & 0xffff_ffff_ffff_0fff) | 0x4000;
+            let b = (b & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000;
+            let expected = format!(
+                "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+                a >> 32,
+                (a >> 16) & 0xffff,
+                a & 0xffff,
+                b >> 48,
+                b & 0xffff_ffff_ffff
+            );
+            assert_eq!(SimRng::seed_from_u64(seed).uuid(), expected);
+        }
     }
 
     #[test]
