@@ -221,29 +221,41 @@ impl ManagedFields {
 
     /// Resolves a pending update of `owner` (the object carrying `self`).
     fn resolve(&self, owner: &Object) {
+        let _ = self.resolve_to_json(owner);
+    }
+
+    /// [`ManagedFields::resolve`], returning `owner`'s JSON when resolving built it: the update
+    /// after it in a chain compares against that same JSON, so each version of a chain is
+    /// converted once, not twice.
+    fn resolve_to_json(&self, owner: &Object) -> Option<Value> {
         let Repr::Pending(p) = &self.0 else {
-            return;
+            return None;
         };
         if p.resolved.get().is_some() {
-            return;
+            return None;
         }
         // A copy (a writer's clone, perhaps modified since): the stored version decides.
         if let Some(stored) = p.stored.get().and_then(Weak::upgrade) {
             if !std::ptr::eq(Arc::as_ptr(&stored), owner) {
                 stored.meta().managed_fields.resolve(&stored);
-                return;
+                return None;
             }
         }
         let prev = p.prev.lock().ok().and_then(|mut g| g.take());
+        let mut owner_json = None;
         p.resolved.get_or_init(|| {
-            if let Some(prev) = &prev {
-                prev.meta().managed_fields.resolve(prev);
-            }
-            let old_json = prev
-                .as_deref()
-                .map_or_else(|| Value::Object(Map::new()), Object::untracked_json);
+            // The comparison leaves `managedFields` out, so the previous version's JSON from
+            // before or after its own resolution is the same to it.
+            let old_json = match &prev {
+                Some(prev) => prev
+                    .meta()
+                    .managed_fields
+                    .resolve_to_json(prev)
+                    .unwrap_or_else(|| prev.untracked_json()),
+                None => Value::Object(Map::new()),
+            };
             let new_json = owner.untracked_json();
-            Arc::new(updated_entries(
+            let entries = updated_entries(
                 p.base.entries(),
                 &old_json,
                 &new_json,
@@ -251,8 +263,11 @@ impl ManagedFields {
                 &p.manager,
                 p.subresource,
                 p.time,
-            ))
+            );
+            owner_json = Some(new_json);
+            Arc::new(entries)
         });
+        owner_json
     }
 }
 
