@@ -67,37 +67,53 @@ fn num_in(text: &str, r: std::ops::Range<usize>) -> Option<i64> {
 
 /// Unix seconds as `metav1.Time` writes them: `2026-01-01T00:00:05Z` (always UTC).
 /// Every object written is measured by encoding it, so this runs for each timestamp of each
-/// write: years 0–9999 are written digit by digit, the rare others through `format!`.
+/// write: years 0–9999 are written digit by digit ([`seconds_text`]), the rare others through
+/// `format!`.
 pub fn format_unix_secs(unix_secs: i64) -> String {
+    if let Some(text) = seconds_text(unix_secs) {
+        return text.as_str().to_string();
+    }
     let (days, rem) = (unix_secs.div_euclid(86_400), unix_secs.rem_euclid(86_400));
     let (y, m, d) = civil_from_days(days);
     let (h, min, sec) = (rem / 3600, (rem % 3600) / 60, rem % 60);
-    let Ok(year) = u16::try_from(y) else {
-        return format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{sec:02}Z");
-    };
-    if year > 9999 {
-        return format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{sec:02}Z");
+    format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{sec:02}Z")
+}
+
+/// The twenty bytes of a [`format_unix_secs`] text, held on the stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SecondsText([u8; 20]);
+
+impl SecondsText {
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or_default()
     }
-    let mut out = String::with_capacity(20);
-    let digits = |out: &mut String, value: i64, width: u32| {
-        for place in (0..width).rev() {
-            let digit = (value / 10_i64.pow(place)) % 10;
-            out.push(char::from(b'0' + digit as u8));
+}
+
+/// [`format_unix_secs`] without allocating, for years 0–9999 (`None` for the others).
+pub fn seconds_text(unix_secs: i64) -> Option<SecondsText> {
+    let (days, rem) = (unix_secs.div_euclid(86_400), unix_secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let (h, min, sec) = (rem / 3600, (rem % 3600) / 60, rem % 60);
+    if !(0..=9999).contains(&y) {
+        return None;
+    }
+    let mut out = *b"0000-00-00T00:00:00Z";
+    let mut digits = |at: usize, value: i64, width: usize| {
+        let mut v = value;
+        for i in (at..at + width).rev() {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = b'0' + (v % 10) as u8;
+            }
+            v /= 10;
         }
     };
-    digits(&mut out, i64::from(year), 4);
-    out.push('-');
-    digits(&mut out, i64::from(m), 2);
-    out.push('-');
-    digits(&mut out, i64::from(d), 2);
-    out.push('T');
-    digits(&mut out, h, 2);
-    out.push(':');
-    digits(&mut out, min, 2);
-    out.push(':');
-    digits(&mut out, sec, 2);
-    out.push('Z');
-    out
+    digits(0, y, 4);
+    digits(5, i64::from(m), 2);
+    digits(8, i64::from(d), 2);
+    digits(11, h, 2);
+    digits(14, min, 2);
+    digits(17, sec, 2);
+    Some(SecondsText(out))
 }
 
 fn is_leap(y: i64) -> bool {

@@ -40,7 +40,17 @@ impl Timestamp {
     /// RFC 3339 with second precision in UTC, as `metav1.Time` serializes
     /// (`2026-01-01T00:00:05Z`).
     pub fn to_rfc3339(self) -> String {
-        rfc3339::format_unix_secs(EPOCH_UNIX_SECONDS as i64 + (self.0 / 1000) as i64)
+        rfc3339::format_unix_secs(self.unix_secs())
+    }
+
+    /// [`Timestamp::to_rfc3339`] on the stack (what serializing an object writes; `None`
+    /// past the year 9999).
+    pub fn rfc3339_text(self) -> Option<rfc3339::SecondsText> {
+        rfc3339::seconds_text(self.unix_secs())
+    }
+
+    fn unix_secs(self) -> i64 {
+        EPOCH_UNIX_SECONDS as i64 + (self.0 / 1000) as i64
     }
 
     /// Parses an RFC 3339 time as Go's `time.Parse(time.RFC3339, …)` does (`Z` or a numeric

@@ -33,7 +33,10 @@ pub mod rfc3339 {
     use super::*;
     pub fn serialize<S: Serializer>(t: &Option<Timestamp>, s: S) -> Result<S::Ok, S::Error> {
         match t {
-            Some(t) => s.serialize_str(&t.to_rfc3339()),
+            Some(t) => match t.rfc3339_text() {
+                Some(text) => s.serialize_str(text.as_str()),
+                None => s.serialize_str(&t.to_rfc3339()),
+            },
             None => s.serialize_none(),
         }
     }

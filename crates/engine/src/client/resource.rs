@@ -29,11 +29,22 @@ impl ObjectKey {
     pub fn new(namespace: Option<&str>, name: &str) -> Self {
         match namespace {
             Some(ns) if !ns.is_empty() => {
-                let mut key = String::with_capacity(ns.len() + 1 + name.len());
-                key.push_str(ns);
-                key.push('/');
-                key.push_str(name);
-                ObjectKey(Arc::from(key))
+                // Joined on the stack, so the shared key is the one allocation (a namespace is
+                // at most 63 bytes, a name at most 253).
+                let mut buf = [0u8; 320];
+                let len = ns.len() + 1 + name.len();
+                if let Some(joined) = buf.get_mut(..len) {
+                    let (head, tail) = joined.split_at_mut(ns.len());
+                    head.copy_from_slice(ns.as_bytes());
+                    if let Some((slash, rest)) = tail.split_first_mut() {
+                        *slash = b'/';
+                        rest.copy_from_slice(name.as_bytes());
+                    }
+                    if let Ok(key) = std::str::from_utf8(joined) {
+                        return ObjectKey(Arc::from(key));
+                    }
+                }
+                ObjectKey(Arc::from(format!("{ns}/{name}")))
             }
             _ => ObjectKey(Arc::from(name)),
         }
@@ -76,5 +87,15 @@ mod tests {
         assert_eq!(node.to_string(), "node-a");
         assert_eq!(node.split(), (None, "node-a"));
         assert_eq!(ObjectKey::new(Some(""), "x").as_str(), "x");
+    }
+
+    #[test]
+    fn long_and_non_ascii_names_join_the_same_way() {
+        let long = "n".repeat(400);
+        assert_eq!(
+            ObjectKey::new(Some("team-ü"), &long).as_str(),
+            format!("team-ü/{long}")
+        );
+        assert_eq!(ObjectKey::new(Some("a"), "日本").as_str(), "a/日本");
     }
 }
