@@ -382,7 +382,7 @@ impl ApiServer {
         };
         let txn = Txn {
             compare: vec![Compare {
-                key: key.clone(),
+                key,
                 target: CompareTarget::ModRevision,
                 op: CompareOp::Equal,
                 value: expected_mod,
