@@ -157,6 +157,36 @@ impl<'a> Compound<'a> {
     }
 }
 
+/// The narrower integers, each counted as its widest kind (`serialize_i128`/`u128`).
+macro_rules! narrow_integers_widened {
+    () => {
+        fn serialize_i8(self, v: i8) -> Result<(), Error> {
+            self.serialize_i128(i128::from(v))
+        }
+        fn serialize_i16(self, v: i16) -> Result<(), Error> {
+            self.serialize_i128(i128::from(v))
+        }
+        fn serialize_i32(self, v: i32) -> Result<(), Error> {
+            self.serialize_i128(i128::from(v))
+        }
+        fn serialize_i64(self, v: i64) -> Result<(), Error> {
+            self.serialize_i128(i128::from(v))
+        }
+        fn serialize_u8(self, v: u8) -> Result<(), Error> {
+            self.serialize_u128(u128::from(v))
+        }
+        fn serialize_u16(self, v: u16) -> Result<(), Error> {
+            self.serialize_u128(u128::from(v))
+        }
+        fn serialize_u32(self, v: u32) -> Result<(), Error> {
+            self.serialize_u128(u128::from(v))
+        }
+        fn serialize_u64(self, v: u64) -> Result<(), Error> {
+            self.serialize_u128(u128::from(v))
+        }
+    };
+}
+
 impl<'a> ser::Serializer for &'a mut Counter {
     type Ok = ();
     type Error = Error;
@@ -168,37 +198,15 @@ impl<'a> ser::Serializer for &'a mut Counter {
     type SerializeStruct = Compound<'a>;
     type SerializeStructVariant = Compound<'a>;
 
+    narrow_integers_widened!();
+
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.add(if v { 4 } else { 5 });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.serialize_i128(i128::from(v))
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.serialize_i128(i128::from(v))
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.serialize_i128(i128::from(v))
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.serialize_i128(i128::from(v))
-    }
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
         self.add(signed_len(v));
         Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.serialize_u128(u128::from(v))
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.serialize_u128(u128::from(v))
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.serialize_u128(u128::from(v))
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.serialize_u128(u128::from(v))
     }
     fn serialize_u128(self, v: u128) -> Result<(), Error> {
         self.add(unsigned_len(v));
@@ -333,38 +341,27 @@ impl ser::SerializeSeq for Compound<'_> {
     }
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        ser::SerializeSeq::serialize_element(self, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        ser::SerializeSeq::end(self)
-    }
+/// Tuples of every sort are counted as sequences (JSON arrays).
+macro_rules! counted_as_sequence {
+    ($($trait_:ident :: $method:ident),*) => {$(
+        impl ser::$trait_ for Compound<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                ser::SerializeSeq::serialize_element(self, value)
+            }
+            fn end(self) -> Result<(), Error> {
+                ser::SerializeSeq::end(self)
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        ser::SerializeSeq::serialize_element(self, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        ser::SerializeSeq::end(self)
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        ser::SerializeSeq::serialize_element(self, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        ser::SerializeSeq::end(self)
-    }
-}
+counted_as_sequence!(
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
@@ -441,6 +438,8 @@ impl ser::Serializer for MapKey<'_> {
     type SerializeStruct = ser::Impossible<(), Error>;
     type SerializeStructVariant = ser::Impossible<(), Error>;
 
+    narrow_integers_widened!();
+
     fn serialize_str(self, v: &str) -> Result<(), Error> {
         self.0.string(v);
         Ok(())
@@ -452,32 +451,8 @@ impl ser::Serializer for MapKey<'_> {
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.quoted(if v { 4 } else { 5 })
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.quoted(signed_len(i128::from(v)))
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.quoted(signed_len(i128::from(v)))
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.quoted(signed_len(i128::from(v)))
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.quoted(signed_len(i128::from(v)))
-    }
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
         self.quoted(signed_len(v))
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.quoted(unsigned_len(u128::from(v)))
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.quoted(unsigned_len(u128::from(v)))
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.quoted(unsigned_len(u128::from(v)))
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.quoted(unsigned_len(u128::from(v)))
     }
     fn serialize_u128(self, v: u128) -> Result<(), Error> {
         self.quoted(unsigned_len(v))
