@@ -1004,8 +1004,11 @@ impl Controller for Kubelet {
                 now.plus_secs(1)
             };
         }
-        let user = self.user.clone();
-        let notes = self.informer().step(now, api, &user);
+        self.informer();
+        let notes = match self.pods.as_mut() {
+            Some(informer) => informer.step(now, api, &self.user),
+            None => Vec::new(),
+        };
         for note in notes {
             self.queue.add(note.key());
         }

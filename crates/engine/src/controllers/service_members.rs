@@ -151,25 +151,28 @@ impl ServiceMembers {
     /// Services. Returns the Services whose endpoints may have changed (every Service that
     /// selected it before or after).
     pub fn on_pod(&mut self, note: &Notification<Arc<Object>>) -> Vec<ObjectKey> {
-        let pod_key = note.key();
         let (old, new): (Option<&Arc<Object>>, Option<&Arc<Object>>) = match note {
             Notification::Add(o) => (None, Some(o)),
             Notification::Update { old, new } => (Some(old), Some(new)),
             Notification::Delete(d) => (Some(d.object()), None),
         };
-        let Some(namespace) = new.or(old).map(|o| o.namespace().to_string()) else {
+        let Some(namespace) = new.or(old).map(|o| o.namespace()) else {
             return Vec::new();
         };
         let services = self
             .services
             .store()
-            .by_index(NAMESPACE_INDEX, &namespace)
+            .by_index(NAMESPACE_INDEX, namespace)
             .unwrap_or_default();
+        // The pod's key only once a Service with a selector needs it (a namespace's Services
+        // are often selector-less, as `kubernetes` in `default`).
+        let mut pod_key = None;
         let mut touched = Vec::new();
         for svc in &services {
             let Some(sel) = service_of(svc).and_then(selector) else {
                 continue;
             };
+            let pod_key = pod_key.get_or_insert_with(|| note.key());
             let key = ObjectKey::of(svc);
             let was = old.is_some_and(|o| sel.matches(&o.meta().labels));
             let is = new.is_some_and(|o| sel.matches(&o.meta().labels));
@@ -177,7 +180,7 @@ impl ServiceMembers {
             if is {
                 set.insert(pod_key.clone());
             } else {
-                set.remove(&pod_key);
+                set.remove(pod_key);
             }
             if was || is {
                 touched.push(key);
