@@ -131,6 +131,11 @@ impl<T: Clone + Ord> WorkQueue<T> {
         self.shutting_down
     }
 
+    /// Whether [`WorkQueue::get`] at `now` would hand out a key.
+    pub fn has_ready(&self, now: Timestamp) -> bool {
+        !self.queue.is_empty() || self.next_ready_at().is_some_and(|t| t <= now)
+    }
+
     /// Keys ready to be handed out.
     pub fn len(&self) -> usize {
         self.queue.len()
@@ -173,6 +178,19 @@ mod tests {
     use super::*;
 
     const T0: Timestamp = Timestamp(0);
+
+    #[test]
+    fn has_ready_counts_delayed_keys_once_due() {
+        let mut q = WorkQueue::default();
+        assert!(!q.has_ready(T0));
+        q.add_after("a", 100, T0);
+        assert!(!q.has_ready(T0));
+        assert!(q.has_ready(Timestamp(100)));
+        assert_eq!(q.get(Timestamp(100)), Some("a"));
+        assert!(!q.has_ready(Timestamp(100)));
+        q.add("b");
+        assert!(q.has_ready(T0));
+    }
 
     fn queue() -> WorkQueue<&'static str> {
         WorkQueue::default()

@@ -709,6 +709,33 @@ mod tests {
     }
 
     #[test]
+    fn a_burst_of_pods_to_bind_is_cut_between_pods() {
+        // The ReplicaSet creates all six pods in one sync; the scheduler then has six to bind
+        // in one step. Stopping after every step (a frame budget always spent), each piece
+        // binds one pod, and the history is the uncut one.
+        let mut sliced = rolling_out();
+        let mut whole = rolling_out();
+        let t = sliced.now().plus_secs(2);
+        let bound = |c: &Cluster| c.pods().iter().filter(|p| p.node.is_some()).count();
+        let mut seen = vec![bound(&sliced)];
+        let mut note = |c: &Cluster| {
+            if seen.last() != Some(&bound(c)) {
+                seen.push(bound(c));
+            }
+        };
+        while sliced.now() < t {
+            sliced.advance_until(t, || true);
+            note(&sliced);
+        }
+        while sliced.settle_for(1) {
+            note(&sliced);
+        }
+        assert_eq!(seen, [0, 1, 2, 3, 4, 5, 6]);
+        whole.advance_to(t);
+        assert_eq!(history_digest(&sliced), history_digest(&whole));
+    }
+
+    #[test]
     fn skipping_idle_controllers_changes_nothing() {
         // The ledger, and what no ledger shows: each kube-proxy's rules and last sync, the open
         // watch streams, and the

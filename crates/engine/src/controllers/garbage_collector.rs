@@ -160,6 +160,9 @@ impl GarbageCollector {
     /// An object added or updated: its node and edges follow it.
     fn observe(&mut self, api: &ApiServer, obj: &Arc<Object>) {
         let meta = obj.meta();
+        if self.unchanged(obj) {
+            return;
+        }
         let uid = meta.uid.clone();
         let previous = self.graph.remove(&uid);
         let was_deleting_dependents = previous.as_ref().is_some_and(|n| n.deleting_dependents);
@@ -256,6 +259,28 @@ impl GarbageCollector {
             }
             self.attempt_to_delete.add(uid);
         }
+    }
+
+    /// Whether `obj` is an update that changes nothing the graph holds: an observed node, not
+    /// being deleted before or now, with the same owners, none of them deleting its
+    /// dependents. Most updates are (status writes, lease renewals: thousands a second), and
+    /// the real graph builder leaves such a node alone too (`processGraphChanges` acts on
+    /// reference differences and deletion state).
+    fn unchanged(&self, obj: &Object) -> bool {
+        let meta = obj.meta();
+        let Some(node) = self.graph.get(&meta.uid) else {
+            return false;
+        };
+        !node.virtual_
+            && !node.being_deleted
+            && meta.deletion_timestamp.is_none()
+            && node.kind == Some(obj.kind())
+            && node.owners == meta.owner_references
+            && node.owners.iter().all(|o| {
+                self.graph
+                    .get(&o.uid)
+                    .is_none_or(|owner| !owner.deleting_dependents)
+            })
     }
 
     /// An object gone: its edges go, its dependents are checked, and owners waiting for it

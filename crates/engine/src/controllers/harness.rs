@@ -22,7 +22,7 @@ use super::replicaset::ReplicaSetController;
 use super::scheduler::Scheduler;
 use super::shared_informer::SharedInformers;
 use super::website::WebsiteOperator;
-use super::Controller;
+use super::{Controller, Stepped};
 use crate::apiserver::{ApiServer, ServerConfig};
 use crate::clock::{self, Timers, Timestamp};
 
@@ -228,7 +228,13 @@ impl ControlPlane {
                 let Some(c) = self.nth_mut(index) else {
                     break;
                 };
-                let wake = match c.idle(now, api).filter(|_| !step_idle) {
+                // A step that stopped part-way goes on: it was not idle, and asking again
+                // now could answer from the middle of its work.
+                let idle = match settling.mid_step {
+                    true => None,
+                    false => c.idle(now, api).filter(|_| !step_idle),
+                };
+                let wake = match idle {
                     Some(wake) => {
                         let streams = c
                             .informers()
@@ -238,8 +244,16 @@ impl ControlPlane {
                         self.parking.park(index, wake, streams);
                         wake
                     }
-                    None => c.step(now, api),
+                    None => match c.step_until(now, api, &mut stop) {
+                        Stepped::Done(wake) => wake,
+                        Stepped::Stopped => {
+                            settling.next = index;
+                            settling.mid_step = true;
+                            return None;
+                        }
+                    },
                 };
+                settling.mid_step = false;
                 settling.wake = super::earliest([settling.wake, wake]);
                 settling.next = index + 1;
                 settling.steps += 1;
@@ -273,6 +287,8 @@ pub struct Settling {
     round_start: u64,
     /// The earliest wake-up asked for in the current round.
     wake: Option<Timestamp>,
+    /// The controller at `next` stopped inside its step ([`Stepped::Stopped`]).
+    mid_step: bool,
     steps: u64,
 }
 

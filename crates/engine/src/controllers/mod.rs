@@ -76,6 +76,19 @@ pub trait Controller {
     /// polled), which the driver detects from the store revision.
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp>;
 
+    /// [`Controller::step`] that may stop part-way when `stop` says so (a browser frame's
+    /// budget), for a controller whose one step can be long (the scheduler binding a burst of
+    /// 500 pods). Called again at the same instant with nothing else run in between, it goes on
+    /// where it stopped, so the writes are those of one uncut step. By default the step is whole.
+    fn step_until(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        _stop: &mut dyn FnMut() -> bool,
+    ) -> Stepped {
+        Stepped::Done(self.step(now, api))
+    }
+
     /// `Some(wake)` when a step at `now` would do nothing but return `wake` (nothing due, no
     /// stream with news), so a settle may skip it: at a thousand nodes most kubelets are idle at
     /// any instant, and stepping each of them every round was most of the work. `None`: step it.
@@ -94,6 +107,15 @@ pub trait Controller {
     fn informers(&self) -> Vec<InformerRef<'_>> {
         Vec::new()
     }
+}
+
+/// How a [`Controller::step_until`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stepped {
+    /// The step is complete; its wake-up as [`Controller::step`] returns it.
+    Done(Option<Timestamp>),
+    /// It stopped with work left at this instant: step it again to go on.
+    Stopped,
 }
 
 /// The earliest of several optional wake-ups.
