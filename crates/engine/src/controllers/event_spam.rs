@@ -8,8 +8,6 @@
 //! its first 25 events — what a real cluster's `kubectl get events` shows. The buckets sit in an
 //! LRU of 4,096 (`maxLruCacheEntries`); a forgotten pair starts again with a full bucket.
 
-use std::rc::Rc;
-
 use super::lru::{Lru, MAX_CACHE_ENTRIES};
 use crate::clock::Timestamp;
 
@@ -50,10 +48,15 @@ impl Bucket {
     }
 }
 
+/// client-go `getSpamKey`'s joined string (source component and host, the involved object's
+/// kind, namespace, name, uid and apiVersion), held as its 128-bit FNV-1a
+/// ([`crate::hash::fnv1a128_joined`]).
+pub type SpamKey = u128;
+
 /// The buckets of one recorder, by spam key.
 #[derive(Debug)]
 pub struct SpamFilter {
-    buckets: Lru<Rc<str>, Bucket>,
+    buckets: Lru<SpamKey, Bucket>,
     /// Events dropped so far.
     filtered: u64,
 }
@@ -68,9 +71,8 @@ impl Default for SpamFilter {
 }
 
 impl SpamFilter {
-    /// Whether an event under `key` (client-go `getSpamKey`: source component and host, the
-    /// involved object's kind, namespace, name, uid and apiVersion) may be written at `now`.
-    pub fn allow(&mut self, key: Rc<str>, now: Timestamp) -> bool {
+    /// Whether an event under `key` may be written at `now`.
+    pub fn allow(&mut self, key: SpamKey, now: Timestamp) -> bool {
         let allowed = match self.buckets.get_mut(&key) {
             Some(bucket) => bucket.try_accept(now),
             None => {
@@ -98,32 +100,32 @@ mod tests {
     #[test]
     fn a_burst_of_25_then_one_event_per_five_minutes() {
         let mut filter = SpamFilter::default();
-        let key: Rc<str> = Rc::from("kubelet node-1 Pod default web");
+        let key: SpamKey =
+            crate::hash::fnv1a128_joined(&["kubelet", "node-1", "Pod", "default", "web"]);
         let t0 = Timestamp::from_secs(100);
-        let accepted = (0..40)
-            .filter(|_| filter.allow(Rc::clone(&key), t0))
-            .count();
+        let accepted = (0..40).filter(|_| filter.allow(key, t0)).count();
         assert_eq!(accepted, 25);
         assert_eq!(filter.filtered(), 15);
-        assert!(!filter.allow(Rc::clone(&key), t0.plus_secs(299)));
-        assert!(filter.allow(Rc::clone(&key), t0.plus_secs(300)));
-        assert!(!filter.allow(Rc::clone(&key), t0.plus_secs(301)));
+        assert!(!filter.allow(key, t0.plus_secs(299)));
+        assert!(filter.allow(key, t0.plus_secs(300)));
+        assert!(!filter.allow(key, t0.plus_secs(301)));
         // Another object of the same source has its own bucket.
-        assert!(filter.allow(Rc::from("kubelet node-1 Pod default db"), t0));
+        assert!(filter.allow(
+            crate::hash::fnv1a128_joined(&["kubelet", "node-1", "Pod", "default", "db"]),
+            t0
+        ));
     }
 
     #[test]
     fn an_idle_bucket_refills_to_the_burst_and_no_further() {
         let mut filter = SpamFilter::default();
-        let key: Rc<str> = Rc::from("k");
+        let key: SpamKey = 7;
         let t0 = Timestamp::from_secs(0);
         for _ in 0..25 {
-            assert!(filter.allow(Rc::clone(&key), t0));
+            assert!(filter.allow(key, t0));
         }
         let later = t0.plus_secs(24 * 3600);
-        let accepted = (0..30)
-            .filter(|_| filter.allow(Rc::clone(&key), later))
-            .count();
+        let accepted = (0..30).filter(|_| filter.allow(key, later)).count();
         assert_eq!(accepted, 25);
     }
 }
