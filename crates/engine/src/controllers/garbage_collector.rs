@@ -147,7 +147,11 @@ impl GarbageCollector {
     /// `processGraphChanges` for one notification.
     fn on_note(&mut self, api: &ApiServer, note: &Notification<Arc<Object>>) {
         match note {
-            Notification::Add(o) | Notification::Update { new: o, .. } => self.observe(api, o),
+            Notification::Add(o) | Notification::Update { new: o, .. } => {
+                if !self.unchanged(o) {
+                    self.observe(api, o);
+                }
+            }
             Notification::Delete(d) => {
                 let uid = d.object().meta().uid.clone();
                 if self.graph.get(&uid).is_some_and(|n| !n.virtual_) {
@@ -160,9 +164,6 @@ impl GarbageCollector {
     /// An object added or updated: its node and edges follow it.
     fn observe(&mut self, api: &ApiServer, obj: &Arc<Object>) {
         let meta = obj.meta();
-        if self.unchanged(obj) {
-            return;
-        }
         let uid = meta.uid.clone();
         let previous = self.graph.remove(&uid);
         let was_deleting_dependents = previous.as_ref().is_some_and(|n| n.deleting_dependents);
