@@ -205,7 +205,7 @@ fn on_select(
 fn event_row(position: usize, cells: Vec<String>, headers: &[String], ev: &Arc<Object>) -> Html {
     let warning = matches!(ev.as_ref(), Object::Event(e) if e.type_ == "Warning");
     let reason = match ev.as_ref() {
-        Object::Event(e) => e.reason.clone(),
+        Object::Event(e) => e.reason.to_string(),
         _ => String::new(),
     };
     html! {

@@ -196,7 +196,7 @@ fn kubectl_run_story(seed: u64) {
     let reasons: Vec<&str> = evs
         .iter()
         .filter(|e| e.involved_object.name == "debug-tools")
-        .map(|e| e.reason.as_str())
+        .map(|e| &*e.reason)
         .collect();
     assert_eq!(
         reasons,

@@ -2,7 +2,7 @@
 //! lease of at least an hour (kube-apiserver `--event-ttl` default 1h, plus up to the 60 s for
 //! which the apiserver reuses a lease), so old events vanish.
 
-use super::meta::{ObjectMeta, ObjectReference};
+use super::meta::{ObjectMeta, ObjectReference, Term};
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -16,8 +16,10 @@ pub struct Event {
     /// every stored object version is that much smaller.
     #[serde(default)]
     pub involved_object: Box<ObjectReference>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reason: String,
+    /// Terms (reason, type, components): the recorders' literals, borrowed in each of the
+    /// hundreds of thousands of Events a large cluster keeps rather than allocated.
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub reason: Term,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
     #[serde(default)]
@@ -37,8 +39,8 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<i32>,
     /// `Normal` or `Warning`.
-    #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
-    pub type_: String,
+    #[serde(default, rename = "type", skip_serializing_if = "str::is_empty")]
+    pub type_: Term,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -46,7 +48,7 @@ pub struct Event {
     )]
     pub event_time: Option<Timestamp>,
     #[serde(default)]
-    pub reporting_component: String,
+    pub reporting_component: Term,
     #[serde(default)]
     pub reporting_instance: String,
 }
@@ -54,8 +56,8 @@ pub struct Event {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EventSource {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub component: String,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub component: Term,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub host: String,
 }

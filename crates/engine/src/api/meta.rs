@@ -173,16 +173,18 @@ pub fn go_string_map(m: &BTreeMap<String, String>) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectReference {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub kind: String,
+    /// Terms: an object's kind and apiVersion are the registry's literals, borrowed in every
+    /// Event's reference rather than allocated.
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub kind: Term,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uid: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub api_version: String,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub api_version: Term,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub resource_version: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -14,7 +14,7 @@ impl ApiServer {
         self.check_writable()?;
         let name = &binding.metadata.name;
         let mut errs = Vec::new();
-        let target_kind = binding.target.kind.as_str();
+        let target_kind: &str = &binding.target.kind;
         if !target_kind.is_empty() && target_kind != "Node" {
             errs.push(FieldError::not_supported(
                 "target.kind",

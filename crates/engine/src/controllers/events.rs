@@ -20,7 +20,7 @@ use std::sync::Arc;
 use super::event_spam::SpamFilter;
 use super::lru::{Lru, MAX_CACHE_ENTRIES};
 use crate::api::event::EventSource;
-use crate::api::meta::ObjectReference;
+use crate::api::meta::{ObjectReference, Term};
 use crate::api::{Event, Kind, Object, ObjectMeta};
 use crate::apiserver::patch::PatchTarget;
 use crate::apiserver::ApiServer;
@@ -91,7 +91,7 @@ struct Seen {
 struct Pending {
     involved: ObjectReference,
     event_type: EventType,
-    reason: String,
+    reason: &'static str,
     message: String,
     /// Written as the aggregate of similar events.
     combined: bool,
@@ -123,11 +123,11 @@ pub fn reference_of(obj: &Object) -> ObjectReference {
     let r = obj.kind().resource();
     let m = obj.meta();
     ObjectReference {
-        kind: r.kind_name.to_string(),
+        kind: Term::Borrowed(r.kind_name),
         namespace: m.namespace.clone(),
         name: m.name.clone(),
         uid: m.uid.clone(),
-        api_version: r.api_version.to_string(),
+        api_version: Term::Borrowed(r.api_version),
         resource_version: m.resource_version.clone(),
         field_path: String::new(),
     }
@@ -136,11 +136,11 @@ pub fn reference_of(obj: &Object) -> ObjectReference {
 impl EventRecorder {
     /// A recorder writing as `user` with source `{component, host}` (host empty for
     /// controllers, the node name for kubelets).
-    pub fn new(user: &str, component: &str, host: &str) -> Self {
+    pub fn new(user: &str, component: &'static str, host: &str) -> Self {
         EventRecorder {
             user: user.to_string(),
             source: EventSource {
-                component: component.to_string(),
+                component: Term::Borrowed(component),
                 host: host.to_string(),
             },
             seen: Lru::new(MAX_CACHE_ENTRIES),
@@ -188,7 +188,7 @@ impl EventRecorder {
         now: Timestamp,
         obj: &Object,
         event_type: EventType,
-        reason: &str,
+        reason: &'static str,
         message: &str,
     ) {
         let involved = reference_of(obj);
@@ -214,7 +214,7 @@ impl EventRecorder {
             },
             involved,
             event_type,
-            reason: reason.to_string(),
+            reason,
             combined,
             at: now,
             tries: 0,
@@ -347,13 +347,13 @@ impl EventRecorder {
             let event = Event {
                 metadata: ObjectMeta::named(&namespace, &name),
                 involved_object: Box::new(p.involved.clone()),
-                reason: p.reason.clone(),
+                reason: Term::Borrowed(p.reason),
                 message: p.message.clone(),
                 source: self.source.clone(),
                 first_timestamp: Some(whole_second(p.at)),
                 last_timestamp: Some(whole_second(p.at)),
                 count: Some(1),
-                type_: p.event_type.as_str().to_string(),
+                type_: Term::Borrowed(p.event_type.as_str()),
                 event_time: None,
                 reporting_component: self.source.component.clone(),
                 reporting_instance: self.source.host.clone(),

@@ -493,7 +493,7 @@ impl Kubelet {
         now: Timestamp,
         obj: &Object,
         t: EventType,
-        reason: &str,
+        reason: &'static str,
         msg: &str,
     ) {
         self.recorder.record(api, now, obj, t, reason, msg);

@@ -71,17 +71,17 @@ impl Rules for EventRules {
         let e = event(obj)?;
         let io = &e.involved_object;
         Some(match field {
-            "involvedObject.kind" => io.kind.clone(),
+            "involvedObject.kind" => io.kind.to_string(),
             "involvedObject.namespace" => io.namespace.clone(),
             "involvedObject.name" => io.name.clone(),
             "involvedObject.uid" => io.uid.clone(),
-            "involvedObject.apiVersion" => io.api_version.clone(),
+            "involvedObject.apiVersion" => io.api_version.to_string(),
             "involvedObject.resourceVersion" => io.resource_version.clone(),
             "involvedObject.fieldPath" => io.field_path.clone(),
-            "reason" => e.reason.clone(),
-            "reportingComponent" => e.reporting_component.clone(),
-            "source" => e.source.component.clone(),
-            "type" => e.type_.clone(),
+            "reason" => e.reason.to_string(),
+            "reportingComponent" => e.reporting_component.to_string(),
+            "source" => e.source.component.to_string(),
+            "type" => e.type_.to_string(),
             _ => return None,
         })
     }
