@@ -297,7 +297,7 @@ impl EventRecorder {
             &p.involved.namespace,
             &p.involved.name,
             p.event_type.as_str(),
-            &p.reason,
+            p.reason,
             if p.combined { "combined" } else { "single" },
             message,
         ]);
