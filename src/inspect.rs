@@ -35,10 +35,10 @@ pub enum Inspected {
 /// Reads the object a ledger line wrote, at that line's revision.
 pub fn inspect(entry: &LedgerEntry, client: &mut dyn ApiClient) -> Inspection {
     let plural = entry.resource.split('/').next().unwrap_or_default();
-    let title = if entry.namespace.is_empty() {
-        format!("{plural}/{}", entry.name)
+    let title = if entry.namespace().is_empty() {
+        format!("{plural}/{}", entry.name())
     } else {
-        format!("{plural}/{}/{}", entry.namespace, entry.name)
+        format!("{plural}/{}/{}", entry.namespace(), entry.name())
     };
     // What the server serves now (custom resources included), as kubectl learns it.
     let served = Discovery::fetch(client)
@@ -51,17 +51,17 @@ pub fn inspect(entry: &LedgerEntry, client: &mut dyn ApiClient) -> Inspection {
             message: format!("the server doesn't have a resource type \"{plural}\""),
         },
         Some(info) => {
-            let ns = Some(entry.namespace.as_str()).filter(|n| !n.is_empty());
+            let ns = Some(entry.namespace()).filter(|n| !n.is_empty());
             let collection = info.collection_path(ns);
-            match read_at(client, &collection, &entry.name, entry.revision) {
+            match read_at(client, &collection, entry.name(), entry.revision) {
                 Err(refused) => refused,
                 Ok(Some(obj)) => Inspected::Object(obj),
-                Ok(None) => match read_at(client, &collection, &entry.name, entry.revision - 1) {
+                Ok(None) => match read_at(client, &collection, entry.name(), entry.revision - 1) {
                     Ok(Some(obj)) => Inspected::Deleted(obj),
                     Ok(None) => Inspected::Refused {
                         code: 404,
                         reason: "NotFound".into(),
-                        message: format!("{plural} \"{}\" not found", entry.name),
+                        message: format!("{plural} \"{}\" not found", entry.name()),
                     },
                     Err(refused) => refused,
                 },
@@ -122,7 +122,7 @@ mod tests {
             .ledger()
             .iter()
             .rev()
-            .find(|e| e.name == name && e.verb == verb)
+            .find(|e| e.name() == name && e.verb == verb)
             .cloned()
             .unwrap_or_else(|| panic!("no {verb} of {name}"))
     }

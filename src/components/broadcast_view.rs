@@ -100,7 +100,7 @@ pub fn BroadcastView() -> Html {
             fill(&ctx, T::FanOut, &[&fan_rev.to_string()]),
             en.verb,
             en.resource,
-            en.name
+            en.name()
         ),
         None => tr(&ctx, T::FanOutPick).to_string(),
     };

@@ -220,7 +220,7 @@ pub fn FanOutDiagram() -> Html {
             T::FanOutSummary,
             &[
                 &shown.to_string(),
-                &format!("{} {}", en.verb, en.key),
+                &format!("{} {}", en.verb, en.key()),
                 &en.user,
                 &total.received.to_string(),
                 &total.filtered.to_string(),

@@ -56,19 +56,20 @@ fn ledger_row(
         Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Inspect(rev)))
     };
     // The key's directory gives way first; the name (its distinguishing end) stays whole.
-    let dir = l.key.strip_suffix(l.name.as_str()).unwrap_or_default();
+    let key = l.key();
+    let dir = key.strip_suffix(l.name()).unwrap_or_default();
     let name = if dir.is_empty() {
-        l.key.as_str()
+        key.as_str()
     } else {
-        l.name.as_str()
+        l.name()
     };
     let object = if l.resource.contains('/') {
-        format!("{} ({})", l.key, l.resource)
+        format!("{key} ({})", l.resource)
     } else {
-        l.key.clone()
+        key.clone()
     };
     html! {
-        <tr key={position} class={classes!("entry", (selected == Some(rev)).then_some("selected"), (rev < compacted).then_some("compacted"))} data-rev={rev.to_string()} data-key={l.key.clone()}>
+        <tr key={position} class={classes!("entry", (selected == Some(rev)).then_some("selected"), (rev < compacted).then_some("compacted"))} data-rev={rev.to_string()} data-key={l.key().clone()}>
             <td class="num"><button class="link" {onclick} aria-label={fill(ctx, T::ObjectAt, &[&object, &rev.to_string()])}>{ rev }</button></td>
             <td class={classes!("verb", l.verb)}><div>{ l.verb }</div><div class="time num">{ format_time(l.time) }</div></td>
             <td class="object" title={object.clone()}>

@@ -103,10 +103,10 @@ fn lay_out<'a>(entries: &[&'a LedgerEntry]) -> (Vec<&'a str>, Vec<Mark>) {
 
 /// A write in words: revision, verb, object, writer and time.
 fn mark_label(ctx: &Ctx, en: &LedgerEntry) -> String {
-    let object = if en.namespace.is_empty() {
-        format!("{}/{}", en.resource, en.name)
+    let object = if en.namespace().is_empty() {
+        format!("{}/{}", en.resource, en.name())
     } else {
-        format!("{}/{}/{}", en.resource, en.namespace, en.name)
+        format!("{}/{}/{}", en.resource, en.namespace(), en.name())
     };
     fill(
         ctx,

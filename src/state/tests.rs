@@ -165,7 +165,7 @@ fn inspecting_a_ledger_line_reads_the_object_at_that_revision() {
         .api()
         .ledger()
         .iter()
-        .find(|e| e.name == SEED_DEPLOYMENT)
+        .find(|e| e.name() == SEED_DEPLOYMENT)
         .map(|e| e.revision)
         .unwrap_or_else(|| panic!("orders-api not in the ledger"));
     let s = run(s, Action::Inspect(rev));
@@ -889,7 +889,7 @@ fn the_ledger_view_draws_from_the_frame_which_shares_its_lines_between_frames() 
         .iter()
         .zip(s.frame.ledger.iter())
         .all(|(a, b)| Rc::ptr_eq(a, b)));
-    let newest = s.frame.ledger.last().map(|l| l.name.clone());
+    let newest = s.frame.ledger.last().map(|l| l.name().to_string());
     assert_eq!(newest.as_deref(), Some("shared"));
     // Another view: the frame reads no ledger.
     let s = run(s, Action::Show(View::Cluster));
@@ -1111,7 +1111,7 @@ fn endpoint_flaps(s: &State, ip: &str) -> Vec<(u64, u64)> {
     let mut flaps = Vec::new();
     let mut out = None;
     for l in e.cluster.api().ledger().iter() {
-        if l.resource != "endpointslices" || l.namespace != SEED_NAMESPACE {
+        if l.resource != "endpointslices" || l.namespace() != SEED_NAMESPACE {
             continue;
         }
         let (was, is) = (ready_in(l.before.as_deref()), ready_in(l.after.as_deref()));

@@ -590,7 +590,7 @@ fn users_are_recorded_in_the_ledger() {
     let e = s.ledger().iter().last().cloned();
     let e = e.as_ref();
     assert_eq!(
-        e.map(|e| (&*e.user, e.verb, e.resource.as_str(), e.name.as_str())),
+        e.map(|e| (&*e.user, e.verb, e.resource.as_str(), e.name())),
         Some(("kube-scheduler", "create", "pods", "a"))
     );
     assert_eq!(e.map(|e| e.revision), Some(s.revision()));

@@ -335,7 +335,7 @@ fn the_kubernetes_service_s_endpoints_are_the_api_server_s() {
         .ledger()
         .iter()
         .take(7)
-        .map(|l| (l.key.clone(), l.user.to_string()))
+        .map(|l| (l.key().clone(), l.user.to_string()))
         .collect();
     let kube_apiserver = |key: &str| (key.to_string(), "kube-apiserver".to_string());
     assert_eq!(

@@ -40,12 +40,12 @@ fn a_label_overwrite_is_one_line_that_changes_exactly_that_label() {
     })
     .unwrap_or_else(|s| panic!("{}", s.message()));
     let created = last_line(&c);
-    assert_eq!(created.key, "/registry/pods/default/web");
+    assert_eq!(created.key(), "/registry/pods/default/web");
     assert_eq!(created.verb, "create");
     assert!(created.changes().is_empty(), "a creation has no field diff");
 
     let line = label(&mut c, "web", "orders");
-    assert_eq!(line.key, "/registry/pods/default/web");
+    assert_eq!(line.key(), "/registry/pods/default/web");
     assert_eq!(line.verb, "patch");
     assert_eq!(
         line.changes(),
@@ -86,7 +86,7 @@ fn scheduling_and_starting_a_pod_read_as_the_node_and_the_phase() {
         .api()
         .ledger()
         .iter()
-        .filter(|l| l.key == "/registry/pods/default/web")
+        .filter(|l| l.key() == "/registry/pods/default/web")
         .flat_map(|l| l.changes())
         .map(|ch| ch.to_string())
         .collect();
@@ -104,7 +104,7 @@ fn scheduling_and_starting_a_pod_read_as_the_node_and_the_phase() {
         .api()
         .ledger()
         .iter()
-        .find(|l| l.key == "/registry/pods/default/web" && l.resource == "pods/binding")
+        .find(|l| l.key() == "/registry/pods/default/web" && l.resource == "pods/binding")
         .map(|l| l.user.to_string());
     assert_eq!(binder.as_deref(), Some("kube-scheduler"));
 }

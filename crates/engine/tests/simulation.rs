@@ -1075,8 +1075,8 @@ fn transcript(c: &Cluster) -> Vec<String> {
             e.revision,
             e.verb,
             e.resource,
-            e.namespace,
-            e.name,
+            e.namespace(),
+            e.name(),
             e.user,
             e.time.as_millis(),
             e.after.as_ref().map(|o| o.to_json()).unwrap_or_default()

@@ -20,21 +20,38 @@ pub struct LedgerEntry {
     pub verb: &'static str,
     /// Plural resource, with the subresource if any (`pods/status`).
     pub resource: String,
-    pub namespace: String,
-    pub name: String,
     /// The writer's user agent (`kubectl`, `kube-scheduler`, `kubelet/node-a`).
     pub user: Arc<str>,
     pub time: Timestamp,
-    /// The etcd key written (`/registry/pods/production/orders-api-6c9f-x2k4q`).
-    pub key: String,
     /// The object before the write (`None` for a creation) and after it (`None` for a
-    /// deletion). Shared with the store, not copied; kept so the line can say what changed
-    /// even after compaction.
+    /// deletion); at least one is there. Shared with the store, not copied; kept so the line
+    /// can say what changed even after compaction, and it names the line's object and key
+    /// (not copied into each line either: a line is written per revision).
     pub before: Option<Arc<Object>>,
     pub after: Option<Arc<Object>>,
 }
 
 impl LedgerEntry {
+    /// The object the line is about: the version written, or the one a deletion removed.
+    fn object(&self) -> Option<&Object> {
+        self.after.as_deref().or(self.before.as_deref())
+    }
+
+    pub fn namespace(&self) -> &str {
+        self.object().map_or("", Object::namespace)
+    }
+
+    pub fn name(&self) -> &str {
+        self.object().map_or("", Object::name)
+    }
+
+    /// The etcd key written (`/registry/pods/production/orders-api-6c9f-x2k4q`).
+    pub fn key(&self) -> String {
+        self.object()
+            .map(|o| o.kind().key(o.namespace(), o.name()))
+            .unwrap_or_default()
+    }
+
     /// What the write changed, field by field (empty for a creation or a deletion).
     pub fn changes(&self) -> Vec<FieldChange> {
         field_changes(self.before.as_deref(), self.after.as_deref())
@@ -95,11 +112,8 @@ mod tests {
                 revision: r,
                 verb: "create",
                 resource: "pods".into(),
-                namespace: "default".into(),
-                name: format!("p{r}"),
                 user: Arc::from("kubectl"),
                 time: Timestamp::ZERO,
-                key: format!("/registry/pods/default/p{r}"),
                 before: None,
                 after: None,
             });

@@ -432,11 +432,8 @@ impl ApiServer {
                     revision: rev,
                     verb,
                     resource: resource.map_or_else(|| r.plural.to_string(), str::to_string),
-                    namespace: obj.namespace().to_string(),
-                    name: obj.name().to_string(),
                     user: user.clone(),
                     time: self.now,
-                    key: r.key(obj.namespace(), obj.name()),
                     before: c.prev.clone(),
                     after: c.cur.clone(),
                 });

@@ -403,7 +403,7 @@ mod tests {
         );
         let last = c.api().ledger().iter().next_back().unwrap();
         assert_eq!(
-            (last.verb, last.name.as_str(), &*last.user),
+            (last.verb, last.name(), &*last.user),
             ("create", "web", PLAYGROUND_USER)
         );
         let pods = c.pods();

@@ -59,8 +59,8 @@ pub fn ledger_fingerprint(c: &Cluster) -> String {
             l.revision,
             l.verb,
             l.resource,
-            l.namespace,
-            l.name,
+            l.namespace(),
+            l.name(),
             l.user,
             l.time.as_millis()
         );
