@@ -25,6 +25,7 @@ use crate::api::managed_fields::{
 use crate::api::{Kind, Object};
 use crate::clock::Timestamp;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::Arc;
 use watchlab_apimachinery::status::{Status, StatusCause, StatusDetails, StatusReason};
 
@@ -35,10 +36,14 @@ const FIELD_MANAGER_MAX_LENGTH: usize = 128;
 /// (`prefixFromUserAgent`: up to the first `/`, printable characters, at most 128 bytes). The
 /// engine's controllers write under their own names; the real ones run inside
 /// kube-controller-manager and carry its user agent, so that is their manager.
-pub fn manager_of(user_agent: &str) -> String {
+pub fn manager_of(user_agent: &str) -> Cow<'_, str> {
     let product = user_agent.split('/').next().unwrap_or_default();
     if product.ends_with("-controller") || product == "generic-garbage-collector" {
-        return "kube-controller-manager".to_string();
+        return Cow::Borrowed("kube-controller-manager");
+    }
+    // Nearly always the product as it stands (one allocation fewer per write).
+    if product.len() <= FIELD_MANAGER_MAX_LENGTH && !product.chars().any(char::is_control) {
+        return Cow::Borrowed(product);
     }
     let mut out = String::new();
     for c in product.chars().filter(|c| !c.is_control()) {
@@ -47,7 +52,7 @@ pub fn manager_of(user_agent: &str) -> String {
         }
         out.push(c);
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Who a write is recorded for.
@@ -275,4 +280,25 @@ fn conflict_status(conflicts: &[(&ManagedFieldsEntry, FieldSet)]) -> Status {
             ..Default::default()
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_manager_is_the_user_agents_product() {
+        assert_eq!(
+            manager_of("kubectl/v1.32.0 (linux/amd64) kubernetes/70d3cc9"),
+            "kubectl"
+        );
+        assert_eq!(
+            manager_of("replicaset-controller"),
+            "kube-controller-manager"
+        );
+        assert_eq!(manager_of("kubelet/node-a"), "kubelet");
+        // Control characters are left out and the name ends at 128 bytes.
+        assert_eq!(manager_of("ku\u{7}be/1"), "kube");
+        assert_eq!(manager_of(&"m".repeat(200)).len(), FIELD_MANAGER_MAX_LENGTH);
+    }
 }

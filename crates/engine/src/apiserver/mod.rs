@@ -54,6 +54,7 @@ use crate::store::{
 };
 use compaction::Compactor;
 use lease_manager::LeaseManager;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use watch::{Change, WatchHub};
@@ -203,10 +204,11 @@ impl ApiServer {
 
     /// The manager `user`'s writes are recorded for: the request's `fieldManager`, else the
     /// user agent's ([`field_manager::manager_of`]).
-    fn manager_for(&self, user: &str) -> String {
-        self.field_manager
-            .clone()
-            .unwrap_or_else(|| field_manager::manager_of(user))
+    fn manager_for<'u>(&self, user: &'u str) -> Cow<'u, str> {
+        match &self.field_manager {
+            Some(m) => Cow::Owned(m.clone()),
+            None => field_manager::manager_of(user),
+        }
     }
 
     /// The resources this server serves.
