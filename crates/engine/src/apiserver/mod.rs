@@ -129,6 +129,9 @@ pub struct ApiServer {
     rng: SimRng,
     watch: WatchHub,
     ledger: Ledger,
+    /// The writer of the last ledger line, shared by the lines after it that the same writer
+    /// makes (a kubelet's status writes and events, a ReplicaSet's burst of creates).
+    last_writer: Arc<str>,
     config: ServerConfig,
     writable: bool,
     compactor: Compactor,
@@ -170,6 +173,7 @@ impl ApiServer {
             rng: SimRng::child(seed, "kube-apiserver"),
             watch: WatchHub::new(config.watch),
             ledger: Ledger::new(config.ledger_limit),
+            last_writer: Arc::from(""),
             compactor: Compactor::new(config.compaction_interval_ms, config.start),
             leases: LeaseManager::default(),
             config,
@@ -418,7 +422,10 @@ impl ApiServer {
         verb: &'static str,
         resource: Option<&str>,
     ) -> Option<Arc<Object>> {
-        let user: Arc<str> = Arc::from(user);
+        if *self.last_writer != *user {
+            self.last_writer = Arc::from(user);
+        }
+        let user = self.last_writer.clone();
         let mut last_tombstone = None;
         for rev in before + 1..=self.store.revision() {
             let changes: Vec<Change> = self
