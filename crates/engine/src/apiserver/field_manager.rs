@@ -288,17 +288,19 @@ mod tests {
 
     #[test]
     fn the_manager_is_the_user_agents_product() {
-        assert_eq!(
-            manager_of("kubectl/v1.32.0 (linux/amd64) kubernetes/70d3cc9"),
-            "kubectl"
-        );
-        assert_eq!(
-            manager_of("replicaset-controller"),
-            "kube-controller-manager"
-        );
-        assert_eq!(manager_of("kubelet/node-a"), "kubelet");
-        // Control characters are left out and the name ends at 128 bytes.
-        assert_eq!(manager_of("ku\u{7}be/1"), "kube");
+        // Control characters are left out.
+        for (agent, manager) in [
+            (
+                "kubectl/v1.32.0 (linux/amd64) kubernetes/70d3cc9",
+                "kubectl",
+            ),
+            ("replicaset-controller", "kube-controller-manager"),
+            ("kubelet/node-a", "kubelet"),
+            ("ku\u{7}be/1", "kube"),
+        ] {
+            assert_eq!(manager_of(agent), manager, "{agent}");
+        }
+        // The name ends at 128 bytes.
         assert_eq!(manager_of(&"m".repeat(200)).len(), FIELD_MANAGER_MAX_LENGTH);
     }
 }
