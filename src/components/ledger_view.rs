@@ -69,7 +69,7 @@ fn ledger_row(
         key.clone()
     };
     html! {
-        <tr key={position} class={classes!("entry", (selected == Some(rev)).then_some("selected"), (rev < compacted).then_some("compacted"))} data-rev={rev.to_string()} data-key={l.key().clone()}>
+        <tr key={position} class={classes!("entry", (selected == Some(rev)).then_some("selected"), (rev < compacted).then_some("compacted"))} data-rev={rev.to_string()} data-key={key.clone()}>
             <td class="num"><button class="link" {onclick} aria-label={fill(ctx, T::ObjectAt, &[&object, &rev.to_string()])}>{ rev }</button></td>
             <td class={classes!("verb", l.verb)}><div>{ l.verb }</div><div class="time num">{ format_time(l.time) }</div></td>
             <td class="object" title={object.clone()}>
