@@ -9,7 +9,7 @@
 //! moves — redrawing 60 times a second what a learner reads 10 times a second would spend the
 //! engine's time on the DOM.
 
-use watchlab_engine::cluster::{Cluster, ClusterConfig};
+use watchlab_engine::cluster::{Cluster, ClusterConfig, PLAYGROUND_QUOTA_BYTES};
 
 use super::State;
 use crate::clock::{ClockDriver, Speed};
@@ -41,6 +41,7 @@ impl Engine {
     pub(super) fn new(seed: u64) -> Self {
         Engine::with_cluster(Cluster::new(ClusterConfig {
             seed,
+            quota_backend_bytes: PLAYGROUND_QUOTA_BYTES,
             ..ClusterConfig::default()
         }))
     }

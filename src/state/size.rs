@@ -5,7 +5,7 @@
 //! typo must never start building a million pods and freeze the tab).
 
 use watchlab_engine::api::Kind;
-use watchlab_engine::cluster::{Cluster, ClusterConfig};
+use watchlab_engine::cluster::{Cluster, ClusterConfig, PLAYGROUND_QUOTA_BYTES};
 use watchlab_engine::controllers::kubelet::NODE_PODS;
 
 use super::scenarios::{SEED_DEPLOYMENT, SEED_NAMESPACE};
@@ -108,6 +108,7 @@ pub fn sized_cluster(seed: u64, size: ClusterSize) -> Cluster {
     let mut cluster = Cluster::new(ClusterConfig {
         seed,
         nodes: node_names(size.nodes),
+        quota_backend_bytes: PLAYGROUND_QUOTA_BYTES,
         ..ClusterConfig::default()
     });
     if size.replicas != SEED_REPLICAS {
@@ -208,5 +209,21 @@ mod tests {
         let mut sorted = names.clone();
         sorted.sort();
         assert_eq!(sorted, names);
+    }
+
+    #[test]
+    fn a_sized_cluster_runs_the_pages_etcd_quota_and_keeps_it_when_saved() {
+        let cluster = sized_cluster(1, ClusterSize::default());
+        assert_eq!(cluster.config().quota_backend_bytes, PLAYGROUND_QUOTA_BYTES);
+        let saved = cluster.export().expect("export");
+        assert!(
+            saved.contains("\"quota_backend_bytes\":3221225472"),
+            "{saved}"
+        );
+        let restored = Cluster::import(&saved).expect("import");
+        assert_eq!(
+            restored.config().quota_backend_bytes,
+            PLAYGROUND_QUOTA_BYTES
+        );
     }
 }

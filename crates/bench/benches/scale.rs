@@ -194,7 +194,7 @@ fn fanout(watchers: usize, selective: bool, writes: usize) -> String {
     };
     let mut s = ApiServer::with_config(1, cfg);
     s.set_watch_buffer_limit(usize::MAX);
-    s.set_quota_entries(usize::MAX);
+    s.set_quota_bytes(u64::MAX);
     let streams: Vec<u64> = (0..watchers)
         .filter_map(|n| {
             let field_selector = if selective {

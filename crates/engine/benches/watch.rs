@@ -61,7 +61,7 @@ fn server() -> ApiServer {
     let mut s = ApiServer::with_config(1, cfg);
     s.set_watch_buffer_limit(usize::MAX);
     // Compaction is off, so history keeps every write: no space quota for a throughput run.
-    s.set_quota_entries(usize::MAX);
+    s.set_quota_bytes(u64::MAX);
     s
 }
 

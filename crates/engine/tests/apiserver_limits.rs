@@ -5,9 +5,10 @@
 use serde_json::{json, Map, Value};
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_engine::api::Kind;
-use watchlab_engine::apiserver::limits::{self, MAX_OBJECT_BYTES, MAX_REQUEST_BODY_BYTES};
+use watchlab_engine::apiserver::limits::MAX_REQUEST_BODY_BYTES;
 use watchlab_engine::apiserver::ApiServer;
 use watchlab_engine::controllers::{Harness, Profile};
+use watchlab_engine::store::{StoreError, MAX_REQUEST_BYTES};
 
 const PODS: &str = "/api/v1/namespaces/default/pods";
 
@@ -64,7 +65,7 @@ fn an_object_over_etcds_request_size_is_refused_as_etcd_refuses_it() {
     let mut s = ApiServer::new(1);
     // 21,000 labels: ~1.7 MB, under the body limit, over etcd's 1.5 MiB.
     let body = pod("labelled", many_labels(21_000, "l")).to_string();
-    assert!(body.len() > MAX_OBJECT_BYTES && body.len() < MAX_REQUEST_BODY_BYTES);
+    assert!(body.len() > MAX_REQUEST_BYTES && body.len() < MAX_REQUEST_BODY_BYTES);
     let before = snapshot(&mut s, "labelled");
     let r = s.request("POST", PODS, None, Some(&body));
     assert_eq!(r.code, 500);
@@ -161,14 +162,14 @@ fn a_full_store_refuses_puts_but_not_deletes_until_compaction_frees_history() {
         );
         assert_eq!(r.code, 201);
     }
-    let used = s.store().len() + s.store().history_len();
-    s.set_quota_entries(used);
+    // Room for less than a put: any put costs its key, its JSON and etcd's 256 bytes.
+    s.set_quota_bytes(s.store().bytes_in_use() + 100);
     let before = snapshot(&mut s, "p9");
     let r = s.request("POST", PODS, None, Some(&pod("p9", json!({})).to_string()));
     assert_eq!(r.code, 500);
     assert_eq!(
         status(&r.body),
-        ("Status".into(), limits::NO_SPACE.to_string())
+        ("Status".into(), StoreError::NoSpace.to_string())
     );
     assert_eq!(snapshot(&mut s, "p9"), before);
     // An unbound pod is removed at once: a delete, which etcd still takes.
@@ -185,9 +186,9 @@ fn a_full_store_refuses_puts_but_not_deletes_until_compaction_frees_history() {
 fn scaling_past_the_quota_leaves_a_working_cluster_with_etcds_error() {
     let mut h = Harness::new(4, &Profile::training(), &["node-a"]);
     h.run_for(5_000);
-    let used = h.api.store().len() + h.api.store().history_len();
-    let quota = used + 400;
-    h.api.set_quota_entries(quota);
+    // Room for the writes of a few dozen pods (each costs a few KB a revision).
+    let quota = h.api.store().bytes_in_use() + 400 * 1024;
+    h.api.set_quota_bytes(quota);
     let d = json!({"apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": "many", "namespace": "default"},
         "spec": {"replicas": 100000, "selector": {"matchLabels": {"app": "many"}},
@@ -201,8 +202,8 @@ fn scaling_past_the_quota_leaves_a_working_cluster_with_etcds_error() {
     );
     assert_eq!(r.code, 201, "{}", r.body);
     h.run_for(60_000);
-    let entries = h.api.store().len() + h.api.store().history_len();
-    assert!(entries <= quota, "{entries} entries, quota {quota}");
+    let used = h.api.store().bytes_in_use();
+    assert!(used < quota, "{used} bytes kept, quota {quota}");
     let pods = h
         .api
         .list(Kind::Pod, Some("default"), &Default::default())
@@ -218,6 +219,6 @@ fn scaling_past_the_quota_leaves_a_working_cluster_with_etcds_error() {
     );
     assert_eq!(
         (r.code, status(&r.body).1),
-        (500, limits::NO_SPACE.to_string())
+        (500, StoreError::NoSpace.to_string())
     );
 }

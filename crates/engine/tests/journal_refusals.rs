@@ -129,7 +129,7 @@ fn a_damaged_top_level_is_refused() {
 
 #[test]
 fn an_unsound_config_is_refused() {
-    let cases: [(&str, Value, &str); 5] = [
+    let cases: [(&str, Value, &str); 7] = [
         ("etcd_members", json!(4), "etcd_members must be 1, 3 or 5, not 4"),
         (
             "nodes",
@@ -143,6 +143,16 @@ fn an_unsound_config_is_refused() {
             "5001 nodes (at most 5000)",
         ),
         ("etcd_members", json!(0), "etcd_members must be 1, 3 or 5, not 0"),
+        (
+            "quota_backend_bytes",
+            json!(0),
+            "quota_backend_bytes must be between 1 and 8589934592, not 0",
+        ),
+        (
+            "quota_backend_bytes",
+            json!(8589934593u64),
+            "quota_backend_bytes must be between 1 and 8589934592, not 8589934593",
+        ),
     ];
     for (field, value, message) in cases {
         let mut v = small_journal();

@@ -410,7 +410,7 @@ impl Sim {
             etcd_members: ETCD_MEMBERS,
             profile: profile_name,
             seed_objects: false,
-            start_ms: 0,
+            ..ClusterConfig::default()
         });
         for ns in [NAMESPACE, SANDBOX] {
             let ns = Object::Namespace(Namespace {

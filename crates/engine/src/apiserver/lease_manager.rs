@@ -27,7 +27,7 @@ impl LeaseManager {
     /// A lease for one object that must live `ttl_ms`: the previous one if it still fits (alive
     /// past `now + ttl_ms`, but by no more than the reuse window, and under the object count),
     /// else a new lease of `ttl_ms` plus the window.
-    pub fn lease<V: Clone>(
+    pub fn lease<V: Clone + crate::store::Encoded>(
         &mut self,
         store: &mut Store<V>,
         ttl_ms: u64,

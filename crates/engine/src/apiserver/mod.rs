@@ -137,8 +137,6 @@ pub struct ApiServer {
     compactor: Compactor,
     /// Grants and reuses the leases Events are written with.
     leases: LeaseManager,
-    /// Live keys plus retained revisions before puts fail ([`limits::DEFAULT_QUOTA_ENTRIES`]).
-    quota_entries: usize,
     /// The warnings of the last request (`unknown field "spec.foo"`), for its `Warning` headers.
     warnings: Vec<String>,
     /// The `fieldManager` of the request being served (its writes' manager in `managedFields`).
@@ -178,7 +176,6 @@ impl ApiServer {
             leases: LeaseManager::default(),
             config,
             writable: true,
-            quota_entries: limits::DEFAULT_QUOTA_ENTRIES,
             warnings: Vec::new(),
             field_manager: None,
             field_validation: watchlab_apimachinery::request::FieldValidation::Ignore,
@@ -337,9 +334,10 @@ impl ApiServer {
         self.watch.set_buffer_limit(limit);
     }
 
-    /// Sets the store's space quota in entries (see [`limits::DEFAULT_QUOTA_ENTRIES`]).
-    pub fn set_quota_entries(&mut self, entries: usize) {
-        self.quota_entries = entries;
+    /// Sets etcd's `--quota-backend-bytes` (default [`crate::store::DEFAULT_QUOTA_BYTES`];
+    /// `u64::MAX` turns the quota off).
+    pub fn set_quota_bytes(&mut self, bytes: u64) {
+        self.store.set_quota_bytes(bytes);
     }
 
     /// The watch hub's count of (change, stream) offers, for cost meters.
@@ -371,8 +369,6 @@ impl ApiServer {
         let (op, stored) = match write {
             Write::Put { mut obj, lease } => {
                 obj.meta_mut().resource_version = next.to_string();
-                limits::check_put(&self.store, self.quota_entries, &key, &obj)
-                    .map_err(CommitError::Store)?;
                 let obj = Arc::new(*obj);
                 ManagedFields::mark_stored(&obj);
                 (

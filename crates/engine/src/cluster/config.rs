@@ -4,6 +4,21 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::controllers::profile::ProfileName;
+use crate::store::DEFAULT_QUOTA_BYTES;
+
+/// The etcd quota the page and its benchmarks run with, 3 GiB rather than etcd's 2 GiB. A
+/// 5,000-node cluster starting 150,000 pods keeps ~1.6 GiB of revisions (11 KB a pod: its
+/// writes and Events), and its kubelets' lease renewals add ~100 MB a minute (`Training`
+/// timings) to the up to ten minutes of history compaction keeps: ~2.5 GiB before the pods'
+/// history is compacted, which 2 GiB would refuse — every renewal then fails and the nodes go
+/// NotReady. Large real clusters raise the quota too (etcd suggests at most 8 GiB), but a
+/// tab's wasm memory stops at 4 GiB, so a learner who scales far past the envelope gets etcd's
+/// `database space exceeded` rather than a dead tab.
+pub const PLAYGROUND_QUOTA_BYTES: u64 = 3 * 1024 * 1024 * 1024;
+
+/// etcd's `MaxQuotaBytes`, 8 GiB: the largest quota a cluster file may ask for (etcd only
+/// warns past it; here it bounds what an imported file can make the tab hold).
+pub const MAX_QUOTA_BYTES: u64 = 8 * 1024 * 1024 * 1024;
 
 /// How a cluster starts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,10 +39,22 @@ pub struct ClusterConfig {
     /// describe`) agree with it. The engine never reads a clock itself.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub start_ms: u64,
+    /// etcd's `--quota-backend-bytes` (default 2 GiB, [`DEFAULT_QUOTA_BYTES`]): what the kept
+    /// revisions may cost before puts are refused ([`crate::store::quota`]).
+    #[serde(default = "default_quota", skip_serializing_if = "is_default_quota")]
+    pub quota_backend_bytes: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
+}
+
+fn default_quota() -> u64 {
+    DEFAULT_QUOTA_BYTES
+}
+
+fn is_default_quota(v: &u64) -> bool {
+    *v == DEFAULT_QUOTA_BYTES
 }
 
 impl Default for ClusterConfig {
@@ -39,6 +66,7 @@ impl Default for ClusterConfig {
             profile: ProfileName::Training,
             seed_objects: true,
             start_ms: 0,
+            quota_backend_bytes: DEFAULT_QUOTA_BYTES,
         }
     }
 }

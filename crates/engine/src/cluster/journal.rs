@@ -29,7 +29,7 @@ use watchlab_apimachinery::validation::is_dns1123_subdomain;
 use crate::clock::Timestamp;
 
 use super::action::Action;
-use super::config::ClusterConfig;
+use super::config::{ClusterConfig, MAX_QUOTA_BYTES};
 
 /// The `format` of every journal file; anything else is not ours.
 pub const FORMAT: &str = "watchlab-journal";
@@ -470,6 +470,12 @@ pub(super) fn check_config(c: &ClusterConfig) -> Result<(), JournalError> {
     }
     if c.nodes.len() > MAX_NODES {
         return bad(format!("{} nodes (at most {MAX_NODES})", c.nodes.len()));
+    }
+    if c.quota_backend_bytes == 0 || c.quota_backend_bytes > MAX_QUOTA_BYTES {
+        return bad(format!(
+            "quota_backend_bytes must be between 1 and {MAX_QUOTA_BYTES}, not {}",
+            c.quota_backend_bytes
+        ));
     }
     let mut seen = std::collections::BTreeSet::new();
     for name in &c.nodes {

@@ -32,7 +32,7 @@ use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
 use crate::reconnect_comparison::{ComparisonView, ReconnectComparison};
 
 pub use action::{Action, ConflictReport, Outcome, ResourceName};
-pub use config::{ClusterConfig, ProfileName};
+pub use config::{ClusterConfig, ProfileName, MAX_QUOTA_BYTES, PLAYGROUND_QUOTA_BYTES};
 use journal::{Input, Journal};
 pub use manifests::{deployment_manifest, object_path, pod_manifest};
 pub use replay::{history_digest, ledger_fingerprint};
@@ -91,6 +91,9 @@ impl Cluster {
             reconnect: None,
             config,
         };
+        cluster
+            .api
+            .set_quota_bytes(cluster.config.quota_backend_bytes);
         // The kubelets register their Nodes and the controllers sync their caches.
         cluster.settle();
         if cluster.config.seed_objects {

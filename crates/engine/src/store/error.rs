@@ -27,8 +27,11 @@ pub enum StoreError {
     TooManyOps { limit: usize },
     /// rpctypes.ErrGRPCEmptyKey: an operation without a key.
     EmptyKey,
-    /// rpctypes.ErrGRPCRequestTooLarge: a key longer than the request size limit.
-    KeyTooLarge { len: usize, limit: usize },
+    /// rpctypes.ErrGRPCRequestTooLarge: a key, or a put's key and value, beyond the request
+    /// size limit ([`super::MAX_REQUEST_BYTES`]).
+    RequestTooLarge { len: usize, limit: usize },
+    /// rpctypes.ErrGRPCNoSpace: the put would take the store past its space quota.
+    NoSpace,
 }
 
 impl fmt::Display for StoreError {
@@ -40,7 +43,8 @@ impl fmt::Display for StoreError {
             StoreError::DuplicateKey(_) => "etcdserver: duplicate key given in txn request",
             StoreError::TooManyOps { .. } => "etcdserver: too many operations in txn request",
             StoreError::EmptyKey => "etcdserver: key is not provided",
-            StoreError::KeyTooLarge { .. } => "etcdserver: request is too large",
+            StoreError::RequestTooLarge { .. } => "etcdserver: request is too large",
+            StoreError::NoSpace => "etcdserver: mvcc: database space exceeded",
         })
     }
 }

@@ -12,8 +12,11 @@ use super::revision::{Rev, Revision};
 pub struct History<V> {
     /// Ordered by (revision, sub): a txn's events are contiguous, in op order.
     events: Vec<Event<V>>,
-    /// Values of puts at or below `compacted` that some key's state still refers to, ascending.
-    base: Vec<(Rev, KeyValue<V>)>,
+    /// Values of puts at or below `compacted` that some key's state still refers to, ascending,
+    /// with their costs.
+    base: Vec<(Rev, KeyValue<V>, u32)>,
+    /// The costs of every retained event and base value: the space quota's measure.
+    bytes: u64,
     compacted: Revision,
     /// Events ever dropped by compaction: `events[i]` has sequence number `drained + i`.
     drained: u64,
@@ -24,6 +27,7 @@ impl<V> Default for History<V> {
         History {
             events: Vec::new(),
             base: Vec::new(),
+            bytes: 0,
             compacted: 0,
             drained: 0,
         }
@@ -40,6 +44,7 @@ impl<V: Clone> History<V> {
     /// Appends the event written at [`History::next_rev`].
     pub fn push(&mut self, event: Event<V>) {
         debug_assert!(event.kv.mod_revision > self.compacted);
+        self.bytes = self.bytes.saturating_add(u64::from(event.cost));
         self.events.push(event);
     }
 
@@ -53,8 +58,8 @@ impl<V: Clone> History<V> {
                 .map(|e| &e.kv)
                 .filter(|kv| kv.mod_revision == rev.main),
             None => {
-                let i = self.base.binary_search_by(|(r, _)| r.cmp(&rev)).ok()?;
-                self.base.get(i).map(|(_, kv)| kv)
+                let i = self.base.binary_search_by(|(r, _, _)| r.cmp(&rev)).ok()?;
+                self.base.get(i).map(|(_, kv, _)| kv)
             }
         }
     }
@@ -105,6 +110,11 @@ impl<V: Clone> History<V> {
         self.events.len()
     }
 
+    /// What the retained revisions cost against the space quota.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     /// Drops every event with revision <= `at`, keeping only the values in `keep` (ascending
     /// positions of puts at or below `at`, from [`super::key_index::Index::compact`]).
     pub fn compact(&mut self, at: Revision, keep: &[Rev]) {
@@ -117,12 +127,14 @@ impl<V: Clone> History<V> {
             .events
             .drain(..cut)
             .zip(first_seq..)
-            .map(|(e, seq)| (Rev::new(e.kv.mod_revision, seq), e.kv));
+            .map(|(e, seq)| (Rev::new(e.kv.mod_revision, seq), e.kv, e.cost));
         // Both sources are ascending and the old base precedes every dropped event.
-        for (rev, kv) in old_base.into_iter().chain(dropped) {
+        for (rev, kv, cost) in old_base.into_iter().chain(dropped) {
+            self.bytes = self.bytes.saturating_sub(u64::from(cost));
             while wanted.next_if(|w| **w < rev).is_some() {}
             if wanted.next_if(|w| **w == rev).is_some() {
-                base.push((rev, kv));
+                self.bytes = self.bytes.saturating_add(u64::from(cost));
+                base.push((rev, kv, cost));
             }
         }
         base.shrink_to_fit();
@@ -155,6 +167,7 @@ mod tests {
                 lease: None,
             },
             prev: None,
+            cost: 10,
         }
     }
 
@@ -227,6 +240,11 @@ mod tests {
         assert_eq!(value(&h, 3, 2), Some(3));
         assert_eq!(value(&h, 4, 3), Some(4));
         assert!(h.at(3).is_empty());
+        assert_eq!(
+            h.bytes(),
+            30,
+            "the dropped write a@2 costs nothing any more"
+        );
         assert_eq!(h.next_rev(5).seq, 4, "sequence numbers survive compaction");
         // A second compaction carries forward the base values still wanted.
         h.compact(4, &[Rev::new(2, 1), Rev::new(4, 3)]);
@@ -234,5 +252,6 @@ mod tests {
         assert_eq!(value(&h, 2, 1), Some(2));
         assert_eq!(value(&h, 3, 2), None);
         assert_eq!(value(&h, 4, 3), Some(4));
+        assert_eq!(h.bytes(), 20);
     }
 }

@@ -39,4 +39,6 @@ pub struct Event<V> {
     pub kind: EventType,
     pub kv: KeyValue<V>,
     pub(crate) prev: Option<Rev>,
+    /// What keeping this revision costs against the space quota ([`super::quota`]).
+    pub(crate) cost: u32,
 }

@@ -9,8 +9,10 @@
 //! tracks TTLs. [`Store`] ties them together and enforces the transaction rules.
 //!
 //! Limits (etcd's defaults): [`MAX_TXN_OPS`] compares or ops per txn branch (`--max-txn-ops`),
-//! [`MAX_KEY_BYTES`] per key (`--max-request-bytes`), lease TTLs within [`MIN_LEASE_TTL_MS`] and
-//! [`MAX_LEASE_TTL_MS`]. Values are not sized: `V` is opaque here.
+//! [`MAX_REQUEST_BYTES`] per put (`--max-request-bytes`), the space quota
+//! [`DEFAULT_QUOTA_BYTES`] over every kept revision (`--quota-backend-bytes`, [`quota`]), lease
+//! TTLs within [`MIN_LEASE_TTL_MS`] and [`MAX_LEASE_TTL_MS`]. A value is sized by its
+//! [`Encoded`] length, as etcd sizes the bytes it is given.
 //!
 //! Scale: writes are O(log keys) (no per-write work proportional to the store's size); a read at
 //! any retained revision is a key-index lookup, then an O(1) step into the event log (a binary
@@ -22,16 +24,16 @@ mod history;
 mod key_index;
 mod kv;
 mod lease;
+pub mod quota;
 mod revision;
 mod txn;
 
 pub use error::StoreError;
 pub use kv::{Event, EventType, KeyValue};
 pub use lease::{Lease, LeaseId, MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS};
+pub use quota::{Encoded, DEFAULT_QUOTA_BYTES, MAX_REQUEST_BYTES};
 pub use revision::{Revision, INITIAL_REVISION};
-pub use txn::{
-    Compare, CompareOp, CompareTarget, Op, OpResponse, Txn, TxnResponse, MAX_KEY_BYTES, MAX_TXN_OPS,
-};
+pub use txn::{Compare, CompareOp, CompareTarget, Op, OpResponse, Txn, TxnResponse, MAX_TXN_OPS};
 
 use std::sync::Arc;
 
@@ -64,11 +66,13 @@ pub struct Store<V> {
     revision: Revision,
     compact_revision: Revision,
     live: usize,
+    /// `--quota-backend-bytes`: what the kept revisions may cost before puts are refused.
+    quota_bytes: u64,
     /// Where the last truncated range stopped, so the next page need not recount.
     cursor: PageCursor,
 }
 
-impl<V: Clone> Default for Store<V> {
+impl<V: Clone + Encoded> Default for Store<V> {
     fn default() -> Self {
         Self::new()
     }
@@ -80,8 +84,8 @@ struct Pending {
     wrote: bool,
 }
 
-impl<V: Clone> Store<V> {
-    /// An empty store at revision 1.
+impl<V: Clone + Encoded> Store<V> {
+    /// An empty store at revision 1, with etcd's default space quota.
     pub fn new() -> Self {
         Store {
             index: Index::default(),
@@ -90,6 +94,7 @@ impl<V: Clone> Store<V> {
             revision: INITIAL_REVISION,
             compact_revision: 0,
             live: 0,
+            quota_bytes: DEFAULT_QUOTA_BYTES,
             cursor: PageCursor::default(),
         }
     }
@@ -180,19 +185,29 @@ impl<V: Clone> Store<V> {
     pub fn txn(&mut self, txn: Txn<V>) -> Result<TxnResponse<V>, StoreError> {
         txn.validate()?;
         let succeeded = txn.compare.iter().all(|c| c.holds(self.get(&c.key)));
-        let ops = if succeeded { txn.success } else { txn.failure };
+        let (ops, other) = if succeeded {
+            (txn.success, txn.failure)
+        } else {
+            (txn.failure, txn.success)
+        };
         for op in &ops {
             if let Op::Put { lease, .. } = op {
                 self.check_lease(*lease)?;
             }
         }
+        // etcd charges a txn the dearer of its two branches, whichever runs.
+        let costs = put_costs(&ops)?;
+        let other = put_costs(&other)?;
+        let total = |costs: &[u32]| costs.iter().map(|c| u64::from(*c)).sum::<u64>();
+        self.check_space(total(&costs).max(total(&other)))?;
         let mut pending = self.begin();
         let responses = ops
             .into_iter()
-            .map(|op| match op {
+            .zip(costs)
+            .map(|(op, cost)| match op {
                 Op::Get { key } => OpResponse::Get(self.get(&key).cloned()),
                 Op::Put { key, value, lease } => OpResponse::Put {
-                    prev: self.write_put(&mut pending, &key, value, lease),
+                    prev: self.write_put(&mut pending, &key, value, lease, cost),
                 },
                 Op::Delete { key } => OpResponse::Delete {
                     deleted: self.write_delete(&mut pending, &key),
@@ -216,8 +231,10 @@ impl<V: Clone> Store<V> {
     ) -> Result<Revision, StoreError> {
         txn::check_key(key)?;
         self.check_lease(lease)?;
+        let cost = quota::put_cost(key, &value)?;
+        self.check_space(u64::from(cost))?;
         let mut pending = self.begin();
-        let _ = self.write_put(&mut pending, key, value, lease);
+        let _ = self.write_put(&mut pending, key, value, lease, cost);
         self.commit(&pending);
         Ok(self.revision)
     }
@@ -237,6 +254,22 @@ impl<V: Clone> Store<V> {
             Some(id) if id != 0 && !self.lessor.contains(id) => Err(StoreError::LeaseNotFound(id)),
             _ => Ok(()),
         }
+    }
+
+    /// etcd's quota check before a write that adds `cost` bytes.
+    fn check_space(&self, cost: u64) -> Result<(), StoreError> {
+        quota::available(self.history.bytes(), cost, self.quota_bytes)
+    }
+
+    /// Sets `--quota-backend-bytes` (etcd: 0 means the default; here `u64::MAX` turns it off).
+    pub fn set_quota_bytes(&mut self, bytes: u64) {
+        self.quota_bytes = bytes;
+    }
+
+    /// What the kept revisions cost against the space quota (etcd's `dbSizeInUse`).
+    #[must_use]
+    pub fn bytes_in_use(&self) -> u64 {
+        self.history.bytes()
     }
 
     /// Opens a write transaction at the next revision.
@@ -261,6 +294,7 @@ impl<V: Clone> Store<V> {
         key: &str,
         value: V,
         lease: Option<LeaseId>,
+        cost: u32,
     ) -> Option<KeyValue<V>> {
         let lease = lease.filter(|id| *id != 0);
         let (key, index) = self.index.entry(key);
@@ -293,6 +327,7 @@ impl<V: Clone> Store<V> {
             kind: EventType::Put,
             kv,
             prev: prev_rev,
+            cost,
         });
         prev
     }
@@ -310,6 +345,7 @@ impl<V: Clone> Store<V> {
         }
         self.live = self.live.saturating_sub(1);
         // etcd's tombstone carries only key and mod revision; the last value rides along too.
+        let cost = quota::tombstone_cost(key);
         self.history.push(Event {
             kind: EventType::Delete,
             kv: KeyValue {
@@ -321,6 +357,7 @@ impl<V: Clone> Store<V> {
                 lease: None,
             },
             prev: Some(prev_rev),
+            cost,
         });
         Some(prev)
     }
@@ -455,6 +492,17 @@ impl<V: Clone> Store<V> {
     pub fn history_len(&self) -> usize {
         self.history.len()
     }
+}
+
+/// The cost of each op of a txn branch (0 for reads and deletes), after etcd's request size
+/// check on each put.
+fn put_costs<V: Encoded>(ops: &[Op<V>]) -> Result<Vec<u32>, StoreError> {
+    ops.iter()
+        .map(|op| match op {
+            Op::Put { key, value, .. } => quota::put_cost(key, value),
+            Op::Get { .. } | Op::Delete { .. } => Ok(0),
+        })
+        .collect()
 }
 
 #[cfg(test)]

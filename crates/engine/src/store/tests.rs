@@ -628,3 +628,72 @@ fn paging_stays_exact_when_the_next_page_reuses_the_count() {
         ))
     );
 }
+
+#[test]
+fn the_space_quota_counts_kept_revisions_and_compaction_gives_it_back() {
+    let mut s = store();
+    let put_cost = |key: &str, value: &str| (key.len() + value.len() + quota::KV_OVERHEAD) as u64;
+    assert_eq!(s.put("/a", "1234", None), Ok(2));
+    assert_eq!(s.put("/a", "56", None), Ok(3));
+    // Both revisions of /a are kept until a compaction.
+    let two = put_cost("/a", "1234") + put_cost("/a", "56");
+    assert_eq!(s.bytes_in_use(), two);
+    // etcd refuses a put that would reach the quota, and writes nothing.
+    s.set_quota_bytes(two + put_cost("/b", "x"));
+    assert_eq!(s.put("/b", "x", None), Err(StoreError::NoSpace));
+    assert_eq!((s.revision(), s.get("/b")), (3, None));
+    // A txn is charged its dearer branch, even when the cheaper one runs.
+    let txn = Txn {
+        compare: vec![Compare::new(
+            "/a",
+            CompareTarget::Version,
+            CompareOp::Equal,
+            9,
+        )],
+        success: vec![put_op("/b", "a long value")],
+        failure: vec![Op::Get { key: "/a".into() }],
+    };
+    assert_eq!(s.txn(txn).err(), Some(StoreError::NoSpace));
+    // A delete is always taken (its tombstone is kept, and counted).
+    assert_eq!(s.delete("/a"), Some(4));
+    assert_eq!(s.bytes_in_use(), two + quota::tombstone_cost("/a") as u64);
+    // Compaction drops the superseded writes and the tombstone: the space is back.
+    assert_eq!(s.compact(4), Ok(()));
+    assert_eq!(s.bytes_in_use(), 0);
+    assert_eq!(s.put("/b", "x", None), Ok(5));
+    assert_eq!(s.bytes_in_use(), put_cost("/b", "x"));
+}
+
+#[test]
+fn a_put_beyond_the_request_limit_is_refused_whole() {
+    let mut s: Store<Arc<str>> = Store::new();
+    let big: Arc<str> = Arc::from("v".repeat(MAX_REQUEST_BYTES - 1));
+    assert_eq!(
+        s.put("/ab", Arc::clone(&big), None),
+        Err(StoreError::RequestTooLarge {
+            len: MAX_REQUEST_BYTES + 2,
+            limit: MAX_REQUEST_BYTES
+        })
+    );
+    let txn = Txn {
+        compare: vec![],
+        success: vec![
+            Op::Put {
+                key: "/small".into(),
+                value: Arc::from("x"),
+                lease: None,
+            },
+            Op::Put {
+                key: "/ab".into(),
+                value: big,
+                lease: None,
+            },
+        ],
+        failure: vec![],
+    };
+    assert!(matches!(
+        s.txn(txn),
+        Err(StoreError::RequestTooLarge { .. })
+    ));
+    assert_eq!((s.revision(), s.len(), s.bytes_in_use()), (1, 0, 0));
+}

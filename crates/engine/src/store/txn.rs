@@ -4,15 +4,12 @@
 
 use super::error::StoreError;
 use super::kv::KeyValue;
+use super::quota::MAX_REQUEST_BYTES;
 use super::revision::Revision;
 use super::LeaseId;
 
 /// Most compares or ops in one txn branch: etcd's `--max-txn-ops` default (128).
 pub const MAX_TXN_OPS: usize = 128;
-
-/// Longest key accepted, in bytes: etcd's `--max-request-bytes` default (1.5 MiB), the bound a
-/// key can never exceed there.
-pub const MAX_KEY_BYTES: usize = 1_572_864;
 
 /// Which field of a key a [`Compare`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,10 +133,10 @@ pub fn check_key(key: &str) -> Result<(), StoreError> {
     if key.is_empty() {
         return Err(StoreError::EmptyKey);
     }
-    if key.len() > MAX_KEY_BYTES {
-        return Err(StoreError::KeyTooLarge {
+    if key.len() > MAX_REQUEST_BYTES {
+        return Err(StoreError::RequestTooLarge {
             len: key.len(),
-            limit: MAX_KEY_BYTES,
+            limit: MAX_REQUEST_BYTES,
         });
     }
     Ok(())
@@ -304,12 +301,12 @@ mod tests {
     fn keys_must_be_present_and_bounded() {
         assert_eq!(check_key(""), Err(StoreError::EmptyKey));
         assert_eq!(check_key("/registry/pods/default/web"), Ok(()));
-        let huge = "k".repeat(MAX_KEY_BYTES + 1);
+        let huge = "k".repeat(MAX_REQUEST_BYTES + 1);
         assert_eq!(
             check_key(&huge),
-            Err(StoreError::KeyTooLarge {
-                len: MAX_KEY_BYTES + 1,
-                limit: MAX_KEY_BYTES
+            Err(StoreError::RequestTooLarge {
+                len: MAX_REQUEST_BYTES + 1,
+                limit: MAX_REQUEST_BYTES
             })
         );
         let empty_get = Txn {
