@@ -13,6 +13,7 @@
 //! the work was sliced.
 
 mod action;
+mod census;
 mod config;
 pub mod journal;
 mod manifests;
@@ -21,6 +22,7 @@ mod replay;
 mod session;
 mod views;
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, VecDeque};
 
 use watchlab_apimachinery::status::Status;
@@ -30,6 +32,7 @@ use crate::clock::{self, Timers, Timestamp};
 use crate::controllers::{ControlPlane, Profile, Settling};
 use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
 use crate::reconnect_comparison::{ComparisonView, ReconnectComparison};
+use census::Census;
 
 pub use action::{Action, ConflictReport, Outcome, ResourceName};
 pub use config::{ClusterConfig, ProfileName, MAX_QUOTA_BYTES, PLAYGROUND_QUOTA_BYTES};
@@ -58,6 +61,8 @@ pub struct Cluster {
     journal: Journal,
     /// The naive watcher and the resuming informer, once started.
     reconnect: Option<ReconnectComparison>,
+    /// The cluster view's pod counts, folded forward at each read.
+    census: RefCell<Census>,
 }
 
 impl std::fmt::Debug for ControlPlane {
@@ -89,6 +94,7 @@ impl Cluster {
             settling: None,
             journal: Journal::new(config.clone()),
             reconnect: None,
+            census: RefCell::default(),
             config,
         };
         cluster

@@ -12,6 +12,7 @@ use crate::api::Kind;
 use crate::client::ReflectorPhase;
 use crate::clock::Timestamp;
 
+use super::census::Census;
 use super::Cluster;
 
 /// A node as the cluster view shows it.
@@ -81,44 +82,33 @@ impl Cluster {
             .collect()
     }
 
-    /// The pods' counts by node and by STATUS ([`PodCensus`]).
+    /// The pods' counts by node and by STATUS ([`PodCensus`]), folded forward from the last
+    /// read ([`super::census`]).
     pub fn pod_census(&self) -> PodCensus {
-        let mut census = PodCensus::default();
-        let Ok(list) = self.api.list(Kind::Pod, None, &Default::default()) else {
-            return census;
-        };
-        for p in list.items.iter().filter_map(|o| o.as_pod()) {
-            census.total += 1;
-            let node = p.spec.node_name.as_str();
-            if !node.is_empty() {
-                match census.by_node.get_mut(node) {
-                    Some(n) => *n += 1,
-                    None => {
-                        census.by_node.insert(node.to_string(), 1);
-                    }
-                }
+        match self.census.try_borrow_mut() {
+            Ok(mut census) => {
+                census.catch_up(&self.api);
+                census.counts().clone()
             }
-            let status = pod_status(p);
-            match census.by_status.get_mut(&*status) {
-                Some(n) => *n += 1,
-                None => {
-                    census.by_status.insert(status.to_string(), 1);
-                }
+            // Not reachable (no read holds it), but never a panic: count afresh.
+            Err(_) => {
+                let mut census = Census::default();
+                census.catch_up(&self.api);
+                census.counts().clone()
             }
         }
-        census
     }
 
     /// The pods bound to `node` (`spec.nodeName`), as the cluster view shows them.
     pub fn pods_on(&self, node: &str) -> Vec<PodView> {
-        let Ok(list) = self.api.list(Kind::Pod, None, &Default::default()) else {
+        let Ok(mut census) = self.census.try_borrow_mut() else {
             return Vec::new();
         };
-        list.items
-            .iter()
-            .filter_map(|o| o.as_pod())
-            .filter(|p| p.spec.node_name == node)
-            .map(pod_view)
+        census.catch_up(&self.api);
+        census
+            .on_node(node)
+            .filter_map(|(namespace, name)| self.api.get(Kind::Pod, Some(namespace), name).ok())
+            .filter_map(|o| o.as_pod().map(pod_view))
             .collect()
     }
 
