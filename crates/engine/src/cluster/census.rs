@@ -12,7 +12,8 @@ use crate::api::Kind;
 use crate::apiserver::ApiServer;
 use crate::store::{EventType, Revision};
 
-use super::views::{pod_status, PodCensus};
+use super::views::{pod_status, pod_view, PodCensus, PodView};
+use super::Cluster;
 
 /// Adds one to `map[key]`, or takes one away and drops the key at zero (a recount lists only
 /// keys with pods, so the fold must too).
@@ -117,13 +118,45 @@ impl Census {
     }
 }
 
+impl Cluster {
+    /// The pods' counts by node and by STATUS ([`PodCensus`]), folded forward from the last
+    /// read ([`super::census`]).
+    pub fn pod_census(&self) -> PodCensus {
+        match self.census.try_borrow_mut() {
+            Ok(mut census) => {
+                census.catch_up(&self.api);
+                census.counts().clone()
+            }
+            // Not reachable (no read holds it), but never a panic: count afresh.
+            Err(_) => {
+                let mut census = Census::default();
+                census.catch_up(&self.api);
+                census.counts().clone()
+            }
+        }
+    }
+
+    /// The pods bound to `node` (`spec.nodeName`), as the cluster view shows them.
+    pub fn pods_on(&self, node: &str) -> Vec<PodView> {
+        let Ok(mut census) = self.census.try_borrow_mut() else {
+            return Vec::new();
+        };
+        census.catch_up(&self.api);
+        census
+            .on_node(node)
+            .filter_map(|(namespace, name)| self.api.get(Kind::Pod, Some(namespace), name).ok())
+            .filter_map(|o| o.as_pod().map(pod_view))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::api::binding::Binding;
     use crate::api::meta::ObjectMeta;
-    use crate::api::Object;
     use crate::api::pod::{Container, PodSpec};
+    use crate::api::Object;
     use crate::apiserver::{DeleteOptions, ServerConfig};
     use std::sync::Arc;
 

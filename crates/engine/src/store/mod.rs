@@ -380,7 +380,6 @@ impl<V: Clone + Encoded> Store<V> {
         Ok(self
             .history
             .after(after)
-            .iter()
             .filter(|e| e.kv.key.starts_with(prefix))
             .collect())
     }
