@@ -5,8 +5,9 @@
 // engine work after any controller step and inside the scheduler's between two pods, so a long
 // task is one controller step longer than the slice budget (or the page's own work). A second
 // run restarts at
-// 5,000 nodes with 15,000 replicas and records a minute at 1× (issue #11's frame targets are
-// stated at that speed), printing how far virtual time got and the same figures.
+// 5,000 nodes with 150,000 replicas (Kubernetes' envelope) and records at 1× (issue #11's frame
+// targets are stated at that speed) until every pod runs or three minutes have passed, printing
+// how far virtual time got and the same figures each 30 s.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, mkdirSync, existsSync } from 'node:fs';
@@ -163,22 +164,27 @@ test('a refused size changes nothing; 1,000 nodes show the node map, survive a r
   await page.close();
 });
 
-test('5,000 nodes on screen: the page keeps time at 1× while 15,000 pods converge', async () => {
+test('5,000 nodes on screen: the page keeps time at 1× while 150,000 pods converge', async () => {
   const { page, errors } = await openPausedPage();
-  const restartMs = await restart(page, 5000, 15000, 300_000);
+  const restartMs = await restart(page, 5000, 150000, 300_000);
 
-  // A minute of real time at 1× (the speed a class watches at), the node map on screen.
+  // At 1× (the speed a class watches at), the node map on screen, 30 s of real time at a time.
   await page.click('#speed-1');
   assert.equal(await page.getAttribute('#pause', 'aria-pressed'), 'true');
   await page.click('#pause');
-  const line = await record(page, 60_000);
+  const began = Date.now();
+  let line = '';
+  for (let window = 0; window < 6; window++) {
+    line = await record(page, 30_000);
+    const running = await chip(page, 'Running');
+    console.log(`# 5,000 nodes, ${Math.round((Date.now() - began) / 1000)} s at 1×: virtual ` +
+      `${await page.textContent('#clock')}, ${await page.getAttribute('#pod-count', 'data-count')} ` +
+      `pods created, ${running} Running, busy badge ${(await busy(page)) ? "on" : "off"}; so far ${line}`);
+    if (running === 150000) break;
+  }
   assert.ok(Number(await page.getAttribute('#clock', 'data-ms')) > 0, 'the clock ran');
-  console.log(`# 5,000 nodes: restart ${restartMs} ms (wall); after 60 s at 1×: virtual ` +
-    `${await page.textContent('#clock')}, ${await chip(page, 'Running')} of 15,000 pods Running, ` +
-    `busy badge ${(await busy(page)) ? 'on' : 'off'}`);
-  console.log(`# 5,000 nodes, ${line}`);
-  // Printed, not asserted: how far a shared CI machine gets in a minute is no test.
-  console.log(`# 5,000 nodes: ${await page.getAttribute('#pod-count', 'data-count')} pods created`);
+  // Printed, not asserted: how fast a shared CI machine converges is no test.
+  console.log(`# 5,000 nodes × 150,000: restart ${restartMs} ms (wall); since the start, ${line}`);
   assert.equal(await page.locator('.node').count(), 0, 'the node map, no column per node');
   assert.deepEqual(errors, []);
   await page.close();
