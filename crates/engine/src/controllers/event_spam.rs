@@ -49,8 +49,8 @@ impl Bucket {
 }
 
 /// client-go `getSpamKey`'s joined string (source component and host, the involved object's
-/// kind, namespace, name, uid and apiVersion), held as its 128-bit FNV-1a
-/// ([`crate::hash::fnv1a128_joined`]).
+/// kind, namespace, name, uid and apiVersion), held as its 128-bit hash
+/// ([`crate::hash::hash128_joined`]).
 pub type SpamKey = u128;
 
 /// The buckets of one recorder, by spam key.
@@ -101,7 +101,7 @@ mod tests {
     fn a_burst_of_25_then_one_event_per_five_minutes() {
         let mut filter = SpamFilter::default();
         let key: SpamKey =
-            crate::hash::fnv1a128_joined(&["kubelet", "node-1", "Pod", "default", "web"]);
+            crate::hash::hash128_joined(&["kubelet", "node-1", "Pod", "default", "web"]);
         let t0 = Timestamp::from_secs(100);
         let accepted = (0..40).filter(|_| filter.allow(key, t0)).count();
         assert_eq!(accepted, 25);
@@ -111,7 +111,7 @@ mod tests {
         assert!(!filter.allow(key, t0.plus_secs(301)));
         // Another object of the same source has its own bucket.
         assert!(filter.allow(
-            crate::hash::fnv1a128_joined(&["kubelet", "node-1", "Pod", "default", "db"]),
+            crate::hash::hash128_joined(&["kubelet", "node-1", "Pod", "default", "db"]),
             t0
         ));
     }

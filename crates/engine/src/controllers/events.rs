@@ -25,7 +25,7 @@ use crate::api::{Event, Kind, Object, ObjectMeta};
 use crate::apiserver::patch::PatchTarget;
 use crate::apiserver::ApiServer;
 use crate::clock::{Timestamp, EPOCH_UNIX_SECONDS};
-use crate::hash::{fnv1a128_joined, fnv1a64};
+use crate::hash::{fnv1a64, hash128_joined};
 use watchlab_apimachinery::status::StatusReason;
 
 /// client-go `defaultAggregateIntervalInSeconds`-style window of the dedup cache (10 min).
@@ -60,8 +60,8 @@ impl EventType {
 
 /// What makes two events "the same" for the correlator (client-go `getEventKey`): involved
 /// kind, namespace, name, type, reason and message (none for a combined event: its message
-/// changes with each repeat). client-go keeps the joined string; this keeps its 128-bit FNV-1a
-/// ([`fnv1a128_joined`]; two different events share one with odds of about 2^-128 per pair):
+/// changes with each repeat). client-go keeps the joined string; this keeps its 128-bit hash
+/// ([`hash128_joined`]; two different events share one with odds of about 2^-128 per pair):
 /// 16 bytes an entry where the string was a copy of every part and the
 /// message (at 150,000 pods, 600,000 events in the kubelets' caches).
 type DedupKey = u128;
@@ -193,7 +193,7 @@ impl EventRecorder {
     ) {
         let involved = reference_of(obj);
         let combined = self.aggregate(&involved, event_type, reason, message, now);
-        let spam_key = fnv1a128_joined(&[
+        let spam_key = hash128_joined(&[
             &self.source.component,
             &self.source.host,
             &involved.kind,
@@ -232,7 +232,7 @@ impl EventRecorder {
         message: &str,
         now: Timestamp,
     ) -> bool {
-        let key: AggregateKey = fnv1a128_joined(&[
+        let key: AggregateKey = hash128_joined(&[
             &involved.kind,
             &involved.namespace,
             &involved.name,
@@ -292,7 +292,7 @@ impl EventRecorder {
 
     fn write(&mut self, api: &mut ApiServer, now: Timestamp, p: &Pending) -> bool {
         let message = if p.combined { "" } else { p.message.as_str() };
-        let key: DedupKey = fnv1a128_joined(&[
+        let key: DedupKey = hash128_joined(&[
             &p.involved.kind,
             &p.involved.namespace,
             &p.involved.name,
