@@ -122,31 +122,35 @@ impl Cluster {
     /// The pods' counts by node and by STATUS ([`PodCensus`]), folded forward from the last
     /// read ([`super::census`]).
     pub fn pod_census(&self) -> PodCensus {
-        match self.census.try_borrow_mut() {
-            Ok(mut census) => {
-                census.catch_up(&self.api);
-                census.counts().clone()
-            }
-            // Not reachable (no read holds it), but never a panic: count afresh.
-            Err(_) => {
-                let mut census = Census::default();
-                census.catch_up(&self.api);
-                census.counts().clone()
-            }
-        }
+        self.with_census(|census| census.counts().clone())
     }
 
     /// The pods bound to `node` (`spec.nodeName`), as the cluster view shows them.
     pub fn pods_on(&self, node: &str) -> Vec<PodView> {
-        let Ok(mut census) = self.census.try_borrow_mut() else {
-            return Vec::new();
-        };
-        census.catch_up(&self.api);
-        census
-            .on_node(node)
-            .filter_map(|(namespace, name)| self.api.get(Kind::Pod, Some(namespace), name).ok())
-            .filter_map(|o| o.as_pod().map(pod_view))
-            .collect()
+        self.with_census(|census| {
+            census
+                .on_node(node)
+                .filter_map(|(namespace, name)| self.api.get(Kind::Pod, Some(namespace), name).ok())
+                .filter_map(|o| o.as_pod().map(pod_view))
+                .collect()
+        })
+    }
+
+    /// Runs `read` on the census brought up to the current revision.
+    fn with_census<R>(&self, read: impl FnOnce(&Census) -> R) -> R {
+        match self.census.try_borrow_mut() {
+            Ok(mut census) => {
+                census.catch_up(&self.api);
+                read(&census)
+            }
+            // Not reachable (no read holds it while another runs), but never a panic: count
+            // afresh.
+            Err(_) => {
+                let mut census = Census::default();
+                census.catch_up(&self.api);
+                read(&census)
+            }
+        }
     }
 }
 
