@@ -745,6 +745,37 @@ mod tests {
     }
 
     #[test]
+    fn a_burst_of_pods_to_create_is_cut_between_creates() {
+        // The ReplicaSet controller creates the six pods of one sync in slow-start batches of
+        // 1, 2 and 3. Stopping after every step, each piece makes one create, and the history
+        // is the uncut one.
+        let mut sliced = rolling_out();
+        let mut whole = rolling_out();
+        let t = sliced.now().plus_secs(2);
+        let mut seen = vec![sliced.pods().len()];
+        let mut note = |c: &Cluster| {
+            if seen.last() != Some(&c.pods().len()) {
+                seen.push(c.pods().len());
+            }
+        };
+        let mut pieces_with_one_more = 0;
+        while sliced.now() < t || sliced.is_settling() {
+            let before = sliced.pods().len();
+            if sliced.is_settling() {
+                sliced.settle_for(1);
+            } else {
+                sliced.advance_until(t, || true);
+            }
+            pieces_with_one_more += usize::from(sliced.pods().len() == before + 1);
+            note(&sliced);
+        }
+        assert_eq!(seen, [0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(pieces_with_one_more, 6, "one create per piece");
+        whole.advance_to(t);
+        assert_eq!(history_digest(&sliced), history_digest(&whole));
+    }
+
+    #[test]
     fn skipping_idle_controllers_changes_nothing() {
         // The ledger, and what no ledger shows: each kube-proxy's rules and last sync, the open
         // watch streams, and the

@@ -19,7 +19,7 @@ use super::events::{EventRecorder, EventType};
 use super::pod_tally::{Counts, PodTally, Shape};
 use super::podutil::{self, is_pod_ready};
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
-use super::{earliest, Controller, Requeue};
+use super::{earliest, Controller, Requeue, Stepped};
 use crate::api::apps::ReplicaSet;
 use crate::api::meta::{OwnerReference, OwnerReferences};
 use crate::api::pod::Pod;
@@ -62,6 +62,30 @@ pub struct ReplicaSetController {
     /// The pods under each ReplicaSet uid that has synced, counted (see [`PodTally`]).
     tallies: BTreeMap<String, PodTally>,
     recorder: EventRecorder,
+    /// The sync whose creates a step stopped between ([`Burst`]).
+    burst: Option<Burst>,
+    /// The last step stopped part-way: the next goes on without reading its informers first.
+    stopped: bool,
+}
+
+/// A sync between its decision and its status write, with the pods it still has to create in
+/// slow-start batches (1, 2, 4, ..., `slowStartBatch`). A step can stop between two creates —
+/// 500 of them are a long task in a tab at 150,000 pods — and go on from here, making the
+/// same writes as an uncut step.
+struct Burst {
+    key: ObjectKey,
+    replica_set: Arc<Object>,
+    counts: Counts,
+    /// A patch or delete of this sync failed, or a create did: it is requeued with backoff.
+    failed: bool,
+    /// The one owner reference every pod of the burst shares.
+    owners: OwnerReferences,
+    /// Creates not made yet, the current batch's included.
+    remaining: i32,
+    /// The current batch: its size, and the creates made and failed in it so far.
+    batch: i32,
+    made: i32,
+    errors: i32,
 }
 
 fn selector_of(rs: &ReplicaSet) -> Option<LabelSelector> {
@@ -89,6 +113,8 @@ impl ReplicaSetController {
             expectations: BTreeMap::new(),
             tallies: BTreeMap::new(),
             recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
+            burst: None,
+            stopped: false,
         }
     }
 
@@ -181,24 +207,17 @@ impl ReplicaSetController {
         }
     }
 
-    /// One `syncReplicaSet`: claim the pods, count them, create or delete the difference once
-    /// the expectations are met, write the status; returns when to look again (minReadySeconds).
-    fn sync(
-        &mut self,
-        now: Timestamp,
-        api: &mut ApiServer,
-        key: &ObjectKey,
-    ) -> Result<Option<u64>, Requeue> {
+    /// One `syncReplicaSet` up to its creates: claim the pods, count them, delete the surplus
+    /// or decide the creates once the expectations are met. The rest ([`Self::go_on`]) creates
+    /// and writes the status. `None`: nothing to sync (the ReplicaSet is gone, or selects
+    /// nothing), and nothing to look at again.
+    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Option<Burst> {
         let Some(obj) = self.replicasets.store().get(key) else {
             self.expectations.remove(key);
-            return Ok(None);
+            return None;
         };
-        let Some(rs) = obj.as_replica_set() else {
-            return Ok(None);
-        };
-        let Some(selector) = selector_of(rs) else {
-            return Ok(None);
-        };
+        let rs = obj.as_replica_set()?;
+        let selector = selector_of(rs)?;
         let uid = rs.metadata.uid.clone();
         // The pods this ReplicaSet controls, counted from the notifications (built from the
         // controller-uid index on first use, or again when its selector or template labels
@@ -231,11 +250,20 @@ impl ReplicaSetController {
             .expectations
             .get(key)
             .is_none_or(|e| e.fulfilled() || now.millis_since(e.set_at) > EXPECTATIONS_TIMEOUT_MS);
+        let mut creates = 0;
         if satisfied && rs.metadata.deletion_timestamp.is_none() {
             let desired = rs.spec.replicas.unwrap_or(1);
             let diff = counts.active - desired;
             if diff < 0 {
-                failed |= self.create_pods(now, api, key, &obj, rs, (-diff).min(BURST_REPLICAS));
+                creates = (-diff).min(BURST_REPLICAS);
+                self.expectations.insert(
+                    key.clone(),
+                    Expectations {
+                        add: i64::from(creates),
+                        del: 0,
+                        set_at: now,
+                    },
+                );
             } else if diff > 0 {
                 // Only a scale-down reads the pods themselves, to rank them.
                 let owned: Vec<Arc<Object>> = index(&uid).into_iter().chain(adopted).collect();
@@ -247,13 +275,64 @@ impl ReplicaSetController {
                 failed |= self.delete_pods(now, api, key, &obj, &active, diff.min(BURST_REPLICAS));
             }
         }
-        failed |= self.update_status(api, rs, &counts).is_err();
-        if failed {
-            return Err(Requeue);
+        let owners = match creates {
+            0 => OwnerReferences::default(),
+            _ => OwnerReferences::from(vec![controller_ref("ReplicaSet", &rs.metadata)]),
+        };
+        Some(Burst {
+            key: key.clone(),
+            replica_set: obj.clone(),
+            counts,
+            failed,
+            owners,
+            remaining: creates,
+            batch: SLOW_START_INITIAL_BATCH_SIZE.min(creates),
+            made: 0,
+            errors: 0,
+        })
+    }
+
+    /// The rest of a sync: makes the burst's creates batch by batch, asking `stop` after each,
+    /// then writes the status. The burst back if it stopped; else the sync's result, when to
+    /// look again (minReadySeconds) or to requeue.
+    fn go_on(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        mut b: Burst,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Result<Option<u64>, Requeue>, Burst> {
+        let obj = b.replica_set.clone();
+        let Some(rs) = obj.as_replica_set() else {
+            return Ok(Ok(None));
+        };
+        while b.batch > 0 {
+            while b.made < b.batch {
+                if !self.create_pod(now, api, &obj, rs, &b.owners) {
+                    b.errors += 1;
+                }
+                b.made += 1;
+                if stop() {
+                    return Err(b);
+                }
+            }
+            b.remaining -= b.batch;
+            if b.errors > 0 {
+                // The failed and the skipped creates will never be observed.
+                self.observe(&b.key, i64::from(b.errors + b.remaining), 0);
+                b.failed = true;
+                break;
+            }
+            b.batch = (2 * b.batch).min(b.remaining);
+            b.made = 0;
+        }
+        if b.failed | self.update_status(api, rs, &b.counts).is_err() {
+            return Ok(Err(Requeue));
         }
         // Ready pods become available after minReadySeconds: look again then.
-        let waiting = min_ready > 0 && counts.waiting;
-        Ok(waiting.then_some(min_ready as u64 * 1000))
+        let min_ready = rs.spec.min_ready_seconds.unwrap_or(0);
+        let waiting = min_ready > 0 && b.counts.waiting;
+        Ok(Ok(waiting.then_some(min_ready as u64 * 1000)))
     }
 
     /// Releases the pods relabelled out of the selector and adopts the namespace's matching
@@ -324,67 +403,45 @@ impl ReplicaSetController {
         (adopted, failed)
     }
 
-    /// Creates `count` pods in slow-start batches; true if a create failed.
-    fn create_pods(
+    /// Hands a synced key back to the queue: forgotten, due again later, or requeued with
+    /// backoff.
+    fn settled(&mut self, now: Timestamp, key: &ObjectKey, result: Result<Option<u64>, Requeue>) {
+        match result {
+            Ok(again) => {
+                self.queue.forget(key);
+                if let Some(ms) = again {
+                    self.queue.add_after(key.clone(), ms, now);
+                }
+            }
+            Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
+        }
+        self.queue.done(key);
+    }
+
+    /// Creates one pod from the template and records the event; false if the create failed.
+    fn create_pod(
         &mut self,
         now: Timestamp,
         api: &mut ApiServer,
-        key: &ObjectKey,
         obj: &Object,
         rs: &ReplicaSet,
-        count: i32,
+        owners: &OwnerReferences,
     ) -> bool {
-        self.expectations.insert(
-            key.clone(),
-            Expectations {
-                add: i64::from(count),
-                del: 0,
-                set_at: now,
-            },
-        );
-        let mut remaining = count;
-        let mut batch = SLOW_START_INITIAL_BATCH_SIZE.min(remaining);
-        // One owner reference for every pod of the burst: they share it.
-        let owners = OwnerReferences::from(vec![controller_ref("ReplicaSet", &rs.metadata)]);
-        while batch > 0 {
-            let mut errors = 0;
-            for _ in 0..batch {
-                let pod = self.pod_from_template(rs, &owners);
-                match api.create(USER_AGENT, Object::Pod(pod)) {
-                    Ok(created) => {
-                        let msg = format!("Created pod: {}", created.name());
-                        self.recorder.record(
-                            api,
-                            now,
-                            obj,
-                            EventType::Normal,
-                            "SuccessfulCreate",
-                            &msg,
-                        );
-                    }
-                    Err(s) => {
-                        errors += 1;
-                        let msg = format!("Error creating: {}", s.message());
-                        self.recorder.record(
-                            api,
-                            now,
-                            obj,
-                            EventType::Warning,
-                            "FailedCreate",
-                            &msg,
-                        );
-                    }
-                }
-            }
-            remaining -= batch;
-            if errors > 0 {
-                // The failed and the skipped creates will never be observed.
-                self.observe(key, i64::from(errors + remaining), 0);
-                return true;
-            }
-            batch = (2 * batch).min(remaining);
-        }
-        false
+        let pod = self.pod_from_template(rs, owners);
+        let (kind, reason, msg) = match api.create(USER_AGENT, Object::Pod(pod)) {
+            Ok(created) => (
+                EventType::Normal,
+                "SuccessfulCreate",
+                format!("Created pod: {}", created.name()),
+            ),
+            Err(s) => (
+                EventType::Warning,
+                "FailedCreate",
+                format!("Error creating: {}", s.message()),
+            ),
+        };
+        self.recorder.record(api, now, obj, kind, reason, &msg);
+        kind == EventType::Normal
     }
 
     fn pod_from_template(&self, rs: &ReplicaSet, owners: &OwnerReferences) -> Pod {
@@ -536,36 +593,70 @@ impl Controller for ReplicaSetController {
     }
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        self.recorder.flush(api, now);
-        for note in self.replicasets.step(now, api) {
-            if let Notification::Delete(d) = &note {
-                self.tallies.remove(&d.object().meta().uid);
-            }
-            self.queue.add(note.key());
+        match self.step_until(now, api, &mut || false) {
+            Stepped::Done(wake) => wake,
+            Stepped::Stopped => Some(now),
         }
-        for note in self.pods.step(now, api) {
-            self.on_pod(note);
+    }
+
+    /// Stops between two creates of a burst, or between two syncs; going on, it makes the
+    /// next create, or takes the next key off the queue, as the uncut loop would.
+    fn step_until(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Stepped {
+        if !std::mem::take(&mut self.stopped) {
+            self.recorder.flush(api, now);
+            for note in self.replicasets.step(now, api) {
+                if let Notification::Delete(d) = &note {
+                    self.tallies.remove(&d.object().meta().uid);
+                }
+                self.queue.add(note.key());
+            }
+            for note in self.pods.step(now, api) {
+                self.on_pod(note);
+            }
         }
         if self.replicasets.has_synced() && self.pods.has_synced() {
-            while let Some(key) = self.queue.get(now) {
-                match self.sync(now, api, &key) {
-                    Ok(again) => {
-                        self.queue.forget(&key);
-                        if let Some(ms) = again {
-                            self.queue.add_after(key.clone(), ms, now);
+            loop {
+                let burst = match self.burst.take() {
+                    Some(b) => b,
+                    None => {
+                        let Some(key) = self.queue.get(now) else {
+                            break;
+                        };
+                        match self.sync(now, api, &key) {
+                            Some(b) => b,
+                            None => {
+                                self.settled(now, &key, Ok(None));
+                                continue;
+                            }
                         }
                     }
-                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
+                };
+                let key = burst.key.clone();
+                match self.go_on(now, api, burst, stop) {
+                    Ok(result) => self.settled(now, &key, result),
+                    Err(b) => {
+                        self.burst = Some(b);
+                        self.stopped = true;
+                        return Stepped::Stopped;
+                    }
                 }
-                self.queue.done(&key);
+                if self.queue.has_ready(now) && stop() {
+                    self.stopped = true;
+                    return Stepped::Stopped;
+                }
             }
         }
         let pending = self.recorder.next_retry();
-        earliest([
+        Stepped::Done(earliest([
             self.replicasets.next_wakeup(),
             self.pods.next_wakeup(),
             self.queue.next_ready_at(),
             pending,
-        ])
+        ]))
     }
 }
