@@ -6,16 +6,18 @@ use super::meta::{ObjectMeta, ObjectReference, Term};
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     #[serde(default)]
     pub metadata: ObjectMeta,
-    /// Boxed: it keeps an `Event` no larger than a `Pod` in the [`super::Object`] enum, so that
-    /// every stored object version is that much smaller.
+    /// Shared: it keeps an `Event` no larger than a `Pod` in the [`super::Object`] enum, so
+    /// that every stored object version is that much smaller, and a recorder's events about
+    /// one version of one object (a kubelet's `Pulled`, `Created`, `Started`) hold one copy.
     #[serde(default)]
-    pub involved_object: Box<ObjectReference>,
+    pub involved_object: Arc<ObjectReference>,
     /// Terms (reason, type, components): the recorders' literals, borrowed in each of the
     /// hundreds of thousands of Events a large cluster keeps rather than allocated.
     #[serde(default, skip_serializing_if = "str::is_empty")]

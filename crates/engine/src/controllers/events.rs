@@ -89,7 +89,7 @@ struct Seen {
 /// One event waiting to be written.
 #[derive(Debug, Clone)]
 struct Pending {
-    involved: ObjectReference,
+    involved: Arc<ObjectReference>,
     event_type: EventType,
     reason: &'static str,
     message: String,
@@ -116,6 +116,9 @@ pub struct EventRecorder {
     /// wall-clock nanoseconds would be, so events of one millisecond (a kubelet's `Pulled`,
     /// `Created` and `Started`) do not collide on a name.
     last_nanos: u64,
+    /// The reference of the last event recorded, which the next one about the same version of
+    /// the same object shares (a kubelet's `Pulled`, `Created` and `Started` of one pod).
+    last_reference: Option<Arc<ObjectReference>>,
 }
 
 /// `v1.ObjectReference` of a stored object (`reference.GetReference`).
@@ -150,6 +153,7 @@ impl EventRecorder {
             retry_at: None,
             dropped: 0,
             last_nanos: 0,
+            last_reference: None,
         }
     }
 
@@ -191,7 +195,7 @@ impl EventRecorder {
         reason: &'static str,
         message: &str,
     ) {
-        let involved = reference_of(obj);
+        let involved = self.reference(obj);
         let combined = self.aggregate(&involved, event_type, reason, message, now);
         let spam_key = hash128_joined(&[
             &self.source.component,
@@ -220,6 +224,25 @@ impl EventRecorder {
             tries: 0,
         });
         self.flush(api, now);
+    }
+
+    /// The reference to `obj`: the last event's when it names the same version of the same
+    /// object, so those events share it, else a new one.
+    fn reference(&mut self, obj: &Object) -> Arc<ObjectReference> {
+        let m = obj.meta();
+        let same = |r: &&Arc<ObjectReference>| {
+            r.uid == m.uid
+                && r.resource_version == m.resource_version
+                && r.name == m.name
+                && r.namespace == m.namespace
+                && r.kind == obj.kind().resource().kind_name
+        };
+        if let Some(r) = self.last_reference.as_ref().filter(same) {
+            return r.clone();
+        }
+        let r = Arc::new(reference_of(obj));
+        self.last_reference = Some(r.clone());
+        r
     }
 
     /// `EventAggregator.EventAggregate`: true once this is the 10th distinct message about the
@@ -346,7 +369,7 @@ impl EventRecorder {
             let name = format!("{}.{nanos:x}", p.involved.name);
             let event = Event {
                 metadata: ObjectMeta::named(&namespace, &name),
-                involved_object: Box::new(p.involved.clone()),
+                involved_object: p.involved.clone(),
                 reason: Term::Borrowed(p.reason),
                 message: p.message.clone(),
                 source: self.source.clone(),
@@ -416,6 +439,40 @@ mod tests {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn events_about_one_version_of_an_object_share_its_reference() {
+        let mut api = ApiServer::new(1);
+        let ns = api.get(Kind::Namespace, None, "default").unwrap();
+        let mut rec = EventRecorder::new("kubelet", "kubelet", "node-a");
+        let t0 = Timestamp::from_secs(10);
+        rec.record(&mut api, t0, &ns, EventType::Normal, "Pulled", "p");
+        rec.record(&mut api, t0, &ns, EventType::Normal, "Created", "c");
+        let patch = serde_json::json!({"metadata": {"labels": {"a": "b"}}});
+        let changed = api
+            .merge_patch("kubectl", Kind::Namespace, None, "default", &patch, false)
+            .unwrap();
+        rec.record(&mut api, t0, &changed, EventType::Normal, "Started", "s");
+        let evs = events(&api);
+        let by = |reason: &str| evs.iter().find(|e| e.reason == reason).unwrap();
+        let (pulled, created, started) = (by("Pulled"), by("Created"), by("Started"));
+        assert!(Arc::ptr_eq(
+            &pulled.involved_object,
+            &created.involved_object
+        ));
+        assert!(!Arc::ptr_eq(
+            &created.involved_object,
+            &started.involved_object
+        ));
+        assert_eq!(
+            created.involved_object.resource_version,
+            ns.meta().resource_version
+        );
+        assert_eq!(
+            started.involved_object.resource_version,
+            changed.meta().resource_version
+        );
     }
 
     #[test]
