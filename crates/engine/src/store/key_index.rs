@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use crate::hash::FixedHashMap;
+use crate::hash::FixedState;
 use crate::sorted_set::LazySortedSet;
 
 use super::revision::{Rev, Revision};
@@ -86,10 +86,12 @@ impl KeyIndex {
 /// write finds its key with one hash instead of a search comparing keys down a tree, keys that
 /// share long prefixes such as `/registry/pods/default/`; the whole cluster at 1,000 × 30,000
 /// converged 2–4% faster), and the keys in order for ranges, touched only when a key appears or
-/// goes; a key that appears is filed at the next range ([`LazySortedSet`]).
+/// goes; a key that appears is filed at the next range ([`LazySortedSet`]). The hash map is
+/// griddle's, which moves its entries to a grown table a few per insert: a standard one moves
+/// them all in the insert that finds it full, at 458,752 keys a pause of 51 ms (90 in a tab).
 #[derive(Debug, Clone, Default)]
 pub struct Index {
-    by_key: FixedHashMap<Arc<str>, KeyIndex>,
+    by_key: griddle::HashMap<Arc<str>, KeyIndex, FixedState>,
     /// Behind a cell because a range, a read, files the waiting keys first.
     order: RefCell<LazySortedSet<Arc<str>>>,
 }
