@@ -118,6 +118,19 @@ pub enum Stepped {
     Stopped,
 }
 
+/// The [`Controller::step`] of a controller whose step can stop part-way: its
+/// [`Controller::step_until`] never asked to stop.
+pub(crate) fn whole_step<C: Controller + ?Sized>(
+    c: &mut C,
+    now: Timestamp,
+    api: &mut ApiServer,
+) -> Option<Timestamp> {
+    match c.step_until(now, api, &mut || false) {
+        Stepped::Done(wake) => wake,
+        Stepped::Stopped => Some(now),
+    }
+}
+
 /// The earliest of several optional wake-ups.
 pub(crate) fn earliest(times: impl IntoIterator<Item = Option<Timestamp>>) -> Option<Timestamp> {
     times.into_iter().flatten().min()

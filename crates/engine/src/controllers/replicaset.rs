@@ -19,7 +19,7 @@ use super::events::{EventRecorder, EventType};
 use super::pod_tally::{Counts, PodTally, Shape};
 use super::podutil::{self, is_pod_ready};
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
-use super::{earliest, Controller, Requeue, Stepped};
+use super::{earliest, whole_step, Controller, Requeue, Stepped};
 use crate::api::apps::ReplicaSet;
 use crate::api::meta::{OwnerReference, OwnerReferences};
 use crate::api::pod::Pod;
@@ -593,10 +593,7 @@ impl Controller for ReplicaSetController {
     }
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        match self.step_until(now, api, &mut || false) {
-            Stepped::Done(wake) => wake,
-            Stepped::Stopped => Some(now),
-        }
+        whole_step(self, now, api)
     }
 
     /// Stops between two creates of a burst, or between two syncs; going on, it makes the

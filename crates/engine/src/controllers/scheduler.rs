@@ -21,7 +21,7 @@ use super::scheduler_cache::{
     num_feasible_nodes_to_find, NodeInfo, NodeSnapshot, NodeUsageCache, Usage,
 };
 use super::shared_informer::InformerRef;
-use super::{earliest, Controller, Stepped};
+use super::{earliest, whole_step, Controller, Stepped};
 use crate::api::binding::Binding;
 use crate::api::node::Taint;
 use crate::api::pod::Pod;
@@ -454,10 +454,7 @@ impl Controller for Scheduler {
     }
 
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        match self.step_until(now, api, &mut || false) {
-            Stepped::Done(wake) => wake,
-            Stepped::Stopped => Some(now),
-        }
+        whole_step(self, now, api)
     }
 
     /// Stops between two pods (a burst of 500 pods to bind is a long step at 5,000 nodes);
