@@ -2,8 +2,8 @@
 // changes nothing; a Restart to 1,000 nodes shows the node map, a click opens a node's pods;
 // while the pods converge, the Long Tasks API and requestAnimationFrame record how the page
 // kept up. The figures are printed, not asserted (speed is for benchmarks). The page cuts
-// engine work after any controller step and inside the scheduler's between two pods, so a long
-// task is one controller step longer than the slice budget (or the page's own work). A second
+// engine work after any controller step, inside the scheduler's between two pods and inside the
+// ReplicaSet controller's between two creates, so a long task is one such piece longer than the slice budget (or the page's own work). A second
 // run restarts at
 // 5,000 nodes with 150,000 replicas (Kubernetes' envelope) and records at 1× (issue #11's frame
 // targets are stated at that speed) until every pod runs or three minutes have passed, printing

@@ -78,7 +78,7 @@ pub trait Controller {
 
     /// [`Controller::step`] that may stop part-way when `stop` says so (a browser frame's
     /// budget), for a controller whose one step can be long (the scheduler binding a burst of
-    /// 500 pods). Called again at the same instant with nothing else run in between, it goes on
+    /// 500 pods, the ReplicaSet controller creating one). Called again at the same instant with nothing else run in between, it goes on
     /// where it stopped, so the writes are those of one uncut step. By default the step is whole.
     fn step_until(
         &mut self,
