@@ -47,8 +47,10 @@ pub struct PodSpec {
     pub host_network: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tolerations: Vec<Toleration>,
+    /// Shared like the containers: the two tolerations admission gives a pod that has none
+    /// are one vector for every such pod, and every later version of a pod keeps its own.
+    #[serde(default, skip_serializing_if = "Tolerations::is_empty")]
+    pub tolerations: Tolerations,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub priority_class_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +61,11 @@ pub struct PodSpec {
 pub type Containers = Shared<Vec<Container>>;
 
 sharable_vec!(Container);
+
+/// A pod's tolerations, shared copy-on-write like [`Containers`].
+pub type Tolerations = Shared<Vec<Toleration>>;
+
+sharable_vec!(Toleration);
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -370,8 +377,11 @@ pub struct ContainerState {
     pub waiting: Option<ContainerStateWaiting>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running: Option<ContainerStateRunning>,
+    /// Boxed: the largest state and the rarest (a running pod's versions carry none), so
+    /// every other state does not pay for its room (twice per container status: `state` and
+    /// `lastState`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub terminated: Option<ContainerStateTerminated>,
+    pub terminated: Option<Box<ContainerStateTerminated>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -438,12 +448,18 @@ impl Pod {
                     c.last_transition_time = Some(now);
                 }
             }
-            None => self.status.conditions.push(PodCondition {
-                type_: Term::Borrowed(type_),
-                status: Term::Borrowed(status),
-                last_transition_time: Some(now),
-                ..Default::default()
-            }),
+            None => {
+                // One more slot, not the doubling `push` would grow by: the kubelet adds four
+                // conditions to the binding's one, and a doubled vector would keep three spare
+                // slots in the version it writes (at 150,000 pods, 150,000 such versions).
+                self.status.conditions.reserve_exact(1);
+                self.status.conditions.push(PodCondition {
+                    type_: Term::Borrowed(type_),
+                    status: Term::Borrowed(status),
+                    last_transition_time: Some(now),
+                    ..Default::default()
+                });
+            }
         }
     }
 }

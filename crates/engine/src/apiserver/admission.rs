@@ -4,7 +4,7 @@
 //! goes NotReady/unreachable, rather than at once.
 
 use crate::api::node::{NO_EXECUTE, TAINT_NOT_READY, TAINT_UNREACHABLE};
-use crate::api::pod::{Pod, Toleration};
+use crate::api::pod::{Pod, Toleration, Tolerations};
 
 /// `--default-not-ready-toleration-seconds` and `--default-unreachable-toleration-seconds`
 /// (kube-apiserver default 300).
@@ -15,22 +15,45 @@ pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
 /// `{key, operator: Exists, effect: NoExecute, tolerationSeconds}` for it. Like the real
 /// plugin, a toleration counts when its key is that taint's or empty and its effect is
 /// NoExecute or empty; operator and value are not looked at.
-pub fn default_toleration_seconds(pod: &mut Pod, not_ready_secs: i64, unreachable_secs: i64) {
-    for (key, secs) in [
-        (TAINT_NOT_READY, not_ready_secs),
-        (TAINT_UNREACHABLE, unreachable_secs),
-    ] {
-        let covered = pod.spec.tolerations.iter().any(|t| {
-            (t.key == key || t.key.is_empty()) && (t.effect == NO_EXECUTE || t.effect.is_empty())
+#[derive(Debug, Clone)]
+pub struct DefaultTolerationSeconds {
+    /// Both tolerations, given as they are (shared, not copied) to every pod that has none:
+    /// nearly every pod, so 150,000 pods hold one vector.
+    both: Tolerations,
+}
+
+impl DefaultTolerationSeconds {
+    pub fn new(not_ready_secs: i64, unreachable_secs: i64) -> Self {
+        let both = [
+            (TAINT_NOT_READY, not_ready_secs),
+            (TAINT_UNREACHABLE, unreachable_secs),
+        ]
+        .map(|(key, secs)| Toleration {
+            key: key.into(),
+            operator: "Exists".into(),
+            value: "".into(),
+            effect: NO_EXECUTE.into(),
+            toleration_seconds: Some(secs),
         });
-        if !covered {
-            pod.spec_mut().tolerations.push(Toleration {
-                key: key.into(),
-                operator: "Exists".into(),
-                value: "".into(),
-                effect: NO_EXECUTE.into(),
-                toleration_seconds: Some(secs),
+        DefaultTolerationSeconds {
+            both: Tolerations::new(both.to_vec()),
+        }
+    }
+
+    /// Adds the tolerations `pod` lacks.
+    pub fn admit(&self, pod: &mut Pod) {
+        if pod.spec.tolerations.is_empty() {
+            pod.spec_mut().tolerations = self.both.clone();
+            return;
+        }
+        for default in self.both.iter() {
+            let covered = pod.spec.tolerations.iter().any(|t| {
+                (t.key == default.key || t.key.is_empty())
+                    && (t.effect == NO_EXECUTE || t.effect.is_empty())
             });
+            if !covered {
+                pod.spec_mut().tolerations.push(default.clone());
+            }
         }
     }
 }
@@ -52,10 +75,10 @@ mod tests {
     #[test]
     fn adds_both_once_and_keeps_the_users_own() {
         let mut pod = Pod::default();
-        default_toleration_seconds(&mut pod, 300, 60);
-        default_toleration_seconds(&mut pod, 1, 1);
+        DefaultTolerationSeconds::new(300, 60).admit(&mut pod);
+        DefaultTolerationSeconds::new(1, 1).admit(&mut pod);
         assert_eq!(
-            pod.spec.tolerations,
+            *pod.spec.tolerations,
             vec![
                 toleration(TAINT_NOT_READY, NO_EXECUTE, Some(300)),
                 toleration(TAINT_UNREACHABLE, NO_EXECUTE, Some(60)),
@@ -65,9 +88,9 @@ mod tests {
         let own = toleration(TAINT_UNREACHABLE, NO_EXECUTE, Some(5));
         let mut pod = Pod::default();
         pod.spec_mut().tolerations.push(own.clone());
-        default_toleration_seconds(&mut pod, 300, 300);
+        DefaultTolerationSeconds::new(300, 300).admit(&mut pod);
         assert_eq!(
-            pod.spec.tolerations,
+            *pod.spec.tolerations,
             vec![own, toleration(TAINT_NOT_READY, NO_EXECUTE, Some(300))]
         );
     }
@@ -76,7 +99,7 @@ mod tests {
     fn empty_key_or_effect_tolerates_and_other_effects_do_not() {
         let mut all = Pod::default();
         all.spec_mut().tolerations.push(toleration("", "", None));
-        default_toleration_seconds(&mut all, 300, 300);
+        DefaultTolerationSeconds::new(300, 300).admit(&mut all);
         assert_eq!(all.spec.tolerations.len(), 1);
 
         let mut no_schedule = Pod::default();
@@ -84,7 +107,20 @@ mod tests {
             .spec_mut()
             .tolerations
             .push(toleration(TAINT_NOT_READY, "NoSchedule", None));
-        default_toleration_seconds(&mut no_schedule, 300, 300);
+        DefaultTolerationSeconds::new(300, 300).admit(&mut no_schedule);
         assert_eq!(no_schedule.spec.tolerations.len(), 3);
+    }
+
+    #[test]
+    fn pods_without_tolerations_share_one_vector_and_a_writer_copies_it() {
+        let plugin = DefaultTolerationSeconds::new(300, 300);
+        let (mut a, mut b) = (Pod::default(), Pod::default());
+        plugin.admit(&mut a);
+        plugin.admit(&mut b);
+        assert!(a.spec.tolerations.shares_with(&b.spec.tolerations));
+        a.spec_mut()
+            .tolerations
+            .push(toleration("gpu", "NoSchedule", None));
+        assert_eq!((a.spec.tolerations.len(), b.spec.tolerations.len()), (3, 2));
     }
 }

@@ -2,8 +2,8 @@
 //! (NamespaceLifecycle admission), DefaultTolerationSeconds on pods and AlreadyExists — then
 //! one compare-and-swap on "absent".
 
+use super::errors;
 use super::field_manager::{self, Owner};
-use super::{admission, errors};
 use super::{ApiServer, CommitError, Write};
 use crate::api::{defaults, strategy, validation, Kind, Object, ObjectMeta, ResourceInfo};
 use crate::clock::Timestamp;
@@ -44,11 +44,7 @@ impl ApiServer {
             self.check_namespace_accepts(r, obj.name(), obj.namespace())?;
         }
         if let Object::Pod(pod) = &mut obj {
-            admission::default_toleration_seconds(
-                pod,
-                self.config.default_not_ready_toleration_seconds,
-                self.config.default_unreachable_toleration_seconds,
-            );
+            self.default_tolerations.admit(pod);
         }
         let generated = obj.meta().name.is_empty() && !obj.meta().generate_name.is_empty();
         let attempts = if generated { GENERATE_ATTEMPTS } else { 1 };

@@ -133,6 +133,8 @@ pub struct ApiServer {
     /// makes (a kubelet's status writes and events, a ReplicaSet's burst of creates).
     last_writer: Arc<str>,
     config: ServerConfig,
+    /// Admission's DefaultTolerationSeconds, with the seconds of `config`.
+    default_tolerations: admission::DefaultTolerationSeconds,
     writable: bool,
     compactor: Compactor,
     /// Grants and reuses the leases Events are written with.
@@ -174,6 +176,10 @@ impl ApiServer {
             last_writer: Arc::from(""),
             compactor: Compactor::new(config.compaction_interval_ms, config.start),
             leases: LeaseManager::default(),
+            default_tolerations: admission::DefaultTolerationSeconds::new(
+                config.default_not_ready_toleration_seconds,
+                config.default_unreachable_toleration_seconds,
+            ),
             config,
             writable: true,
             warnings: Vec::new(),

@@ -91,7 +91,7 @@ pub struct ContainerRun {
     probes: Vec<ProbeTrack>,
     state: RunState,
     /// `lastState.terminated`: the exit before the current state's.
-    last: Option<ContainerStateTerminated>,
+    last: Option<Box<ContainerStateTerminated>>,
     restart_count: i32,
     started: bool,
     ready: bool,
@@ -253,7 +253,7 @@ impl ContainerRun {
                     return;
                 }
                 let exited = finished(&term);
-                self.last = Some(term);
+                self.last = Some(Box::new(term));
                 match self.backoff_until(exited, t) {
                     Some(until) => {
                         self.state = RunState::BackOff {
@@ -267,7 +267,7 @@ impl ContainerRun {
             }
             RunState::BackOff { until, next_event } => {
                 if until <= t {
-                    let exited = self.last.as_ref().map_or(t, finished);
+                    let exited = self.last.as_deref().map_or(t, finished);
                     self.restart(exited, t, spec, behaviour, out);
                 } else if next_event <= t {
                     self.state = RunState::BackOff {
@@ -412,7 +412,7 @@ impl ContainerRun {
                 ..Default::default()
             },
             RunState::Exited(t) | RunState::Done(t) => ContainerState {
-                terminated: Some(t.clone()),
+                terminated: Some(Box::new(t.clone())),
                 ..Default::default()
             },
             RunState::BackOff { .. } => ContainerState {
