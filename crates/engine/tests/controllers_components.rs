@@ -121,10 +121,7 @@ fn assumed_pods_prevent_double_booking_and_the_last_one_waits_with_backoff() {
     let count = e.count.unwrap_or(0);
     assert!((3..=8).contains(&count), "attempts: {count}");
     let cond = waiting.condition("PodScheduled").expect("condition");
-    assert_eq!(
-        (&*cond.status, cond.reason.as_str()),
-        ("False", "Unschedulable")
-    );
+    assert_eq!((&*cond.status, &*cond.reason), ("False", "Unschedulable"));
 
     // Freeing a node lets it in.
     let victim = (0..4)

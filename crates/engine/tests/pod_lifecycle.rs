@@ -117,7 +117,7 @@ fn events_of(h: &Harness, name: &str) -> Vec<Event> {
 
 fn condition(p: &Pod, t: &str) -> (String, String) {
     p.condition(t)
-        .map(|c| (c.status.to_string(), c.reason.clone()))
+        .map(|c| (c.status.to_string(), c.reason.to_string()))
         .unwrap_or_default()
 }
 

@@ -112,7 +112,8 @@ struct Pending {
     /// The version the write replaced (`None`: a create, or once resolved — so resolved
     /// updates do not keep every older version alive).
     prev: Mutex<Option<Arc<Object>>>,
-    manager: String,
+    /// Shared with the writer's other updates ([`ManagedFields::pending`]'s caller keeps one).
+    manager: Arc<str>,
     subresource: &'static str,
     time: Timestamp,
     /// Pending updates in this chain, this one included.
@@ -171,7 +172,7 @@ impl ManagedFields {
     pub fn pending(
         base: ManagedFields,
         prev: Option<Arc<Object>>,
-        manager: &str,
+        manager: Arc<str>,
         subresource: &'static str,
         time: Timestamp,
     ) -> Self {
@@ -183,7 +184,7 @@ impl ManagedFields {
         ManagedFields(Repr::Pending(Arc::new(Pending {
             base,
             prev: Mutex::new(prev),
-            manager: manager.to_string(),
+            manager,
             subresource,
             time,
             depth,

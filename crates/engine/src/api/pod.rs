@@ -337,8 +337,10 @@ pub struct PodCondition {
         with = "time::rfc3339"
     )]
     pub last_transition_time: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reason: String,
+    /// A term: the reasons the control plane writes (`ContainersNotReady`, `PodCompleted`)
+    /// are literals, borrowed rather than allocated in each version of each pod.
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub reason: Term,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
 }

@@ -59,7 +59,7 @@ pub fn manager_of(user_agent: &str) -> Cow<'_, str> {
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Owner<'a> {
     /// An update by this manager.
-    Update(&'a str),
+    Update(&'a Arc<str>),
     /// An apply that already computed the object's `managedFields`.
     Applied,
 }
@@ -72,7 +72,7 @@ pub(super) enum Owner<'a> {
 pub(super) fn track_update(
     live: Option<&Arc<Object>>,
     new: &mut Object,
-    manager: &str,
+    manager: &Arc<str>,
     subresource: &'static str,
     now: Timestamp,
 ) {
@@ -98,7 +98,7 @@ pub(super) fn track_update(
         }
     }
     new.meta_mut().managed_fields =
-        ManagedFields::pending(base, live.cloned(), manager, subresource, now);
+        ManagedFields::pending(base, live.cloned(), manager.clone(), subresource, now);
 }
 
 /// One server-side apply request.

@@ -132,6 +132,8 @@ pub struct ApiServer {
     /// The writer of the last ledger line, shared by the lines after it that the same writer
     /// makes (a kubelet's status writes and events, a ReplicaSet's burst of creates).
     last_writer: Arc<str>,
+    /// The field manager of the last write, shared likewise ([`ApiServer::manager_for`]).
+    last_manager: Arc<str>,
     config: ServerConfig,
     /// Admission's DefaultTolerationSeconds, with the seconds of `config`.
     default_tolerations: admission::DefaultTolerationSeconds,
@@ -174,6 +176,7 @@ impl ApiServer {
             watch: WatchHub::new(config.watch),
             ledger: Ledger::new(config.ledger_limit),
             last_writer: Arc::from(""),
+            last_manager: Arc::from(""),
             compactor: Compactor::new(config.compaction_interval_ms, config.start),
             leases: LeaseManager::default(),
             default_tolerations: admission::DefaultTolerationSeconds::new(
@@ -211,11 +214,14 @@ impl ApiServer {
 
     /// The manager `user`'s writes are recorded for: the request's `fieldManager`, else the
     /// user agent's ([`field_manager::manager_of`]).
-    fn manager_for<'u>(&self, user: &'u str) -> Cow<'u, str> {
-        match &self.field_manager {
-            Some(m) => Cow::Owned(m.clone()),
+    /// The field manager of a write by `user`, shared with the writes before it by the same
+    /// manager (one allocation of `kubelet` for a run of status writes, not one per version).
+    fn manager_for(&mut self, user: &str) -> Arc<str> {
+        let manager = match &self.field_manager {
+            Some(m) => Cow::Borrowed(m.as_str()),
             None => field_manager::manager_of(user),
-        }
+        };
+        reuse_or_share(&mut self.last_manager, &manager)
     }
 
     /// The resources this server serves.
@@ -424,10 +430,7 @@ impl ApiServer {
         verb: &'static str,
         resource: Option<&str>,
     ) -> Option<Arc<Object>> {
-        if *self.last_writer != *user {
-            self.last_writer = Arc::from(user);
-        }
-        let user = self.last_writer.clone();
+        let user = reuse_or_share(&mut self.last_writer, user);
         let mut last_tombstone = None;
         for rev in before + 1..=self.store.revision() {
             let changes: Vec<Change> = self
@@ -506,4 +509,13 @@ impl Kind {
     pub fn key(self, namespace: &str, name: &str) -> String {
         self.resource().key(namespace, name)
     }
+}
+
+/// `value` as the `Arc<str>` in `last` when it holds the same text, else a new one left in
+/// `last`: a run of writes by one writer shares one allocation of its name.
+fn reuse_or_share(last: &mut Arc<str>, value: &str) -> Arc<str> {
+    if **last != *value {
+        *last = Arc::from(value);
+    }
+    last.clone()
 }

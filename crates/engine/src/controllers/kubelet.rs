@@ -470,7 +470,7 @@ impl Kubelet {
             p.set_condition(t, status, now);
         }
         for c in &mut p.status.conditions {
-            c.reason.clear();
+            c.reason = "".into();
             c.message.clear();
             if (c.type_ == "Ready" || c.type_ == "ContainersReady") && !unready.is_empty() {
                 if phase == "Succeeded" {
