@@ -186,6 +186,18 @@ mod tests {
         (Rev::new(main, 0), true)
     }
 
+    #[test]
+    fn room_grows_one_write_at_a_time_up_to_eight_then_doubles() {
+        let mut k = KeyIndex::default();
+        let mut rooms = Vec::new();
+        for main in 1..=10 {
+            k.record(Rev::new(main, main), false);
+            rooms.push(k.revs.capacity());
+        }
+        assert_eq!(rooms, [1, 2, 3, 4, 5, 6, 7, 8, 16, 16]);
+        assert_eq!(k.at(9).map(|w| w.rev.main), Some(9));
+    }
+
     fn index(writes: &[(Rev, bool)]) -> KeyIndex {
         let mut index = KeyIndex::default();
         for (rev, tombstone) in writes {
