@@ -204,7 +204,7 @@ fn kubectl_run_story(seed: u64) {
     );
     let started = evs.iter().find(|e| e.reason == "Started").expect("Started");
     assert_eq!(started.source.component, "kubelet");
-    assert_eq!(&started.source.host, node);
+    assert_eq!(&*started.source.host, node.as_str());
 }
 
 fn deployment_status(api: &ApiServer, name: &str) -> (i32, i32, i32) {

@@ -51,8 +51,9 @@ pub struct Event {
     pub event_time: Option<Timestamp>,
     #[serde(default)]
     pub reporting_component: Term,
+    /// Shared with `source.host` (one allocation of a kubelet's node name for all its events).
     #[serde(default)]
-    pub reporting_instance: String,
+    pub reporting_instance: Arc<str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -60,6 +61,7 @@ pub struct Event {
 pub struct EventSource {
     #[serde(default, skip_serializing_if = "str::is_empty")]
     pub component: Term,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub host: String,
+    /// Shared: a recorder's events all name its host, as `reportingInstance` does.
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub host: Arc<str>,
 }

@@ -78,10 +78,13 @@ struct Aggregate {
     last: Timestamp,
 }
 
+/// The event written for a dedup key (client-go's `eventLog`, which keeps its name): the
+/// name is `<involved name>.<nanos in hex>` in the namespace [`event_namespace`] gives, and
+/// the key holds the involved name and namespace, so the nanoseconds alone find it again
+/// (where two strings were copies of what the Event object holds anyway).
 #[derive(Debug, Clone)]
 struct Seen {
-    namespace: String,
-    name: String,
+    nanos: u64,
     count: i32,
     last: Timestamp,
 }
@@ -144,7 +147,7 @@ impl EventRecorder {
             user: user.to_string(),
             source: EventSource {
                 component: Term::Borrowed(component),
-                host: host.to_string(),
+                host: Arc::from(host),
             },
             seen: Lru::new(MAX_CACHE_ENTRIES),
             aggregates: Lru::new(MAX_CACHE_ENTRIES),
@@ -279,6 +282,9 @@ impl EventRecorder {
         };
         let hash = fnv1a64(message.as_bytes());
         if !record.messages.contains(&hash) {
+            // Room for one more, not the four a first `push` reserves: nearly every key sees
+            // one message (a pod's Pulled, Created, Started are three keys).
+            record.messages.reserve_exact(1);
             record.messages.push(hash);
         }
         record.last = now;
@@ -324,15 +330,17 @@ impl EventRecorder {
             if p.combined { "combined" } else { "single" },
             message,
         ]);
+        let namespace = event_namespace(&p.involved);
         if let Some(seen) = self.seen.get_mut(&key) {
             if p.at.millis_since(seen.last) <= CORRELATION_WINDOW_MS {
                 let count = seen.count + 1;
                 // `{"count": …, "lastTimestamp": …}` (and the combined message), as client-go's
                 // recorder patches a repeat.
+                let name = event_name(&p.involved, seen.nanos);
                 let target = PatchTarget {
                     kind: Kind::Event,
-                    namespace: Some(seen.namespace.as_str()),
-                    name: &seen.name,
+                    namespace: Some(namespace),
+                    name: &name,
                     status: false,
                 };
                 let repeat = |obj: &mut Object| {
@@ -356,19 +364,12 @@ impl EventRecorder {
                 }
             }
         }
-        let namespace = if p.involved.namespace.is_empty() {
-            // Events about cluster-scoped objects go to `default` (metav1.NamespaceDefault).
-            "default".to_string()
-        } else {
-            p.involved.namespace.clone()
-        };
-        // `<object-name>.<UnixNano in hex>`; the recorder's same-millisecond events take the
-        // next nanoseconds, and a name another recorder took at that instant the next free one.
+        // The recorder's same-millisecond events take the next nanoseconds, and a name another
+        // recorder took at that instant the next free one.
         let mut nanos = unix_nanos(p.at).max(self.last_nanos + 1);
         for _ in 0..16 {
-            let name = format!("{}.{nanos:x}", p.involved.name);
             let event = Event {
-                metadata: ObjectMeta::named(&namespace, &name),
+                metadata: ObjectMeta::named(namespace, &event_name(&p.involved, nanos)),
                 involved_object: p.involved.clone(),
                 reason: Term::Borrowed(p.reason),
                 message: p.message.clone(),
@@ -382,9 +383,16 @@ impl EventRecorder {
                 reporting_instance: self.source.host.clone(),
             };
             match api.create(&self.user, Object::Event(event)) {
-                Ok(created) => {
+                Ok(_) => {
                     self.last_nanos = nanos;
-                    self.remember(key, &created, p.at);
+                    self.seen.put(
+                        key,
+                        Seen {
+                            nanos,
+                            count: 1,
+                            last: p.at,
+                        },
+                    );
                     return true;
                 }
                 Err(s) if s.reason() == StatusReason::AlreadyExists => nanos += 1,
@@ -394,18 +402,21 @@ impl EventRecorder {
         let _ = now;
         false
     }
+}
 
-    fn remember(&mut self, key: DedupKey, created: &Arc<Object>, at: Timestamp) {
-        self.seen.put(
-            key,
-            Seen {
-                namespace: created.namespace().to_string(),
-                name: created.name().to_string(),
-                count: 1,
-                last: at,
-            },
-        );
+/// The namespace of the events about `involved`: its own, or `default` for a cluster-scoped
+/// object (metav1.NamespaceDefault).
+fn event_namespace(involved: &ObjectReference) -> &str {
+    if involved.namespace.is_empty() {
+        "default"
+    } else {
+        &involved.namespace
     }
+}
+
+/// An event's name: `<involved name>.<UnixNano in hex>`, as client-go's recorder makes it.
+fn event_name(involved: &ObjectReference, nanos: u64) -> String {
+    format!("{}.{nanos:x}", involved.name)
 }
 
 /// `t` cut to its second: what `metav1.Time` keeps (it serializes, and is stored, in whole
