@@ -334,7 +334,10 @@ mod tests {
 
     /// Steps the model against the cluster's API server, as the page's tick does.
     fn step(model: &mut LiveModel, cluster: &mut Cluster, at: u64) -> bool {
-        model.step(Timestamp(at), &mut cluster.session("watchlab-live"))
+        model.step(
+            Timestamp::from_millis(at),
+            &mut cluster.session("watchlab-live"),
+        )
     }
 
     #[test]
@@ -469,7 +472,7 @@ mod tests {
             }
         }
         let mut model = LiveModel::new();
-        model.step(Timestamp(1), &mut Down);
+        model.step(Timestamp::from_millis(1), &mut Down);
         assert!(!model.synced());
         assert_eq!(
             model.problem().as_deref(),

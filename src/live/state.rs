@@ -112,7 +112,7 @@ impl LiveState {
                 } else {
                     0
                 };
-                model.step(Timestamp(now), client.as_mut())
+                model.step(Timestamp::from_millis(now), client.as_mut())
             }
             LiveAction::SetLang(l) => {
                 next.lang = l;

@@ -508,9 +508,9 @@ fn opening_a_node_of_the_map_lists_its_pods_only() {
 
 #[test]
 fn time_is_formatted_for_the_header() {
-    assert_eq!(format_time(Timestamp(0)), "00:00.0");
-    assert_eq!(format_time(Timestamp(125_400)), "02:05.4");
-    assert_eq!(format_time(Timestamp(3_723_000)), "1:02:03");
+    assert_eq!(format_time(Timestamp::from_millis(0)), "00:00.0");
+    assert_eq!(format_time(Timestamp::from_millis(125_400)), "02:05.4");
+    assert_eq!(format_time(Timestamp::from_millis(3_723_000)), "1:02:03");
 }
 
 /// Runs the clock at `speed` for `real_ms` of simulated browser frames (100 ms each).

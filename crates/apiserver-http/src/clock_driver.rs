@@ -44,11 +44,11 @@ mod tests {
 
     #[test]
     fn speed_scales_elapsed_time_from_the_origin() {
-        let d = ClockDriver::new(Timestamp(1_000), 2.5);
-        assert_eq!(d.virtual_at(0), Timestamp(1_000));
-        assert_eq!(d.virtual_at(400), Timestamp(2_000));
+        let d = ClockDriver::new(Timestamp::from_millis(1_000), 2.5);
+        assert_eq!(d.virtual_at(0), Timestamp::from_millis(1_000));
+        assert_eq!(d.virtual_at(400), Timestamp::from_millis(2_000));
         let slow = ClockDriver::new(Timestamp::ZERO, 0.1);
-        assert_eq!(slow.virtual_at(1_000), Timestamp(100));
+        assert_eq!(slow.virtual_at(1_000), Timestamp::from_millis(100));
         let huge = ClockDriver::new(Timestamp::ZERO, 1e300);
         assert!(huge.virtual_at(u128::MAX) > Timestamp::ZERO);
     }

@@ -484,11 +484,14 @@ mod tests {
         // 2026-12-02T22:39:23Z.
         let wall = at(1_796_251_163);
         assert_eq!(
-            Timestamp(start_ms(Start::Now, wall)).to_rfc3339(),
+            Timestamp::from_millis(start_ms(Start::Now, wall)).to_rfc3339(),
             "2026-12-02T22:39:23Z"
         );
         assert_eq!(start_ms(Start::Now, at(0)), 0);
-        assert_eq!(start_ms(Start::At(Timestamp(5_000)), wall), 5_000);
+        assert_eq!(
+            start_ms(Start::At(Timestamp::from_millis(5_000)), wall),
+            5_000
+        );
     }
 
     #[test]

@@ -98,7 +98,7 @@ pub fn converge(nodes: usize, pods: u32, profile: ProfileName) -> (Cluster, Whol
             break;
         }
         // An hour of virtual time without converging is a failure, reported as such.
-        converged = t.0 < 3_600_000;
+        converged = t.as_millis() < 3_600_000;
     }
     let events = cluster
         .api()
@@ -106,7 +106,7 @@ pub fn converge(nodes: usize, pods: u32, profile: ProfileName) -> (Cluster, Whol
         .map_or(0, |l| l.items.len());
     let run = WholeCluster {
         converged,
-        virtual_seconds: t.0 / 1000,
+        virtual_seconds: t.as_millis() / 1000,
         revision: cluster.api().revision(),
         events,
         etcd_bytes: cluster.api().store().bytes_in_use(),

@@ -3,29 +3,44 @@
 //! can be skipped by jumping to the next timer ([`advance_until`], the one loop that does).
 
 use std::fmt;
+use std::num::NonZeroU64;
 use watchlab_apimachinery::rfc3339;
 
 /// Milliseconds of virtual time since the simulated cluster started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Timestamp(pub u64);
+///
+/// Held as the milliseconds plus one in a `NonZeroU64`, so that an `Option<Timestamp>` takes
+/// the eight bytes of the time itself, not sixteen: objects carry many optional times (a pod
+/// condition two, an Event three, every object's creation and deletion), and every version
+/// of every object is kept in the ledger's history. The last millisecond, `u64::MAX`, is
+/// given up for it (times saturate one short of it).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(NonZeroU64);
 
 /// The calendar instant the virtual clock's zero maps to (2026-01-01T00:00:00Z), so timestamps
 /// print as real RFC 3339 times the way the API server writes them.
 pub const EPOCH_UNIX_SECONDS: u64 = 1_767_225_600;
 
 impl Timestamp {
-    pub const ZERO: Timestamp = Timestamp(0);
+    pub const ZERO: Timestamp = Timestamp::from_millis(0);
 
-    pub fn from_secs(secs: u64) -> Self {
-        Timestamp(secs.saturating_mul(1000))
+    /// The time `ms` milliseconds after the virtual clock's zero.
+    pub const fn from_millis(ms: u64) -> Self {
+        match NonZeroU64::new(ms.saturating_add(1)) {
+            Some(held) => Timestamp(held),
+            None => Timestamp(NonZeroU64::MAX),
+        }
     }
 
-    pub fn as_millis(self) -> u64 {
-        self.0
+    pub fn from_secs(secs: u64) -> Self {
+        Timestamp::from_millis(secs.saturating_mul(1000))
+    }
+
+    pub const fn as_millis(self) -> u64 {
+        self.0.get() - 1
     }
 
     pub fn plus_millis(self, ms: u64) -> Self {
-        Timestamp(self.0.saturating_add(ms))
+        Timestamp::from_millis(self.as_millis().saturating_add(ms))
     }
 
     pub fn plus_secs(self, secs: u64) -> Self {
@@ -34,7 +49,7 @@ impl Timestamp {
 
     /// Milliseconds from `earlier` to `self`, zero if `earlier` is later.
     pub fn millis_since(self, earlier: Timestamp) -> u64 {
-        self.0.saturating_sub(earlier.0)
+        self.as_millis().saturating_sub(earlier.as_millis())
     }
 
     /// RFC 3339 with second precision in UTC, as `metav1.Time` serializes
@@ -50,7 +65,7 @@ impl Timestamp {
     }
 
     fn unix_secs(self) -> i64 {
-        EPOCH_UNIX_SECONDS as i64 + (self.0 / 1000) as i64
+        EPOCH_UNIX_SECONDS as i64 + (self.as_millis() / 1000) as i64
     }
 
     /// Parses an RFC 3339 time as Go's `time.Parse(time.RFC3339, …)` does (`Z` or a numeric
@@ -59,7 +74,20 @@ impl Timestamp {
     pub fn parse_rfc3339(text: &str) -> Option<Timestamp> {
         let unix_ms = rfc3339::parse_unix_millis(text)?;
         let since = unix_ms.saturating_sub(EPOCH_UNIX_SECONDS as i64 * 1000);
-        Some(Timestamp(since.max(0) as u64))
+        Some(Timestamp::from_millis(since.max(0) as u64))
+    }
+}
+
+impl Default for Timestamp {
+    fn default() -> Self {
+        Timestamp::ZERO
+    }
+}
+
+/// `Timestamp(5000)`: the milliseconds, not the value held.
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Timestamp").field(&self.as_millis()).finish()
     }
 }
 
@@ -104,6 +132,18 @@ pub fn advance_until<T: Timers>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_optional_time_is_eight_bytes_and_every_millisecond_but_the_last_round_trips() {
+        assert_eq!(std::mem::size_of::<Option<Timestamp>>(), 8);
+        for ms in [0, 1, 999, 1_000, u64::MAX - 1] {
+            assert_eq!(Timestamp::from_millis(ms).as_millis(), ms);
+        }
+        assert_eq!(Timestamp::from_millis(u64::MAX).as_millis(), u64::MAX - 1);
+        assert_eq!(Timestamp::default(), Timestamp::ZERO);
+        assert!(Timestamp::from_millis(0) < Timestamp::from_millis(1));
+        assert_eq!(format!("{:?}", Timestamp::from_millis(5)), "Timestamp(5)");
+    }
 
     #[test]
     fn zero_is_the_virtual_epoch() {

@@ -328,7 +328,7 @@ mod tests {
     use super::*;
 
     fn t(ms: u64) -> Timestamp {
-        Timestamp(ms)
+        Timestamp::from_millis(ms)
     }
 
     #[test]
@@ -387,8 +387,8 @@ mod tests {
         }));
         assert!(!c.can_commit());
         let at = c.next_timer().unwrap();
-        assert!((1000..2000).contains(&at.0), "{at:?}");
-        assert!(c.advance_to(t(at.0 - 1)).is_empty());
+        assert!((1000..2000).contains(&at.as_millis()), "{at:?}");
+        assert!(c.advance_to(t(at.as_millis() - 1)).is_empty());
         let ev = c.advance_to(at);
         assert!(
             matches!(&ev[..], [MembershipEvent::LeaderElected { term: 2, .. }]),

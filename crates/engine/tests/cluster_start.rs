@@ -26,7 +26,7 @@ fn get(c: &mut Cluster, path: &str) -> serde_json::Value {
 #[test]
 fn objects_are_stamped_from_the_start_and_controllers_run() {
     let mut c = started_late();
-    assert_eq!(c.now(), Timestamp(START_MS));
+    assert_eq!(c.now(), Timestamp::from_millis(START_MS));
     let ns = get(&mut c, "/api/v1/namespaces/default");
     assert_eq!(ns["metadata"]["creationTimestamp"], "2026-12-02T12:00:00Z");
     c.apply(Action::CreatePod {

@@ -264,7 +264,7 @@ fn a_write_refused_with_409_is_retried_after_a_reread() {
     let delivery = h.plane.website.informers()[0]
         .next_wakeup()
         .expect("the edit on its way to the cache");
-    h.run_until(Timestamp(delivery.as_millis() - 1));
+    h.run_until(Timestamp::from_millis(delivery.as_millis() - 1));
     let (code, _) = call(
         &mut h.api,
         "PATCH",

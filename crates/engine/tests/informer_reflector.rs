@@ -80,7 +80,7 @@ fn list_then_watch_builds_the_cache() {
     ledger.update(NS, "b", |o| o.generation = 2).unwrap();
     ledger.delete(NS, "a").unwrap();
     ledger.create(NS, "d").unwrap();
-    let notes = inf.step(Timestamp(10), &mut ledger);
+    let notes = inf.step(Timestamp::from_millis(10), &mut ledger);
     assert!(
         matches!(&notes[0], Notification::Update { old, new } if old.generation == 1 && new.generation == 2)
     );
@@ -209,7 +209,7 @@ fn bookmarks_advance_the_rv_so_a_resume_survives_compaction() {
         ledger.write_elsewhere(); // other resources: rv 5
     }
     ledger.send_bookmarks();
-    inf.step(Timestamp(10), &mut ledger);
+    inf.step(Timestamp::from_millis(10), &mut ledger);
     assert_eq!(inf.latest_resource_version(), 5);
     assert_eq!(inf.cache_resource_version(), 5);
     ledger.compact(); // compacted at 5
@@ -233,10 +233,10 @@ fn the_cache_lags_by_the_delivery_delay() {
     let store = inf.store();
     inf.step(Timestamp::ZERO, &mut ledger);
     assert!(!inf.has_synced(), "the first list is still in flight");
-    inf.step(Timestamp(100), &mut ledger);
+    inf.step(Timestamp::from_millis(100), &mut ledger);
     assert!(inf.has_synced());
 
-    let t = Timestamp(1000);
+    let t = Timestamp::from_millis(1000);
     ledger.set_now(t);
     ledger.update(NS, "web", |o| o.generation = 2).unwrap();
     assert!(inf.step(t, &mut ledger).is_empty());
@@ -250,10 +250,10 @@ fn the_cache_lags_by_the_delivery_delay() {
         (3, 2)
     );
     assert_eq!(inf.in_flight(), 1);
-    assert_eq!(inf.next_wakeup(), Some(Timestamp(1100)));
-    inf.step(Timestamp(1099), &mut ledger);
+    assert_eq!(inf.next_wakeup(), Some(Timestamp::from_millis(1100)));
+    inf.step(Timestamp::from_millis(1099), &mut ledger);
     assert_eq!(store.get_by_name(NS, "web").unwrap().generation, 1);
-    let notes = inf.step(Timestamp(1100), &mut ledger);
+    let notes = inf.step(Timestamp::from_millis(1100), &mut ledger);
     assert_eq!(notes.len(), 1);
     assert_eq!(
         store.get_by_name(NS, "web").unwrap().generation,
@@ -273,12 +273,12 @@ fn list_errors_back_off_and_retry() {
     inf.step(Timestamp::ZERO, &mut ledger);
     assert!(!inf.has_synced());
     let first = inf.next_wakeup().unwrap();
-    assert!((800..=1600).contains(&first.0), "{first:?}");
+    assert!((800..=1600).contains(&first.as_millis()), "{first:?}");
     inf.step(first.plus_millis(0), &mut ledger);
     let second = inf.next_wakeup().unwrap();
     let wait = second.millis_since(first);
     assert!((1600..=3200).contains(&wait), "doubled: {wait}");
-    inf.step(Timestamp(second.0 - 1), &mut ledger);
+    inf.step(Timestamp::from_millis(second.as_millis() - 1), &mut ledger);
     assert_eq!(
         ledger.list_calls.len(),
         2,
@@ -295,7 +295,7 @@ fn a_very_short_empty_watch_is_an_error_and_relists() {
     let mut inf = informer(0);
     inf.step(Timestamp::ZERO, &mut ledger);
     ledger.drop_streams();
-    inf.step(Timestamp(500), &mut ledger);
+    inf.step(Timestamp::from_millis(500), &mut ledger);
     let stats = inf.reflector_stats();
     assert_eq!(stats.watch_restarts, 0);
     assert!(stats
@@ -342,8 +342,10 @@ fn resync_redelivers_the_cache_periodically() {
     };
     let mut inf = Informer::new(cfg, Vec::new(), SimRng::seed_from_u64(1));
     inf.step(Timestamp::ZERO, &mut ledger);
-    assert!(inf.step(Timestamp(999), &mut ledger).is_empty());
-    let notes = inf.step(Timestamp(1000), &mut ledger);
+    assert!(inf
+        .step(Timestamp::from_millis(999), &mut ledger)
+        .is_empty());
+    let notes = inf.step(Timestamp::from_millis(1000), &mut ledger);
     assert!(matches!(&notes[..], [Notification::Update { old, new }] if old == new));
 }
 
@@ -368,13 +370,13 @@ fn indexes_follow_the_watch() {
     ledger
         .update(NS, "p3", |o| o.node_name = Some("node-a".into()))
         .unwrap();
-    inf.step(Timestamp(10), &mut ledger);
+    inf.step(Timestamp::from_millis(10), &mut ledger);
     assert_eq!(
         names(&store.by_index("spec.nodeName", "node-a").unwrap()),
         ["p1", "p3"]
     );
     ledger.delete(NS, "p1").unwrap();
-    inf.step(Timestamp(20), &mut ledger);
+    inf.step(Timestamp::from_millis(20), &mut ledger);
     assert_eq!(
         names(&store.by_index("spec.nodeName", "node-a").unwrap()),
         ["p3"]

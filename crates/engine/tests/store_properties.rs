@@ -505,7 +505,7 @@ fn run_leases(steps: Vec<LeaseStep>) -> Result<(), TestCaseError> {
     for step in steps {
         match step {
             LeaseStep::Grant(ttl) => {
-                let id = store.lease_grant(ttl, Timestamp(model.now));
+                let id = store.lease_grant(ttl, Timestamp::from_millis(model.now));
                 prop_assert!(!model.granted.contains(&id), "lease ids are unique");
                 let ttl = ttl.max(MIN_LEASE_TTL_MS);
                 model
@@ -542,7 +542,7 @@ fn run_leases(steps: Vec<LeaseStep>) -> Result<(), TestCaseError> {
             }
             LeaseStep::KeepAlive(n) => {
                 let id = nth(&model, n);
-                let got = store.lease_keep_alive(id, Timestamp(model.now));
+                let got = store.lease_keep_alive(id, Timestamp::from_millis(model.now));
                 let now = model.now;
                 match model.leases.get_mut(&id) {
                     Some((ttl, deadline, _)) if *deadline > now => {
@@ -573,7 +573,7 @@ fn run_leases(steps: Vec<LeaseStep>) -> Result<(), TestCaseError> {
                     .map(|(id, _)| *id)
                     .collect();
                 let before = store.revision();
-                let got = store.expire_leases(Timestamp(now));
+                let got = store.expire_leases(Timestamp::from_millis(now));
                 let mut revoked_revisions = Vec::new();
                 for id in &due {
                     revoked_revisions.extend(model.revoke(*id));
@@ -596,7 +596,7 @@ fn run_leases(steps: Vec<LeaseStep>) -> Result<(), TestCaseError> {
             let lease = store.lease(*id);
             prop_assert_eq!(
                 lease.map(|l| (l.ttl_ms, l.deadline)),
-                Some((*ttl, Timestamp(*deadline)))
+                Some((*ttl, Timestamp::from_millis(*deadline)))
             );
             let attached: BTreeSet<String> = lease
                 .map(|l| l.keys.iter().map(|k| k.to_string()).collect())
@@ -606,7 +606,7 @@ fn run_leases(steps: Vec<LeaseStep>) -> Result<(), TestCaseError> {
         let next = model
             .leases
             .values()
-            .map(|(_, deadline, _)| Timestamp(*deadline))
+            .map(|(_, deadline, _)| Timestamp::from_millis(*deadline))
             .min();
         prop_assert_eq!(store.next_lease_expiry(), next);
     }

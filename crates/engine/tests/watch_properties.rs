@@ -254,7 +254,7 @@ proptest! {
                     let _ = s.delete("prop", Kind::Pod, Some(NS), &format!("p{pod}"), &opts);
                 }
                 Step::Compact => { let _ = s.compact_now(); }
-                Step::Advance { secs } => { now += u64::from(secs) * 1000; s.advance_to(Timestamp(now)); }
+                Step::Advance { secs } => { now += u64::from(secs) * 1000; s.advance_to(Timestamp::from_millis(now)); }
                 Step::Resume { watcher } => {
                     let w = &mut watchers[watcher as usize];
                     let alive = drain(&mut s, w)?;

@@ -65,11 +65,17 @@ mod tests {
 
     #[test]
     fn micro_time_has_six_digits_and_round_trips() {
-        let t = Timestamp(5_250);
+        let t = Timestamp::from_millis(5_250);
         assert_eq!(to_micro(t), "2026-01-01T00:00:05.250000Z");
         assert_eq!(parse(&to_micro(t)), Some(t));
-        assert_eq!(parse("2026-01-01T00:00:05Z"), Some(Timestamp(5_000)));
-        assert_eq!(parse("2026-01-01T00:00:05.1Z"), Some(Timestamp(5_100)));
+        assert_eq!(
+            parse("2026-01-01T00:00:05Z"),
+            Some(Timestamp::from_millis(5_000))
+        );
+        assert_eq!(
+            parse("2026-01-01T00:00:05.1Z"),
+            Some(Timestamp::from_millis(5_100))
+        );
         assert_eq!(parse("2026-01-01T00:00:05.Z"), None);
         assert_eq!(parse("yesterday"), None);
     }
@@ -89,7 +95,7 @@ mod tests {
             r#"{"at":"2026-01-01T09:00:05+09:00","micro":"2026-01-01T00:00:05.250000+00:00"}"#,
         )
         .unwrap();
-        assert_eq!(t.at, Some(Timestamp(5_000)));
+        assert_eq!(t.at, Some(Timestamp::from_millis(5_000)));
         assert_eq!(
             serde_json::to_string(&t).unwrap(),
             r#"{"at":"2026-01-01T00:00:05Z","micro":"2026-01-01T00:00:05.250000Z"}"#

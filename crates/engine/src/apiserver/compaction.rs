@@ -53,13 +53,13 @@ mod tests {
     #[test]
     fn compacts_to_the_previous_ticks_revision() {
         let mut c = Compactor::new(1000, Timestamp::ZERO);
-        assert_eq!(c.due(Timestamp(999), 5), None);
-        assert_eq!(c.due(Timestamp(1000), 5), None); // first tick only records
-        assert_eq!(c.due(Timestamp(2000), 9), Some(5));
-        assert_eq!(c.due(Timestamp(2500), 12), None);
-        assert_eq!(c.due(Timestamp(3000), 12), Some(9));
+        assert_eq!(c.due(Timestamp::from_millis(999), 5), None);
+        assert_eq!(c.due(Timestamp::from_millis(1000), 5), None); // first tick only records
+        assert_eq!(c.due(Timestamp::from_millis(2000), 9), Some(5));
+        assert_eq!(c.due(Timestamp::from_millis(2500), 12), None);
+        assert_eq!(c.due(Timestamp::from_millis(3000), 12), Some(9));
         assert_eq!(
-            Compactor::new(0, Timestamp::ZERO).due(Timestamp(10_000), 3),
+            Compactor::new(0, Timestamp::ZERO).due(Timestamp::from_millis(10_000), 3),
             None
         );
     }

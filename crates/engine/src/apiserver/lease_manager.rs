@@ -71,37 +71,52 @@ mod tests {
     fn reuses_the_previous_lease_within_the_window_and_the_object_count() {
         let mut store: Store<u32> = Store::new();
         let mut m = LeaseManager::default();
-        let first = m.lease(&mut store, HOUR, Timestamp(0));
+        let first = m.lease(&mut store, HOUR, Timestamp::from_millis(0));
         // Granted for the TTL plus the window: 1 h + 60 s.
         assert_eq!(store.lease(first).map(|l| l.ttl_ms), Some(HOUR + 60_000));
-        assert_eq!(m.lease(&mut store, HOUR, Timestamp(0)), first);
-        assert_eq!(m.lease(&mut store, HOUR, Timestamp(59_999)), first);
+        assert_eq!(m.lease(&mut store, HOUR, Timestamp::from_millis(0)), first);
+        assert_eq!(
+            m.lease(&mut store, HOUR, Timestamp::from_millis(59_999)),
+            first
+        );
         // 60 s later the lease would not outlive a new object's hour.
-        let second = m.lease(&mut store, HOUR, Timestamp(60_000));
+        let second = m.lease(&mut store, HOUR, Timestamp::from_millis(60_000));
         assert_ne!(second, first);
         // The 1,001st object on one lease gets a new one.
         for _ in 1..1_000 {
-            assert_eq!(m.lease(&mut store, HOUR, Timestamp(60_000)), second);
+            assert_eq!(
+                m.lease(&mut store, HOUR, Timestamp::from_millis(60_000)),
+                second
+            );
         }
-        assert_ne!(m.lease(&mut store, HOUR, Timestamp(60_000)), second);
+        assert_ne!(
+            m.lease(&mut store, HOUR, Timestamp::from_millis(60_000)),
+            second
+        );
     }
 
     #[test]
     fn the_window_is_at_most_five_percent_of_a_short_ttl() {
         let mut store: Store<u32> = Store::new();
         let mut m = LeaseManager::default();
-        let id = m.lease(&mut store, 100_000, Timestamp(0));
+        let id = m.lease(&mut store, 100_000, Timestamp::from_millis(0));
         assert_eq!(store.lease(id).map(|l| l.ttl_ms), Some(105_000));
-        assert_eq!(m.lease(&mut store, 100_000, Timestamp(4_999)), id);
-        assert_ne!(m.lease(&mut store, 100_000, Timestamp(5_000)), id);
+        assert_eq!(
+            m.lease(&mut store, 100_000, Timestamp::from_millis(4_999)),
+            id
+        );
+        assert_ne!(
+            m.lease(&mut store, 100_000, Timestamp::from_millis(5_000)),
+            id
+        );
     }
 
     #[test]
     fn a_revoked_lease_is_not_reused() {
         let mut store: Store<u32> = Store::new();
         let mut m = LeaseManager::default();
-        let id = m.lease(&mut store, HOUR, Timestamp(0));
+        let id = m.lease(&mut store, HOUR, Timestamp::from_millis(0));
         assert!(store.lease_revoke(id).is_ok());
-        assert_ne!(m.lease(&mut store, HOUR, Timestamp(1)), id);
+        assert_ne!(m.lease(&mut store, HOUR, Timestamp::from_millis(1)), id);
     }
 }

@@ -167,7 +167,7 @@ mod tests {
     #[test]
     fn bucket_allows_a_burst_then_ten_per_second() {
         let mut b = BucketRateLimiter::new(10, 100);
-        let t = Timestamp(1000);
+        let t = Timestamp::from_millis(1000);
         for _ in 0..100 {
             assert_eq!(RateLimiter::<&str>::when(&mut b, &"x", t), 0);
         }

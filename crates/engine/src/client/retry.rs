@@ -107,18 +107,23 @@ mod tests {
         // concurrent writer, so its write is rejected.
         let mut stored = (7u64, 0u32); // (resourceVersion, replicas)
         let mut reads = Vec::new();
-        let out = retry_on_conflict(Backoff::default_retry(), &mut rng, Timestamp(1000), |a| {
-            let (rv, replicas) = stored;
-            reads.push(rv);
-            if a.number == 1 {
-                stored = (8, 5); // someone else wrote meanwhile
-            }
-            if stored.0 != rv {
-                return Err(conflict());
-            }
-            stored = (rv + 1, replicas + 1);
-            Ok(stored.0)
-        });
+        let out = retry_on_conflict(
+            Backoff::default_retry(),
+            &mut rng,
+            Timestamp::from_millis(1000),
+            |a| {
+                let (rv, replicas) = stored;
+                reads.push(rv);
+                if a.number == 1 {
+                    stored = (8, 5); // someone else wrote meanwhile
+                }
+                if stored.0 != rv {
+                    return Err(conflict());
+                }
+                stored = (rv + 1, replicas + 1);
+                Ok(stored.0)
+            },
+        );
         assert_eq!(out.result, Ok(9));
         assert_eq!(out.attempts, 2);
         assert_eq!(reads, [7, 8], "attempt 2 re-read the latest version");
@@ -129,7 +134,10 @@ mod tests {
         );
         assert_eq!(out.waits_ms.len(), 1);
         assert!((10..=11).contains(&out.waits_ms[0]));
-        assert_eq!(out.finished_at, Timestamp(1000 + out.waits_ms[0]));
+        assert_eq!(
+            out.finished_at,
+            Timestamp::from_millis(1000 + out.waits_ms[0])
+        );
     }
 
     #[test]

@@ -177,7 +177,7 @@ impl<T: Clone + Ord> WorkQueue<T> {
 mod tests {
     use super::*;
 
-    const T0: Timestamp = Timestamp(0);
+    const T0: Timestamp = Timestamp::from_millis(0);
 
     #[test]
     fn has_ready_counts_delayed_keys_once_due() {
@@ -185,9 +185,9 @@ mod tests {
         assert!(!q.has_ready(T0));
         q.add_after("a", 100, T0);
         assert!(!q.has_ready(T0));
-        assert!(q.has_ready(Timestamp(100)));
-        assert_eq!(q.get(Timestamp(100)), Some("a"));
-        assert!(!q.has_ready(Timestamp(100)));
+        assert!(q.has_ready(Timestamp::from_millis(100)));
+        assert_eq!(q.get(Timestamp::from_millis(100)), Some("a"));
+        assert!(!q.has_ready(Timestamp::from_millis(100)));
         q.add("b");
         assert!(q.has_ready(T0));
     }
@@ -241,16 +241,16 @@ mod tests {
         q.add_after("b", 50, T0);
         q.add_after("a", 300, T0); // later: ignored
         assert_eq!(q.waiting(), 2);
-        assert_eq!(q.next_ready_at(), Some(Timestamp(50)));
-        assert_eq!(q.get(Timestamp(49)), None);
-        assert_eq!(q.get(Timestamp(50)), Some("b"));
-        assert_eq!(q.get(Timestamp(99)), None);
-        q.add_after("c", 10, Timestamp(60)); // ready at 70, before a
-        assert_eq!(q.get(Timestamp(100)), Some("c"));
-        assert_eq!(q.get(Timestamp(100)), Some("a"));
+        assert_eq!(q.next_ready_at(), Some(Timestamp::from_millis(50)));
+        assert_eq!(q.get(Timestamp::from_millis(49)), None);
+        assert_eq!(q.get(Timestamp::from_millis(50)), Some("b"));
+        assert_eq!(q.get(Timestamp::from_millis(99)), None);
+        q.add_after("c", 10, Timestamp::from_millis(60)); // ready at 70, before a
+        assert_eq!(q.get(Timestamp::from_millis(100)), Some("c"));
+        assert_eq!(q.get(Timestamp::from_millis(100)), Some("a"));
         q.add_after("d", 500, T0);
         q.add_after("d", 20, T0); // earlier: wins
-        assert_eq!(q.get(Timestamp(20)), Some("d"));
+        assert_eq!(q.get(Timestamp::from_millis(20)), Some("d"));
     }
 
     #[test]
@@ -262,7 +262,11 @@ mod tests {
             q.add_rate_limited("a", now);
             let ready = q.next_ready_at().unwrap();
             waits.push(ready.millis_since(now));
-            assert_eq!(q.get(Timestamp(ready.0 - 1)), None, "not before its delay");
+            assert_eq!(
+                q.get(Timestamp::from_millis(ready.as_millis() - 1)),
+                None,
+                "not before its delay"
+            );
             now = ready;
             assert_eq!(q.get(now), Some("a"));
             q.done(&"a");
@@ -283,7 +287,7 @@ mod tests {
         q.add("b");
         q.add_after("c", 5, T0);
         assert!(q.is_shutting_down());
-        assert_eq!(q.get(Timestamp(10)), Some("a"));
-        assert_eq!(q.get(Timestamp(10)), None);
+        assert_eq!(q.get(Timestamp::from_millis(10)), Some("a"));
+        assert_eq!(q.get(Timestamp::from_millis(10)), None);
     }
 }

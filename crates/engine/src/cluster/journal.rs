@@ -508,9 +508,9 @@ mod tests {
     #[test]
     fn past_a_week_of_virtual_time_the_session_is_too_long_to_save() {
         let mut j = Journal::new(ClusterConfig::default());
-        j.clock_ran(Timestamp(MAX_VIRTUAL_MS), 10);
+        j.clock_ran(Timestamp::from_millis(MAX_VIRTUAL_MS), 10);
         assert_eq!(j.refusal(), None);
-        j.clock_ran(Timestamp(MAX_VIRTUAL_MS + 1), 10);
+        j.clock_ran(Timestamp::from_millis(MAX_VIRTUAL_MS + 1), 10);
         assert_eq!(j.refusal(), Some(&Refusal::TooMuchTime));
         assert_eq!(
             JournalError::SessionTooLong(Refusal::TooMuchTime).to_string(),
@@ -522,25 +522,31 @@ mod tests {
     fn an_input_asks_for_a_reaction_one_millisecond_later() {
         let mut j = Journal::new(ClusterConfig::default());
         assert_eq!(j.reaction_due(), None);
-        j.record(Timestamp(500), 3, Input::Stop { id: 1 }, 0, None);
-        assert_eq!(j.reaction_due(), Some(Timestamp(501)));
-        j.clock_ran(Timestamp(500), 3);
+        j.record(
+            Timestamp::from_millis(500),
+            3,
+            Input::Stop { id: 1 },
+            0,
+            None,
+        );
+        assert_eq!(j.reaction_due(), Some(Timestamp::from_millis(501)));
+        j.clock_ran(Timestamp::from_millis(500), 3);
         assert_eq!(
             j.reaction_due(),
-            Some(Timestamp(501)),
+            Some(Timestamp::from_millis(501)),
             "same instant: still due"
         );
-        j.clock_ran(Timestamp(501), 3);
+        j.clock_ran(Timestamp::from_millis(501), 3);
         assert_eq!(j.reaction_due(), None);
     }
 
     #[test]
     fn the_settled_flag_marks_a_clock_run_between_inputs() {
         let mut j = Journal::new(ClusterConfig::default());
-        j.record(Timestamp(0), 3, Input::Stop { id: 1 }, 0, None);
-        j.clock_ran(Timestamp(0), 3);
-        j.record(Timestamp(0), 3, Input::Stop { id: 2 }, 0, None);
-        j.record(Timestamp(0), 3, Input::Stop { id: 3 }, 0, None);
+        j.record(Timestamp::from_millis(0), 3, Input::Stop { id: 1 }, 0, None);
+        j.clock_ran(Timestamp::from_millis(0), 3);
+        j.record(Timestamp::from_millis(0), 3, Input::Stop { id: 2 }, 0, None);
+        j.record(Timestamp::from_millis(0), 3, Input::Stop { id: 3 }, 0, None);
         let flags: Vec<bool> = j.inputs.iter().map(|e| e.settled).collect();
         assert_eq!(flags, [false, true, false]);
         assert!(!j.settled);

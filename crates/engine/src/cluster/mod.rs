@@ -80,7 +80,7 @@ impl Cluster {
         let profile = Profile::named(config.profile);
         let control_plane = ControlPlane::new(config.seed, &profile, &nodes);
         let server_config = ServerConfig {
-            start: Timestamp(config.start_ms),
+            start: Timestamp::from_millis(config.start_ms),
             ..ServerConfig::default()
         }
         .with_default_toleration_seconds(profile.default_toleration_seconds);
@@ -633,18 +633,27 @@ mod tests {
     fn scheduled_actions_land_at_their_own_instants() {
         let mut c = bare();
         let mut schedule = VecDeque::from([
-            (Timestamp(30_000), Action::KillNode("node-c".into())),
-            (Timestamp(40_000), Action::KillNode("node-x".into())),
-            (Timestamp(90_000), Action::RestoreNode("node-c".into())),
+            (
+                Timestamp::from_millis(30_000),
+                Action::KillNode("node-c".into()),
+            ),
+            (
+                Timestamp::from_millis(40_000),
+                Action::KillNode("node-x".into()),
+            ),
+            (
+                Timestamp::from_millis(90_000),
+                Action::RestoreNode("node-c".into()),
+            ),
         ]);
-        let applied = c.advance_applying(Timestamp(60_000), &mut schedule);
+        let applied = c.advance_applying(Timestamp::from_millis(60_000), &mut schedule);
         let when: Vec<(u64, bool)> = applied
             .iter()
             .map(|(at, _, answer)| (at.as_millis(), answer.is_ok()))
             .collect();
         assert_eq!(when, [(30_000, true), (40_000, false)], "node-x is a 404");
         assert!(c.is_node_killed("node-c"));
-        assert_eq!(c.now(), Timestamp(60_000));
+        assert_eq!(c.now(), Timestamp::from_millis(60_000));
         assert_eq!(schedule.len(), 1, "the restore is not due yet");
         let killed_at = c.journal().inputs.first().map(|e| e.at_ms);
         assert_eq!(killed_at, Some(30_000));
@@ -887,14 +896,14 @@ mod tests {
         let mut a = Cluster::with_seed(3);
         let mut b = Cluster::with_seed(3);
         let mut timers = 0;
-        let stopped = a.advance_until(Timestamp(20_000), || {
+        let stopped = a.advance_until(Timestamp::from_millis(20_000), || {
             timers += 1;
             timers == 2
         });
         assert!(stopped);
-        assert!(a.now() < Timestamp(20_000));
-        a.advance_to(Timestamp(20_000));
-        b.advance_to(Timestamp(20_000));
+        assert!(a.now() < Timestamp::from_millis(20_000));
+        a.advance_to(Timestamp::from_millis(20_000));
+        b.advance_to(Timestamp::from_millis(20_000));
         assert_eq!(history_digest(&a), history_digest(&b));
     }
 }

@@ -75,7 +75,7 @@ impl Cluster {
         check_config(&journal.config)?;
         let mut c = Cluster::new(journal.config.clone());
         for (index, e) in journal.inputs.iter().enumerate() {
-            let at = Timestamp(e.at_ms);
+            let at = Timestamp::from_millis(e.at_ms);
             if at < c.now() {
                 return Err(JournalError::OutOfOrder { index });
             }
@@ -91,7 +91,7 @@ impl Cluster {
                 });
             }
         }
-        let end = Timestamp(journal.now_ms);
+        let end = Timestamp::from_millis(journal.now_ms);
         if end > c.now() || journal.settled {
             c.advance_to(end);
         }

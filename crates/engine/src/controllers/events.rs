@@ -544,7 +544,7 @@ mod tests {
     fn events_of_one_millisecond_take_successive_nanoseconds() {
         let mut api = ApiServer::new(1);
         let ns = api.get(Kind::Namespace, None, "default").unwrap();
-        let t0 = Timestamp(7_000);
+        let t0 = Timestamp::from_millis(7_000);
         let mut other = EventRecorder::new("kube-scheduler", "default-scheduler", "");
         other.record(&mut api, t0, &ns, EventType::Normal, "Scheduled", "s");
         let mut rec = EventRecorder::new("kubelet/n1", "kubelet", "n1");
@@ -579,7 +579,7 @@ mod tests {
         let mut api = ApiServer::new(1);
         let ns = api.get(Kind::Namespace, None, "default").unwrap();
         let mut rec = EventRecorder::new("kube-scheduler", "default-scheduler", "");
-        let t0 = Timestamp(85_396);
+        let t0 = Timestamp::from_millis(85_396);
         rec.record(
             &mut api,
             t0,
@@ -591,7 +591,7 @@ mod tests {
         let before = events(&api);
         rec.record(
             &mut api,
-            Timestamp(86_250),
+            Timestamp::from_millis(86_250),
             &ns,
             EventType::Warning,
             "FailedScheduling",
@@ -601,8 +601,14 @@ mod tests {
         assert_eq!(after.len(), 1);
         assert_eq!(after[0].count, Some(2));
         assert_eq!(after[0].first_timestamp, before[0].first_timestamp);
-        assert_eq!(after[0].first_timestamp, Some(Timestamp(85_000)));
-        assert_eq!(after[0].last_timestamp, Some(Timestamp(86_000)));
+        assert_eq!(
+            after[0].first_timestamp,
+            Some(Timestamp::from_millis(85_000))
+        );
+        assert_eq!(
+            after[0].last_timestamp,
+            Some(Timestamp::from_millis(86_000))
+        );
         // The name still tells the two apart by the millisecond.
         assert_eq!(
             after[0].metadata.name,
@@ -682,7 +688,7 @@ mod tests {
         api.set_store_writable(false);
         rec.record(
             &mut api,
-            Timestamp(1),
+            Timestamp::from_millis(1),
             &ns,
             EventType::Normal,
             "NodeNotReady",
@@ -690,12 +696,12 @@ mod tests {
         );
         assert_eq!(rec.pending(), 1);
         assert!(events(&api).is_empty());
-        let retry = Timestamp(1).plus_millis(RETRY_INTERVAL_MS);
+        let retry = Timestamp::from_millis(1).plus_millis(RETRY_INTERVAL_MS);
         assert_eq!(rec.next_retry(), Some(retry));
         api.set_store_writable(true);
         // Steps before the retry time try nothing, however many there are.
         for t in 2..20 {
-            rec.flush(&mut api, Timestamp(t));
+            rec.flush(&mut api, Timestamp::from_millis(t));
         }
         assert_eq!(rec.pending(), 1);
         rec.flush(&mut api, retry);
@@ -710,7 +716,14 @@ mod tests {
         let ns = api.get(Kind::Namespace, None, "default").unwrap();
         let mut rec = EventRecorder::new("node-controller", "node-controller", "");
         api.set_store_writable(false);
-        rec.record(&mut api, Timestamp(0), &ns, EventType::Normal, "X", "x");
+        rec.record(
+            &mut api,
+            Timestamp::from_millis(0),
+            &ns,
+            EventType::Normal,
+            "X",
+            "x",
+        );
         let mut tries = 1;
         while let Some(t) = rec.next_retry() {
             // Many steps at and after each retry time count as one try.

@@ -154,21 +154,21 @@ mod tests {
     #[test]
     fn a_parked_controller_comes_back_on_news_its_timer_or_a_poke() {
         let mut p = Parking::new(4);
-        p.park(1, Some(Timestamp(500)), vec![7, 8]);
+        p.park(1, Some(Timestamp::from_millis(500)), vec![7, 8]);
         p.park(2, None, vec![9]);
-        p.park(3, Some(Timestamp(300)), vec![]);
+        p.park(3, Some(Timestamp::from_millis(300)), vec![]);
         assert_eq!(p.next_active(0), Some(0));
         assert_eq!(p.next_active(1), None, "1, 2 and 3 are parked");
-        assert_eq!(p.earliest_wake(), Some(Timestamp(300)));
+        assert_eq!(p.earliest_wake(), Some(Timestamp::from_millis(300)));
         // News on a stream nobody parked on changes nothing; news on 8 brings back 1 only.
         p.unpark_readers([42, 8]);
         assert_eq!(p.next_active(1), Some(1));
         assert!(p.is_parked(2) && p.is_parked(3));
         // Its old timer went with it.
-        assert_eq!(p.earliest_wake(), Some(Timestamp(300)));
-        p.unpark_due(Timestamp(299));
+        assert_eq!(p.earliest_wake(), Some(Timestamp::from_millis(300)));
+        p.unpark_due(Timestamp::from_millis(299));
         assert!(p.is_parked(3));
-        p.unpark_due(Timestamp(300));
+        p.unpark_due(Timestamp::from_millis(300));
         assert!(!p.is_parked(3));
         assert_eq!(p.earliest_wake(), None);
         // Parked again on other streams: the old ones no longer wake it.

@@ -138,50 +138,59 @@ mod tests {
     #[test]
     fn ids_are_sequential_and_ttls_clamped_to_etcds_bounds() {
         let mut lessor = Lessor::default();
-        let short = lessor.grant(10, Timestamp(0));
-        let long = lessor.grant(u64::MAX, Timestamp(0));
-        let normal = lessor.grant(60_000, Timestamp(500));
+        let short = lessor.grant(10, Timestamp::from_millis(0));
+        let long = lessor.grant(u64::MAX, Timestamp::from_millis(0));
+        let normal = lessor.grant(60_000, Timestamp::from_millis(500));
         assert_eq!((short, long, normal), (1, 2, 3));
         assert_eq!(lessor.get(short).map(|l| l.ttl_ms), Some(MIN_LEASE_TTL_MS));
         assert_eq!(lessor.get(long).map(|l| l.ttl_ms), Some(MAX_LEASE_TTL_MS));
         assert_eq!(
             lessor.get(normal).map(|l| l.deadline),
-            Some(Timestamp(60_500))
+            Some(Timestamp::from_millis(60_500))
         );
-        assert_eq!(lessor.next_expiry(), Some(Timestamp(MIN_LEASE_TTL_MS)));
+        assert_eq!(
+            lessor.next_expiry(),
+            Some(Timestamp::from_millis(MIN_LEASE_TTL_MS))
+        );
     }
 
     #[test]
     fn renew_moves_the_deadline_unless_already_expired() {
         let mut lessor = Lessor::default();
-        let id = lessor.grant(10_000, Timestamp(0));
-        assert!(lessor.renew(id, Timestamp(9_999)));
-        assert_eq!(lessor.next_expiry(), Some(Timestamp(19_999)));
-        assert!(lessor.expired(Timestamp(19_998)).is_empty());
-        assert_eq!(lessor.expired(Timestamp(19_999)), [id]);
-        assert!(!lessor.renew(id, Timestamp(19_999)), "expired lease");
-        assert!(!lessor.renew(99, Timestamp(0)), "unknown lease");
+        let id = lessor.grant(10_000, Timestamp::from_millis(0));
+        assert!(lessor.renew(id, Timestamp::from_millis(9_999)));
+        assert_eq!(lessor.next_expiry(), Some(Timestamp::from_millis(19_999)));
+        assert!(lessor.expired(Timestamp::from_millis(19_998)).is_empty());
+        assert_eq!(lessor.expired(Timestamp::from_millis(19_999)), [id]);
+        assert!(
+            !lessor.renew(id, Timestamp::from_millis(19_999)),
+            "expired lease"
+        );
+        assert!(
+            !lessor.renew(99, Timestamp::from_millis(0)),
+            "unknown lease"
+        );
     }
 
     #[test]
     fn expired_lists_ids_ascending_and_remove_forgets_the_lease() {
         let mut lessor = Lessor::default();
-        let late = lessor.grant(5_000, Timestamp(0));
-        let early = lessor.grant(3_000, Timestamp(0));
-        assert_eq!(lessor.expired(Timestamp(5_000)), [late, early]);
+        let late = lessor.grant(5_000, Timestamp::from_millis(0));
+        let early = lessor.grant(3_000, Timestamp::from_millis(0));
+        assert_eq!(lessor.expired(Timestamp::from_millis(5_000)), [late, early]);
         let key: Arc<str> = Arc::from("/registry/events/default/e1");
         lessor.attach(early, &key);
         let removed = lessor.remove(early).map(|l| l.keys.len());
         assert_eq!(removed, Some(1));
         assert!(!lessor.contains(early));
-        assert_eq!(lessor.expired(Timestamp(5_000)), [late]);
+        assert_eq!(lessor.expired(Timestamp::from_millis(5_000)), [late]);
         assert!(lessor.remove(early).is_none());
     }
 
     #[test]
     fn attach_and_detach_track_keys() {
         let mut lessor = Lessor::default();
-        let id = lessor.grant(5_000, Timestamp(0));
+        let id = lessor.grant(5_000, Timestamp::from_millis(0));
         let key: Arc<str> = Arc::from("/k");
         lessor.attach(id, &key);
         lessor.attach(77, &key);

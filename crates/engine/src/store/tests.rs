@@ -441,13 +441,13 @@ fn invalid_keys_are_refused() {
 #[test]
 fn lease_expiry_deletes_attached_keys_in_one_revision() {
     let mut s = store();
-    let lease = s.lease_grant(60_000, Timestamp(0));
+    let lease = s.lease_grant(60_000, Timestamp::from_millis(0));
     s.put("/ev/1", "a", Some(lease)).ok(); // 2
     s.put("/ev/2", "b", Some(lease)).ok(); // 3
     s.put("/keep", "c", None).ok(); // 4
-    assert_eq!(s.next_lease_expiry(), Some(Timestamp(60_000)));
-    assert!(s.expire_leases(Timestamp(59_999)).is_empty());
-    assert_eq!(s.expire_leases(Timestamp(60_000)), [lease]);
+    assert_eq!(s.next_lease_expiry(), Some(Timestamp::from_millis(60_000)));
+    assert!(s.expire_leases(Timestamp::from_millis(59_999)).is_empty());
+    assert_eq!(s.expire_leases(Timestamp::from_millis(60_000)), [lease]);
     assert_eq!(s.revision(), 5);
     assert_eq!(s.events_at(5).len(), 2);
     assert!(s.get("/ev/1").is_none() && s.get("/ev/2").is_none());
@@ -459,15 +459,18 @@ fn lease_expiry_deletes_attached_keys_in_one_revision() {
 #[test]
 fn keep_alive_extends_a_lease() {
     let mut s = store();
-    let lease = s.lease_grant(10_000, Timestamp(0));
+    let lease = s.lease_grant(10_000, Timestamp::from_millis(0));
     s.put("/k", "v", Some(lease)).ok();
-    assert_eq!(s.lease_keep_alive(lease, Timestamp(8_000)), Ok(()));
-    assert!(s.expire_leases(Timestamp(10_000)).is_empty());
+    assert_eq!(
+        s.lease_keep_alive(lease, Timestamp::from_millis(8_000)),
+        Ok(())
+    );
+    assert!(s.expire_leases(Timestamp::from_millis(10_000)).is_empty());
     assert!(s.get("/k").is_some());
-    assert_eq!(s.expire_leases(Timestamp(18_000)), [lease]);
+    assert_eq!(s.expire_leases(Timestamp::from_millis(18_000)), [lease]);
     assert!(s.get("/k").is_none());
     assert_eq!(
-        s.lease_keep_alive(lease, Timestamp(18_000)),
+        s.lease_keep_alive(lease, Timestamp::from_millis(18_000)),
         Err(StoreError::LeaseNotFound(lease))
     );
 }
@@ -481,13 +484,13 @@ fn unknown_and_expired_leases_are_not_found() {
         Some("etcdserver: requested lease not found")
     );
     assert_eq!(
-        s.lease_keep_alive(7, Timestamp(0)),
+        s.lease_keep_alive(7, Timestamp::from_millis(0)),
         Err(StoreError::LeaseNotFound(7))
     );
     assert_eq!(s.put("/k", "v", Some(7)), Err(StoreError::LeaseNotFound(7)));
-    let lease = s.lease_grant(5_000, Timestamp(0));
+    let lease = s.lease_grant(5_000, Timestamp::from_millis(0));
     assert_eq!(
-        s.lease_keep_alive(lease, Timestamp(5_000)),
+        s.lease_keep_alive(lease, Timestamp::from_millis(5_000)),
         Err(StoreError::LeaseNotFound(lease))
     );
 }
@@ -495,10 +498,10 @@ fn unknown_and_expired_leases_are_not_found() {
 #[test]
 fn revoking_writes_only_if_keys_were_attached() {
     let mut s = store();
-    let empty = s.lease_grant(5_000, Timestamp(0));
+    let empty = s.lease_grant(5_000, Timestamp::from_millis(0));
     assert_eq!(s.lease_revoke(empty), Ok(None));
     assert_eq!(s.revision(), 1);
-    let lease = s.lease_grant(5_000, Timestamp(0));
+    let lease = s.lease_grant(5_000, Timestamp::from_millis(0));
     s.put("/k", "v", Some(lease)).ok();
     assert_eq!(s.lease_revoke(lease), Ok(Some(3)));
 }
@@ -506,8 +509,8 @@ fn revoking_writes_only_if_keys_were_attached() {
 #[test]
 fn rewriting_or_deleting_a_key_detaches_it_from_its_lease() {
     let mut s = store();
-    let first = s.lease_grant(5_000, Timestamp(0));
-    let second = s.lease_grant(50_000, Timestamp(0));
+    let first = s.lease_grant(5_000, Timestamp::from_millis(0));
+    let second = s.lease_grant(50_000, Timestamp::from_millis(0));
     s.put("/moved", "v", Some(first)).ok();
     s.put("/moved", "v", Some(second)).ok();
     s.put("/plain", "v", Some(first)).ok();
@@ -524,11 +527,11 @@ fn rewriting_or_deleting_a_key_detaches_it_from_its_lease() {
 #[test]
 fn expired_leases_are_revoked_in_ascending_id_order_each_its_own_revision() {
     let mut s = store();
-    let a = s.lease_grant(9_000, Timestamp(0));
-    let b = s.lease_grant(3_000, Timestamp(0));
+    let a = s.lease_grant(9_000, Timestamp::from_millis(0));
+    let b = s.lease_grant(3_000, Timestamp::from_millis(0));
     s.put("/a", "v", Some(a)).ok(); // 2
     s.put("/b", "v", Some(b)).ok(); // 3
-    assert_eq!(s.expire_leases(Timestamp(10_000)), [a, b]);
+    assert_eq!(s.expire_leases(Timestamp::from_millis(10_000)), [a, b]);
     assert_eq!(
         s.events_at(4).first().map(|e| e.kv.key.to_string()),
         Some("/a".into())

@@ -325,8 +325,8 @@ mod tests {
                 labels: LabelSelector::default(),
                 fields: FieldSelector::default(),
             },
-            now: Timestamp(0),
-            deadline: Timestamp(deadline_ms),
+            now: Timestamp::from_millis(0),
+            deadline: Timestamp::from_millis(deadline_ms),
             bookmarks,
             initial: Vec::new(),
             revision: 1,
@@ -343,21 +343,21 @@ mod tests {
         assert_eq!(hub.next_timer(), None);
         let quiet = hub.open(start(300_000, false));
         let chatty = hub.open(start(500_000, true));
-        assert_eq!(hub.next_timer(), Some(Timestamp(60_000)));
+        assert_eq!(hub.next_timer(), Some(Timestamp::from_millis(60_000)));
         // Nothing is due before its time.
-        hub.tick(Timestamp(59_999), 7);
+        hub.tick(Timestamp::from_millis(59_999), 7);
         assert_eq!(hub.poll(chatty).map(|e| e.len()), Some(0));
         // The bookmark is sent and the next one is a minute later.
-        hub.tick(Timestamp(60_000), 7);
+        hub.tick(Timestamp::from_millis(60_000), 7);
         let sent = hub.poll(chatty).unwrap_or_default();
         assert_eq!(sent.len(), 1);
         assert_eq!(sent[0].event_type, WatchEventType::Bookmark);
-        assert_eq!(hub.next_timer(), Some(Timestamp(120_000)));
+        assert_eq!(hub.next_timer(), Some(Timestamp::from_millis(120_000)));
         // A stream the client stops has no timer any more.
         hub.stop(chatty);
-        assert_eq!(hub.next_timer(), Some(Timestamp(300_000)));
+        assert_eq!(hub.next_timer(), Some(Timestamp::from_millis(300_000)));
         // At its deadline a stream ends (its reader learns it at the next poll).
-        hub.tick(Timestamp(300_000), 9);
+        hub.tick(Timestamp::from_millis(300_000), 9);
         assert_eq!(hub.next_timer(), None);
         assert!(hub.poll(quiet).is_none());
         // A stream ended by an overflow leaves no timer behind either.
