@@ -167,7 +167,7 @@ fn kubectl_run_story(seed: u64) {
             (
                 *t,
                 p.spec.node_name.clone(),
-                p.status.phase.clone(),
+                p.status.phase.to_string(),
                 waiting,
             )
         })

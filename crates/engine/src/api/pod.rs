@@ -291,8 +291,10 @@ pub struct Toleration {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodStatus {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub phase: String,
+    /// Terms, as `qosClass` is: the phases are literals, borrowed rather than allocated in
+    /// each version of each pod.
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub phase: Term,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<PodCondition>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -302,8 +304,9 @@ pub struct PodStatus {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub nominated_node_name: String,
     /// `hostIP`, `podIP`: Kubernetes spells the initialism in capitals (not serde's `hostIp`).
-    #[serde(default, rename = "hostIP", skip_serializing_if = "String::is_empty")]
-    pub host_ip: String,
+    /// Shared: the kubelet gives all its pods its node's one.
+    #[serde(default, rename = "hostIP", skip_serializing_if = "str::is_empty")]
+    pub host_ip: Arc<str>,
     #[serde(default, rename = "podIP", skip_serializing_if = "String::is_empty")]
     pub pod_ip: String,
     #[serde(
@@ -314,8 +317,8 @@ pub struct PodStatus {
     pub start_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub container_statuses: Vec<ContainerStatus>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub qos_class: String,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub qos_class: Term,
 }
 
 /// `v1.PodCondition` (types PodScheduled, Initialized, ContainersReady, Ready).

@@ -105,6 +105,6 @@ mod tests {
     fn new_pods_are_pending() {
         let mut o = Object::Pod(Pod::default());
         prepare_for_create(&mut o);
-        assert_eq!(o.as_pod().map(|p| p.status.phase.as_str()), Some("Pending"));
+        assert_eq!(o.as_pod().map(|p| &*p.status.phase), Some("Pending"));
     }
 }

@@ -211,9 +211,7 @@ impl ApiServer {
     /// kinds are never graceful.
     fn grace_period(&self, obj: &Object, opts: &DeleteOptions) -> i64 {
         let Object::Pod(pod) = obj else { return 0 };
-        if pod.spec.node_name.is_empty()
-            || matches!(pod.status.phase.as_str(), "Succeeded" | "Failed")
-        {
+        if pod.spec.node_name.is_empty() || matches!(&*pod.status.phase, "Succeeded" | "Failed") {
             return 0;
         }
         let grace = opts

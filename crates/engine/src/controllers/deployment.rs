@@ -50,7 +50,7 @@ fn old_pods_running(api: &ApiServer, d: &Deployment, old: &[ReplicaSet]) -> bool
                 p.metadata
                     .controller_ref()
                     .is_some_and(|r| uids.contains(&r.uid.as_str()))
-                    && !matches!(p.status.phase.as_str(), "Succeeded" | "Failed")
+                    && !matches!(&*p.status.phase, "Succeeded" | "Failed")
             })
         })
         .unwrap_or(true)

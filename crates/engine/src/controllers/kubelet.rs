@@ -87,6 +87,8 @@ pub struct Kubelet {
     runtime: BTreeMap<ObjectKey, PodRuntime>,
     images: BTreeSet<String>,
     pod_ips: PodIps,
+    /// The node's InternalIP, shared by its pods' `status.hostIP`.
+    host_ip: Arc<str>,
     registered: bool,
     lease: Option<Arc<Object>>,
     next_lease: Timestamp,
@@ -115,6 +117,7 @@ impl Kubelet {
             runtime: BTreeMap::new(),
             images: BTreeSet::new(),
             pod_ips: PodIps::new(ordinal),
+            host_ip: Arc::from(node_addresses::internal_ip(ordinal).to_string()),
             registered: false,
             lease: None,
             next_lease: Timestamp::ZERO,
@@ -162,10 +165,6 @@ impl Kubelet {
             let rng = SimRng::child(seed, &format!("{user}/pods/{starts}"));
             ApiInformer::new(Kind::Pod, None, config, Vec::new(), rng)
         })
-    }
-
-    fn internal_ip(&self) -> String {
-        node_addresses::internal_ip(self.ordinal).to_string()
     }
 
     fn conditions(&self, now: Timestamp, old: Option<&Node>) -> Vec<NodeCondition> {
@@ -253,7 +252,7 @@ impl Kubelet {
                 addresses: vec![
                     NodeAddress {
                         type_: "InternalIP".into(),
-                        address: self.internal_ip(),
+                        address: self.host_ip.to_string(),
                     },
                     NodeAddress {
                         type_: "Hostname".into(),
@@ -398,7 +397,7 @@ impl Kubelet {
                 c.message = unready.clone();
             }
         }
-        p.status.host_ip = self.internal_ip();
+        p.status.host_ip = self.host_ip.clone();
         p.status.start_time.get_or_insert(now);
         p.status.container_statuses = pod
             .spec
@@ -481,7 +480,7 @@ impl Kubelet {
                 }
             }
         }
-        p.status.host_ip = self.internal_ip();
+        p.status.host_ip = self.host_ip.clone();
         p.status.pod_ip = ip.to_string();
         p.status.start_time.get_or_insert(now);
         p

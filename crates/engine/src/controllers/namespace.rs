@@ -200,7 +200,7 @@ fn delete_all_content(api: &mut ApiServer, namespace: &str) -> ContentPass {
 fn pod_grace_estimate(pods: &[Arc<Object>]) -> i64 {
     pods.iter()
         .filter_map(|o| o.as_pod())
-        .filter(|p| !matches!(p.status.phase.as_str(), "Succeeded" | "Failed"))
+        .filter(|p| !matches!(&*p.status.phase, "Succeeded" | "Failed"))
         .map(|p| {
             p.spec
                 .termination_grace_period_seconds

@@ -34,7 +34,7 @@ pub fn is_pod_available(pod: &Pod, min_ready_seconds: i32, now: Timestamp) -> bo
 
 /// Succeeded or Failed: the pod will not run again.
 pub fn is_terminal(pod: &Pod) -> bool {
-    matches!(pod.status.phase.as_str(), "Succeeded" | "Failed")
+    matches!(&*pod.status.phase, "Succeeded" | "Failed")
 }
 
 /// `controller.IsPodActive`: not terminal and not being deleted.

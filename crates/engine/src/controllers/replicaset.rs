@@ -560,7 +560,7 @@ fn deletion_rank(
     String,
 ) {
     let scheduled = u8::from(!p.spec.node_name.is_empty());
-    let phase = match p.status.phase.as_str() {
+    let phase = match &*p.status.phase {
         "Pending" => 0,
         "Unknown" => 1,
         "Running" => 2,

@@ -49,7 +49,7 @@ pub fn selector(svc: &Service) -> Option<LabelSelector> {
 /// `ShouldPodBeInEndpoints`: not finished (Succeeded/Failed), has an IP, and (unless
 /// terminating pods are wanted) is not being deleted.
 pub fn should_be_in_endpoints(pod: &Pod, include_terminating: bool) -> bool {
-    let terminal = matches!(pod.status.phase.as_str(), "Succeeded" | "Failed");
+    let terminal = matches!(&*pod.status.phase, "Succeeded" | "Failed");
     !terminal
         && !pod.status.pod_ip.is_empty()
         && (include_terminating || pod.metadata.deletion_timestamp.is_none())

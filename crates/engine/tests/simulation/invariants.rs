@@ -111,7 +111,7 @@ impl Sim {
                 .iter()
                 .map(|c| c.restart_count)
                 .sum();
-            let phase = p.status.phase.clone();
+            let phase = p.status.phase.to_string();
             let terminal = matches!(phase.as_str(), "Succeeded" | "Failed");
             let name = format!("{}/{}", p.metadata.namespace, p.metadata.name);
             let entry = self

@@ -68,7 +68,7 @@ impl Rules for PodRules {
             "spec.schedulerName" => p.spec.scheduler_name.clone().unwrap_or_default(),
             "spec.serviceAccountName" => p.spec.service_account_name.clone(),
             "spec.hostNetwork" => bool_text(p.spec.host_network),
-            "status.phase" => p.status.phase.clone(),
+            "status.phase" => p.status.phase.to_string(),
             "status.podIP" | "status.podIPs" => p.status.pod_ip.clone(),
             "status.nominatedNodeName" => p.status.nominated_node_name.clone(),
             _ => return None,
