@@ -6,7 +6,9 @@
 
 use watchlab_apimachinery::request::ListOptions;
 use watchlab_engine::api::behaviour::ANNOTATION;
-use watchlab_engine::api::pod::{Container, HttpGetAction, IntOrString, Pod, PodSpec, Probe};
+use watchlab_engine::api::pod::{
+    Container, ContainerStatus, HttpGetAction, IntOrString, Pod, PodSpec, Probe,
+};
 use watchlab_engine::api::{Event, Kind, Object, ObjectMeta};
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::controllers::{Harness, Profile};
@@ -119,6 +121,50 @@ fn condition(p: &Pod, t: &str) -> (String, String) {
     p.condition(t)
         .map(|c| (c.status.to_string(), c.reason.to_string()))
         .unwrap_or_default()
+}
+
+/// Two pods whose status writes carry equal conditions and container statuses (pods of one
+/// template started at one instant) hold one list of each in the store; a later write to
+/// one leaves the other's as it was.
+#[test]
+fn equal_conditions_of_two_pods_are_one_list_in_the_store() {
+    let mut h = cluster();
+    for name in ["twin-a", "twin-b"] {
+        create(&mut h, name, "", "Never", Container::default());
+    }
+    let now = h.api.now();
+    let write = |h: &mut Harness, name: &str, ready: &'static str| {
+        let mut p = pod(h, name);
+        p.status.phase = "Pending".into();
+        p.set_condition("Initialized", "True", now);
+        p.set_condition("Ready", ready, now);
+        p.status.container_statuses = vec![ContainerStatus {
+            name: "app".into(),
+            image: "app:1.0".into(),
+            ..Default::default()
+        }]
+        .into();
+        let stored = h
+            .api
+            .update_status("kubelet/node-a", Object::Pod(p))
+            .expect("status");
+        stored.as_pod().cloned().expect("pod")
+    };
+    let a = write(&mut h, "twin-a", "False");
+    let b = write(&mut h, "twin-b", "False");
+    assert!(a.status.conditions.shares_with(&b.status.conditions));
+    assert!(a
+        .status
+        .container_statuses
+        .shares_with(&b.status.container_statuses));
+
+    let a2 = write(&mut h, "twin-a", "True");
+    assert!(!a2.status.conditions.shares_with(&b.status.conditions));
+    assert_eq!(pod(&h, "twin-b").status.conditions, b.status.conditions);
+    assert_eq!(
+        b.status.conditions.get(1).map(|c| &*c.status),
+        Some("False")
+    );
 }
 
 #[test]

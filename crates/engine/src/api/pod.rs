@@ -67,6 +67,17 @@ pub type Tolerations = Shared<Vec<Toleration>>;
 
 sharable_vec!(Toleration);
 
+/// A pod's conditions, shared copy-on-write: the API server keeps one list of equal ones (the
+/// kubelets write the same five conditions at the same instants for many pods).
+pub type PodConditions = Shared<Vec<PodCondition>>;
+
+sharable_vec!(PodCondition);
+
+/// A pod's container statuses, shared copy-on-write like its [`PodConditions`].
+pub type ContainerStatuses = Shared<Vec<ContainerStatus>>;
+
+sharable_vec!(ContainerStatus);
+
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Container {
@@ -295,8 +306,9 @@ pub struct PodStatus {
     /// each version of each pod.
     #[serde(default, skip_serializing_if = "str::is_empty")]
     pub phase: Term,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub conditions: Vec<PodCondition>,
+    /// Shared: equal lists are kept once ([`crate::api::shared::Interner`]).
+    #[serde(default, skip_serializing_if = "PodConditions::is_empty")]
+    pub conditions: PodConditions,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -315,14 +327,16 @@ pub struct PodStatus {
         with = "time::rfc3339"
     )]
     pub start_time: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub container_statuses: Vec<ContainerStatus>,
+    /// Shared and kept once when equal, as the conditions are (before the containers start,
+    /// a template's pods have equal statuses).
+    #[serde(default, skip_serializing_if = "ContainerStatuses::is_empty")]
+    pub container_statuses: ContainerStatuses,
     #[serde(default, skip_serializing_if = "str::is_empty")]
     pub qos_class: Term,
 }
 
 /// `v1.PodCondition` (types PodScheduled, Initialized, ContainersReady, Ready).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodCondition {
     #[serde(rename = "type")]
@@ -348,7 +362,7 @@ pub struct PodCondition {
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStatus {
     pub name: String,
@@ -375,7 +389,7 @@ pub struct ContainerStatus {
 }
 
 /// `v1.ContainerState`: at most one of waiting / running / terminated.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -389,7 +403,7 @@ pub struct ContainerState {
     pub terminated: Option<Box<ContainerStateTerminated>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateWaiting {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -398,7 +412,7 @@ pub struct ContainerStateWaiting {
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateRunning {
     #[serde(
@@ -409,7 +423,7 @@ pub struct ContainerStateRunning {
     pub started_at: Option<Timestamp>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateTerminated {
     #[serde(default)]

@@ -1,4 +1,4 @@
-//! Metadata fields shared between the objects and versions that carry the same value.
+//! Fields shared between the objects and versions that carry the same value.
 //!
 //! A ReplicaSet stamps its template's labels on every pod it creates, and every later version
 //! of a pod (bound, started, ready) carries its labels and owner reference unchanged. Held as
@@ -7,11 +7,14 @@
 //! [`Shared`] value sits behind an `Arc`: cloning an object shares it, and the first write
 //! through `&mut` copies it for that writer alone (`Arc::make_mut`), so code reads and edits
 //! the field as the ordinary map or vector it holds, and only a writer pays for a copy. The
-//! JSON is the inner value's.
+//! JSON is the inner value's. Equal values written apart (the kubelets' pod conditions) are
+//! made one by an [`Interner`].
 
+use crate::hash::{FixedHashMap, FixedState};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::hash::{BuildHasher, Hash};
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
@@ -184,9 +187,91 @@ where
     }
 }
 
+/// Keeps one of equal [`Shared`] values written by different writers: a value handed to
+/// [`Interner::share`] that equals one seen before is replaced by that one, so both hold one
+/// allocation. The kubelets of a large cluster write the same pod conditions (the same five
+/// types, statuses, reasons and times) for the pods they start at the same instant; at 30,000
+/// pods, 9,414 distinct lists among the Running ones. Bounded: it forgets everything after
+/// [`Interner::LIMIT`] distinct values (what it shared stays shared).
+#[derive(Debug, Clone, Default)]
+pub struct Interner<T: Sharable + Hash + Eq> {
+    by_hash: FixedHashMap<u64, Shared<T>>,
+}
+
+impl<T: Sharable + Hash + Eq> Interner<T> {
+    /// Distinct values remembered before starting over.
+    pub const LIMIT: usize = 1 << 16;
+
+    /// Makes `value` share an equal value seen before, or remembers it.
+    pub fn share(&mut self, value: &mut Shared<T>) {
+        if value.is_empty() {
+            return;
+        }
+        let hash = FixedState::default().hash_one(&**value);
+        match self.by_hash.get(&hash) {
+            Some(seen) if **seen == **value => {
+                if !seen.shares_with(value) {
+                    *value = seen.clone();
+                }
+            }
+            _ => {
+                if self.by_hash.len() >= Self::LIMIT {
+                    self.by_hash.clear();
+                }
+                self.by_hash.insert(hash, value.clone());
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    sharable_vec!(String);
+
+    fn list(items: &[&str]) -> Shared<Vec<String>> {
+        Shared::new(items.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn an_interner_keeps_one_of_equal_values_and_leaves_others_alone() {
+        let mut interner = Interner::default();
+        let (mut a, mut b, mut c) = (list(&["x", "y"]), list(&["x", "y"]), list(&["z"]));
+        interner.share(&mut a);
+        interner.share(&mut b);
+        interner.share(&mut c);
+        assert!(
+            b.shares_with(&a),
+            "an equal value takes the first one's allocation"
+        );
+        assert!(!c.shares_with(&a));
+        assert_eq!(
+            (&*a, &*c),
+            (&vec!["x".to_string(), "y".into()], &vec!["z".to_string()])
+        );
+
+        // A writer still copies before changing it.
+        b.push("w".into());
+        assert_eq!((a.len(), b.len()), (2, 3));
+    }
+
+    #[test]
+    fn an_interner_starts_over_after_its_limit() {
+        let mut interner = Interner::default();
+        let mut first = list(&["0"]);
+        interner.share(&mut first);
+        for i in 1..Interner::<Vec<String>>::LIMIT {
+            interner.share(&mut list(&[&i.to_string()]));
+        }
+        let mut again = list(&["0"]);
+        interner.share(&mut again);
+        assert!(again.shares_with(&first), "still remembered at the limit");
+        interner.share(&mut list(&["one more"]));
+        let mut after = list(&["0"]);
+        interner.share(&mut after);
+        assert!(!after.shares_with(&first), "forgotten once past it");
+    }
 
     #[test]
     fn a_clone_shares_the_value_until_one_side_writes() {

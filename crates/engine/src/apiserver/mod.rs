@@ -45,7 +45,9 @@ pub use watch::{WatchConfig, WatchEvent, WatchEventType, WatchStream};
 
 use crate::api::managed_fields::ManagedFields;
 use crate::api::namespace::Namespace;
+use crate::api::pod::{ContainerStatus, PodCondition};
 use crate::api::resource::ResourceInfo;
+use crate::api::shared::Interner;
 use crate::api::{Kind, Object, ObjectMeta, Registry};
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
@@ -134,6 +136,10 @@ pub struct ApiServer {
     last_writer: Arc<str>,
     /// The field manager of the last write, shared likewise ([`ApiServer::manager_for`]).
     last_manager: Arc<str>,
+    /// One list of each set of equal pod conditions written ([`Interner`]), and of container
+    /// statuses.
+    pod_conditions: Interner<Vec<PodCondition>>,
+    container_statuses: Interner<Vec<ContainerStatus>>,
     config: ServerConfig,
     /// Admission's DefaultTolerationSeconds, with the seconds of `config`.
     default_tolerations: admission::DefaultTolerationSeconds,
@@ -177,6 +183,8 @@ impl ApiServer {
             ledger: Ledger::new(config.ledger_limit),
             last_writer: Arc::from(""),
             last_manager: Arc::from(""),
+            pod_conditions: Interner::default(),
+            container_statuses: Interner::default(),
             compactor: Compactor::new(config.compaction_interval_ms, config.start),
             leases: LeaseManager::default(),
             default_tolerations: admission::DefaultTolerationSeconds::new(
@@ -381,6 +389,11 @@ impl ApiServer {
         let (op, stored) = match write {
             Write::Put { mut obj, lease } => {
                 obj.meta_mut().resource_version = next.to_string();
+                if let Object::Pod(pod) = &mut *obj {
+                    self.pod_conditions.share(&mut pod.status.conditions);
+                    self.container_statuses
+                        .share(&mut pod.status.container_statuses);
+                }
                 let obj = Arc::new(*obj);
                 ManagedFields::mark_stored(&obj);
                 (
