@@ -348,7 +348,7 @@ mod tests {
             body: "Error trying to reach service: dial tcp: connection refused\nmore".into(),
         });
         assert_eq!(
-            (plain.code, plain.message.as_str()),
+            (plain.code, &*plain.message),
             (
                 502,
                 "Error trying to reach service: dial tcp: connection refused"

@@ -113,7 +113,7 @@ fn assumed_pods_prevent_double_booking_and_the_last_one_waits_with_backoff() {
     assert_eq!(e.type_, "Warning");
     assert_eq!(e.involved_object.name, waiting.metadata.name);
     assert_eq!(
-        e.message,
+        &*e.message,
         "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: \
          3 No preemption victims found for incoming pod."
     );
@@ -172,7 +172,7 @@ fn filters_report_taints_selectors_and_unschedulable_nodes() {
     h.run_for(3_000);
     let failed = events(&h.api, "FailedScheduling");
     assert_eq!(
-        failed.first().map(|e| e.message.as_str()),
+        failed.first().map(|e| &*e.message),
         Some(
             "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, \
              1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable. \
@@ -403,7 +403,7 @@ fn kubelet_stops_a_deleted_pod_then_removes_it_with_grace_zero() {
     assert_eq!(types, [WatchEventType::Modified, WatchEventType::Deleted]);
     let killing = events(&h.api, "Killing");
     assert_eq!(
-        killing.first().map(|e| e.message.as_str()),
+        killing.first().map(|e| &*e.message),
         Some("Stopping container app")
     );
 }

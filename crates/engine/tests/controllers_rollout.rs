@@ -146,7 +146,7 @@ fn recreate_stops_every_old_pod_before_the_new_replica_set_starts() {
                 .iter()
                 .filter_map(|o| match &**o {
                     watchlab_engine::api::Object::Event(e) if e.reason == "ScalingReplicaSet" => {
-                        Some(e.message.clone())
+                        Some(e.message.to_string())
                     }
                     _ => None,
                 })

@@ -189,7 +189,7 @@ fn kubectl_run_story(seed: u64) {
         .find(|e| e.reason == "Scheduled")
         .expect("Scheduled");
     assert_eq!(
-        scheduled.message,
+        scheduled.message.to_string(),
         format!("Successfully assigned production/debug-tools to {node}")
     );
     assert_eq!(scheduled.source.component, "default-scheduler");
@@ -622,7 +622,7 @@ fn rollout_story(seed: u64) {
     let scaled: Vec<String> = events(&h.api)
         .iter()
         .filter(|e| e.reason == "ScalingReplicaSet")
-        .map(|e| e.message.clone())
+        .map(|e| e.message.to_string())
         .collect();
     assert!(
         scaled

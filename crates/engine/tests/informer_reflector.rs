@@ -159,7 +159,7 @@ fn compaction_while_disconnected_relists_and_reports_tombstones() {
     let stats = inf.reflector_stats().clone();
     assert_eq!(stats.expired, 1);
     assert_eq!(
-        stats.last_error.as_ref().map(|e| e.message.as_str()),
+        stats.last_error.as_ref().map(|e| &*e.message),
         Some("too old resource version: 4 (7)")
     );
     let ReflectorPhase::WaitingToList { at } = inf.reflector().phase() else {

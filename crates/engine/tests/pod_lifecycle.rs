@@ -218,7 +218,7 @@ fn a_crashing_container_restarts_after_1_then_10_20_40_80_160_300_300_seconds() 
         .expect("BackOff event");
     assert_eq!(backoff.type_, "Warning");
     assert_eq!(
-        backoff.message,
+        backoff.message.to_string(),
         format!(
             "Back-off restarting failed container app in pod crash_default({})",
             p.metadata.uid
@@ -319,7 +319,7 @@ fn readiness_flips_after_failure_threshold_times_period_and_the_pod_stays_runnin
         ("False".into(), "ContainersNotReady".into())
     );
     assert_eq!(
-        p.condition("ContainersReady").map(|c| c.message.as_str()),
+        p.condition("ContainersReady").map(|c| &*c.message),
         Some("containers with unready status: [app]")
     );
     let unhealthy = events_of(&h, "web")
@@ -329,7 +329,7 @@ fn readiness_flips_after_failure_threshold_times_period_and_the_pod_stays_runnin
     assert_eq!(unhealthy.type_, "Warning");
     let ip = &p.status.pod_ip;
     assert_eq!(
-        unhealthy.message,
+        unhealthy.message.to_string(),
         format!(
             "Readiness probe failed: Get \"http://{ip}:8080/healthz\": dial tcp {ip}:8080: \
              connect: connection refused"
@@ -355,7 +355,7 @@ fn fail_readiness_keeps_the_pod_at_zero_of_one_with_http_503() {
         .find(|e| e.reason == "Unhealthy")
         .expect("Unhealthy");
     assert_eq!(
-        unhealthy.message,
+        &*unhealthy.message,
         "Readiness probe failed: HTTP probe failed with statuscode: 503"
     );
     assert!(
@@ -395,7 +395,7 @@ fn a_failed_liveness_probe_kills_and_restarts_the_container() {
     let killing = evs.iter().find(|e| e.reason == "Killing").expect("Killing");
     assert_eq!(killing.type_, "Normal");
     assert_eq!(
-        killing.message,
+        &*killing.message,
         "Container app failed liveness probe, will be restarted"
     );
     let unhealthy = evs
@@ -464,7 +464,7 @@ fn a_startup_probe_holds_liveness_back_until_it_succeeds() {
         .find(|e| e.reason == "Killing")
         .expect("Killing");
     assert_eq!(
-        killing.message,
+        &*killing.message,
         "Container app failed startup probe, will be restarted"
     );
 }

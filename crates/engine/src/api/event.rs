@@ -22,8 +22,10 @@ pub struct Event {
     /// hundreds of thousands of Events a large cluster keeps rather than allocated.
     #[serde(default, skip_serializing_if = "str::is_empty")]
     pub reason: Term,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub message: String,
+    /// Shared: a recorder's events about the pods of one template say the same things
+    /// (`Created container: web`), and it keeps one of each message it has written.
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub message: Arc<str>,
     #[serde(default)]
     pub source: EventSource,
     #[serde(

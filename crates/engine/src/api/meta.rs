@@ -7,6 +7,7 @@ use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use watchlab_apimachinery::labels::{LabelSelector as Selector, Labels};
 
 fn is_false(b: &bool) -> bool {
@@ -25,8 +26,9 @@ sharable_vec!(OwnerReference);
 pub struct ObjectMeta {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub generate_name: String,
+    /// Shared between the versions of an object (and a ReplicaSet's pods share its own).
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub generate_name: Arc<str>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -14,7 +14,7 @@ use crate::hash::{FixedHashMap, FixedState};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::hash::{BuildHasher, Hash};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
@@ -187,30 +187,73 @@ where
     }
 }
 
-/// Keeps one of equal [`Shared`] values written by different writers: a value handed to
-/// [`Interner::share`] that equals one seen before is replaced by that one, so both hold one
-/// allocation. The kubelets of a large cluster write the same pod conditions (the same five
-/// types, statuses, reasons and times) for the pods they start at the same instant; at 30,000
-/// pods, 9,414 distinct lists among the Running ones. Bounded: it forgets everything after
-/// [`Interner::LIMIT`] distinct values (what it shared stays shared).
-#[derive(Debug, Clone, Default)]
-pub struct Interner<T: Sharable + Hash + Eq> {
-    by_hash: FixedHashMap<u64, Shared<T>>,
+/// Keeps one of equal shared values written apart: a value handed to [`Interner::share`]
+/// that equals one seen before is replaced by that one, so both hold one allocation. The
+/// kubelets of a large cluster write the same pod conditions (the same five types, statuses,
+/// reasons and times) for the pods they start at the same instant (at 30,000 pods, 9,414
+/// distinct lists among the Running ones), and a recorder's events about a template's pods
+/// the same messages. Bounded: it forgets everything after [`Interner::LIMIT`] distinct
+/// values (what it shared stays shared).
+#[derive(Debug, Clone)]
+pub struct Interner<V: Internable> {
+    by_hash: FixedHashMap<u64, V>,
 }
 
-impl<T: Sharable + Hash + Eq> Interner<T> {
+/// A value an [`Interner`] can make share: equal by content, cloned by sharing.
+pub trait Internable: Clone + Hash + Eq {
+    /// Nothing to share (an empty value holds no allocation).
+    fn is_blank(&self) -> bool;
+    /// Whether both hold the very same allocation.
+    fn shares_allocation(&self, other: &Self) -> bool;
+}
+
+impl<T: Sharable + Hash + Eq> Internable for Shared<T> {
+    fn is_blank(&self) -> bool {
+        self.is_empty()
+    }
+
+    fn shares_allocation(&self, other: &Self) -> bool {
+        self.shares_with(other)
+    }
+}
+
+impl Internable for Arc<str> {
+    fn is_blank(&self) -> bool {
+        self.is_empty()
+    }
+
+    fn shares_allocation(&self, other: &Self) -> bool {
+        Arc::ptr_eq(self, other)
+    }
+}
+
+impl<T: Sharable + Hash> Hash for Shared<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.deref().hash(state);
+    }
+}
+
+impl<V: Internable> Default for Interner<V> {
+    fn default() -> Self {
+        Interner {
+            by_hash: FixedHashMap::default(),
+        }
+    }
+}
+
+impl<V: Internable> Interner<V> {
     /// Distinct values remembered before starting over.
     pub const LIMIT: usize = 1 << 16;
 
     /// Makes `value` share an equal value seen before, or remembers it.
-    pub fn share(&mut self, value: &mut Shared<T>) {
-        if value.is_empty() {
+    pub fn share(&mut self, value: &mut V) {
+        if value.is_blank() {
             return;
         }
-        let hash = FixedState::default().hash_one(&**value);
+        let hash = FixedState::default().hash_one(&*value);
         match self.by_hash.get(&hash) {
-            Some(seen) if **seen == **value => {
-                if !seen.shares_with(value) {
+            Some(seen) if seen == value => {
+                if !seen.shares_allocation(value) {
                     *value = seen.clone();
                 }
             }
@@ -261,7 +304,7 @@ mod tests {
         let mut interner = Interner::default();
         let mut first = list(&["0"]);
         interner.share(&mut first);
-        for i in 1..Interner::<Vec<String>>::LIMIT {
+        for i in 1..Interner::<Shared<Vec<String>>>::LIMIT {
             interner.share(&mut list(&[&i.to_string()]));
         }
         let mut again = list(&["0"]);

@@ -45,7 +45,7 @@ pub use watch::{WatchConfig, WatchEvent, WatchEventType, WatchStream};
 
 use crate::api::managed_fields::ManagedFields;
 use crate::api::namespace::Namespace;
-use crate::api::pod::{ContainerStatus, PodCondition};
+use crate::api::pod::{ContainerStatuses, PodConditions};
 use crate::api::resource::ResourceInfo;
 use crate::api::shared::Interner;
 use crate::api::{Kind, Object, ObjectMeta, Registry};
@@ -138,8 +138,8 @@ pub struct ApiServer {
     last_manager: Arc<str>,
     /// One list of each set of equal pod conditions written ([`Interner`]), and of container
     /// statuses.
-    pod_conditions: Interner<Vec<PodCondition>>,
-    container_statuses: Interner<Vec<ContainerStatus>>,
+    pod_conditions: Interner<PodConditions>,
+    container_statuses: Interner<ContainerStatuses>,
     config: ServerConfig,
     /// Admission's DefaultTolerationSeconds, with the seconds of `config`.
     default_tolerations: admission::DefaultTolerationSeconds,

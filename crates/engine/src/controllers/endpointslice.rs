@@ -373,7 +373,7 @@ impl EndpointSliceController {
 
     fn new_slice(&self, svc: &Service, ports: Ports, endpoints: Vec<Endpoint>) -> EndpointSlice {
         let mut meta = ObjectMeta::named(&svc.metadata.namespace, "");
-        meta.generate_name = format!("{}-", svc.metadata.name);
+        meta.generate_name = format!("{}-", svc.metadata.name).into();
         meta.labels = svc.metadata.labels.clone();
         meta.labels
             .insert(LABEL_SERVICE_NAME.into(), svc.metadata.name.clone());

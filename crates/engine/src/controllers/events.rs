@@ -21,6 +21,7 @@ use super::event_spam::SpamFilter;
 use super::lru::{Lru, MAX_CACHE_ENTRIES};
 use crate::api::event::EventSource;
 use crate::api::meta::{ObjectReference, Term};
+use crate::api::shared::Interner;
 use crate::api::{Event, Kind, Object, ObjectMeta};
 use crate::apiserver::patch::PatchTarget;
 use crate::apiserver::ApiServer;
@@ -95,7 +96,7 @@ struct Pending {
     involved: Arc<ObjectReference>,
     event_type: EventType,
     reason: &'static str,
-    message: String,
+    message: Arc<str>,
     /// Written as the aggregate of similar events.
     combined: bool,
     at: Timestamp,
@@ -122,6 +123,8 @@ pub struct EventRecorder {
     /// The reference of the last event recorded, which the next one about the same version of
     /// the same object shares (a kubelet's `Pulled`, `Created` and `Started` of one pod).
     last_reference: Option<Arc<ObjectReference>>,
+    /// One of each message this recorder wrote, which its events share ([`Interner`]).
+    messages: Interner<Arc<str>>,
 }
 
 /// `v1.ObjectReference` of a stored object (`reference.GetReference`).
@@ -157,6 +160,7 @@ impl EventRecorder {
             dropped: 0,
             last_nanos: 0,
             last_reference: None,
+            messages: Interner::default(),
         }
     }
 
@@ -213,12 +217,14 @@ impl EventRecorder {
             self.flush(api, now);
             return;
         }
+        let mut message: Arc<str> = if combined {
+            Arc::from(format!("{COMBINED_PREFIX}{message}"))
+        } else {
+            Arc::from(message)
+        };
+        self.messages.share(&mut message);
         self.pending.push_back(Pending {
-            message: if combined {
-                format!("{COMBINED_PREFIX}{message}")
-            } else {
-                message.to_string()
-            },
+            message,
             involved,
             event_type,
             reason,
@@ -320,7 +326,7 @@ impl EventRecorder {
     }
 
     fn write(&mut self, api: &mut ApiServer, now: Timestamp, p: &Pending) -> bool {
-        let message = if p.combined { "" } else { p.message.as_str() };
+        let message = if p.combined { "" } else { &*p.message };
         let key: DedupKey = hash128_joined(&[
             &p.involved.kind,
             &p.involved.namespace,
@@ -518,7 +524,7 @@ mod tests {
         );
         let evs = events(&api);
         assert_eq!(evs.len(), 2);
-        let first = evs.iter().find(|e| e.message == "m").unwrap();
+        let first = evs.iter().find(|e| &*e.message == "m").unwrap();
         assert_eq!(first.count, Some(2));
         assert_eq!(first.first_timestamp, Some(t0));
         assert_eq!(first.last_timestamp, Some(t0.plus_secs(5)));
@@ -643,7 +649,7 @@ mod tests {
         assert_eq!(combined.len(), 1);
         assert_eq!(combined[0].count, Some(3));
         assert_eq!(
-            combined[0].message,
+            &*combined[0].message,
             "(combined from similar events): Created pod: web-11"
         );
         assert_eq!(combined[0].last_timestamp, Some(Timestamp::from_secs(12)));

@@ -449,7 +449,7 @@ impl ReplicaSetController {
         let spec = t.spec.clone();
         Pod {
             metadata: ObjectMeta {
-                generate_name: format!("{}-", rs.metadata.name),
+                generate_name: format!("{}-", rs.metadata.name).into(),
                 namespace: rs.metadata.namespace.clone(),
                 labels: t.metadata.labels.clone(),
                 annotations: t.metadata.annotations.clone(),
