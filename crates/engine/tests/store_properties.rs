@@ -589,7 +589,7 @@ fn run_leases(steps: Vec<LeaseStep>) -> Result<(), TestCaseError> {
             .range_prefix("", None, None, None)?
             .kvs
             .iter()
-            .map(|kv| (kv.key.to_string(), kv.lease))
+            .map(|kv| (kv.key.to_string(), kv.attached_lease()))
             .collect();
         prop_assert_eq!(&live, &model.keys);
         for (id, (ttl, deadline, keys)) in &model.leases {

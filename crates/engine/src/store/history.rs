@@ -84,19 +84,26 @@ impl<V: Clone> History<V> {
     /// The key-value written at `rev` (a put's value, or a delete's last value).
     #[must_use]
     pub fn kv(&self, rev: Rev) -> Option<&KeyValue<V>> {
-        if rev.seq >= self.drained {
-            let chunk = self
-                .starts
-                .partition_point(|s| *s <= rev.seq)
-                .checked_sub(1)?;
-            let offset = rev.seq.checked_sub(*self.starts.get(chunk)?)?;
+        self.kv_at_seq(rev.seq)
+            .filter(|kv| kv.mod_revision == rev.main)
+    }
+
+    /// The key-value of the write with sequence number `seq`, retained or in the base.
+    #[must_use]
+    pub fn kv_at_seq(&self, seq: u64) -> Option<&KeyValue<V>> {
+        if seq >= self.drained {
+            let chunk = self.starts.partition_point(|s| *s <= seq).checked_sub(1)?;
+            let offset = seq.checked_sub(*self.starts.get(chunk)?)?;
             self.chunks
                 .get(chunk)?
                 .get(usize::try_from(offset).ok()?)
                 .map(|e| &e.kv)
-                .filter(|kv| kv.mod_revision == rev.main)
         } else {
-            let i = self.base.binary_search_by(|(r, _, _)| r.cmp(&rev)).ok()?;
+            // The base is in revision order, which is sequence order.
+            let i = self
+                .base
+                .binary_search_by(|(r, _, _)| r.seq.cmp(&seq))
+                .ok()?;
             self.base.get(i).map(|(_, kv, _)| kv)
         }
     }
@@ -208,19 +215,15 @@ mod tests {
     use std::sync::Arc;
 
     fn put(key: &str, main: Revision, value: u32) -> Event<u32> {
-        Event {
-            kind: EventType::Put,
-            kv: KeyValue {
-                key: Arc::from(key),
-                value,
-                create_revision: main,
-                mod_revision: main,
-                version: 1,
-                lease: None,
-            },
-            prev: None,
-            cost: 10,
-        }
+        let kv = KeyValue {
+            key: Arc::from(key),
+            value,
+            create_revision: main,
+            mod_revision: main,
+            version: 1,
+            lease: crate::store::NO_LEASE,
+        };
+        Event::new(EventType::Put, kv, None, 10)
     }
 
     /// Revision 2: a=1, b=2 (one txn); 3: a=3; 4: c=4. Sequence numbers 0..4.

@@ -29,7 +29,7 @@ mod revision;
 mod txn;
 
 pub use error::StoreError;
-pub use kv::{Event, EventType, KeyValue};
+pub use kv::{Event, EventType, KeyValue, NO_LEASE};
 pub use lease::{Lease, LeaseId, MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS};
 pub use quota::{Encoded, DEFAULT_QUOTA_BYTES, MAX_REQUEST_BYTES};
 pub use revision::{Revision, INITIAL_REVISION};
@@ -309,9 +309,9 @@ impl<V: Clone + Encoded> Store<V> {
             create_revision: prev.as_ref().map_or(rev.main, |p| p.create_revision),
             mod_revision: rev.main,
             version: prev.as_ref().map_or(1, |p| p.version.saturating_add(1)),
-            lease,
+            lease: lease.unwrap_or(NO_LEASE),
         };
-        let old_lease = prev.as_ref().and_then(|p| p.lease);
+        let old_lease = prev.as_ref().and_then(KeyValue::attached_lease);
         if old_lease != lease {
             if let Some(old) = old_lease {
                 self.lessor.detach(old, &key);
@@ -323,12 +323,8 @@ impl<V: Clone + Encoded> Store<V> {
         if prev.is_none() {
             self.live += 1;
         }
-        self.history.push(Event {
-            kind: EventType::Put,
-            kv,
-            prev: prev_rev,
-            cost,
-        });
+        self.history
+            .push(Event::new(EventType::Put, kv, prev_rev, cost));
         prev
     }
 
@@ -340,25 +336,26 @@ impl<V: Clone + Encoded> Store<V> {
         let rev = self.history.next_rev(pending.main);
         pending.wrote = true;
         index.record(rev, true);
-        if let Some(old) = prev.lease {
+        if let Some(old) = prev.attached_lease() {
             self.lessor.detach(old, key);
         }
         self.live = self.live.saturating_sub(1);
         // etcd's tombstone carries only key and mod revision; the last value rides along too.
         let cost = quota::tombstone_cost(key);
-        self.history.push(Event {
-            kind: EventType::Delete,
-            kv: KeyValue {
-                key: Arc::clone(&prev.key),
-                value: prev.value.clone(),
-                create_revision: 0,
-                mod_revision: rev.main,
-                version: 0,
-                lease: None,
-            },
-            prev: Some(prev_rev),
+        let tombstone = KeyValue {
+            key: Arc::clone(&prev.key),
+            value: prev.value.clone(),
+            create_revision: 0,
+            mod_revision: rev.main,
+            version: 0,
+            lease: NO_LEASE,
+        };
+        self.history.push(Event::new(
+            EventType::Delete,
+            tombstone,
+            Some(prev_rev),
             cost,
-        });
+        ));
         Some(prev)
     }
 
@@ -387,7 +384,7 @@ impl<V: Clone + Encoded> Store<V> {
     /// The state of `event`'s key before it (etcd's `prev_kv`): `None` for a creation.
     #[must_use]
     pub fn prev_kv(&self, event: &Event<V>) -> Option<&KeyValue<V>> {
-        event.prev.and_then(|r| self.history.kv(r))
+        event.prev_seq().and_then(|s| self.history.kv_at_seq(s))
     }
 
     /// All events of exactly one revision (a txn's writes), for atomic per-revision delivery.

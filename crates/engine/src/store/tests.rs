@@ -521,7 +521,10 @@ fn rewriting_or_deleting_a_key_detaches_it_from_its_lease() {
     assert_eq!((attached(first), attached(second)), (Some(0), Some(1)));
     assert_eq!(s.lease_revoke(first), Ok(None));
     assert!(s.get("/moved").is_some() && s.get("/plain").is_some());
-    assert_eq!(s.get("/moved").and_then(|kv| kv.lease), Some(second));
+    assert_eq!(
+        s.get("/moved").and_then(KeyValue::attached_lease),
+        Some(second)
+    );
 }
 
 #[test]
@@ -556,7 +559,7 @@ fn index_and_history_share_the_key_allocation() {
 fn lease_zero_means_no_lease_as_in_etcd() {
     let mut s = store();
     assert_eq!(s.put("/k", "v", Some(0)), Ok(2));
-    assert_eq!(s.get("/k").map(|kv| kv.lease), Some(None));
+    assert_eq!(s.get("/k").map(KeyValue::attached_lease), Some(None));
 }
 
 #[test]

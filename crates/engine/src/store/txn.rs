@@ -184,7 +184,7 @@ mod tests {
             create_revision: create,
             mod_revision: modified,
             version,
-            lease: None,
+            lease: crate::store::NO_LEASE,
         }
     }
 
