@@ -101,6 +101,28 @@ enum Repr {
     Pending(Arc<Pending>),
 }
 
+/// The subresource an update was written through (`managedFields[].subresource`): a byte in
+/// every version's pending update, where the name took a pointer and a length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subresource {
+    None,
+    Status,
+    Scale,
+    Finalize,
+}
+
+impl Subresource {
+    /// The name an entry records (empty for the object itself).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Subresource::None => "",
+            Subresource::Status => "status",
+            Subresource::Scale => "scale",
+            Subresource::Finalize => "finalize",
+        }
+    }
+}
+
 /// Unresolved pending updates an object may carry before its write resolves them.
 pub const MAX_PENDING: u8 = 8;
 
@@ -114,7 +136,7 @@ struct Pending {
     prev: Mutex<Option<Arc<Object>>>,
     /// Shared with the writer's other updates ([`ManagedFields::pending`]'s caller keeps one).
     manager: Arc<str>,
-    subresource: &'static str,
+    subresource: Subresource,
     time: Timestamp,
     /// Pending updates in this chain, this one included.
     depth: u8,
@@ -173,7 +195,7 @@ impl ManagedFields {
         base: ManagedFields,
         prev: Option<Arc<Object>>,
         manager: Arc<str>,
-        subresource: &'static str,
+        subresource: Subresource,
         time: Timestamp,
     ) -> Self {
         let base = base.settled();
@@ -262,7 +284,7 @@ impl ManagedFields {
                 &new_json,
                 owner.kind(),
                 &p.manager,
-                p.subresource,
+                p.subresource.as_str(),
                 p.time,
             );
             owner_json = Some(new_json);

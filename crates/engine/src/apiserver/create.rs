@@ -5,6 +5,7 @@
 use super::errors;
 use super::field_manager::{self, Owner};
 use super::{ApiServer, CommitError, Write};
+use crate::api::managed_fields::Subresource;
 use crate::api::{defaults, strategy, validation, Kind, Object, ObjectMeta, ResourceInfo};
 use crate::clock::Timestamp;
 use std::sync::Arc;
@@ -86,7 +87,13 @@ impl ApiServer {
             }
             candidate.meta_mut().uid = self.rng.uuid();
             if let Owner::Update(manager) = owner {
-                field_manager::track_update(None, &mut candidate, manager, "", self.now);
+                field_manager::track_update(
+                    None,
+                    &mut candidate,
+                    manager,
+                    Subresource::None,
+                    self.now,
+                );
             }
             let lease = self.lease_for(kind);
             let name = candidate.name().to_string();

@@ -20,7 +20,7 @@
 use crate::api::field_set::{self, FieldSet, PathElement};
 use crate::api::managed_fields::{
     entry, sorted, strip_set, stripped, FieldsV1, KindTypes, ManagedFields, ManagedFieldsEntry,
-    APPLY, MAX_PENDING, UPDATE,
+    Subresource, APPLY, MAX_PENDING, UPDATE,
 };
 use crate::api::{Kind, Object};
 use crate::clock::Timestamp;
@@ -73,13 +73,13 @@ pub(super) fn track_update(
     live: Option<&Arc<Object>>,
     new: &mut Object,
     manager: &Arc<str>,
-    subresource: &'static str,
+    subresource: Subresource,
     now: Timestamp,
 ) {
     let sent = std::mem::take(&mut new.meta_mut().managed_fields);
     // Entries sent back as read (a GET, edit, PUT round trip) are no edit of them.
     let echoed = live.is_some_and(|l| !sent.is_empty() && sent.entries() == l.managed_fields());
-    let base = if sent.is_empty() || echoed || !subresource.is_empty() {
+    let base = if sent.is_empty() || echoed || subresource != Subresource::None {
         live.map(|l| l.meta().managed_fields.clone())
             .unwrap_or_default()
     } else {

@@ -7,6 +7,7 @@
 use super::field_manager::{self, Owner};
 use super::{errors, service_allocation};
 use super::{ApiServer, CommitError, Write};
+use crate::api::managed_fields::Subresource;
 use crate::api::{defaults, strategy, validation, Kind, Object};
 use std::sync::Arc;
 use watchlab_apimachinery::status::Status;
@@ -24,12 +25,12 @@ pub(super) enum Part {
 
 impl Part {
     /// The subresource a write's `managedFields` entry records.
-    fn subresource(self) -> &'static str {
+    fn subresource(self) -> Subresource {
         match self {
-            Part::Main => "",
-            Part::Status => "status",
-            Part::Scale => "scale",
-            Part::Finalize => "finalize",
+            Part::Main => Subresource::None,
+            Part::Status => Subresource::Status,
+            Part::Scale => Subresource::Scale,
+            Part::Finalize => Subresource::Finalize,
         }
     }
 }

@@ -78,14 +78,20 @@ struct Burst {
     counts: Counts,
     /// A patch or delete of this sync failed, or a create did: it is requeued with backoff.
     failed: bool,
-    /// The one owner reference every pod of the burst shares.
-    owners: OwnerReferences,
+    /// What every pod of the burst shares.
+    stamp: Stamp,
     /// Creates not made yet, the current batch's included.
     remaining: i32,
     /// The current batch: its size, and the creates made and failed in it so far.
     batch: i32,
     made: i32,
     errors: i32,
+}
+
+/// The metadata every pod of a burst holds one of: the owner reference and `generateName`.
+struct Stamp {
+    owners: OwnerReferences,
+    generate_name: Arc<str>,
 }
 
 fn selector_of(rs: &ReplicaSet) -> Option<LabelSelector> {
@@ -275,16 +281,22 @@ impl ReplicaSetController {
                 failed |= self.delete_pods(now, api, key, &obj, &active, diff.min(BURST_REPLICAS));
             }
         }
-        let owners = match creates {
-            0 => OwnerReferences::default(),
-            _ => OwnerReferences::from(vec![controller_ref("ReplicaSet", &rs.metadata)]),
+        let stamp = match creates {
+            0 => Stamp {
+                owners: OwnerReferences::default(),
+                generate_name: Arc::from(""),
+            },
+            _ => Stamp {
+                owners: OwnerReferences::from(vec![controller_ref("ReplicaSet", &rs.metadata)]),
+                generate_name: Arc::from(format!("{}-", rs.metadata.name)),
+            },
         };
         Some(Burst {
             key: key.clone(),
             replica_set: obj.clone(),
             counts,
             failed,
-            owners,
+            stamp,
             remaining: creates,
             batch: SLOW_START_INITIAL_BATCH_SIZE.min(creates),
             made: 0,
@@ -308,7 +320,7 @@ impl ReplicaSetController {
         };
         while b.batch > 0 {
             while b.made < b.batch {
-                if !self.create_pod(now, api, &obj, rs, &b.owners) {
+                if !self.create_pod(now, api, &obj, rs, &b.stamp) {
                     b.errors += 1;
                 }
                 b.made += 1;
@@ -425,9 +437,9 @@ impl ReplicaSetController {
         api: &mut ApiServer,
         obj: &Object,
         rs: &ReplicaSet,
-        owners: &OwnerReferences,
+        stamp: &Stamp,
     ) -> bool {
-        let pod = self.pod_from_template(rs, owners);
+        let pod = self.pod_from_template(rs, stamp);
         let (kind, reason, msg) = match api.create(USER_AGENT, Object::Pod(pod)) {
             Ok(created) => (
                 EventType::Normal,
@@ -444,16 +456,16 @@ impl ReplicaSetController {
         kind == EventType::Normal
     }
 
-    fn pod_from_template(&self, rs: &ReplicaSet, owners: &OwnerReferences) -> Pod {
+    fn pod_from_template(&self, rs: &ReplicaSet, stamp: &Stamp) -> Pod {
         let t = &rs.spec.template;
         let spec = t.spec.clone();
         Pod {
             metadata: ObjectMeta {
-                generate_name: format!("{}-", rs.metadata.name).into(),
+                generate_name: stamp.generate_name.clone(),
                 namespace: rs.metadata.namespace.clone(),
                 labels: t.metadata.labels.clone(),
                 annotations: t.metadata.annotations.clone(),
-                owner_references: owners.clone(),
+                owner_references: stamp.owners.clone(),
                 ..Default::default()
             },
             spec: Arc::new(spec),
