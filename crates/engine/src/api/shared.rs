@@ -242,8 +242,11 @@ impl<V: Internable> Default for Interner<V> {
 }
 
 impl<V: Internable> Interner<V> {
-    /// Distinct values remembered before starting over.
-    pub const LIMIT: usize = 1 << 16;
+    /// Distinct values remembered before starting over. Equal values are written close
+    /// together (one instant's status writes), so a short memory finds them: at 5,000 ×
+    /// 150,000 a limit of 1,024 shared as much as one of 65,536, and it keeps alive at most
+    /// that many values which no object holds any more.
+    pub const LIMIT: usize = 1 << 10;
 
     /// Makes `value` share an equal value seen before, or remembers it.
     pub fn share(&mut self, value: &mut V) {
