@@ -260,11 +260,30 @@ impl<V: Internable> Interner<V> {
                     *value = seen.clone();
                 }
             }
+            _ => self.remember(hash, value),
+        }
+    }
+
+    fn remember(&mut self, hash: u64, value: &V) {
+        if self.by_hash.len() >= Self::LIMIT {
+            self.by_hash.clear();
+        }
+        self.by_hash.insert(hash, value.clone());
+    }
+}
+
+impl Interner<Arc<str>> {
+    /// `text` as a shared string: the one seen before when equal (nothing allocated), else a
+    /// new one, remembered.
+    pub fn text(&mut self, text: &str) -> Arc<str> {
+        // An `Arc<str>` hashes as its text, so the text finds it.
+        let hash = FixedState::default().hash_one(text);
+        match self.by_hash.get(&hash) {
+            Some(seen) if **seen == *text => seen.clone(),
             _ => {
-                if self.by_hash.len() >= Self::LIMIT {
-                    self.by_hash.clear();
-                }
-                self.by_hash.insert(hash, value.clone());
+                let value: Arc<str> = Arc::from(text);
+                self.remember(hash, &value);
+                value
             }
         }
     }
@@ -300,6 +319,18 @@ mod tests {
         // A writer still copies before changing it.
         b.push("w".into());
         assert_eq!((a.len(), b.len()), (2, 3));
+    }
+
+    #[test]
+    fn a_text_is_the_string_shared_before_when_equal() {
+        let mut interner = Interner::default();
+        let mut shared: Arc<str> = Arc::from("kubelet");
+        interner.share(&mut shared);
+        let again = interner.text("kubelet");
+        assert!(Arc::ptr_eq(&again, &shared));
+        let other = interner.text("kube-scheduler");
+        assert_eq!(&*other, "kube-scheduler");
+        assert!(Arc::ptr_eq(&interner.text("kube-scheduler"), &other));
     }
 
     #[test]

@@ -131,11 +131,10 @@ pub struct ApiServer {
     rng: SimRng,
     watch: WatchHub,
     ledger: Ledger,
-    /// The writer of the last ledger line, shared by the lines after it that the same writer
-    /// makes (a kubelet's status writes and events, a ReplicaSet's burst of creates).
-    last_writer: Arc<str>,
-    /// The field manager of the last write, shared likewise ([`ApiServer::manager_for`]).
-    last_manager: Arc<str>,
+    /// Writers' and field managers' names, one string each for all the ledger lines and
+    /// pending `managedFields` updates that name them (a kubelet's status writes and events,
+    /// a ReplicaSet's burst of creates).
+    names: Interner<Arc<str>>,
     /// One list of each set of equal pod conditions written ([`Interner`]), and of container
     /// statuses.
     pod_conditions: Interner<PodConditions>,
@@ -181,8 +180,7 @@ impl ApiServer {
             rng: SimRng::child(seed, "kube-apiserver"),
             watch: WatchHub::new(config.watch),
             ledger: Ledger::new(config.ledger_limit),
-            last_writer: Arc::from(""),
-            last_manager: Arc::from(""),
+            names: Interner::default(),
             pod_conditions: Interner::default(),
             container_statuses: Interner::default(),
             compactor: Compactor::new(config.compaction_interval_ms, config.start),
@@ -222,14 +220,14 @@ impl ApiServer {
 
     /// The manager `user`'s writes are recorded for: the request's `fieldManager`, else the
     /// user agent's ([`field_manager::manager_of`]).
-    /// The field manager of a write by `user`, shared with the writes before it by the same
-    /// manager (one allocation of `kubelet` for a run of status writes, not one per version).
+    /// The field manager of a write by `user`, shared with the other writes by the same
+    /// manager (one allocation of `kubelet` for its status writes, not one per version).
     fn manager_for(&mut self, user: &str) -> Arc<str> {
         let manager = match &self.field_manager {
             Some(m) => Cow::Borrowed(m.as_str()),
             None => field_manager::manager_of(user),
         };
-        reuse_or_share(&mut self.last_manager, &manager)
+        self.names.text(&manager)
     }
 
     /// The resources this server serves.
@@ -443,7 +441,7 @@ impl ApiServer {
         verb: &'static str,
         resource: Option<&str>,
     ) -> Option<Arc<Object>> {
-        let user = reuse_or_share(&mut self.last_writer, user);
+        let user = self.names.text(user);
         let mut last_tombstone = None;
         for rev in before + 1..=self.store.revision() {
             let changes: Vec<Change> = self
@@ -522,13 +520,4 @@ impl Kind {
     pub fn key(self, namespace: &str, name: &str) -> String {
         self.resource().key(namespace, name)
     }
-}
-
-/// `value` as the `Arc<str>` in `last` when it holds the same text, else a new one left in
-/// `last`: a run of writes by one writer shares one allocation of its name.
-fn reuse_or_share(last: &mut Arc<str>, value: &str) -> Arc<str> {
-    if **last != *value {
-        *last = Arc::from(value);
-    }
-    last.clone()
 }

@@ -217,12 +217,11 @@ impl EventRecorder {
             self.flush(api, now);
             return;
         }
-        let mut message: Arc<str> = if combined {
-            Arc::from(format!("{COMBINED_PREFIX}{message}"))
+        let message = if combined {
+            self.messages.text(&format!("{COMBINED_PREFIX}{message}"))
         } else {
-            Arc::from(message)
+            self.messages.text(message)
         };
-        self.messages.share(&mut message);
         self.pending.push_back(Pending {
             message,
             involved,
