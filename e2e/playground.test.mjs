@@ -1064,6 +1064,15 @@ test('readable on a projector: the node map (above 60 nodes), its legend and an 
     for (const [w, h] of [[1024, 576], [1280, 720]]) {
       await page.setViewportSize({ width: w, height: h });
       await page.waitForSelector('#open-node');
+      // The map measures its width on the window's resize, in a later frame than the resize:
+      // let it (up to 2 s) before reading the layout.
+      await page
+        .waitForFunction(() => {
+          const m = document.querySelector('#node-map').getBoundingClientRect();
+          const v = document.querySelector('#view-cluster').getBoundingClientRect();
+          return m.left >= v.left - 1 && m.right <= v.right + 1;
+        }, null, { timeout: 2000 })
+        .catch(() => {});
       assert.deepEqual(await unreadableText(page, '#view-cluster'), [], `the node map at ${w}×${h} in ${lang}`);
       const map = await page.$eval('#node-map', (c) => { const r = c.getBoundingClientRect(); return { left: r.left, right: r.right }; });
       const view = await page.$eval('#view-cluster', (v) => { const r = v.getBoundingClientRect(); return { left: r.left, right: r.right }; });
