@@ -9,7 +9,6 @@
 //! cluster does all the time — kubelets renewing their leases and reporting node status, the
 //! node monitor, informers — which must keep up with the clock for a page to run at 1×.
 
-use watchlab_apimachinery::request::ListOptions;
 use watchlab_engine::api::Kind;
 use watchlab_engine::cluster::{
     Action, Cluster, ClusterConfig, ProfileName, PLAYGROUND_QUOTA_BYTES,
@@ -100,10 +99,12 @@ pub fn converge(nodes: usize, pods: u32, profile: ProfileName) -> (Cluster, Whol
         // An hour of virtual time without converging is a failure, reported as such.
         converged = t.as_millis() < 3_600_000;
     }
+    // Counted on the key index (etcd's count-only range): listing 600,000 Events at
+    // 5,000 x 150,000 to count them took 3% of the run.
     let events = cluster
         .api()
-        .list(Kind::Event, None, &ListOptions::default())
-        .map_or(0, |l| l.items.len());
+        .store()
+        .count_prefix(&Kind::Event.resource().prefix(None));
     let run = WholeCluster {
         converged,
         virtual_seconds: t.as_millis() / 1000,

@@ -128,6 +128,15 @@ impl Index {
         (shared, index)
     }
 
+    /// How many keys starting with `prefix` exist now. Counting needs no order: one pass over
+    /// the hash map, without filing the keys that appeared since the last range.
+    pub fn count_live(&self, prefix: &str) -> usize {
+        self.by_key
+            .iter()
+            .filter(|(k, index)| k.starts_with(prefix) && index.live().is_some())
+            .count()
+    }
+
     /// Calls `visit` with each key starting with `prefix`, strictly after `start_after` if given,
     /// in key order, until it returns false.
     pub fn walk_prefix(

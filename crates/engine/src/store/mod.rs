@@ -117,6 +117,13 @@ impl<V: Clone + Encoded> Store<V> {
         self.history.kv(self.index.get(key)?.live()?)
     }
 
+    /// How many keys starting with `prefix` exist now: etcd's `countOnly` range at the current
+    /// revision (what kube-apiserver's object-count metric asks), without reading a value.
+    #[must_use]
+    pub fn count_prefix(&self, prefix: &str) -> usize {
+        self.index.count_live(prefix)
+    }
+
     /// Keys that start with `prefix`, in key order, strictly after `start_after` if given, at
     /// revision `at` (None or 0 = current, as etcd's revision 0). A past revision reads history:
     /// Compacted if `at < compact_revision` (etcd allows `at == compact_revision`),

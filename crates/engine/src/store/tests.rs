@@ -703,3 +703,20 @@ fn a_put_beyond_the_request_limit_is_refused_whole() {
     ));
     assert_eq!((s.revision(), s.len(), s.bytes_in_use()), (1, 0, 0));
 }
+
+#[test]
+fn a_count_only_range_counts_the_live_keys_under_a_prefix() {
+    let mut s = store();
+    for key in ["/ev/a/1", "/ev/a/2", "/ev/b/1", "/evx/1", "/pods/a/1"] {
+        s.put(key, "v", None).ok();
+    }
+    s.put("/ev/a/1", "again", None).ok();
+    s.delete("/ev/b/1");
+    // Counted before any range has put the new keys in order, and after.
+    assert_eq!(s.count_prefix("/ev/"), 2);
+    assert_eq!(s.count_prefix("/ev"), 3);
+    let listed = s.range_prefix("/ev/", None, None, None).map(|r| r.count);
+    assert_eq!(listed, Ok(2));
+    assert_eq!(s.count_prefix("/ev/"), 2);
+    assert_eq!(s.count_prefix("/none/"), 0);
+}
