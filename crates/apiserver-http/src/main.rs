@@ -4,6 +4,11 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
+/// mimalloc, not the system's: see this crate's Cargo.toml.
+#[cfg(not(target_arch = "wasm32"))]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[cfg(not(target_arch = "wasm32"))]
 use std::process::ExitCode;
 #[cfg(not(target_arch = "wasm32"))]
