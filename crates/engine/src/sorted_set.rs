@@ -25,7 +25,8 @@ impl<T> Default for LazySortedSet<T> {
 }
 
 impl<T: Ord> LazySortedSet<T> {
-    /// Adds `value`, which the caller knows is not a member (its own map says so).
+    /// Adds `value`, which the caller knows is not a member (its own map says so; a member
+    /// added again is filed once).
     pub fn insert_new(&mut self, value: T) {
         self.fresh.push(value);
     }
@@ -34,6 +35,11 @@ impl<T: Ord> LazySortedSet<T> {
     pub fn remove(&mut self, value: &T) {
         self.settle();
         self.sorted.remove(value);
+    }
+
+    /// Whether there is no member, filed or waiting.
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty() && self.fresh.is_empty()
     }
 
     /// Files the waiting members; a walk begins with it.

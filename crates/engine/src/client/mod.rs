@@ -40,6 +40,6 @@ pub use rate_limiter::{ControllerRateLimiter, RateLimiter};
 pub use reflector::{Reflector, ReflectorPhase, ReflectorStats, WatcherEvent};
 pub use resource::{ObjectKey, Resource};
 pub use retry::{retry_on_conflict, RetryOutcome};
-pub use store::{IndexFunc, Store, StoreError, Writer};
+pub use store::{IndexFunc, IndexValues, Store, StoreError, Writer};
 pub use worker::{process_next_work_item, Requeue, WorkOutcome};
 pub use workqueue::WorkQueue;

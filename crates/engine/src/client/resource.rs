@@ -27,10 +27,14 @@ pub struct ObjectKey(Arc<str>);
 impl ObjectKey {
     /// The key of `name` in `namespace` (an empty namespace counts as cluster-scoped).
     pub fn new(namespace: Option<&str>, name: &str) -> Self {
+        Self::joined(namespace, name, |key| ObjectKey(Arc::from(key)))
+    }
+
+    /// Calls `f` with the text of the key of `name` in `namespace`, joined on the stack (a
+    /// namespace is at most 63 bytes, a name at most 253): a lookup by it allocates nothing.
+    pub fn joined<R>(namespace: Option<&str>, name: &str, f: impl FnOnce(&str) -> R) -> R {
         match namespace {
             Some(ns) if !ns.is_empty() => {
-                // Joined on the stack, so the shared key is the one allocation (a namespace is
-                // at most 63 bytes, a name at most 253).
                 let mut buf = [0u8; 320];
                 let len = ns.len() + 1 + name.len();
                 if let Some(joined) = buf.get_mut(..len) {
@@ -41,12 +45,12 @@ impl ObjectKey {
                         rest.copy_from_slice(name.as_bytes());
                     }
                     if let Ok(key) = std::str::from_utf8(joined) {
-                        return ObjectKey(Arc::from(key));
+                        return f(key);
                     }
                 }
-                ObjectKey(Arc::from(format!("{ns}/{name}")))
+                f(&format!("{ns}/{name}"))
             }
-            _ => ObjectKey(Arc::from(name)),
+            _ => f(name),
         }
     }
 
@@ -64,6 +68,14 @@ impl ObjectKey {
     }
 
     pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Looked up by its text (maps of keys are searched with [`ObjectKey::joined`]); its hash and
+/// order are those of the text.
+impl std::borrow::Borrow<str> for ObjectKey {
+    fn borrow(&self) -> &str {
         &self.0
     }
 }

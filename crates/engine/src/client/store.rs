@@ -8,6 +8,7 @@
 //! index function while it holds the borrow, and no borrow escapes a method, so borrows cannot
 //! collide.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -20,7 +21,54 @@ use crate::hash::FixedHashMap;
 use crate::sorted_set::LazySortedSet;
 
 /// Computes the values an object is filed under in one index (`cache.IndexFunc`).
-pub type IndexFunc<K> = Rc<dyn Fn(&K) -> Vec<String>>;
+pub type IndexFunc<K> = Rc<dyn for<'a> Fn(&'a K) -> IndexValues<'a>>;
+
+/// The values one index files an object under (`cache.IndexFunc`'s `[]string`). Most objects
+/// have one (their namespace, node, owner's uid), borrowed from the object: filing an update,
+/// which compares an object's values before and after, then allocates nothing.
+#[derive(Debug, Clone, Default)]
+pub enum IndexValues<'a> {
+    #[default]
+    None,
+    One(Cow<'a, str>),
+    Many(Vec<String>),
+}
+
+impl<'a> IndexValues<'a> {
+    /// Filed under `value` alone.
+    pub fn one(value: impl Into<Cow<'a, str>>) -> Self {
+        IndexValues::One(value.into())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        let (one, many) = match self {
+            IndexValues::None => (None, &[][..]),
+            IndexValues::One(v) => (Some(v.as_ref()), &[][..]),
+            IndexValues::Many(vs) => (None, vs.as_slice()),
+        };
+        one.into_iter().chain(many.iter().map(String::as_str))
+    }
+}
+
+/// The same values in the same order, however held.
+impl PartialEq for IndexValues<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for IndexValues<'_> {}
+
+impl FromIterator<String> for IndexValues<'_> {
+    fn from_iter<I: IntoIterator<Item = String>>(iter: I) -> Self {
+        let mut all: Vec<String> = iter.into_iter().collect();
+        match all.len() {
+            0 => IndexValues::None,
+            1 => all.pop().map_or(IndexValues::None, IndexValues::one),
+            _ => IndexValues::Many(all),
+        }
+    }
+}
 
 /// client-go's `cache.NamespaceIndex`.
 pub const NAMESPACE_INDEX: &str = "namespace";
@@ -28,7 +76,7 @@ pub const NAMESPACE_INDEX: &str = "namespace";
 /// client-go's `cache.MetaNamespaceIndexFunc`: files an object under its namespace
 /// (cluster-scoped objects under `""`).
 pub fn namespace_index<K: Resource>() -> (String, IndexFunc<K>) {
-    let f: IndexFunc<K> = Rc::new(|o: &K| vec![o.namespace().unwrap_or("").to_string()]);
+    let f: IndexFunc<K> = Rc::new(|o: &K| IndexValues::one(o.namespace().unwrap_or("")));
     (NAMESPACE_INDEX.to_string(), f)
 }
 
@@ -52,8 +100,13 @@ impl std::error::Error for StoreError {}
 
 /// index name → indexed value → the keys filed under it, in key order. Keys only: an update
 /// that keeps an object's values (most updates: a status write keeps a pod's node, owner and
-/// namespace) changes no index at all.
-type Indices = BTreeMap<String, BTreeMap<String, BTreeSet<ObjectKey>>>;
+/// namespace) changes no index at all. The keys of a value are filed in order when it is next
+/// read ([`LazySortedSet`]): 150,000 pods created under one namespace and one owner are each
+/// a push, not a search down a tree of 150,000 keys comparing their long common prefixes.
+type Indices = BTreeMap<String, Index>;
+
+/// One index: value → keys.
+type Index = BTreeMap<String, LazySortedSet<ObjectKey>>;
 
 /// Objects by key. A hash map, because an informer's commonest write, an update of an object it
 /// already holds, then finds it with one hash instead of a search comparing keys down a tree
@@ -123,18 +176,12 @@ impl<K: Resource> Store<K> {
 
     /// The objects filed under `value` in `index` (`Indexer.ByIndex`), in key order.
     pub fn by_index(&self, index: &str, value: &str) -> Result<Vec<K>, StoreError> {
-        let cache = self.cache.borrow();
-        Ok(Self::index_entry(&cache, index, value)?
-            .map(|keys| cache.in_order(keys.iter()))
-            .unwrap_or_default())
+        self.filed(index, value, |cache, keys| cache.in_order(keys.iter()))
     }
 
     /// The keys filed under `value` in `index` (`Indexer.IndexKeys`).
     pub fn index_keys(&self, index: &str, value: &str) -> Result<Vec<ObjectKey>, StoreError> {
-        let cache = self.cache.borrow();
-        Ok(Self::index_entry(&cache, index, value)?
-            .map(|entry| entry.iter().cloned().collect())
-            .unwrap_or_default())
+        self.filed(index, value, |_, keys| keys.iter().cloned().collect())
     }
 
     /// Every value with at least one object in `index` (`Indexer.ListIndexFuncValues`).
@@ -159,16 +206,26 @@ impl<K: Resource> Store<K> {
         self.cache.borrow().synced
     }
 
-    fn index_entry<'a>(
-        cache: &'a Cache<K>,
+    /// `read` of the keys filed under `value` in `index`, in key order (filed first); empty
+    /// when none are.
+    fn filed<R: Default>(
+        &self,
         index: &str,
         value: &str,
-    ) -> Result<Option<&'a BTreeSet<ObjectKey>>, StoreError> {
-        let idx = cache
-            .indices
-            .get(index)
-            .ok_or_else(|| StoreError::IndexNotFound(index.to_string()))?;
-        Ok(idx.get(value))
+        read: impl FnOnce(&Cache<K>, &BTreeSet<ObjectKey>) -> R,
+    ) -> Result<R, StoreError> {
+        let not_found = || StoreError::IndexNotFound(index.to_string());
+        {
+            let mut cache = self.cache.borrow_mut();
+            let idx = cache.indices.get_mut(index).ok_or_else(not_found)?;
+            if let Some(keys) = idx.get_mut(value) {
+                keys.settle();
+            }
+        }
+        let cache = self.cache.borrow();
+        let idx = cache.indices.get(index).ok_or_else(not_found)?;
+        let keys = idx.get(value).and_then(LazySortedSet::sorted);
+        Ok(keys.map(|keys| read(&cache, keys)).unwrap_or_default())
     }
 }
 
@@ -267,56 +324,46 @@ impl<K: Resource> Writer<K> {
             .collect()
     }
 
-    /// The values `obj` is filed under, one list per index in the order of `indexers`.
-    fn index_values(&self, obj: &K) -> Vec<Vec<String>> {
-        self.indexers.iter().map(|(_, f)| f(obj)).collect()
-    }
-
-    /// Moves `key` from the values `old` filed it under to those of `new` (each one list per
-    /// index, in the order of `indexers`; `None`: not filed before, or no longer). An index whose
-    /// values did not change is not touched: a status write keeps a pod's node, owner and
-    /// namespace.
-    fn refile(
-        &self,
-        indices: &mut Indices,
-        key: &ObjectKey,
-        old: Option<&[Vec<String>]>,
-        new: Option<&[Vec<String>]>,
-    ) {
-        for (i, (name, _)) in self.indexers.iter().enumerate() {
-            let old = filed_under(old, i);
-            let new = filed_under(new, i);
-            if old == new {
-                continue;
-            }
-            if let Some(idx) = indices.get_mut(name) {
-                unindex(idx, key, old);
-                index(idx, key, new);
+    /// Moves `key` from the values `old` is filed under to those of `new` (`None`: not filed
+    /// before, or no longer) in each index whose values differ: a status write keeps a pod's
+    /// node, owner and namespace and touches no index. The index functions run before the
+    /// cache is borrowed.
+    fn refile(&self, key: &ObjectKey, old: Option<&K>, new: Option<&K>) {
+        let moves: Vec<(&str, IndexValues<'_>, IndexValues<'_>)> = self
+            .indexers
+            .iter()
+            .filter_map(|(name, f)| {
+                let before = old.map(|o| f(o)).unwrap_or_default();
+                let after = new.map(|o| f(o)).unwrap_or_default();
+                (before != after).then_some((name.as_str(), before, after))
+            })
+            .collect();
+        if moves.is_empty() {
+            return;
+        }
+        let mut cache = self.cache.borrow_mut();
+        for (name, before, after) in moves {
+            if let Some(idx) = cache.indices.get_mut(name) {
+                unindex(idx, key, &before);
+                index(idx, key, &after);
             }
         }
     }
 
     fn upsert(&mut self, obj: K) -> Notification<K> {
-        let key = ObjectKey::of(&obj);
-        let new_values = self.index_values(&obj);
-        let rv = obj.resource_version();
-        let old = self
-            .cache
-            .borrow_mut()
-            .items
-            .insert(key.clone(), obj.clone());
-        let old_values = old.as_ref().map(|o| self.index_values(o));
         let mut cache = self.cache.borrow_mut();
+        // An update finds its key by text: only a new object's key is allocated.
+        let held = ObjectKey::joined(obj.namespace(), obj.name(), |k| {
+            cache.items.get_key_value(k).map(|(key, _)| key.clone())
+        });
+        let key = held.unwrap_or_else(|| ObjectKey::of(&obj));
+        let old = cache.items.insert(key.clone(), obj.clone());
         if old.is_none() {
             cache.order.insert_new(key.clone());
         }
-        self.refile(
-            &mut cache.indices,
-            &key,
-            old_values.as_deref(),
-            Some(&new_values),
-        );
-        cache.resource_version = rv;
+        cache.resource_version = obj.resource_version();
+        drop(cache);
+        self.refile(&key, old.as_ref(), Some(&obj));
         match old {
             Some(old) => Notification::Update { old, new: obj },
             None => Notification::Add(obj),
@@ -324,13 +371,16 @@ impl<K: Resource> Writer<K> {
     }
 
     fn remove(&mut self, obj: &K) {
-        let key = ObjectKey::of(obj);
-        let old = self.cache.borrow_mut().items.remove(&key);
-        let old_values = old.as_ref().map(|o| self.index_values(o));
         let mut cache = self.cache.borrow_mut();
-        cache.order.remove(&key);
-        self.refile(&mut cache.indices, &key, old_values.as_deref(), None);
         cache.resource_version = obj.resource_version();
+        let removed =
+            ObjectKey::joined(obj.namespace(), obj.name(), |k| cache.items.remove_entry(k));
+        let Some((key, old)) = removed else {
+            return;
+        };
+        cache.order.remove(&key);
+        drop(cache);
+        self.refile(&key, Some(&old), None);
     }
 
     /// Swaps in a complete list (client-go `Replace`): new objects are adds, changed ones
@@ -347,7 +397,11 @@ impl<K: Resource> Writer<K> {
             .map(|(n, _)| (n.clone(), BTreeMap::new()))
             .collect();
         for (key, obj) in &fresh {
-            self.refile(&mut indices, key, None, Some(&self.index_values(obj)));
+            for (name, f) in &self.indexers {
+                if let Some(idx) = indices.get_mut(name) {
+                    index(idx, key, &f(obj));
+                }
+            }
         }
         let order: LazySortedSet<ObjectKey> = fresh.keys().cloned().collect();
         let mut notes = Vec::new();
@@ -380,28 +434,23 @@ impl<K: Resource> Writer<K> {
     }
 }
 
-/// The values of index `i` in one list per index (none when there is no list).
-fn filed_under(values: Option<&[Vec<String>]>, i: usize) -> &[String] {
-    values.and_then(|v| v.get(i)).map_or(&[], Vec::as_slice)
-}
-
 /// Files `key` under each of `values` in one index.
-fn index(idx: &mut BTreeMap<String, BTreeSet<ObjectKey>>, key: &ObjectKey, values: &[String]) {
-    for v in values {
+fn index(idx: &mut Index, key: &ObjectKey, values: &IndexValues<'_>) {
+    for v in values.iter() {
         match idx.get_mut(v) {
-            Some(keys) => {
-                keys.insert(key.clone());
-            }
+            Some(keys) => keys.insert_new(key.clone()),
             None => {
-                idx.insert(v.clone(), BTreeSet::from([key.clone()]));
+                let mut keys = LazySortedSet::default();
+                keys.insert_new(key.clone());
+                idx.insert(v.to_string(), keys);
             }
         }
     }
 }
 
 /// Takes `key` out of each of `values` in one index, dropping emptied values.
-fn unindex(idx: &mut BTreeMap<String, BTreeSet<ObjectKey>>, key: &ObjectKey, values: &[String]) {
-    for v in values {
+fn unindex(idx: &mut Index, key: &ObjectKey, values: &IndexValues<'_>) {
+    for v in values.iter() {
         if let Some(keys) = idx.get_mut(v) {
             keys.remove(key);
             if keys.is_empty() {

@@ -10,8 +10,8 @@ use crate::api::endpoint_slice::LABEL_SERVICE_NAME;
 use crate::api::{Kind, Object};
 use crate::apiserver::{ApiServer, WatchEventType};
 use crate::client::{
-    ClientError, IndexFunc, Informer, InformerConfig, ListParams, ListerWatcher, Notification,
-    ObjectList, ReflectorPhase, Resource, StreamId, WatchEvent, WatchParams,
+    ClientError, IndexFunc, IndexValues, Informer, InformerConfig, ListParams, ListerWatcher,
+    Notification, ObjectList, ReflectorPhase, Resource, StreamId, WatchEvent, WatchParams,
 };
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
@@ -232,7 +232,7 @@ pub const CONTROLLER_UID_INDEX: &str = "controllerUID";
 pub fn node_name_index() -> (String, IndexFunc<Arc<Object>>) {
     let f: IndexFunc<Arc<Object>> = std::rc::Rc::new(|o: &Arc<Object>| {
         o.as_pod()
-            .map(|p| vec![p.spec.node_name.clone()])
+            .map(|p| IndexValues::one(p.spec.node_name.as_str()))
             .unwrap_or_default()
     });
     (NODE_NAME_INDEX.to_string(), f)
@@ -243,7 +243,7 @@ pub fn controller_uid_index() -> (String, IndexFunc<Arc<Object>>) {
     let f: IndexFunc<Arc<Object>> = std::rc::Rc::new(|o: &Arc<Object>| {
         o.meta()
             .controller_ref()
-            .map(|r| vec![r.uid.clone()])
+            .map(|r| IndexValues::one(r.uid.as_str()))
             .unwrap_or_default()
     });
     (CONTROLLER_UID_INDEX.to_string(), f)
@@ -258,7 +258,7 @@ pub fn service_name_index() -> (String, IndexFunc<Arc<Object>>) {
         let m = o.meta();
         m.labels
             .get(LABEL_SERVICE_NAME)
-            .map(|svc| vec![format!("{}/{svc}", m.namespace)])
+            .map(|svc| IndexValues::one(format!("{}/{svc}", m.namespace)))
             .unwrap_or_default()
     });
     (SERVICE_NAME_INDEX.to_string(), f)
@@ -280,13 +280,13 @@ pub fn orphan_pod_index_key(namespace: &str) -> String {
 pub fn pod_controller_uid_index() -> (String, IndexFunc<Arc<Object>>) {
     let f: IndexFunc<Arc<Object>> = std::rc::Rc::new(|o: &Arc<Object>| {
         if o.as_pod().is_none() {
-            return Vec::new();
+            return IndexValues::None;
         }
         let meta = o.meta();
-        vec![match meta.controller_ref() {
-            Some(r) => r.uid.clone(),
-            None => orphan_pod_index_key(&meta.namespace),
-        }]
+        match meta.controller_ref() {
+            Some(r) => IndexValues::one(r.uid.as_str()),
+            None => IndexValues::one(orphan_pod_index_key(&meta.namespace)),
+        }
     });
     (POD_CONTROLLER_UID_INDEX.to_string(), f)
 }
