@@ -231,7 +231,7 @@ pub fn TimelineView() -> Html {
                 { for entries.iter().zip(&marks).enumerate().map(|(i, (en, m))| {
                     let y = LANE * m.lane as f64 + 18.0;
                     let rev = en.revision;
-                    let class = classes!("dot", en.verb, (en.resource == "events").then_some("event"),
+                    let class = classes!("dot", en.verb, (&*en.resource == "events").then_some("event"),
                         (selected == Some(rev)).then_some("selected"), (i == current).then_some("current"));
                     let label = describe(i).unwrap_or_default();
                     html! { <circle key={rev} cx={format!("{:.1}", x(en.time))} cy={y.to_string()} r="5" {class}

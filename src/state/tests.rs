@@ -330,7 +330,9 @@ fn the_operator_scenario_applies_reconciles_edits_and_collects() {
         "{text}"
     );
     let collected_by_gc = s.engine.borrow().cluster.api().ledger().iter().any(|l| {
-        l.verb == "delete" && l.resource == "deployments" && &*l.user == "generic-garbage-collector"
+        l.verb == "delete"
+            && &*l.resource == "deployments"
+            && &*l.user == "generic-garbage-collector"
     });
     assert!(collected_by_gc);
     assert!(
@@ -1111,7 +1113,7 @@ fn endpoint_flaps(s: &State, ip: &str) -> Vec<(u64, u64)> {
     let mut flaps = Vec::new();
     let mut out = None;
     for l in e.cluster.api().ledger().iter() {
-        if l.resource != "endpointslices" || l.namespace() != SEED_NAMESPACE {
+        if &*l.resource != "endpointslices" || l.namespace() != SEED_NAMESPACE {
             continue;
         }
         let (was, is) = (ready_in(l.before.as_deref()), ready_in(l.after.as_deref()));

@@ -119,7 +119,7 @@ fn kubectl_delete_cascades_in_each_mode() {
         c.api()
             .ledger()
             .iter()
-            .filter(|e| e.verb == "delete" && e.resource == "deployments" && e.name() == "fg")
+            .filter(|e| e.verb == "delete" && &*e.resource == "deployments" && e.name() == "fg")
             .filter_map(|e| e.after.as_ref())
             .flat_map(|o| o.meta().finalizers.clone())
             .collect()
@@ -134,7 +134,7 @@ fn kubectl_delete_cascades_in_each_mode() {
             .ledger()
             .iter()
             .filter(|e| e.verb == "delete" && e.after.is_none() && e.name().starts_with("fg"))
-            .map(|e| (e.resource.clone(), e.name().to_string()))
+            .map(|e| (e.resource.to_string(), e.name().to_string()))
             .collect()
     });
     assert_eq!(

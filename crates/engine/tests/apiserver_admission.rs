@@ -161,7 +161,7 @@ fn scale_get_put_and_patch_for_both_workloads() {
             patched["metadata"]["resourceVersion"]
         );
         assert_eq!(
-            s.ledger().iter().last().map(|e| e.resource.clone()),
+            s.ledger().iter().last().map(|e| e.resource.to_string()),
             Some(format!(
                 "{}/scale",
                 base.rsplit('/').next().unwrap_or_default()

@@ -301,7 +301,7 @@ fn binding_sets_node_and_condition_once() {
         "Operation cannot be fulfilled on pods/binding \"web\": pod web is already assigned to node \"node-a\""
     );
     assert_eq!(
-        s.ledger().iter().last().map(|e| e.resource.as_str()),
+        s.ledger().iter().last().map(|e| &*e.resource),
         Some("pods/binding")
     );
 }
@@ -590,7 +590,7 @@ fn users_are_recorded_in_the_ledger() {
     let e = s.ledger().iter().last().cloned();
     let e = e.as_ref();
     assert_eq!(
-        e.map(|e| (&*e.user, e.verb, e.resource.as_str(), e.name())),
+        e.map(|e| (&*e.user, e.verb, &*e.resource, e.name())),
         Some(("kube-scheduler", "create", "pods", "a"))
     );
     assert_eq!(e.map(|e| e.revision), Some(s.revision()));

@@ -153,7 +153,7 @@ fn deleting_a_namespace_deletes_its_content_then_the_namespace() {
         .ledger()
         .iter()
         .rev()
-        .find(|e| e.resource == "namespaces" && e.name() == "team")
+        .find(|e| &*e.resource == "namespaces" && e.name() == "team")
         .map(|e| (e.verb, e.user.to_string()));
     assert_eq!(last, Some(("delete", "namespace-controller".to_string())));
 

@@ -165,8 +165,8 @@ fn a_website_becomes_a_deployment_it_owns_and_pods() {
         .api
         .ledger()
         .iter()
-        .filter(|l| &*l.user == USER_AGENT && l.resource != "events")
-        .map(|l| (l.verb, l.resource.as_str()))
+        .filter(|l| &*l.user == USER_AGENT && &*l.resource != "events")
+        .map(|l| (l.verb, &*l.resource))
         .collect();
     assert!(writes.contains(&("create", "deployments")), "{writes:?}");
     assert!(
@@ -241,7 +241,7 @@ fn deleting_the_website_lets_the_garbage_collector_remove_what_it_owned() {
         .api
         .ledger()
         .iter()
-        .find(|l| l.verb == "delete" && l.resource == "deployments")
+        .find(|l| l.verb == "delete" && &*l.resource == "deployments")
         .map(|l| l.user.to_string());
     assert_eq!(deleter.as_deref(), Some("generic-garbage-collector"));
 }

@@ -104,7 +104,7 @@ fn scheduling_and_starting_a_pod_read_as_the_node_and_the_phase() {
         .api()
         .ledger()
         .iter()
-        .find(|l| l.key() == "/registry/pods/default/web" && l.resource == "pods/binding")
+        .find(|l| l.key() == "/registry/pods/default/web" && &*l.resource == "pods/binding")
         .map(|l| l.user.to_string());
     assert_eq!(binder.as_deref(), Some("kube-scheduler"));
 }

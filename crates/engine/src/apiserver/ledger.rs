@@ -18,8 +18,9 @@ pub struct LedgerEntry {
     pub revision: Revision,
     /// `create`, `update`, `patch`, `delete`, `bind` (or `expire` for a lease-expired event).
     pub verb: &'static str,
-    /// Plural resource, with the subresource if any (`pods/status`).
-    pub resource: String,
+    /// Plural resource, with the subresource if any (`pods/status`); shared by the lines that
+    /// name the same one.
+    pub resource: Arc<str>,
     /// The writer's user agent (`kubectl`, `kube-scheduler`, `kubelet/node-a`).
     pub user: Arc<str>,
     pub time: Timestamp,

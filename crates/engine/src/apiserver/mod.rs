@@ -442,6 +442,7 @@ impl ApiServer {
         resource: Option<&str>,
     ) -> Option<Arc<Object>> {
         let user = self.names.text(user);
+        let resource = resource.map(|r| self.names.text(r));
         let mut last_tombstone = None;
         for rev in before + 1..=self.store.revision() {
             let changes: Vec<Change> = self
@@ -456,7 +457,10 @@ impl ApiServer {
                 self.ledger.push(LedgerEntry {
                     revision: rev,
                     verb,
-                    resource: resource.map_or_else(|| r.plural.to_string(), str::to_string),
+                    resource: match &resource {
+                        Some(named) => named.clone(),
+                        None => self.names.text(r.plural),
+                    },
                     user: user.clone(),
                     time: self.now,
                     before: c.prev.clone(),
