@@ -125,7 +125,9 @@ pub trait ListTypes {
     /// and owned as a whole).
     fn list_keys(&self, path: &[&str]) -> Option<Vec<&'static str>>;
     /// Whether the object at `path` is atomic (`+structType=atomic`, like `LabelSelector`).
-    fn atomic_map(&self, path: &[&str]) -> bool;
+    /// Asked at every object a walk visits, so it takes the path as it is (its field names are
+    /// [`field_names`]) rather than a list built for the question.
+    fn atomic_map(&self, path: &[PathElement]) -> bool;
 }
 
 /// The `k:` element naming `item` in a list with `keys`; `None` when it lacks one of them.
@@ -314,6 +316,25 @@ impl FieldSet {
         self.prune_empty();
     }
 
+    /// Removes the fields named in `names` (members and subtrees) from the node at the field
+    /// path `fields` (this node for none), looked up without building path elements; emptied
+    /// nodes stay until the next prune ([`FieldSet::unmark`] prunes).
+    pub fn remove_fields(&mut self, fields: &[&str], names: &[&str]) {
+        let mut node = &mut *self;
+        for field in fields {
+            let child = node
+                .children
+                .iter_mut()
+                .find(|(pe, _)| matches!(pe, PathElement::Field(f) if f == field));
+            match child {
+                Some((_, n)) => node = n,
+                None => return,
+            }
+        }
+        node.children
+            .retain(|pe, _| !matches!(pe, PathElement::Field(f) if names.contains(&f.as_str())));
+    }
+
     /// Removes the subtree at `path` (members and all).
     pub fn remove_subtree(&mut self, path: &[PathElement]) {
         let Some((last, parents)) = path.split_last() else {
@@ -403,12 +424,16 @@ const MAX_DEPTH: usize = 64;
 
 /// Names of the fields on `path`, for the schema's lookups (list items skipped).
 fn names(path: &[PathElement]) -> Vec<&str> {
-    path.iter()
-        .filter_map(|pe| match pe {
-            PathElement::Field(f) => Some(f.as_str()),
-            _ => None,
-        })
-        .collect()
+    field_names(path).collect()
+}
+
+/// The field names along `path`, list items left out (`spec`, `containers`, `ports` for
+/// `.spec.containers[name=web].ports`).
+pub fn field_names(path: &[PathElement]) -> impl Iterator<Item = &str> {
+    path.iter().filter_map(|pe| match pe {
+        PathElement::Field(f) => Some(f.as_str()),
+        _ => None,
+    })
 }
 
 /// `TypedValue.ToFieldSet`: every field `value` sets — scalars, atomic lists and maps as
@@ -431,7 +456,7 @@ fn field_set_walk(
     }
     match value {
         Value::Object(m) => {
-            if !path.is_empty() && types.atomic_map(&names(path)) {
+            if !path.is_empty() && types.atomic_map(path) {
                 set.insert(path);
                 return;
             }
@@ -518,18 +543,22 @@ fn compare_walk(
         _ => true,
     };
     let both_empty = l.is_none_or(empty) && r.is_none_or(empty);
-    if all(Value::is_object) && !both_empty && (path.is_empty() || !types.atomic_map(&names(path)))
-    {
+    if all(Value::is_object) && !both_empty && (path.is_empty() || !types.atomic_map(path)) {
         let lm = l.and_then(Value::as_object);
         let rm = r.and_then(Value::as_object);
-        let keys: BTreeSet<&String> = lm
+        // Each field on either side once: the old side's, then those only the new one has (the
+        // sets the walk fills keep their own order).
+        let old_fields = lm
             .into_iter()
-            .flat_map(|m| m.keys())
-            .chain(rm.into_iter().flat_map(|m| m.keys()))
-            .collect();
-        for k in keys {
+            .flatten()
+            .map(|(k, v)| (k, Some(v), rm.and_then(|m| m.get(k))));
+        let new_fields = rm
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| !lm.is_some_and(|m| m.contains_key(*k)))
+            .map(|(k, v)| (k, None, Some(v)));
+        for (k, lc, rc) in old_fields.chain(new_fields) {
             path.push(PathElement::Field(k.clone()));
-            let (lc, rc) = (lm.and_then(|m| m.get(k)), rm.and_then(|m| m.get(k)));
             compare_walk(lc, rc, types, ignore, path, c);
             path.pop();
         }
@@ -653,7 +682,7 @@ fn merge_walk(
     if path.len() > MAX_DEPTH {
         return;
     }
-    let atomic = !path.is_empty() && types.atomic_map(&names(path));
+    let atomic = !path.is_empty() && types.atomic_map(path);
     match (&mut *live, config) {
         (Value::Object(lm), Value::Object(cm)) if !atomic => {
             for (k, cv) in cm {
@@ -730,7 +759,7 @@ fn missing_key_walk(
     }
     match value {
         Value::Object(m) => {
-            if !path.is_empty() && types.atomic_map(&names(path)) {
+            if !path.is_empty() && types.atomic_map(path) {
                 return None;
             }
             for (k, child) in m {

@@ -349,15 +349,9 @@ pub fn stripped(path: &[PathElement]) -> bool {
 
 /// Drops the untracked paths from `set`; `metadata` itself is never a member either.
 pub fn strip_set(set: &mut FieldSet) {
-    for top in ["apiVersion", "kind"] {
-        set.remove_subtree(&[PathElement::Field(top.to_string())]);
-    }
-    for field in STRIPPED_META {
-        set.remove_subtree(&[
-            PathElement::Field("metadata".to_string()),
-            PathElement::Field(field.to_string()),
-        ]);
-    }
+    set.remove_fields(&[], &["apiVersion", "kind"]);
+    set.remove_fields(&["metadata"], &STRIPPED_META);
+    // Prunes what the removals emptied.
     set.unmark(&[PathElement::Field("metadata".to_string())]);
 }
 
@@ -371,8 +365,9 @@ impl ListTypes for KindTypes {
         self.0.resource().rules.merge_key(path).map(|k| vec![k])
     }
 
-    fn atomic_map(&self, path: &[&str]) -> bool {
-        (self.0 == Kind::Deployment || self.0 == Kind::ReplicaSet) && path == ["spec", "selector"]
+    fn atomic_map(&self, path: &[PathElement]) -> bool {
+        (self.0 == Kind::Deployment || self.0 == Kind::ReplicaSet)
+            && field_set::field_names(path).eq(["spec", "selector"])
     }
 }
 

@@ -19,6 +19,7 @@ use crate::api::pod::{
     Container, ContainerState, ContainerStateRunning, ContainerStateTerminated,
     ContainerStateWaiting, ContainerStatus, IntOrString, Probe,
 };
+use crate::api::ObjectMeta;
 use crate::clock::Timestamp;
 
 /// kubelet `backOffPeriod`: the first crash-loop back-off.
@@ -401,9 +402,10 @@ impl ContainerRun {
         matches!(self.state, RunState::Running { .. })
     }
 
-    /// The container's `containerStatuses[]` entry. `pod` is `name_namespace(uid)` as the
-    /// kubelet's `format.Pod` prints it; `id` the runtime's container ID for this run.
-    pub fn status(&self, spec: &Container, pod: &str, id: String) -> ContainerStatus {
+    /// The container's `containerStatuses[]` entry in `pod` (a back-off message names it
+    /// `name_namespace(uid)`, as the kubelet's `format.Pod` prints it); `id` the runtime's
+    /// container ID for this run.
+    pub fn status(&self, spec: &Container, pod: &ObjectMeta, id: String) -> ContainerStatus {
         let state = match &self.state {
             RunState::Running { since } => ContainerState {
                 running: Some(ContainerStateRunning {
@@ -419,9 +421,12 @@ impl ContainerRun {
                 waiting: Some(ContainerStateWaiting {
                     reason: "CrashLoopBackOff".into(),
                     message: format!(
-                        "back-off {} restarting failed container={} pod={pod}",
+                        "back-off {} restarting failed container={} pod={}_{}({})",
                         go_seconds(self.waiting_backoff_ms()),
-                        self.name
+                        self.name,
+                        pod.name,
+                        pod.namespace,
+                        pod.uid
                     ),
                 }),
                 ..Default::default()

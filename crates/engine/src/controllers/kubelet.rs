@@ -427,17 +427,13 @@ impl Kubelet {
     /// containers' readiness, with the kubelet's reasons.
     fn pod_status(&self, pod: &Pod, runs: &[ContainerRun], ip: &str, now: Timestamp) -> Pod {
         let mut p = pod.clone();
-        let pod_ref = format!(
-            "{}_{}({})",
-            pod.metadata.name, pod.metadata.namespace, pod.metadata.uid
-        );
         p.status.container_statuses = pod
             .spec
             .containers
             .iter()
             .enumerate()
             .map(|(i, c)| match runs.iter().find(|r| r.name() == c.name) {
-                Some(r) => r.status(c, &pod_ref, container_id(pod, i, r.restart_count())),
+                Some(r) => r.status(c, &pod.metadata, container_id(pod, i, r.restart_count())),
                 None => ContainerStatus {
                     name: c.name.clone(),
                     image: c.image.clone(),

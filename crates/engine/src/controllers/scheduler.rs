@@ -70,6 +70,36 @@ pub struct Scheduler {
     profile: Profile,
     /// The last step stopped between two pods of its queue ([`Controller::step_until`]).
     binding_burst: bool,
+    scores: ScoreMemo,
+    /// The feasible nodes with the best score in the decision being made (kept between
+    /// decisions so that each does not grow a new list).
+    ties: Vec<usize>,
+}
+
+/// LeastAllocated scores already computed, by the node's usage slot. A score is a function of
+/// the node's capacity and what it would have requested with the pod; between two decisions
+/// only the chosen node's requests change, so a filter pass over hundreds of nodes divides for
+/// few of them (two 64-bit divisions per node were a fifth of the scheduler's time at 5,000
+/// nodes).
+#[derive(Debug, Default)]
+struct ScoreMemo(Vec<Option<(Resources, Resources, i64)>>);
+
+impl ScoreMemo {
+    fn score(&mut self, slot: usize, capacity: Resources, requested: Resources) -> i64 {
+        if let Some(Some((c, r, score))) = self.0.get(slot) {
+            if *c == capacity && *r == requested {
+                return *score;
+            }
+        }
+        let score = least_allocated(capacity, requested);
+        if self.0.len() <= slot {
+            self.0.resize(slot + 1, None);
+        }
+        if let Some(memo) = self.0.get_mut(slot) {
+            *memo = Some((capacity, requested, score));
+        }
+        score
+    }
 }
 
 impl Scheduler {
@@ -103,6 +133,8 @@ impl Scheduler {
             rng: SimRng::child(seed, "kube-scheduler"),
             profile: profile.clone(),
             binding_burst: false,
+            scores: ScoreMemo::default(),
+            ties: Vec::new(),
         }
     }
 
@@ -214,8 +246,11 @@ impl Scheduler {
         let total = nodes.len();
         let wanted = num_feasible_nodes_to_find(total);
         let start = self.next_start_node_index % total.max(1);
-        // Feasible nodes by their position in the snapshot, with their score.
-        let mut feasible: Vec<(usize, i64)> = Vec::new();
+        // The feasible nodes with the best score so far, by their position in the snapshot.
+        let mut ties = std::mem::take(&mut self.ties);
+        ties.clear();
+        let mut best = None;
+        let mut found = 0;
         let mut failures: Vec<NodeFailure> = Vec::new();
         let req = podutil::requests(&pod.spec);
         let nz = podutil::non_zero_requests(&pod.spec);
@@ -227,35 +262,41 @@ impl Scheduler {
             let usage = self.cache.usage_at(info.slot);
             match filter(pod, info, &usage, req) {
                 Ok(()) => {
-                    feasible.push((i, score(info, &usage, nz)));
-                    if feasible.len() >= wanted {
+                    let capacity = info.allocatable.resources;
+                    let score = self.scores.score(info.slot, capacity, usage.non_zero + nz);
+                    match best {
+                        Some(b) if score < b => {}
+                        Some(b) if score == b => ties.push(i),
+                        _ => {
+                            best = Some(score);
+                            ties.clear();
+                            ties.push(i);
+                        }
+                    }
+                    found += 1;
+                    if found >= wanted {
                         break;
                     }
                 }
                 Err(f) => failures.push(f),
             }
         }
-        let processed = feasible.len() + failures.len();
+        let processed = found + failures.len();
         self.next_start_node_index = (start + processed) % total.max(1);
-        let best = feasible.iter().map(|(_, s)| *s).max();
-        let Some(best) = best else {
+        // Ties broken uniformly at random (the real selectHost samples among the best).
+        let chosen = best.map(|_| self.rng.below(ties.len() as u64) as usize);
+        let node = chosen
+            .and_then(|pick| ties.get(pick))
+            .and_then(|i| nodes.get(*i))
+            .map(|info| info.name().to_string());
+        self.ties = ties;
+        if best.is_none() {
             let message = fit_error(total, &failures);
             self.unschedulable.insert(key.clone());
             self.fail(now, api, key, &obj, &message);
             return;
-        };
-        // Ties broken uniformly at random (the real selectHost samples among the best).
-        let top: Vec<usize> = feasible
-            .iter()
-            .filter(|(_, s)| *s == best)
-            .map(|(i, _)| *i)
-            .collect();
-        let pick = self.rng.below(top.len() as u64) as usize;
-        let Some(node) = top
-            .get(pick)
-            .and_then(|i| nodes.get(*i))
-            .map(|info| info.name().to_string())
-        else {
+        }
+        let Some(node) = node else {
             return;
         };
         let binding = Binding::new(&pod.metadata.namespace, &pod.metadata.name, &node);
@@ -398,9 +439,9 @@ fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: Resources) -> Result<(
 }
 
 /// NodeResourcesFit's default LeastAllocated score (0–100): the free share of cpu and memory
-/// after placing the pod, averaged with equal weights, on non-zero requests.
-fn score(info: &NodeInfo, usage: &Usage, pod_non_zero: Resources) -> i64 {
-    let capacity = info.allocatable.resources;
+/// of `capacity` after placing the pod (`requested`, non-zero requests with the pod's), averaged
+/// with equal weights.
+fn least_allocated(capacity: Resources, requested: Resources) -> i64 {
     let least = |requested: i64, capacity: i64| {
         if capacity <= 0 || requested > capacity {
             0
@@ -408,7 +449,6 @@ fn score(info: &NodeInfo, usage: &Usage, pod_non_zero: Resources) -> i64 {
             (capacity - requested) * 100 / capacity
         }
     };
-    let requested = usage.non_zero + pod_non_zero;
     let c = least(requested.milli_cpu, capacity.milli_cpu);
     let m = least(requested.memory, capacity.memory);
     (c + m) / 2
@@ -503,6 +543,20 @@ mod tests {
             reasons: vec![reason.to_string()],
             unresolvable,
         }
+    }
+
+    #[test]
+    fn a_remembered_score_is_recomputed_when_its_node_or_request_changes() {
+        let r = |milli_cpu, memory| Resources { milli_cpu, memory };
+        let mut memo = ScoreMemo::default();
+        let (cap, half) = (r(4000, 8 << 30), r(2000, 4 << 30));
+        assert_eq!(memo.score(3, cap, half), 50);
+        assert_eq!(memo.score(3, cap, half), least_allocated(cap, half));
+        // The node took a pod (more requested), or shrank: a fresh division.
+        assert_eq!(memo.score(3, cap, r(3000, 6 << 30)), 25);
+        assert_eq!(memo.score(3, r(8000, 16 << 30), r(3000, 6 << 30)), 62);
+        assert_eq!(memo.score(0, cap, r(0, 0)), 100);
+        assert_eq!(memo.score(1, r(0, 0), half), 0);
     }
 
     #[test]

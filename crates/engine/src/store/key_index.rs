@@ -115,17 +115,20 @@ impl Index {
 
     /// The shared key and its index, created empty if the key was never written.
     pub fn entry(&mut self, key: &str) -> (Arc<str>, &mut KeyIndex) {
-        // Reuse the key's existing allocation, so index and history share one `Arc<str>`.
-        let shared = match self.by_key.get_key_value(key) {
-            Some((k, _)) => Arc::clone(k),
-            None => {
+        // One hash of the key either way; an existing key's allocation is reused, so index and
+        // history share one `Arc<str>`.
+        match self.by_key.raw_entry_mut().from_key(key) {
+            griddle::hash_map::RawEntryMut::Occupied(o) => {
+                let (k, index) = o.into_key_value();
+                (Arc::clone(k), index)
+            }
+            griddle::hash_map::RawEntryMut::Vacant(v) => {
                 let k: Arc<str> = Arc::from(key);
                 self.order.get_mut().insert_new(Arc::clone(&k));
-                k
+                let (_, index) = v.insert(Arc::clone(&k), KeyIndex::default());
+                (k, index)
             }
-        };
-        let index = self.by_key.entry(Arc::clone(&shared)).or_default();
-        (shared, index)
+        }
     }
 
     /// How many keys starting with `prefix` exist now. Counting needs no order: one pass over
