@@ -33,6 +33,7 @@ pub use stream::{EndReason, StreamState, WatchStream};
 
 use crate::api::{Kind, Object};
 use crate::clock::Timestamp;
+use crate::hash::FixedHashMap;
 use crate::store::Revision;
 use index::WatchIndex;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -82,7 +83,11 @@ pub struct StreamStart {
 /// All open streams and their index.
 #[derive(Debug, Default)]
 pub struct WatchHub {
-    streams: BTreeMap<WatchId, WatchStream>,
+    /// By id. A hash map: every delivery and every poll finds its stream (10,000 open at 5,000
+    /// nodes), where a tree search cost a cache miss per level. [`WatchHub::ids`] orders them.
+    streams: FixedHashMap<WatchId, WatchStream>,
+    /// The open streams' ids in order (the order they were opened), for [`WatchHub::streams`].
+    ids: BTreeSet<WatchId>,
     index: WatchIndex,
     next_id: WatchId,
     config: WatchConfig,
@@ -151,6 +156,7 @@ impl WatchHub {
             self.timers.insert((due, id));
         }
         self.streams.insert(id, s);
+        self.ids.insert(id);
         id
     }
 
@@ -201,6 +207,7 @@ impl WatchHub {
         let s = self.streams.get_mut(&id)?;
         if s.buffer.is_empty() && s.state != StreamState::Open {
             self.streams.remove(&id);
+            self.ids.remove(&id);
             return None;
         }
         s.live_pending = 0;
@@ -211,6 +218,7 @@ impl WatchHub {
     /// so the stream counts as ready: its next poll says it has ended.
     pub fn stop(&mut self, id: WatchId) {
         if let Some(s) = self.streams.remove(&id) {
+            self.ids.remove(&id);
             self.index.remove(id, &s.filter);
             self.ready.insert(id);
             if let Some(due) = s.next_timer() {
@@ -279,8 +287,9 @@ impl WatchHub {
         self.streams.get(&id)
     }
 
+    /// Every open stream, in id order (the order they were opened).
     pub fn streams(&self) -> impl Iterator<Item = &WatchStream> {
-        self.streams.values()
+        self.ids.iter().filter_map(|id| self.streams.get(id))
     }
 
     pub fn len(&self) -> usize {
