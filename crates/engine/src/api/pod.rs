@@ -460,17 +460,9 @@ impl Pod {
     /// Sets (or adds) a condition, moving lastTransitionTime only when the status changes, as
     /// `podutil.UpdatePodCondition` does.
     pub fn set_condition(&mut self, type_: &'static str, status: &'static str, now: Timestamp) {
-        // Looked for before any write: conditions shared with the stored version are copied
-        // only when one changes.
-        let at = self.status.conditions.iter().position(|c| c.type_ == type_);
-        match at {
-            Some(i) => {
-                let changed = self
-                    .status
-                    .conditions
-                    .get(i)
-                    .is_some_and(|c| c.status != status);
-                if let Some(c) = self.status.conditions.get_mut(i).filter(|_| changed) {
+        match self.status.conditions.iter_mut().find(|c| c.type_ == type_) {
+            Some(c) => {
+                if c.status != status {
                     c.status = Term::Borrowed(status);
                     c.last_transition_time = Some(now);
                 }

@@ -24,9 +24,7 @@ use crate::api::behaviour::Behaviour;
 use crate::api::lease::{Lease, LeaseSpec};
 use crate::api::meta::OwnerReference;
 use crate::api::node::{Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus, NodeSystemInfo};
-use crate::api::pod::{
-    Container, ContainerState, ContainerStateWaiting, ContainerStatus, Pod, PodStatus,
-};
+use crate::api::pod::{Container, ContainerState, ContainerStateWaiting, ContainerStatus, Pod};
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions, Preconditions};
 use crate::client::{InformerConfig, ObjectKey, WorkQueue};
@@ -427,13 +425,8 @@ impl Kubelet {
     /// each container's state, `ready`, `started`, restarts and last state; the phase from the
     /// containers and the restartPolicy (`getPhase`); ContainersReady and Ready from the
     /// containers' readiness, with the kubelet's reasons.
-    fn pod_status(&self, pod: &Pod, runs: &[ContainerRun], ip: &str, now: Timestamp) -> PodStatus {
-        // The status alone: most syncs find it unchanged and write nothing.
-        let mut p = Pod {
-            metadata: ObjectMeta::default(),
-            spec: Arc::clone(&pod.spec),
-            status: pod.status.clone(),
-        };
+    fn pod_status(&self, pod: &Pod, runs: &[ContainerRun], ip: &str, now: Timestamp) -> Pod {
+        let mut p = pod.clone();
         p.status.container_statuses = pod
             .spec
             .containers
@@ -471,37 +464,22 @@ impl Kubelet {
         ] {
             p.set_condition(t, status, now);
         }
-        let unready_message = (!unready.is_empty() && phase != "Succeeded")
-            .then(|| format!("containers with unready status: [{}]", unready.join(" ")));
-        // Each condition's reason and message; written only if one differs (the conditions are
-        // shared with the stored version until then).
-        let wanted = |type_: &str| -> (&'static str, &str) {
-            if (type_ == "Ready" || type_ == "ContainersReady") && !unready.is_empty() {
-                match &unready_message {
-                    Some(message) => ("ContainersNotReady", message),
-                    None => ("PodCompleted", ""),
+        for c in &mut p.status.conditions {
+            c.reason = "".into();
+            c.message.clear();
+            if (c.type_ == "Ready" || c.type_ == "ContainersReady") && !unready.is_empty() {
+                if phase == "Succeeded" {
+                    c.reason = "PodCompleted".into();
+                } else {
+                    c.reason = "ContainersNotReady".into();
+                    c.message = format!("containers with unready status: [{}]", unready.join(" "));
                 }
-            } else {
-                ("", "")
-            }
-        };
-        let stale = p.status.conditions.iter().any(|c| {
-            let (reason, message) = wanted(&c.type_);
-            c.reason != reason || c.message != message
-        });
-        if stale {
-            for c in p.status.conditions.iter_mut() {
-                let (reason, message) = wanted(&c.type_);
-                c.reason = reason.into();
-                c.message = message.to_string();
             }
         }
         p.status.host_ip = self.host_ip.clone();
-        if p.status.pod_ip != ip {
-            p.status.pod_ip = ip.to_string();
-        }
+        p.status.pod_ip = ip.to_string();
         p.status.start_time.get_or_insert(now);
-        p.status
+        p
     }
 
     fn event(
@@ -665,10 +643,8 @@ impl Kubelet {
                 .add_after(key.clone(), due.millis_since(now), now);
         }
         let status = self.pod_status(pod, &runs, &ip, now);
-        if status != pod.status {
-            let mut updated = pod.clone();
-            updated.status = status;
-            api.update_status(&self.user, Object::Pod(updated))
+        if status.status != pod.status {
+            api.update_status(&self.user, Object::Pod(status))
                 .map_err(|_| Requeue)?;
         }
         Ok(())
