@@ -67,10 +67,9 @@ pub struct GarbageCollector {
     informers: Vec<(Kind, SharedInformer)>,
     /// The factory they come from (a kind served later gets its reader there).
     factory: SharedInformers,
-    /// Every object by uid.
-    /// By uid. A hash map: every notification looks its object up (a status write included,
-    /// to see that nothing the graph holds changed), and a search down a tree of 150,000 uids
-    /// compared strings at each level.
+    /// Every object by uid. A hash map: every notification looks its object up (a status
+    /// write included, to see that nothing the graph holds changed), and a search down a tree
+    /// of 150,000 uids compared strings at each level.
     graph: FixedHashMap<String, Node>,
     /// Objects to check for deletion (dependents, and owners deleting in the foreground).
     attempt_to_delete: WorkQueue<String>,

@@ -320,8 +320,7 @@ mod tests {
     #[test]
     fn the_search_from_the_newest_end_finds_the_partition_point() {
         let (h, _) = long_history(40, 1000);
-        let chunk: Vec<&Event<u32>> = h.chunks.iter().flatten().collect();
-        let events: Vec<Event<u32>> = chunk.into_iter().cloned().collect();
+        let events: Vec<Event<u32>> = h.chunks.iter().flatten().cloned().collect();
         for after in 0..45 {
             let expected = events.partition_point(|e| e.kv.mod_revision <= after);
             assert_eq!(
