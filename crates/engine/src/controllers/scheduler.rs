@@ -71,8 +71,8 @@ pub struct Scheduler {
     /// The last step stopped between two pods of its queue ([`Controller::step_until`]).
     binding_burst: bool,
     scores: ScoreMemo,
-    /// The feasible nodes with the best score in the decision being made (kept between
-    /// decisions so that each does not grow a new list).
+    /// The feasible nodes with the best score in the decision being made, at its front (kept
+    /// between decisions so that each does not grow a new list; see [`FilterPass`]).
     ties: Vec<usize>,
 }
 
@@ -99,6 +99,81 @@ impl ScoreMemo {
             *memo = Some((capacity, requested, score));
         }
         score
+    }
+}
+
+/// One decision's filter pass (`findNodesThatPassFilters` with the scores): from `start`
+/// round the snapshot until enough nodes fit, so successive pods look at different nodes.
+/// A loop of its own, over hundreds of nodes per pod at 5,000 nodes, kept small so that it
+/// runs in registers; the best-score ties are written branch-free (most feasible nodes tie).
+struct FilterPass {
+    /// The best score, if any node fits.
+    best: Option<i64>,
+    /// How many positions at the front of the ties buffer hold nodes with the best score.
+    ties: usize,
+    /// Nodes looked at (feasible and not).
+    processed: usize,
+    failures: Vec<NodeFailure>,
+}
+
+impl FilterPass {
+    #[inline(never)]
+    fn run(
+        nodes: &[NodeInfo],
+        cache: &NodeUsageCache,
+        scores: &mut ScoreMemo,
+        ties: &mut Vec<usize>,
+        pod: &Pod,
+        start: usize,
+    ) -> FilterPass {
+        let wanted = num_feasible_nodes_to_find(nodes.len());
+        // Room for every node; what a previous decision left there is overwritten.
+        if ties.len() < nodes.len() {
+            ties.resize(nodes.len(), 0);
+        }
+        let req = podutil::requests(&pod.spec);
+        let nz = podutil::non_zero_requests(&pod.spec);
+        let mut best = i64::MIN;
+        let (mut tied, mut found) = (0, 0);
+        let mut failures = Vec::new();
+        let (front, back) = nodes.split_at(start.min(nodes.len()));
+        let ring = (start..nodes.len()).chain(0..start);
+        // Without a node selector, on a schedulable node with no taint to tolerate, only the
+        // resources can fail; the whole filter runs when they do (for the reasons) or when
+        // anything else has a say.
+        let selectorless = pod.spec.node_selector.is_empty();
+        for (i, info) in ring.zip(back.iter().chain(front)) {
+            let usage = cache.usage_at(info.slot);
+            let plain = selectorless
+                && info.open
+                && shortfalls(info.allocatable, &usage, req) == [false; 3];
+            if !plain {
+                if let Err(f) = filter(pod, info, &usage, req) {
+                    failures.push(f);
+                    continue;
+                }
+            }
+            let capacity = info.allocatable.resources;
+            let score = scores.score(info.slot, capacity, usage.non_zero + nz);
+            if score > best {
+                best = score;
+                tied = 0;
+            }
+            if let Some(t) = ties.get_mut(tied) {
+                *t = i;
+            }
+            tied += usize::from(score == best);
+            found += 1;
+            if found >= wanted {
+                break;
+            }
+        }
+        FilterPass {
+            best: (found > 0).then_some(best),
+            ties: tied,
+            processed: found + failures.len(),
+            failures,
+        }
     }
 }
 
@@ -244,52 +319,26 @@ impl Scheduler {
         }
         let nodes = self.snapshot.nodes();
         let total = nodes.len();
-        let wanted = num_feasible_nodes_to_find(total);
         let start = self.next_start_node_index % total.max(1);
-        // The feasible nodes with the best score so far, by their position in the snapshot.
-        let mut ties = std::mem::take(&mut self.ties);
-        ties.clear();
-        let mut best = None;
-        let mut found = 0;
-        let mut failures: Vec<NodeFailure> = Vec::new();
-        let req = podutil::requests(&pod.spec);
-        let nz = podutil::non_zero_requests(&pod.spec);
-        // Filter from where the last decision stopped until enough nodes fit, so successive
-        // pods look at different nodes (`findNodesThatPassFilters`).
-        let ring = (start..total).chain(0..start);
-        for i in ring {
-            let Some(info) = nodes.get(i) else { continue };
-            let usage = self.cache.usage_at(info.slot);
-            match filter(pod, info, &usage, req) {
-                Ok(()) => {
-                    let capacity = info.allocatable.resources;
-                    let score = self.scores.score(info.slot, capacity, usage.non_zero + nz);
-                    match best {
-                        Some(b) if score < b => {}
-                        Some(b) if score == b => ties.push(i),
-                        _ => {
-                            best = Some(score);
-                            ties.clear();
-                            ties.push(i);
-                        }
-                    }
-                    found += 1;
-                    if found >= wanted {
-                        break;
-                    }
-                }
-                Err(f) => failures.push(f),
-            }
-        }
-        let processed = found + failures.len();
-        self.next_start_node_index = (start + processed) % total.max(1);
+        let pass = FilterPass::run(
+            nodes,
+            &self.cache,
+            &mut self.scores,
+            &mut self.ties,
+            pod,
+            start,
+        );
+        self.next_start_node_index = (start + pass.processed) % total.max(1);
         // Ties broken uniformly at random (the real selectHost samples among the best).
-        let chosen = best.map(|_| self.rng.below(ties.len() as u64) as usize);
+        let ties = self.ties.get(..pass.ties).unwrap_or_default();
+        let chosen = pass
+            .best
+            .map(|_| self.rng.below(ties.len() as u64) as usize);
         let node = chosen
             .and_then(|pick| ties.get(pick))
             .and_then(|i| nodes.get(*i))
             .map(|info| info.name().to_string());
-        self.ties = ties;
+        let (best, failures) = (pass.best, pass.failures);
         if best.is_none() {
             let message = fit_error(total, &failures);
             self.unschedulable.insert(key.clone());
@@ -414,20 +463,16 @@ fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: Resources) -> Result<(
             ));
         }
     }
-    let Allocatable {
-        resources: capacity,
-        pods: max_pods,
-    } = info.allocatable;
-    let mut reasons = Vec::new();
-    if usage.pods + 1 > max_pods {
-        reasons.push("Too many pods".to_string());
-    }
-    if req.milli_cpu > 0 && req.milli_cpu > capacity.milli_cpu - usage.requests.milli_cpu {
-        reasons.push("Insufficient cpu".to_string());
-    }
-    if req.memory > 0 && req.memory > capacity.memory - usage.requests.memory {
-        reasons.push("Insufficient memory".to_string());
-    }
+    let [pods, cpu, memory] = shortfalls(info.allocatable, usage, req);
+    let reasons: Vec<String> = [
+        (pods, "Too many pods"),
+        (cpu, "Insufficient cpu"),
+        (memory, "Insufficient memory"),
+    ]
+    .into_iter()
+    .filter(|(short, _)| *short)
+    .map(|(_, reason)| reason.to_string())
+    .collect();
     if reasons.is_empty() {
         Ok(())
     } else {
@@ -436,6 +481,20 @@ fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: Resources) -> Result<(
             unresolvable: false,
         })
     }
+}
+
+/// NodeResourcesFit's filter: whether the node is out of pod slots, cpu, or memory for a pod
+/// requesting `req` (a resource the pod does not request never fails).
+fn shortfalls(allocatable: Allocatable, usage: &Usage, req: Resources) -> [bool; 3] {
+    let Allocatable {
+        resources: capacity,
+        pods: max_pods,
+    } = allocatable;
+    [
+        usage.pods + 1 > max_pods,
+        req.milli_cpu > 0 && req.milli_cpu > capacity.milli_cpu - usage.requests.milli_cpu,
+        req.memory > 0 && req.memory > capacity.memory - usage.requests.memory,
+    ]
 }
 
 /// NodeResourcesFit's default LeastAllocated score (0–100): the free share of cpu and memory

@@ -14,7 +14,7 @@
 use std::sync::Arc;
 
 use super::podutil::{
-    self, Allocatable, Resources, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE,
+    self, Allocatable, Resources, NO_EXECUTE, NO_SCHEDULE, TAINT_NOT_READY, TAINT_UNREACHABLE,
 };
 use crate::api::node::{Node, Taint};
 use crate::api::pod::Pod;
@@ -169,16 +169,25 @@ pub struct NodeInfo {
     /// `spec.unschedulable` (cordoned), read here so a decision that filters hundreds of nodes
     /// does not visit each node object.
     pub unschedulable: bool,
+    /// Schedulable and without a NoSchedule or NoExecute taint: only resources can keep a pod
+    /// without a node selector off it.
+    pub open: bool,
 }
 
 impl NodeInfo {
     fn new(node: Arc<Object>, slot: usize) -> Option<Self> {
         let n = node.as_node()?;
+        let taints = effective_taints(n);
+        let open = !n.spec.unschedulable
+            && !taints
+                .iter()
+                .any(|t| t.effect == NO_SCHEDULE || t.effect == NO_EXECUTE);
         Some(NodeInfo {
             slot,
             allocatable: podutil::allocatable(n),
-            taints: effective_taints(n),
+            taints,
             unschedulable: n.spec.unschedulable,
+            open,
             node,
         })
     }
