@@ -7,7 +7,7 @@
 
 use super::field_set::{self, FieldSet, ListTypes, PathElement};
 use super::time;
-use super::{Kind, Object};
+use super::{Kind, Object, ObjectMeta};
 use crate::clock::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -265,6 +265,31 @@ impl ManagedFields {
             }
         }
         let prev = p.prev.lock().ok().and_then(|mut g| g.take());
+        let kind = owner.kind();
+        let typed = prev
+            .as_ref()
+            .and_then(|prev| Some((prev, kind.resource().rules.set_fields(owner, prev)?)));
+        if let Some((prev, set)) = typed {
+            p.resolved.get_or_init(|| {
+                // The base is the previous version's entries: resolved first.
+                prev.meta().managed_fields.resolve(prev);
+                let entries = if set.is_empty() {
+                    p.base.entries().to_vec()
+                } else {
+                    entries_after_update(
+                        p.base.entries(),
+                        set,
+                        &FieldSet::new(),
+                        kind,
+                        &p.manager,
+                        p.subresource.as_str(),
+                        p.time,
+                    )
+                };
+                Arc::new(entries)
+            });
+            return None;
+        }
         let mut owner_json = None;
         p.resolved.get_or_init(|| {
             // The comparison leaves `managedFields` out, so the previous version's JSON from
@@ -355,6 +380,35 @@ pub fn strip_set(set: &mut FieldSet) {
     set.unmark(&[PathElement::Field("metadata".to_string())]);
 }
 
+/// Whether `a` and `b` hold the same metadata as far as the field manager tracks it (all but
+/// [`STRIPPED_META`]). Every field is named, so a field added to `ObjectMeta` must be placed
+/// here.
+pub fn same_tracked_meta(a: &ObjectMeta, b: &ObjectMeta) -> bool {
+    let ObjectMeta {
+        name: _,
+        generate_name,
+        namespace: _,
+        uid: _,
+        resource_version: _,
+        generation: _,
+        creation_timestamp: _,
+        deletion_timestamp,
+        deletion_grace_period_seconds,
+        labels,
+        annotations,
+        owner_references,
+        finalizers,
+        managed_fields: _,
+    } = a;
+    *generate_name == b.generate_name
+        && *deletion_timestamp == b.deletion_timestamp
+        && *deletion_grace_period_seconds == b.deletion_grace_period_seconds
+        && *labels == b.labels
+        && *annotations == b.annotations
+        && *owner_references == b.owner_references
+        && *finalizers == b.finalizers
+}
+
 /// A kind's list and map types, from its registry rules: lists with a strategic merge key are
 /// associative lists keyed by it, every other list is atomic; `LabelSelector` is atomic
 /// (`+structType=atomic`).
@@ -433,7 +487,28 @@ pub fn updated_entries(
     }
     let mut changed = cmp.changed();
     strip_set(&mut changed);
-    let removed = &cmp.removed;
+    entries_after_update(
+        base,
+        changed,
+        &cmp.removed,
+        kind,
+        manager,
+        subresource,
+        time,
+    )
+}
+
+/// [`updated_entries`] once the comparison is known: the fields the update set (`changed`) and
+/// those it removed.
+fn entries_after_update(
+    base: &[ManagedFieldsEntry],
+    changed: FieldSet,
+    removed: &FieldSet,
+    kind: Kind,
+    manager: &str,
+    subresource: &str,
+    time: Timestamp,
+) -> Vec<ManagedFieldsEntry> {
     let api_version = kind.resource().api_version;
     let me = entry(
         manager,

@@ -5,6 +5,7 @@
 //! validation, update strategy, strategic-merge keys and Table columns and cells. The built-in kinds declare theirs in
 //! [`super::kinds`]; a custom resource's is built from its CustomResourceDefinition.
 
+use super::field_set::FieldSet;
 use super::printer;
 use super::{Kind, Object};
 use watchlab_apimachinery::fields::FieldSelector;
@@ -105,6 +106,14 @@ pub trait Rules: Sync {
     /// the real status strategies validate the status, not the spec they copied).
     fn validate_changed(&self, new: &Object, _old: &Object) -> Vec<FieldError> {
         self.validate(new)
+    }
+    /// The fields an update from `old` to `new` sets, when the kind can tell from the typed
+    /// objects (nothing removed; an empty set for "no change"): the field manager's comparison
+    /// without converting both versions to JSON, for a kind written often and alike (a lease
+    /// renewal). `None`: compare the JSON. An answer must be the one the JSON comparison gives
+    /// (`kinds::lease`'s tests check it).
+    fn set_fields(&self, _new: &Object, _old: &Object) -> Option<FieldSet> {
+        None
     }
     /// What an update may not change (beyond [`Rules::validate`] of the new object).
     fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
