@@ -6,6 +6,7 @@
 use super::filter::{Change, Filter};
 use crate::api::resource::node_name;
 use crate::api::Kind;
+use crate::hash::FixedHashMap;
 use std::collections::{BTreeMap, BTreeSet};
 use watchlab_apimachinery::client::WatchId;
 
@@ -33,19 +34,24 @@ fn slot(filter: &Filter) -> Slot {
     }
 }
 
+/// The streams of one resource. The sub-buckets are found by hash (5,000 kubelets' pod
+/// watches are 5,000 node names, looked up for every pod change); [`WatchIndex::candidates`]
+/// sorts what it gathers, so no map order is ever seen.
 #[derive(Debug, Default)]
 struct Bucket {
     all: BTreeSet<WatchId>,
-    by_namespace: BTreeMap<String, BTreeSet<WatchId>>,
-    by_node: BTreeMap<String, BTreeSet<WatchId>>,
-    by_name: BTreeMap<String, BTreeSet<WatchId>>,
+    by_namespace: Slots,
+    by_node: Slots,
+    by_name: Slots,
 }
 
-fn add(map: &mut BTreeMap<String, BTreeSet<WatchId>>, key: String, id: WatchId) {
+type Slots = FixedHashMap<String, BTreeSet<WatchId>>;
+
+fn add(map: &mut Slots, key: String, id: WatchId) {
     map.entry(key).or_default().insert(id);
 }
 
-fn remove(map: &mut BTreeMap<String, BTreeSet<WatchId>>, key: &str, id: WatchId) {
+fn remove(map: &mut Slots, key: &str, id: WatchId) {
     if let Some(set) = map.get_mut(key) {
         set.remove(&id);
         if set.is_empty() {
