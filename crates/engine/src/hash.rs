@@ -18,6 +18,9 @@ use std::hash::{BuildHasher, Hasher};
 /// whoever needs an order keeps it beside the map.
 pub type FixedHashMap<K, V> = std::collections::HashMap<K, V, FixedState>;
 
+/// A hash set under the same terms as [`FixedHashMap`].
+pub type FixedHashSet<T> = std::collections::HashSet<T, FixedState>;
+
 /// The 64-bit FNV offset basis: the state before any byte.
 pub const FNV64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV64_PRIME: u64 = 0x0100_0000_01b3;

@@ -17,7 +17,6 @@
 //!
 //! It only acts once every informer has synced (never on a cold cache).
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
@@ -29,7 +28,7 @@ use crate::apiserver::{
 };
 use crate::client::{Notification, WorkQueue};
 use crate::clock::Timestamp;
-use crate::hash::FixedHashMap;
+use crate::hash::{FixedHashMap, FixedHashSet};
 
 pub const USER_AGENT: &str = "generic-garbage-collector";
 /// `metav1.DeletePropagationBackground`.
@@ -49,7 +48,9 @@ struct Node {
     owners: OwnerReferences,
     /// The uids of the objects that reference this one as an owner (150,000 for a large
     /// ReplicaSet: `observe` takes a node out of the graph and puts it back, never clones it).
-    dependents: BTreeSet<String>,
+    /// Found by hash, as each new pod adds itself; walked in uid order
+    /// ([`Node::sorted_dependents`]) where the walk queues work.
+    dependents: FixedHashSet<String>,
     /// Has a deletionTimestamp.
     being_deleted: bool,
     /// Being deleted with the `foregroundDeletion` finalizer.
@@ -58,6 +59,15 @@ struct Node {
     orphaning: bool,
     /// Known only from a reference: not (yet) observed by an informer.
     virtual_: bool,
+}
+
+impl Node {
+    /// The dependents in uid order.
+    fn sorted_dependents(&self) -> Vec<String> {
+        let mut uids: Vec<String> = self.dependents.iter().cloned().collect();
+        uids.sort_unstable();
+        uids
+    }
 }
 
 /// The garbage collector over every served kind's ownerReferences.
@@ -238,7 +248,7 @@ impl GarbageCollector {
                             String::new()
                         },
                         name: owner.name.clone(),
-                        dependents: [uid.clone()].into(),
+                        dependents: [uid.clone()].into_iter().collect(),
                         virtual_: true,
                         ..Default::default()
                     };
@@ -258,7 +268,7 @@ impl GarbageCollector {
             let deps: Vec<String> = self
                 .graph
                 .get(&uid)
-                .map(|n| n.dependents.iter().cloned().collect())
+                .map(Node::sorted_dependents)
                 .unwrap_or_default();
             for d in deps {
                 self.attempt_to_delete.add(d);
@@ -303,7 +313,7 @@ impl GarbageCollector {
                 }
             }
         }
-        for d in node.dependents {
+        for d in node.sorted_dependents() {
             self.attempt_to_delete.add(d);
         }
     }
@@ -417,16 +427,15 @@ impl GarbageCollector {
         latest: &Arc<Object>,
     ) -> Result<(), Requeue> {
         let blocking: Vec<String> = node
-            .dependents
-            .iter()
+            .sorted_dependents()
+            .into_iter()
             .filter(|d| {
-                self.graph.get(*d).is_some_and(|dep| {
+                self.graph.get(d).is_some_and(|dep| {
                     dep.owners
                         .iter()
                         .any(|r| r.uid == uid && r.block_owner_deletion == Some(true))
                 })
             })
-            .cloned()
             .collect();
         if blocking.is_empty() {
             return remove_finalizer(api, latest, FINALIZER_FOREGROUND);
@@ -445,7 +454,7 @@ impl GarbageCollector {
         let Some(node) = self.graph.get(uid).cloned() else {
             return Ok(());
         };
-        for d in &node.dependents {
+        for d in &node.sorted_dependents() {
             let Some(dep) = self.graph.get(d).cloned() else {
                 continue;
             };
