@@ -97,22 +97,19 @@ pub fn seconds_text(unix_secs: i64) -> Option<SecondsText> {
     if !(0..=9999).contains(&y) {
         return None;
     }
-    let mut out = *b"0000-00-00T00:00:00Z";
-    let mut digits = |at: usize, value: i64, width: usize| {
-        let mut v = value;
-        for i in (at..at + width).rev() {
-            if let Some(slot) = out.get_mut(i) {
-                *slot = b'0' + (v % 10) as u8;
-            }
-            v /= 10;
-        }
-    };
-    digits(0, y, 4);
-    digits(5, i64::from(m), 2);
-    digits(8, i64::from(d), 2);
-    digits(11, h, 2);
-    digits(14, min, 2);
-    digits(17, sec, 2);
+    // Two digits at a time (every value below is in 0..100): a write takes a timestamp per
+    // condition, and this runs for each one the API server measures.
+    let pair = |v: i64| [b'0' + (v / 10) as u8, b'0' + (v % 10) as u8];
+    let [y0, y1] = pair(y / 100);
+    let [y2, y3] = pair(y % 100);
+    let [m0, m1] = pair(i64::from(m));
+    let [d0, d1] = pair(i64::from(d));
+    let [h0, h1] = pair(h);
+    let [n0, n1] = pair(min);
+    let [s0, s1] = pair(sec);
+    let out = [
+        y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1, b'T', h0, h1, b':', n0, n1, b':', s0, s1, b'Z',
+    ];
     Some(SecondsText(out))
 }
 
