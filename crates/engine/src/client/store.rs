@@ -105,8 +105,9 @@ impl std::error::Error for StoreError {}
 /// a push, not a search down a tree of 150,000 keys comparing their long common prefixes.
 type Indices = BTreeMap<String, Index>;
 
-/// One index: value → keys.
-type Index = BTreeMap<String, LazySortedSet<ObjectKey>>;
+/// One index: value → keys. Values are found by hash (a bind files its pod under one of 5,000
+/// node names); [`Store::index_values`] sorts what it lists.
+type Index = FixedHashMap<String, LazySortedSet<ObjectKey>>;
 
 /// Objects by key. A hash map, because an informer's commonest write, an update of an object it
 /// already holds, then finds it with one hash instead of a search comparing keys down a tree
@@ -184,14 +185,16 @@ impl<K: Resource> Store<K> {
         self.filed(index, value, |_, keys| keys.iter().cloned().collect())
     }
 
-    /// Every value with at least one object in `index` (`Indexer.ListIndexFuncValues`).
+    /// Every value with at least one object in `index` (`Indexer.ListIndexFuncValues`), sorted.
     pub fn index_values(&self, index: &str) -> Result<Vec<String>, StoreError> {
         let cache = self.cache.borrow();
         let idx = cache
             .indices
             .get(index)
             .ok_or_else(|| StoreError::IndexNotFound(index.to_string()))?;
-        Ok(idx.keys().cloned().collect())
+        let mut values: Vec<String> = idx.keys().cloned().collect();
+        values.sort_unstable();
+        Ok(values)
     }
 
     /// The revision the cache reflects (compare with the reflector's latest RV received to see
@@ -255,7 +258,7 @@ impl<K: Resource> Writer<K> {
     pub fn new(indexers: Vec<(String, IndexFunc<K>)>) -> Self {
         let indices = indexers
             .iter()
-            .map(|(name, _)| (name.clone(), BTreeMap::new()))
+            .map(|(name, _)| (name.clone(), Index::default()))
             .collect();
         let cache = Cache {
             items: Items::default(),
@@ -394,7 +397,7 @@ impl<K: Resource> Writer<K> {
         let mut indices: Indices = self
             .indexers
             .iter()
-            .map(|(n, _)| (n.clone(), BTreeMap::new()))
+            .map(|(n, _)| (n.clone(), Index::default()))
             .collect();
         for (key, obj) in &fresh {
             for (name, f) in &self.indexers {
