@@ -381,7 +381,7 @@ pub fn strip_set(set: &mut FieldSet) {
 }
 
 /// Whether `a` and `b` hold the same metadata as far as the field manager tracks it (all but
-/// [`STRIPPED_META`]). Every field is named, so a field added to `ObjectMeta` must be placed
+/// `STRIPPED_META`). Every field is named, so a field added to `ObjectMeta` must be placed
 /// here.
 pub fn same_tracked_meta(a: &ObjectMeta, b: &ObjectMeta) -> bool {
     let ObjectMeta {

@@ -419,6 +419,8 @@ impl Scheduler {
 }
 
 /// The filter plugins in the real order; the first failing plugin decides the node's reasons.
+/// [`FilterPass`] passes over it for an open node ([`NodeInfo::open`]) and a pod without a
+/// node selector whose resources fit: a plugin added here must be reflected there.
 fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: Resources) -> Result<(), NodeFailure> {
     let unresolvable = |reason: String| NodeFailure {
         reasons: vec![reason],
