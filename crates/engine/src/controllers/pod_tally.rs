@@ -137,17 +137,25 @@ impl PodTally {
     /// Records the pod's current state (anything else is ignored).
     pub fn set(&mut self, obj: &Arc<Object>) {
         let Some(pod) = obj.as_pod() else { return };
-        let key = ObjectKey::of(obj);
         let facts = self.shape.facts(pod);
-        let matches = facts.matches;
         self.count(&facts, 1);
-        if let Some(old) = self.pods.insert(key.clone(), facts) {
-            self.count(&old, -1);
+        // A pod already counted is found by its key's text: only a new one's key is allocated.
+        let (namespace, name) = (obj.namespace(), obj.name());
+        let old = ObjectKey::joined(Some(namespace), name, |k| {
+            let old = self.pods.get_mut(k).map(|f| std::mem::replace(f, facts));
+            if facts.matches {
+                self.released.remove(k);
+            }
+            old
+        });
+        match old {
+            Some(old) => self.count(&old, -1),
+            None => {
+                self.pods.insert(ObjectKey::of(obj), facts);
+            }
         }
-        if matches {
-            self.released.remove(&key);
-        } else {
-            self.released.insert(key);
+        if !facts.matches {
+            self.released.insert(ObjectKey::of(obj));
         }
     }
 
