@@ -529,70 +529,68 @@ impl Kubelet {
         if super::podutil::is_terminal(pod) {
             return Ok(());
         }
-        let Some(rt) = self.runtime.get(key).cloned() else {
-            return self.start_pod(now, api, key, &obj, pod);
-        };
-        match rt.state {
-            PodState::Creating {
+        // The state read in place (a sync of a running pod copies none of its runtime).
+        let (ready_at, pull_ms, announced) = match self.runtime.get(key).map(|r| &r.state) {
+            None => return self.start_pod(now, api, key, &obj, pod),
+            Some(PodState::Creating {
                 ready_at,
                 pull_ms,
                 announced,
-            } => {
-                if now < ready_at {
-                    self.queue
-                        .add_after(key.clone(), ready_at.millis_since(now), now);
-                    return Ok(());
-                }
-                if !announced {
-                    for c in &pod.spec.containers {
-                        if let Some(ms) = pull_ms {
-                            let d = format_duration(ms);
-                            let msg = format!(
-                                "Successfully pulled image {:?} in {d} ({d} including waiting)",
-                                c.image
-                            );
-                            self.event(api, now, &obj, EventType::Normal, "Pulled", &msg);
-                        }
-                        self.event(
-                            api,
-                            now,
-                            &obj,
-                            EventType::Normal,
-                            "Created",
-                            &format!("Created container: {}", c.name),
-                        );
-                        self.event(
-                            api,
-                            now,
-                            &obj,
-                            EventType::Normal,
-                            "Started",
-                            &format!("Started container {}", c.name),
-                        );
-                    }
-                    if let Some(r) = self.runtime.get_mut(key) {
-                        r.state = PodState::Creating {
-                            ready_at,
-                            pull_ms,
-                            announced: true,
-                        };
-                    }
-                }
-                let behaviour = Behaviour::of(pod);
-                let containers = pod
-                    .spec
-                    .containers
-                    .iter()
-                    .map(|c| ContainerRun::start(c, behaviour, now))
-                    .collect();
-                if let Some(r) = self.runtime.get_mut(key) {
-                    r.state = PodState::Running { containers };
-                }
-                self.sync_running(now, api, key, &obj, pod)
-            }
-            PodState::Running { .. } => self.sync_running(now, api, key, &obj, pod),
-            PodState::Stopping { .. } => Ok(()),
+            }) => (*ready_at, *pull_ms, *announced),
+            Some(PodState::Running { .. }) => return self.sync_running(now, api, key, &obj, pod),
+            Some(PodState::Stopping { .. }) => return Ok(()),
+        };
+        if now < ready_at {
+            self.queue
+                .add_after(key.clone(), ready_at.millis_since(now), now);
+            return Ok(());
         }
+        if !announced {
+            for c in &pod.spec.containers {
+                if let Some(ms) = pull_ms {
+                    let d = format_duration(ms);
+                    let msg = format!(
+                        "Successfully pulled image {:?} in {d} ({d} including waiting)",
+                        c.image
+                    );
+                    self.event(api, now, &obj, EventType::Normal, "Pulled", &msg);
+                }
+                self.event(
+                    api,
+                    now,
+                    &obj,
+                    EventType::Normal,
+                    "Created",
+                    &format!("Created container: {}", c.name),
+                );
+                self.event(
+                    api,
+                    now,
+                    &obj,
+                    EventType::Normal,
+                    "Started",
+                    &format!("Started container {}", c.name),
+                );
+            }
+            if let Some(r) = self.runtime.get_mut(key) {
+                r.state = PodState::Creating {
+                    ready_at,
+                    pull_ms,
+                    announced: true,
+                };
+            }
+        }
+        let behaviour = Behaviour::of(pod);
+        let containers = pod
+            .spec
+            .containers
+            .iter()
+            .map(|c| ContainerRun::start(c, behaviour, now))
+            .collect();
+        if let Some(r) = self.runtime.get_mut(key) {
+            r.state = PodState::Running { containers };
+        }
+        self.sync_running(now, api, key, &obj, pod)
     }
 
     /// A running pod: its containers play their lives up to `now` (probes, exits, restarts),
