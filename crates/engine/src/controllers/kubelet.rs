@@ -629,8 +629,16 @@ impl Kubelet {
             happened.extend(out.into_iter().map(|h| (i, h)));
         }
         let due = containers.iter().filter_map(ContainerRun::next_due).min();
-        let runs = containers.clone();
-        let ip = rt.ip.clone();
+        // The status the runs make now (recording the Events below changes none of it), built
+        // from the runtime in place.
+        let status = match self.runtime.get(key) {
+            Some(PodRuntime {
+                ip,
+                state: PodState::Running { containers },
+                ..
+            }) => self.pod_status(pod, containers, ip, now),
+            _ => return Ok(()),
+        };
         for (i, h) in happened {
             if let Some(c) = pod.spec.containers.get(i) {
                 self.record(api, now, obj, pod, c, &h);
@@ -640,7 +648,6 @@ impl Kubelet {
             self.queue
                 .add_after(key.clone(), due.millis_since(now), now);
         }
-        let status = self.pod_status(pod, &runs, &ip, now);
         if status.status != pod.status {
             api.update_status(&self.user, Object::Pod(status))
                 .map_err(|_| Requeue)?;
