@@ -1,7 +1,8 @@
 //! Server-side apply and `managedFields` through the JSON edge: an apply creates, a re-apply
 //! that drops a field removes it, a field another manager set is a 409 with the real text
-//! unless forced, shared values are not conflicts, every write keeps `managedFields`, and an
-//! apply twice is an apply once (property).
+//! unless forced, shared values are not conflicts, every write keeps `managedFields`, an
+//! apply twice is an apply once (property), and a node lease's renewals move `renewTime`
+//! between the writers that renew it.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -271,4 +272,97 @@ fn a_modified_copy_read_first_leaves_the_stored_managed_fields_alone() {
     );
     // The copy carries the stored version's entries, as a deep copy of them would.
     assert_eq!(alice(&copy_json), alice(&stored_json));
+}
+
+/// The `spec` fields an entry owns.
+fn spec_fields(entry: &Value) -> Vec<String> {
+    entry["fieldsV1"]["f:spec"]
+        .as_object()
+        .map(|m| m.keys().filter(|k| k.starts_with("f:")).cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The kubelet's write of a node lease: a PUT of the lease with a new `renewTime`.
+fn renew(s: &mut ApiServer, lease: &Value, manager: &str, at_ms: u64) -> Value {
+    let mut l = lease.clone();
+    l["spec"]["renewTime"] = json!(format!(
+        "2026-01-01T00:00:{:02}.{:03}000Z",
+        at_ms / 1000,
+        at_ms % 1000
+    ));
+    let path = format!(
+        "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1?fieldManager={manager}"
+    );
+    let r = s.request("PUT", &path, None, Some(&l.to_string()));
+    assert_eq!(r.code, 200, "{}", r.body);
+    serde_json::from_str(&r.body).unwrap()
+}
+
+#[test]
+fn lease_renewals_keep_one_entry_per_writer_and_move_renew_time_between_them() {
+    let mut s = ApiServer::new(1);
+    let _ = s.request(
+        "POST",
+        "/api/v1/namespaces",
+        None,
+        Some(
+            &json!({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kube-node-lease"}})
+                .to_string(),
+        ),
+    );
+    let lease = json!({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+        "metadata":{"name":"n1","namespace":"kube-node-lease"},
+        "spec":{"holderIdentity":"n1","leaseDurationSeconds":40,"renewTime":"2026-01-01T00:00:00.000000Z"}});
+    let r = s.request(
+        "POST",
+        "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases?fieldManager=kubelet",
+        None,
+        Some(&lease.to_string()),
+    );
+    assert_eq!(r.code, 201, "{}", r.body);
+    let mut lease: Value = serde_json::from_str(&r.body).unwrap();
+    // More renewals than a chain of unread updates holds, at later and later instants.
+    for i in 1..=12u64 {
+        s.set_now(watchlab_engine::clock::Timestamp::from_secs(i * 2));
+        lease = renew(&mut s, &lease, "kubelet", i * 1_500);
+    }
+    assert_eq!(
+        managers(&lease),
+        [("kubelet".to_string(), "Update".to_string())]
+    );
+    let kubelet = &lease["metadata"]["managedFields"][0];
+    assert_eq!(
+        kubelet["time"], "2026-01-01T00:00:24Z",
+        "the last renewal's time"
+    );
+    assert_eq!(
+        spec_fields(kubelet),
+        ["f:holderIdentity", "f:leaseDurationSeconds", "f:renewTime"]
+    );
+    // Another writer renewing takes `renewTime` from the kubelet, which keeps the rest.
+    s.set_now(watchlab_engine::clock::Timestamp::from_secs(30));
+    let taken = renew(&mut s, &lease, "other", 29_000);
+    let entry = |who: &str| {
+        taken["metadata"]["managedFields"]
+            .as_array()
+            .and_then(|a| a.iter().find(|e| e["manager"] == who).cloned())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        spec_fields(&entry("kubelet")),
+        ["f:holderIdentity", "f:leaseDurationSeconds"]
+    );
+    assert_eq!(spec_fields(&entry("other")), ["f:renewTime"]);
+    // A write that changes nothing the manager tracks leaves the entries as they were.
+    let same = {
+        let path =
+            "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1?fieldManager=third";
+        let r = s.request("PUT", path, None, Some(&taken.to_string()));
+        assert_eq!(r.code, 200, "{}", r.body);
+        serde_json::from_str::<Value>(&r.body).unwrap()
+    };
+    assert_eq!(
+        same["metadata"]["managedFields"],
+        taken["metadata"]["managedFields"]
+    );
 }
