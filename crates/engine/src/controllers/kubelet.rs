@@ -24,7 +24,9 @@ use crate::api::behaviour::Behaviour;
 use crate::api::lease::{Lease, LeaseSpec};
 use crate::api::meta::OwnerReference;
 use crate::api::node::{Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus, NodeSystemInfo};
-use crate::api::pod::{Container, ContainerState, ContainerStateWaiting, ContainerStatus, Pod};
+use crate::api::pod::{
+    Container, ContainerState, ContainerStateWaiting, ContainerStatus, Pod, PodStatus,
+};
 use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions, Preconditions};
 use crate::client::{InformerConfig, ObjectKey, WorkQueue};
@@ -425,8 +427,14 @@ impl Kubelet {
     /// each container's state, `ready`, `started`, restarts and last state; the phase from the
     /// containers and the restartPolicy (`getPhase`); ContainersReady and Ready from the
     /// containers' readiness, with the kubelet's reasons.
-    fn pod_status(&self, pod: &Pod, runs: &[ContainerRun], ip: &str, now: Timestamp) -> Pod {
-        let mut p = pod.clone();
+    /// Built on a copy of the status alone (a sync that finds nothing changed copies no
+    /// metadata).
+    fn pod_status(&self, pod: &Pod, runs: &[ContainerRun], ip: &str, now: Timestamp) -> PodStatus {
+        let mut p = Pod {
+            metadata: ObjectMeta::default(),
+            spec: pod.spec.clone(),
+            status: pod.status.clone(),
+        };
         p.status.container_statuses = pod
             .spec
             .containers
@@ -479,7 +487,7 @@ impl Kubelet {
         p.status.host_ip = self.host_ip.clone();
         p.status.pod_ip = ip.to_string();
         p.status.start_time.get_or_insert(now);
-        p
+        p.status
     }
 
     fn event(
@@ -648,8 +656,13 @@ impl Kubelet {
             self.queue
                 .add_after(key.clone(), due.millis_since(now), now);
         }
-        if status.status != pod.status {
-            api.update_status(&self.user, Object::Pod(status))
+        if status != pod.status {
+            let updated = Pod {
+                metadata: pod.metadata.clone(),
+                spec: pod.spec.clone(),
+                status,
+            };
+            api.update_status(&self.user, Object::Pod(updated))
                 .map_err(|_| Requeue)?;
         }
         Ok(())
