@@ -11,7 +11,14 @@ use watchlab_engine::apiserver::watch::StreamState;
 use watchlab_engine::apiserver::ApiServer;
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::controllers::website::{self, CRD_YAML, USER_AGENT, WEBSITE_YAML};
-use watchlab_engine::controllers::{Controller, Harness, Profile};
+use watchlab_engine::controllers::{Harness, Profile, Reconciler, WebsiteOperator};
+
+/// The example operator the control plane runs.
+fn operator(h: &Harness) -> &WebsiteOperator {
+    h.plane
+        .reconciler::<WebsiteOperator>()
+        .expect("the control plane runs the operator")
+}
 
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const SITES: &str = "/apis/examples.watchlab.dev/v1/namespaces/default/websites";
@@ -102,14 +109,14 @@ fn running_site(seed: u64) -> Harness {
 fn before_its_definition_the_operator_watches_nothing_and_writes_nothing() {
     let mut h = cluster(1);
     h.run_for(30_000);
-    assert!(!h.plane.website.is_watching());
-    assert!(h.plane.website.informers().is_empty());
+    assert!(!operator(&h).is_watching());
+    assert!(operator(&h).informers().is_empty());
     assert!(!h.api.streams().any(|s| s.user() == USER_AGENT));
     assert!(!h.api.ledger().iter().any(|l| &*l.user == USER_AGENT));
 
     apply_crd(&mut h);
     h.run_for(1_000);
-    assert!(h.plane.website.is_watching());
+    assert!(operator(&h).is_watching());
     let watched: Vec<&str> = h
         .api
         .streams()
@@ -118,9 +125,7 @@ fn before_its_definition_the_operator_watches_nothing_and_writes_nothing() {
         .collect();
     assert_eq!(watched, ["websites", "deployments"]);
     // Its caches show in the informers view like every controller's.
-    let resources: Vec<&str> = h
-        .plane
-        .website
+    let resources: Vec<&str> = operator(&h)
         .informers()
         .iter()
         .map(|i| i.kind().resource().plural)
@@ -136,7 +141,7 @@ fn before_its_definition_the_operator_watches_nothing_and_writes_nothing() {
     );
     assert_eq!(code, 200, "{body}");
     h.run_for(5_000);
-    assert!(!h.plane.website.is_watching());
+    assert!(!operator(&h).is_watching());
     assert!(!h
         .api
         .streams()
@@ -249,7 +254,7 @@ fn deleting_the_website_lets_the_garbage_collector_remove_what_it_owned() {
 #[test]
 fn a_write_refused_with_409_is_retried_after_a_reread() {
     let mut h = running_site(5);
-    assert_eq!(h.plane.website.conflicts(), 0);
+    assert_eq!(operator(&h).conflicts(), 0);
     // The learner edits the Website; before the operator hears of it, someone else writes the
     // Deployment: when the edit is delivered, the operator's Deployment cache is stale.
     let (code, _) = call(
@@ -261,7 +266,7 @@ fn a_write_refused_with_409_is_retried_after_a_reread() {
     assert_eq!(code, 200);
     let now = h.now();
     h.run_until(now);
-    let delivery = h.plane.website.informers()[0]
+    let delivery = operator(&h).informers()[0]
         .next_wakeup()
         .expect("the edit on its way to the cache");
     h.run_until(Timestamp::from_millis(delivery.as_millis() - 1));
@@ -273,7 +278,7 @@ fn a_write_refused_with_409_is_retried_after_a_reread() {
     );
     assert_eq!(code, 200);
     h.run_until(delivery);
-    assert!(h.plane.website.conflicts() >= 1, "no 409 at {delivery:?}");
+    assert!(operator(&h).conflicts() >= 1, "no 409 at {delivery:?}");
 
     // Requeued with back-off, it reads the cache again and converges, keeping the other write.
     let until = deadline(&h, 60);

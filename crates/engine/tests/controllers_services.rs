@@ -283,7 +283,10 @@ fn a_service_follows_its_pods_into_slices_endpoints_and_every_kube_proxy() {
 fn slices_hold_at_most_max_endpoints_each_pod_exactly_once() {
     let mut h = cluster();
     let informers = SharedInformers::new(3, &Profile::training());
-    h.plane.endpointslice = EndpointSliceController::new(&informers).with_max_endpoints(2);
+    *h.plane
+        .reconciler_mut::<EndpointSliceController>()
+        .expect("the EndpointSlice controller runs") =
+        EndpointSliceController::new(&informers).with_max_endpoints(2);
     h.api.create("kubectl", deployment(5)).expect("deployment");
     h.api.create("kubectl", service()).expect("service");
     quiet(&mut h, 5);

@@ -26,7 +26,6 @@ pub mod reflector;
 pub mod resource;
 pub mod retry;
 pub mod store;
-pub mod worker;
 pub mod workqueue;
 
 pub use backoff::{Backoff, BackoffManager};
@@ -41,5 +40,4 @@ pub use reflector::{Reflector, ReflectorPhase, ReflectorStats, WatcherEvent};
 pub use resource::{ObjectKey, Resource};
 pub use retry::{retry_on_conflict, RetryOutcome};
 pub use store::{IndexFunc, IndexValues, Store, StoreError, Writer};
-pub use worker::{process_next_work_item, Requeue, WorkOutcome};
 pub use workqueue::WorkQueue;

@@ -14,7 +14,8 @@ use super::adapter::CONTROLLER_UID_INDEX;
 use super::events::{EventRecorder, EventType};
 use super::replicaset::controller_ref;
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
-use super::{earliest, Controller, Requeue};
+use super::runtime::{Action, Reconciled, Reconciler};
+use super::{earliest, Requeue};
 use crate::api::apps::{
     Deployment, IntOrString, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, WorkloadCondition,
 };
@@ -75,7 +76,6 @@ pub fn pod_template_hash(template: &PodTemplateSpec) -> String {
 pub struct DeploymentController {
     deployments: SharedInformer,
     replicasets: SharedInformer,
-    queue: WorkQueue<ObjectKey>,
     recorder: EventRecorder,
 }
 
@@ -119,12 +119,13 @@ impl DeploymentController {
         DeploymentController {
             deployments: informers.reader(Kind::Deployment),
             replicasets: informers.reader(Kind::ReplicaSet),
-            queue: WorkQueue::default(),
             recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
         }
     }
 
-    fn on_replica_set(&mut self, note: Notification<Arc<Object>>) {
+    /// A ReplicaSet's change requeues the Deployment that controls it (`addReplicaSet`,
+    /// `updateReplicaSet`, `deleteReplicaSet`).
+    fn on_replica_set(note: Notification<Arc<Object>>, queue: &mut WorkQueue<ObjectKey>) {
         let obj = match &note {
             Notification::Add(o) | Notification::Update { new: o, .. } => o.clone(),
             Notification::Delete(d) => d.object().clone(),
@@ -134,8 +135,7 @@ impl DeploymentController {
             .controller_ref()
             .filter(|r| r.kind == "Deployment")
         {
-            self.queue
-                .add(ObjectKey::new(Some(obj.namespace()), &r.name));
+            queue.add(ObjectKey::new(Some(obj.namespace()), &r.name));
         }
     }
 
@@ -190,15 +190,15 @@ impl DeploymentController {
         now: Timestamp,
         api: &mut ApiServer,
         key: &ObjectKey,
-    ) -> Result<(), Requeue> {
+    ) -> Reconciled {
         let Some(d_obj) = self.deployments.store().get(key) else {
-            return Ok(());
+            return Ok(Action::Done);
         };
         let Some(d) = d_obj.as_deployment() else {
-            return Ok(());
+            return Ok(Action::Done);
         };
         if d.metadata.deletion_timestamp.is_some() {
-            return Ok(());
+            return Ok(Action::Done);
         }
         let owned: Vec<ReplicaSet> = self
             .replicasets
@@ -222,7 +222,7 @@ impl DeploymentController {
             .as_ref()
             .is_some_and(|s| s.type_ == RECREATE)
         {
-            return self.rollout_recreate(now, api, key, &d_obj, d, new_rs, &old, &hash);
+            return self.rollout_recreate(now, api, &d_obj, d, new_rs, &old, &hash);
         }
         let mut created = false;
         let new_rs = match new_rs {
@@ -252,7 +252,7 @@ impl DeploymentController {
                         }
                         match o.as_replica_set() {
                             Some(rs) => rs.clone(),
-                            None => return Ok(()),
+                            None => return Ok(Action::Done),
                         }
                     }
                     // The cache has not shown it yet: wait for the watch.
@@ -271,7 +271,7 @@ impl DeploymentController {
                 );
                 api.update(USER_AGENT, Object::ReplicaSet(Box::new(r)))
                     .map_err(|_| Requeue)?;
-                return Ok(());
+                return Ok(Action::Done);
             }
             // reconcileNewReplicaSet
             let current: i32 = old.iter().map(replicas).sum::<i32>() + replicas(&new_rs);
@@ -283,16 +283,17 @@ impl DeploymentController {
             };
             if target != replicas(&new_rs) {
                 self.scale(now, api, &d_obj, d, &new_rs, target)?;
-                return Ok(());
+                return Ok(Action::Done);
             }
             // reconcileOldReplicaSets
             self.scale_down_old(now, api, &d_obj, d, &new_rs, &old, desired, max_unavailable)?;
             self.cleanup_old(api, d, &old)?;
         }
         if self.sync_revision(api, d, &new_rs, max_old_revision)? {
-            return Ok(());
+            return Ok(Action::Done);
         }
         self.update_status(now, api, d, &new_rs, &old, created, max_unavailable)
+            .map(|()| Action::Done)
     }
 
     /// Puts the new ReplicaSet's revision on the Deployment; true if it wrote.
@@ -323,13 +324,12 @@ impl DeploymentController {
         &mut self,
         now: Timestamp,
         api: &mut ApiServer,
-        key: &ObjectKey,
         d_obj: &Object,
         d: &Deployment,
         new_rs: Option<ReplicaSet>,
         old: &[ReplicaSet],
         hash: &str,
-    ) -> Result<(), Requeue> {
+    ) -> Reconciled {
         let desired = d.spec.replicas.unwrap_or(1);
         let max_old_revision = old.iter().map(revision).max().unwrap_or(0);
         let mut scaled_down = false;
@@ -338,12 +338,11 @@ impl DeploymentController {
             scaled_down = true;
         }
         if scaled_down {
-            return Ok(());
+            return Ok(Action::Done);
         }
         if old_pods_running(api, d, old) {
             // The real controller hears of each pod's deletion; this one looks again.
-            self.queue.add_after(key.clone(), RECREATE_RECHECK_MS, now);
-            return Ok(());
+            return Ok(Action::RequeueAfter(RECREATE_RECHECK_MS));
         }
         let Some(new_rs) = new_rs else {
             let rs = self.new_replica_set(d, hash, desired, max_old_revision + 1, 0);
@@ -364,7 +363,7 @@ impl DeploymentController {
                     &msg,
                 );
             }
-            return Ok(());
+            return Ok(Action::Done);
         };
         if revision(&new_rs) <= max_old_revision {
             let mut r = new_rs.clone();
@@ -374,17 +373,18 @@ impl DeploymentController {
             );
             api.update(USER_AGENT, Object::ReplicaSet(Box::new(r)))
                 .map_err(|_| Requeue)?;
-            return Ok(());
+            return Ok(Action::Done);
         }
         if replicas(&new_rs) != desired {
-            return self.scale(now, api, d_obj, d, &new_rs, desired);
+            return self.scale(now, api, d_obj, d, &new_rs, desired).map(|()| Action::Done);
         }
         self.cleanup_old(api, d, old)?;
         if self.sync_revision(api, d, &new_rs, max_old_revision)? {
-            return Ok(());
+            return Ok(Action::Done);
         }
         // maxUnavailable is 0 for Recreate: Available means every replica available.
         self.update_status(now, api, d, &new_rs, old, false, 0)
+            .map(|()| Action::Done)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -644,38 +644,40 @@ fn set_condition(
     }
 }
 
-impl Controller for DeploymentController {
-    fn informers(&self) -> Vec<InformerRef<'_>> {
-        vec![(&self.deployments).into(), (&self.replicasets).into()]
-    }
+impl Reconciler for DeploymentController {
+    type Key = ObjectKey;
 
     fn name(&self) -> &str {
         USER_AGENT
     }
 
-    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        vec![(&self.deployments).into(), (&self.replicasets).into()]
+    }
+
+    fn watch(&mut self, now: Timestamp, api: &mut ApiServer, queue: &mut WorkQueue<ObjectKey>) {
         self.recorder.flush(api, now);
         for note in self.deployments.step(now, api) {
-            self.queue.add(note.key());
+            queue.add(note.key());
         }
         for note in self.replicasets.step(now, api) {
-            self.on_replica_set(note);
+            Self::on_replica_set(note, queue);
         }
-        if self.deployments.has_synced() && self.replicasets.has_synced() {
-            while let Some(key) = self.queue.get(now) {
-                match self.sync(now, api, &key) {
-                    Ok(()) => self.queue.forget(&key),
-                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
-                }
-                self.queue.done(&key);
-            }
-        }
-        let pending = self.recorder.next_retry();
+    }
+
+    fn has_synced(&self) -> bool {
+        self.deployments.has_synced() && self.replicasets.has_synced()
+    }
+
+    fn reconcile(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
+        self.sync(now, api, key)
+    }
+
+    fn next_wakeup(&self) -> Option<Timestamp> {
         earliest([
             self.deployments.next_wakeup(),
             self.replicasets.next_wakeup(),
-            self.queue.next_ready_at(),
-            pending,
+            self.recorder.next_retry(),
         ])
     }
 }

@@ -15,7 +15,8 @@ use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
 };
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
-use super::{earliest, Controller, Requeue};
+use super::runtime::{Action, Reconciled, Reconciler};
+use super::{earliest, Requeue};
 use crate::api::endpoints::{EndpointAddress, EndpointPort, EndpointSubset, Endpoints};
 use crate::api::pod::Pod;
 use crate::api::service::Service;
@@ -30,7 +31,6 @@ pub const USER_AGENT: &str = "endpoint-controller";
 pub struct EndpointsController {
     members: ServiceMembers,
     endpoints: SharedInformer,
-    queue: WorkQueue<ObjectKey>,
 }
 
 fn ports_for(svc: &Service, pod: &Pod) -> Vec<EndpointPort> {
@@ -95,11 +95,11 @@ impl EndpointsController {
                 informers.reader(Kind::Pod),
             ),
             endpoints: informers.reader(Kind::Endpoints),
-            queue: WorkQueue::default(),
         }
     }
 
-    /// `syncService`: Err when the write failed (retried with back-off).
+    /// `syncService` (`pkg/controller/endpoint/endpoints_controller.go`): Err when the write
+    /// failed (retried with back-off).
     fn sync(&mut self, api: &mut ApiServer, key: &ObjectKey) -> Result<(), Requeue> {
         let (namespace, name) = key.split();
         let current = self.endpoints.store().get(key);
@@ -154,7 +154,9 @@ impl EndpointsController {
     }
 }
 
-impl Controller for EndpointsController {
+impl Reconciler for EndpointsController {
+    type Key = ObjectKey;
+
     fn name(&self) -> &str {
         USER_AGENT
     }
@@ -165,31 +167,32 @@ impl Controller for EndpointsController {
         all
     }
 
-    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+    fn watch(&mut self, now: Timestamp, api: &mut ApiServer, queue: &mut WorkQueue<ObjectKey>) {
         for key in self.members.step(now, api) {
-            self.queue.add(key);
+            queue.add(key);
         }
         for note in self.endpoints.step(now, api) {
             // Only a deletion requeues its Service (`onEndpointsDelete`): Endpoints written by
             // hand for a Service without a selector are not this controller's.
             if matches!(note, Notification::Delete(_)) {
-                self.queue.add(note.key());
+                queue.add(note.key());
             }
         }
-        if self.members.has_synced() && self.endpoints.has_synced() {
-            while let Some(key) = self.queue.get(now) {
-                match self.sync(api, &key) {
-                    Ok(()) => self.queue.forget(&key),
-                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
-                }
-                self.queue.done(&key);
-            }
-        }
+    }
+
+    fn has_synced(&self) -> bool {
+        self.members.has_synced() && self.endpoints.has_synced()
+    }
+
+    fn reconcile(&mut self, _now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
+        self.sync(api, key).map(|()| Action::Done)
+    }
+
+    fn next_wakeup(&self) -> Option<Timestamp> {
         earliest([
             self.members.services.next_wakeup(),
             self.members.pods.next_wakeup(),
             self.endpoints.next_wakeup(),
-            self.queue.next_ready_at(),
         ])
     }
 }

@@ -22,7 +22,8 @@ use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
 };
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
-use super::{earliest, Controller, Requeue};
+use super::runtime::{Action, Reconciled, Reconciler};
+use super::{earliest, Requeue};
 use crate::api::endpoint_slice::{
     Endpoint, EndpointConditions, EndpointPort, EndpointSlice, LABEL_MANAGED_BY,
     LABEL_SERVICE_NAME, MANAGED_BY_CONTROLLER,
@@ -107,7 +108,6 @@ fn reuse_deleted_slices(
 pub struct EndpointSliceController {
     members: ServiceMembers,
     slices: SharedInformer,
-    queue: WorkQueue<ObjectKey>,
     pending: BTreeMap<ObjectKey, Pending>,
     max_endpoints: usize,
 }
@@ -194,7 +194,6 @@ impl EndpointSliceController {
                 informers.reader(Kind::Pod),
             ),
             slices: informers.reader(Kind::EndpointSlice),
-            queue: WorkQueue::default(),
             pending: BTreeMap::new(),
             max_endpoints: MAX_ENDPOINTS_PER_SLICE,
         }
@@ -218,7 +217,7 @@ impl EndpointSliceController {
         slices
     }
 
-    fn on_slice(&mut self, note: &Notification<Arc<Object>>) {
+    fn on_slice(&mut self, note: &Notification<Arc<Object>>, queue: &mut WorkQueue<ObjectKey>) {
         let obj = match note {
             Notification::Add(o) | Notification::Update { new: o, .. } => o,
             Notification::Delete(d) => d.object(),
@@ -246,7 +245,7 @@ impl EndpointSliceController {
                 self.pending.remove(&key);
             }
         }
-        self.queue.add(key);
+        queue.add(key);
     }
 
     /// Whether the cache still lacks writes of the last sync of `key`.
@@ -388,28 +387,23 @@ impl EndpointSliceController {
         }
     }
 
-    /// `syncService`: Err when a write failed (the key is retried with back-off).
-    fn sync(
-        &mut self,
-        now: Timestamp,
-        api: &mut ApiServer,
-        key: &ObjectKey,
-    ) -> Result<(), Requeue> {
+    /// `syncService` (`pkg/controller/endpointslice/endpointslice_controller.go`): Err when a
+    /// write failed (the key is retried with back-off).
+    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
         let Some(obj) = self.members.service(key) else {
             // Gone: its slices are the garbage collector's (they are owned by it).
             self.pending.remove(key);
-            return Ok(());
+            return Ok(Action::Done);
         };
         let Some(svc) = obj.as_service() else {
-            return Ok(());
+            return Ok(Action::Done);
         };
         if selector(svc).is_none() || obj.meta().deletion_timestamp.is_some() {
-            return Ok(());
+            return Ok(Action::Done);
         }
         if self.is_stale(key, now) {
             // Its slice events requeue it; this is the safety net should one never come.
-            self.queue.add_after(key.clone(), STALE_RETRY_MS, now);
-            return Ok(());
+            return Ok(Action::RequeueAfter(STALE_RETRY_MS));
         }
         let existing = self.slices_of(key);
         let desired = self.desired(key, svc);
@@ -458,12 +452,14 @@ impl EndpointSliceController {
         if failed {
             Err(Requeue)
         } else {
-            Ok(())
+            Ok(Action::Done)
         }
     }
 }
 
-impl Controller for EndpointSliceController {
+impl Reconciler for EndpointSliceController {
+    type Key = ObjectKey;
+
     fn name(&self) -> &str {
         USER_AGENT
     }
@@ -474,27 +470,28 @@ impl Controller for EndpointSliceController {
         all
     }
 
-    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+    fn watch(&mut self, now: Timestamp, api: &mut ApiServer, queue: &mut WorkQueue<ObjectKey>) {
         for key in self.members.step(now, api) {
-            self.queue.add(key);
+            queue.add(key);
         }
         for note in self.slices.step(now, api) {
-            self.on_slice(&note);
+            self.on_slice(&note, queue);
         }
-        if self.members.has_synced() && self.slices.has_synced() {
-            while let Some(key) = self.queue.get(now) {
-                match self.sync(now, api, &key) {
-                    Ok(()) => self.queue.forget(&key),
-                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
-                }
-                self.queue.done(&key);
-            }
-        }
+    }
+
+    fn has_synced(&self) -> bool {
+        self.members.has_synced() && self.slices.has_synced()
+    }
+
+    fn reconcile(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
+        self.sync(now, api, key)
+    }
+
+    fn next_wakeup(&self) -> Option<Timestamp> {
         earliest([
             self.members.services.next_wakeup(),
             self.members.pods.next_wakeup(),
             self.slices.next_wakeup(),
-            self.queue.next_ready_at(),
         ])
     }
 }

@@ -20,13 +20,14 @@
 use std::sync::Arc;
 
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
+use super::runtime::{Action, Worker};
 use super::{earliest, Controller, Requeue};
 use crate::api::meta::{OwnerReference, OwnerReferences};
 use crate::api::{Kind, Object, Registry};
 use crate::apiserver::{
     ApiServer, DeleteOptions, Preconditions, FINALIZER_FOREGROUND, FINALIZER_ORPHAN,
 };
-use crate::client::{Notification, WorkQueue};
+use crate::client::Notification;
 use crate::clock::Timestamp;
 use crate::hash::{FixedHashMap, FixedHashSet};
 
@@ -70,8 +71,17 @@ impl Node {
     }
 }
 
-/// The garbage collector over every served kind's ownerReferences.
+/// The garbage collector over every served kind's ownerReferences: the graph and its two
+/// workers (`runAttemptToDeleteWorker`, `runAttemptToOrphanWorker`).
 pub struct GarbageCollector {
+    graph: GraphBuilder,
+    attempt_to_delete: Worker<String>,
+    attempt_to_orphan: Worker<String>,
+}
+
+/// The dependency graph and the informers feeding it (`GraphBuilder`), with the work its
+/// changes and its workers' items ask for, handed to the workers' queues in order.
+struct GraphBuilder {
     /// A reader of kube-controller-manager's shared informer of each served kind but Events,
     /// in registry order.
     informers: Vec<(Kind, SharedInformer)>,
@@ -81,10 +91,11 @@ pub struct GarbageCollector {
     /// write included, to see that nothing the graph holds changed), and a search down a tree
     /// of 150,000 uids compared strings at each level.
     graph: FixedHashMap<String, Node>,
-    /// Objects to check for deletion (dependents, and owners deleting in the foreground).
-    attempt_to_delete: WorkQueue<String>,
-    /// Owners deleted with the `orphan` finalizer.
-    attempt_to_orphan: WorkQueue<String>,
+    /// Objects to check for deletion (dependents, and owners deleting in the foreground), for
+    /// the `attemptToDelete` queue.
+    to_delete: Vec<String>,
+    /// Owners deleted with the `orphan` finalizer, for the `attemptToOrphan` queue.
+    to_orphan: Vec<String>,
 }
 
 /// The kinds the collector watches: every served kind but Events.
@@ -103,19 +114,35 @@ fn has_finalizer(obj: &Object, f: &str) -> bool {
 
 impl GarbageCollector {
     pub fn new(informers: &SharedInformers) -> Self {
-        let mut gc = GarbageCollector {
+        let mut graph = GraphBuilder {
             informers: Vec::new(),
             factory: informers.clone(),
             graph: FixedHashMap::default(),
-            attempt_to_delete: WorkQueue::default(),
-            attempt_to_orphan: WorkQueue::default(),
+            to_delete: Vec::new(),
+            to_orphan: Vec::new(),
         };
         for kind in watched(&Registry::default()) {
-            gc.watch(kind);
+            graph.watch(kind);
         }
-        gc
+        GarbageCollector {
+            graph,
+            attempt_to_delete: Worker::default(),
+            attempt_to_orphan: Worker::default(),
+        }
     }
 
+    /// Hands the work the graph asked for to the workers' queues, in the order it was asked.
+    fn queue_work(&mut self) {
+        for uid in self.graph.to_delete.drain(..) {
+            self.attempt_to_delete.queue_mut().add(uid);
+        }
+        for uid in self.graph.to_orphan.drain(..) {
+            self.attempt_to_orphan.queue_mut().add(uid);
+        }
+    }
+}
+
+impl GraphBuilder {
     fn watch(&mut self, kind: Kind) {
         let informer = self.factory.reader(kind);
         self.informers.push((kind, informer));
@@ -219,7 +246,7 @@ impl GarbageCollector {
                     .get(&old.uid)
                     .is_some_and(|o| o.deleting_dependents)
             {
-                self.attempt_to_delete.add(old.uid.clone());
+                self.to_delete.push(old.uid.clone());
             }
         }
         let mut waits_on_foreground_owner = false;
@@ -253,16 +280,16 @@ impl GarbageCollector {
                         ..Default::default()
                     };
                     self.graph.insert(owner.uid.clone(), virtual_node);
-                    self.attempt_to_delete.add(owner.uid.clone());
+                    self.to_delete.push(owner.uid.clone());
                 }
             }
         }
         if waits_on_foreground_owner && !being_deleted {
-            self.attempt_to_delete.add(uid.clone());
+            self.to_delete.push(uid.clone());
         }
         // Transitions: starting to orphan, starting to delete the dependents.
         if orphaning && !was_orphaning {
-            self.attempt_to_orphan.add(uid.clone());
+            self.to_orphan.push(uid.clone());
         }
         if deleting_dependents && !was_deleting_dependents {
             let deps: Vec<String> = self
@@ -271,9 +298,9 @@ impl GarbageCollector {
                 .map(Node::sorted_dependents)
                 .unwrap_or_default();
             for d in deps {
-                self.attempt_to_delete.add(d);
+                self.to_delete.push(d);
             }
-            self.attempt_to_delete.add(uid);
+            self.to_delete.push(uid);
         }
     }
 
@@ -309,12 +336,12 @@ impl GarbageCollector {
             if let Some(o) = self.graph.get_mut(&owner.uid) {
                 o.dependents.remove(uid);
                 if o.deleting_dependents {
-                    self.attempt_to_delete.add(owner.uid.clone());
+                    self.to_delete.push(owner.uid.clone());
                 }
             }
         }
         for d in node.sorted_dependents() {
-            self.attempt_to_delete.add(d);
+            self.to_delete.push(d);
         }
     }
 
@@ -442,7 +469,7 @@ impl GarbageCollector {
         }
         for d in blocking {
             if !self.graph.get(&d).is_some_and(|n| n.deleting_dependents) {
-                self.attempt_to_delete.add(d);
+                self.to_delete.push(d);
             }
         }
         Ok(())
@@ -547,44 +574,55 @@ fn delete_object(
 
 impl Controller for GarbageCollector {
     fn informers(&self) -> Vec<InformerRef<'_>> {
-        self.informers.iter().map(|(_, i)| i.into()).collect()
+        self.graph.informers.iter().map(|(_, i)| i.into()).collect()
     }
 
     fn name(&self) -> &str {
         USER_AGENT
     }
 
+    /// The graph follows every notification, then (once every informer has synced) the orphan
+    /// worker drains its queue, then the delete worker its own; an item's work for the delete
+    /// queue joins it as the item is processed, as the real workers add to it.
     fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        self.follow_served_kinds(api);
-        for i in 0..self.informers.len() {
-            let Some((_, informer)) = self.informers.get_mut(i) else {
+        let graph = &mut self.graph;
+        graph.follow_served_kinds(api);
+        for i in 0..graph.informers.len() {
+            let Some((_, informer)) = graph.informers.get_mut(i) else {
                 break;
             };
             let notes = informer.step(now, api);
             for note in &notes {
-                self.on_note(api, note);
+                graph.on_note(api, note);
             }
         }
-        if self.informers.iter().all(|(_, i)| i.has_synced()) {
-            while let Some(uid) = self.attempt_to_orphan.get(now) {
-                match self.attempt_to_orphan(api, &uid) {
-                    Ok(()) => self.attempt_to_orphan.forget(&uid),
-                    Err(Requeue) => self.attempt_to_orphan.add_rate_limited(uid.clone(), now),
+        self.queue_work();
+        if self.graph.informers.iter().all(|(_, i)| i.has_synced()) {
+            let graph = &mut self.graph;
+            self.attempt_to_orphan.drain(now, &mut || false, |uid, _, _| {
+                Some(graph.attempt_to_orphan(api, uid).map(|()| Action::Done))
+            });
+            self.queue_work();
+            let graph = &mut self.graph;
+            self.attempt_to_delete.drain(now, &mut || false, |uid, queue, _| {
+                let result = graph.attempt_to_delete(api, uid).map(|()| Action::Done);
+                for d in graph.to_delete.drain(..) {
+                    queue.add(d);
                 }
-                self.attempt_to_orphan.done(&uid);
-            }
-            while let Some(uid) = self.attempt_to_delete.get(now) {
-                match self.attempt_to_delete(api, &uid) {
-                    Ok(()) => self.attempt_to_delete.forget(&uid),
-                    Err(Requeue) => self.attempt_to_delete.add_rate_limited(uid.clone(), now),
-                }
-                self.attempt_to_delete.done(&uid);
-            }
+                Some(result)
+            });
+            self.queue_work();
         }
-        earliest(self.informers.iter().map(|(_, i)| i.next_wakeup()).chain([
-            self.attempt_to_delete.next_ready_at(),
-            self.attempt_to_orphan.next_ready_at(),
-        ]))
+        earliest(
+            self.graph
+                .informers
+                .iter()
+                .map(|(_, i)| i.next_wakeup())
+                .chain([
+                    self.attempt_to_delete.queue().next_ready_at(),
+                    self.attempt_to_orphan.queue().next_ready_at(),
+                ]),
+        )
     }
 }
 

@@ -20,6 +20,7 @@ pub mod endpointslice;
 pub mod event_spam;
 pub mod events;
 pub mod garbage_collector;
+pub mod control_plane;
 pub mod harness;
 pub mod kube_proxy;
 pub mod kubelet;
@@ -32,6 +33,7 @@ pub mod pod_tally;
 pub mod podutil;
 pub mod profile;
 pub mod replicaset;
+pub mod runtime;
 pub mod scheduler;
 pub mod scheduler_cache;
 pub mod service_members;
@@ -44,16 +46,20 @@ pub use endpoints::EndpointsController;
 pub use endpointslice::EndpointSliceController;
 pub use events::EventRecorder;
 pub use garbage_collector::GarbageCollector;
-pub use harness::{ControlPlane, Harness, Settling};
+pub use control_plane::{ControlPlane, Settling};
+pub use harness::Harness;
 pub use kube_proxy::{KubeProxy, ProxyRule};
 pub use kubelet::Kubelet;
 pub use namespace::NamespaceController;
 pub use node_lifecycle::NodeLifecycleController;
 pub use profile::Profile;
 pub use replicaset::ReplicaSetController;
+pub use runtime::{Action, Reconciler, Runner};
 pub use scheduler::Scheduler;
 pub use shared_informer::{InformerRef, SharedInformer, SharedInformers};
 pub use website::WebsiteOperator;
+
+use std::any::Any;
 
 use crate::apiserver::ApiServer;
 use crate::clock::Timestamp;
@@ -65,8 +71,25 @@ use crate::clock::Timestamp;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Requeue;
 
+/// `Any` for every controller, so the [`ControlPlane`] can hand out a typed one
+/// ([`ControlPlane::controller`], [`ControlPlane::reconciler`]).
+pub trait AsAny: Any {
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
 /// One control loop of the cluster.
-pub trait Controller {
+pub trait Controller: AsAny {
     /// The user agent its requests carry (`kube-scheduler`, `kubelet/node-a`, ...).
     fn name(&self) -> &str;
 
@@ -106,6 +129,12 @@ pub trait Controller {
     /// revision against the ledger's.
     fn informers(&self) -> Vec<InformerRef<'_>> {
         Vec::new()
+    }
+
+    /// The controller's type (a [`Runner`]'s: its reconciler's), so a test can tell that the
+    /// control plane runs every controller type there is.
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<Self>()
     }
 }
 

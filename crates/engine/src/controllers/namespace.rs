@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
-use super::{earliest, Controller, Requeue};
+use super::runtime::{Action, Reconciled, Reconciler};
+use super::Requeue;
 use crate::api::namespace::{
     Namespace, NamespaceCondition, FINALIZER_KUBERNETES, PHASE_TERMINATING,
 };
@@ -44,7 +45,6 @@ pub const CONDITION_TYPES: [&str; 5] = [
 /// The namespace controller.
 pub struct NamespaceController {
     namespaces: SharedInformer,
-    queue: WorkQueue<ObjectKey>,
 }
 
 /// What one pass over a namespace's content found.
@@ -64,11 +64,11 @@ impl NamespaceController {
     pub fn new(informers: &SharedInformers) -> Self {
         NamespaceController {
             namespaces: informers.reader(Kind::Namespace),
-            queue: WorkQueue::default(),
         }
     }
 
-    fn on_namespace(&mut self, note: &Notification<Arc<Object>>) {
+    /// A namespace being deleted is queued (`enqueueNamespace` ignores the others).
+    fn on_namespace(note: &Notification<Arc<Object>>, queue: &mut WorkQueue<ObjectKey>) {
         let terminating = match note {
             Notification::Add(o) | Notification::Update { new: o, .. } => {
                 o.meta().deletion_timestamp.is_some()
@@ -76,21 +76,22 @@ impl NamespaceController {
             Notification::Delete(_) => false,
         };
         if terminating {
-            self.queue.add(note.key());
+            queue.add(note.key());
         }
     }
 
-    /// Deletes what is left of the namespace's content; `Ok(Some(ms))` asks to look again.
-    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> SyncResult {
+    /// `syncNamespaceFromKey` (`pkg/controller/namespace/namespace_controller.go`): deletes what
+    /// is left of the namespace's content; asks to look again after the content's estimate.
+    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
         let (_, name) = key.split();
         let Ok(live) = api.get(Kind::Namespace, None, name) else {
-            return Ok(None);
+            return Ok(Action::Done);
         };
         let Object::Namespace(ns) = &*live else {
-            return Ok(None);
+            return Ok(Action::Done);
         };
         if !ns.is_terminating() || !ns.spec.finalizers.iter().any(|f| f == FINALIZER_KUBERNETES) {
-            return Ok(None);
+            return Ok(Action::Done);
         }
         let pass = delete_all_content(api, name);
         let ns = self.write_conditions(now, api, ns, &pass)?;
@@ -107,7 +108,7 @@ impl NamespaceController {
                 return Err(Requeue);
             };
             let wait = estimate / 2 + 1;
-            return Ok(Some(wait as u64 * 1000));
+            return Ok(Action::RequeueAfter(wait as u64 * 1000));
         }
         let mut finalized = ns;
         finalized
@@ -115,8 +116,8 @@ impl NamespaceController {
             .finalizers
             .retain(|f| f != FINALIZER_KUBERNETES);
         match api.finalize_namespace(USER_AGENT, Object::Namespace(finalized)) {
-            Ok(_) => Ok(None),
-            Err(s) if s.code() == 404 => Ok(None),
+            Ok(_) => Ok(Action::Done),
+            Err(s) if s.code() == 404 => Ok(Action::Done),
             Err(_) => Err(Requeue),
         }
     }
@@ -145,8 +146,6 @@ impl NamespaceController {
         }
     }
 }
-
-type SyncResult = Result<Option<u64>, Requeue>;
 
 /// One DELETE collection (background propagation) per namespaced kind that has objects in the
 /// namespace, then a count of what remains.
@@ -302,34 +301,33 @@ fn conditions(
         .collect()
 }
 
-impl Controller for NamespaceController {
-    fn informers(&self) -> Vec<InformerRef<'_>> {
-        vec![(&self.namespaces).into()]
-    }
+impl Reconciler for NamespaceController {
+    type Key = ObjectKey;
 
     fn name(&self) -> &str {
         USER_AGENT
     }
 
-    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        vec![(&self.namespaces).into()]
+    }
+
+    fn watch(&mut self, now: Timestamp, api: &mut ApiServer, queue: &mut WorkQueue<ObjectKey>) {
         for note in self.namespaces.step(now, api) {
-            self.on_namespace(&note);
+            Self::on_namespace(&note, queue);
         }
-        if self.namespaces.has_synced() {
-            while let Some(key) = self.queue.get(now) {
-                match self.sync(now, api, &key) {
-                    Ok(again) => {
-                        self.queue.forget(&key);
-                        if let Some(ms) = again {
-                            self.queue.add_after(key.clone(), ms, now);
-                        }
-                    }
-                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
-                }
-                self.queue.done(&key);
-            }
-        }
-        earliest([self.namespaces.next_wakeup(), self.queue.next_ready_at()])
+    }
+
+    fn has_synced(&self) -> bool {
+        self.namespaces.has_synced()
+    }
+
+    fn reconcile(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
+        self.sync(now, api, key)
+    }
+
+    fn next_wakeup(&self) -> Option<Timestamp> {
+        self.namespaces.next_wakeup()
     }
 }
 

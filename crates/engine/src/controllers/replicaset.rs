@@ -19,7 +19,8 @@ use super::events::{EventRecorder, EventType};
 use super::pod_tally::{Counts, PodTally, Shape};
 use super::podutil::{self, is_pod_ready};
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
-use super::{earliest, whole_step, Controller, Requeue, Stepped};
+use super::runtime::{Action, Reconciled, Reconciler};
+use super::{earliest, Requeue};
 use crate::api::apps::ReplicaSet;
 use crate::api::meta::{OwnerReference, OwnerReferences};
 use crate::api::pod::Pod;
@@ -57,15 +58,12 @@ pub struct ReplicaSetController {
     replicasets: SharedInformer,
     /// kube-controller-manager's shared pod informer.
     pods: SharedInformer,
-    queue: WorkQueue<ObjectKey>,
     expectations: BTreeMap<ObjectKey, Expectations>,
     /// The pods under each ReplicaSet uid that has synced, counted (see [`PodTally`]).
     tallies: BTreeMap<String, PodTally>,
     recorder: EventRecorder,
     /// The sync whose creates a step stopped between ([`Burst`]).
     burst: Option<Burst>,
-    /// The last step stopped part-way: the next goes on without reading its informers first.
-    stopped: bool,
 }
 
 /// A sync between its decision and its status write, with the pods it still has to create in
@@ -115,12 +113,10 @@ impl ReplicaSetController {
         ReplicaSetController {
             replicasets: informers.reader(Kind::ReplicaSet),
             pods: informers.reader(Kind::Pod),
-            queue: WorkQueue::default(),
             expectations: BTreeMap::new(),
             tallies: BTreeMap::new(),
             recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
             burst: None,
-            stopped: false,
         }
     }
 
@@ -183,7 +179,9 @@ impl ReplicaSetController {
         }
     }
 
-    fn on_pod(&mut self, note: Notification<Arc<Object>>) {
+    /// A pod's change counts it, observes the expectations, and queues its owners
+    /// (`addPod`, `updatePod`, `deletePod`).
+    fn on_pod(&mut self, note: Notification<Arc<Object>>, queue: &mut WorkQueue<ObjectKey>) {
         self.tally(&note);
         let (pod, created, deleted) = match &note {
             Notification::Add(o) => (o.as_pod(), true, false),
@@ -209,7 +207,7 @@ impl ReplicaSetController {
                     self.observe(&owner, 0, 1);
                 }
             }
-            self.queue.add(owner);
+            queue.add(owner);
         }
     }
 
@@ -313,10 +311,10 @@ impl ReplicaSetController {
         api: &mut ApiServer,
         mut b: Burst,
         stop: &mut dyn FnMut() -> bool,
-    ) -> Result<Result<Option<u64>, Requeue>, Burst> {
+    ) -> Result<Reconciled, Burst> {
         let obj = b.replica_set.clone();
         let Some(rs) = obj.as_replica_set() else {
-            return Ok(Ok(None));
+            return Ok(Ok(Action::Done));
         };
         while b.batch > 0 {
             while b.made < b.batch {
@@ -344,7 +342,10 @@ impl ReplicaSetController {
         // Ready pods become available after minReadySeconds: look again then.
         let min_ready = rs.spec.min_ready_seconds.unwrap_or(0);
         let waiting = min_ready > 0 && b.counts.waiting;
-        Ok(Ok(waiting.then_some(min_ready as u64 * 1000)))
+        Ok(Ok(match waiting {
+            true => Action::RequeueAfter(min_ready as u64 * 1000),
+            false => Action::Done,
+        }))
     }
 
     /// Releases the pods relabelled out of the selector and adopts the namespace's matching
@@ -413,21 +414,6 @@ impl ReplicaSetController {
             }
         }
         (adopted, failed)
-    }
-
-    /// Hands a synced key back to the queue: forgotten, due again later, or requeued with
-    /// backoff.
-    fn settled(&mut self, now: Timestamp, key: &ObjectKey, result: Result<Option<u64>, Requeue>) {
-        match result {
-            Ok(again) => {
-                self.queue.forget(key);
-                if let Some(ms) = again {
-                    self.queue.add_after(key.clone(), ms, now);
-                }
-            }
-            Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
-        }
-        self.queue.done(key);
     }
 
     /// Creates one pod from the template and records the event; false if the create failed.
@@ -595,77 +581,71 @@ fn deletion_rank(
     )
 }
 
-impl Controller for ReplicaSetController {
-    fn informers(&self) -> Vec<InformerRef<'_>> {
-        vec![(&self.replicasets).into(), (&self.pods).into()]
-    }
+impl Reconciler for ReplicaSetController {
+    type Key = ObjectKey;
 
     fn name(&self) -> &str {
         USER_AGENT
     }
 
-    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        whole_step(self, now, api)
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        vec![(&self.replicasets).into(), (&self.pods).into()]
     }
 
-    /// Stops between two creates of a burst, or between two syncs; going on, it makes the
-    /// next create, or takes the next key off the queue, as the uncut loop would.
-    fn step_until(
+    fn watch(&mut self, now: Timestamp, api: &mut ApiServer, queue: &mut WorkQueue<ObjectKey>) {
+        self.recorder.flush(api, now);
+        for note in self.replicasets.step(now, api) {
+            if let Notification::Delete(d) = &note {
+                self.tallies.remove(&d.object().meta().uid);
+            }
+            queue.add(note.key());
+        }
+        for note in self.pods.step(now, api) {
+            self.on_pod(note, queue);
+        }
+    }
+
+    fn has_synced(&self) -> bool {
+        self.replicasets.has_synced() && self.pods.has_synced()
+    }
+
+    fn reconcile(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
+        // Never asked to stop, the burst is made whole; were it kept, the key's next reconcile
+        // would go on with it.
+        self.reconcile_until(now, api, key, &mut || false)
+            .unwrap_or(Err(Requeue))
+    }
+
+    /// Stops between two creates of a burst; given the key again, it makes the next create, as
+    /// the uncut sync would.
+    fn reconcile_until(
         &mut self,
         now: Timestamp,
         api: &mut ApiServer,
+        key: &ObjectKey,
         stop: &mut dyn FnMut() -> bool,
-    ) -> Stepped {
-        if !std::mem::take(&mut self.stopped) {
-            self.recorder.flush(api, now);
-            for note in self.replicasets.step(now, api) {
-                if let Notification::Delete(d) = &note {
-                    self.tallies.remove(&d.object().meta().uid);
-                }
-                self.queue.add(note.key());
-            }
-            for note in self.pods.step(now, api) {
-                self.on_pod(note);
-            }
-        }
-        if self.replicasets.has_synced() && self.pods.has_synced() {
-            loop {
-                let burst = match self.burst.take() {
-                    Some(b) => b,
-                    None => {
-                        let Some(key) = self.queue.get(now) else {
-                            break;
-                        };
-                        match self.sync(now, api, &key) {
-                            Some(b) => b,
-                            None => {
-                                self.settled(now, &key, Ok(None));
-                                continue;
-                            }
-                        }
-                    }
-                };
-                let key = burst.key.clone();
-                match self.go_on(now, api, burst, stop) {
-                    Ok(result) => self.settled(now, &key, result),
-                    Err(b) => {
-                        self.burst = Some(b);
-                        self.stopped = true;
-                        return Stepped::Stopped;
-                    }
-                }
-                if self.queue.has_ready(now) && stop() {
-                    self.stopped = true;
-                    return Stepped::Stopped;
-                }
+    ) -> Option<Reconciled> {
+        let burst = match self.burst.take() {
+            Some(b) => b,
+            None => match self.sync(now, api, key) {
+                Some(b) => b,
+                None => return Some(Ok(Action::Done)),
+            },
+        };
+        match self.go_on(now, api, burst, stop) {
+            Ok(result) => Some(result),
+            Err(b) => {
+                self.burst = Some(b);
+                None
             }
         }
-        let pending = self.recorder.next_retry();
-        Stepped::Done(earliest([
+    }
+
+    fn next_wakeup(&self) -> Option<Timestamp> {
+        earliest([
             self.replicasets.next_wakeup(),
             self.pods.next_wakeup(),
-            self.queue.next_ready_at(),
-            pending,
-        ]))
+            self.recorder.next_retry(),
+        ])
     }
 }

@@ -21,7 +21,8 @@ use super::scheduler_cache::{
     num_feasible_nodes_to_find, NodeInfo, NodeSnapshot, NodeUsageCache, Usage,
 };
 use super::shared_informer::InformerRef;
-use super::{earliest, whole_step, Controller, Stepped};
+use super::earliest;
+use super::runtime::{Action, Reconciled, Reconciler};
 use crate::api::binding::Binding;
 use crate::api::node::Taint;
 use crate::api::pod::Pod;
@@ -54,7 +55,6 @@ struct NodeFailure {
 pub struct Scheduler {
     pods: ApiInformer,
     nodes: ApiInformer,
-    queue: WorkQueue<ObjectKey>,
     /// Failed attempts per pod (for the backoff).
     attempts: BTreeMap<ObjectKey, u32>,
     /// Pods that fit nowhere at their last attempt (retried when the cluster changes).
@@ -68,8 +68,6 @@ pub struct Scheduler {
     recorder: EventRecorder,
     rng: SimRng,
     profile: Profile,
-    /// The last step stopped between two pods of its queue ([`Controller::step_until`]).
-    binding_burst: bool,
     scores: ScoreMemo,
     /// The feasible nodes with the best score in the decision being made, at its front (kept
     /// between decisions so that each does not grow a new list; see [`FilterPass`]).
@@ -198,7 +196,6 @@ impl Scheduler {
                 Vec::new(),
                 SimRng::child(seed, "kube-scheduler/nodes"),
             ),
-            queue: WorkQueue::default(),
             attempts: BTreeMap::new(),
             unschedulable: BTreeSet::new(),
             cache: NodeUsageCache::default(),
@@ -207,7 +204,6 @@ impl Scheduler {
             recorder: EventRecorder::new(USER_AGENT, SCHEDULER_NAME, ""),
             rng: SimRng::child(seed, "kube-scheduler"),
             profile: profile.clone(),
-            binding_burst: false,
             scores: ScoreMemo::default(),
             ties: Vec::new(),
         }
@@ -218,25 +214,21 @@ impl Scheduler {
         self.cache.assumed()
     }
 
-    /// Pods waiting in the queue (ready or backing off).
-    pub fn queued(&self) -> usize {
-        self.queue.len() + self.queue.waiting()
-    }
-
     fn ours(pod: &Pod) -> bool {
         pod.spec.node_name.is_empty()
             && pod.metadata.deletion_timestamp.is_none()
             && pod.spec.scheduler_name.as_deref().unwrap_or(SCHEDULER_NAME) == SCHEDULER_NAME
     }
 
-    fn on_pod(&mut self, note: Notification<Arc<Object>>) {
+    /// `addPodToSchedulingQueue` / `updatePodInSchedulingQueue` / `deletePodFromCache`.
+    fn on_pod(&mut self, note: Notification<Arc<Object>>, queue: &mut WorkQueue<ObjectKey>) {
         let key = note.key();
         match &note {
             Notification::Add(o) => {
                 if let Some(p) = o.as_pod() {
                     self.confirm(&key, p);
                     if Self::ours(p) {
-                        self.queue.add(key);
+                        queue.add(key);
                     }
                 }
             }
@@ -248,7 +240,7 @@ impl Scheduler {
                 // Status-only changes (ours included) do not make a pod schedulable again.
                 let relevant = old.spec != new.spec || old.metadata.labels != new.metadata.labels;
                 if Self::ours(new) && relevant {
-                    self.queue.add(key);
+                    queue.add(key);
                 }
             }
             Notification::Delete(d) => {
@@ -260,7 +252,7 @@ impl Scheduler {
                     .as_pod()
                     .is_some_and(|p| !p.spec.node_name.is_empty())
                 {
-                    self.retry_unschedulable();
+                    self.retry_unschedulable(queue);
                 }
             }
         }
@@ -275,7 +267,7 @@ impl Scheduler {
         }
     }
 
-    fn on_node(&mut self, note: Notification<Arc<Object>>) {
+    fn on_node(&mut self, note: Notification<Arc<Object>>, queue: &mut WorkQueue<ObjectKey>) {
         match &note {
             Notification::Add(n) | Notification::Update { new: n, .. } => {
                 let slot = self.cache.slot(n.name());
@@ -298,24 +290,28 @@ impl Scheduler {
             Notification::Delete(_) => false,
         };
         if changed {
-            self.retry_unschedulable();
+            self.retry_unschedulable(queue);
         }
     }
 
     /// A cluster event may have made room: move unschedulable pods back to the queue.
-    fn retry_unschedulable(&mut self) {
+    fn retry_unschedulable(&mut self, queue: &mut WorkQueue<ObjectKey>) {
         for key in std::mem::take(&mut self.unschedulable) {
-            self.queue.add(key);
+            queue.add(key);
         }
     }
 
-    fn schedule_one(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) {
+    /// `scheduleOne` (`pkg/scheduler/schedule_one.go`): filter, score, pick a node among the
+    /// best at random, assume and bind; a pod that fits nowhere is retried after its back-off.
+    fn schedule_one(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Action {
         let Some(obj) = self.pods.store().get(key) else {
-            return;
+            return Action::Done;
         };
-        let Some(pod) = obj.as_pod() else { return };
+        let Some(pod) = obj.as_pod() else {
+            return Action::Done;
+        };
         if !Self::ours(pod) || self.cache.is_assumed(key) {
-            return;
+            return Action::Done;
         }
         let nodes = self.snapshot.nodes();
         let total = nodes.len();
@@ -342,11 +338,10 @@ impl Scheduler {
         if best.is_none() {
             let message = fit_error(total, &failures);
             self.unschedulable.insert(key.clone());
-            self.fail(now, api, key, &obj, &message);
-            return;
+            return self.fail(now, api, key, &obj, &message);
         }
         let Some(node) = node else {
-            return;
+            return Action::Done;
         };
         let binding = Binding::new(&pod.metadata.namespace, &pod.metadata.name, &node);
         match api.bind(USER_AGENT, &binding) {
@@ -354,24 +349,27 @@ impl Scheduler {
                 self.cache.assume(key, pod, &node);
                 self.attempts.remove(key);
                 self.unschedulable.remove(key);
-                self.queue.forget(key);
                 let msg = format!(
                     "Successfully assigned {}/{} to {node}",
                     pod.metadata.namespace, pod.metadata.name
                 );
                 self.recorder
                     .record(api, now, &obj, EventType::Normal, "Scheduled", &msg);
+                Action::Done
             }
             // Already bound, being deleted or gone: the watch will tell; nothing to retry.
-            Err(s) if matches!(s.reason(), StatusReason::Conflict | StatusReason::NotFound) => {}
+            Err(s) if matches!(s.reason(), StatusReason::Conflict | StatusReason::NotFound) => {
+                Action::Done
+            }
             Err(s) => {
                 let msg = format!("Binding rejected: {}", s.message());
-                self.fail(now, api, key, &obj, &msg);
+                self.fail(now, api, key, &obj, &msg)
             }
         }
     }
 
-    /// Records the failure (event + PodScheduled=False) and requeues with backoff.
+    /// Records the failure (event + PodScheduled=False) and asks to try again after the pod's
+    /// back-off (`podInitialBackoffDuration` doubling to `podMaxBackoffDuration`).
     fn fail(
         &mut self,
         now: Timestamp,
@@ -379,7 +377,7 @@ impl Scheduler {
         key: &ObjectKey,
         obj: &Arc<Object>,
         message: &str,
-    ) {
+    ) -> Action {
         self.recorder.record(
             api,
             now,
@@ -414,7 +412,7 @@ impl Scheduler {
         let shift = (*n - 1).min(20);
         let delay =
             (self.profile.pod_initial_backoff_ms << shift).min(self.profile.pod_max_backoff_ms);
-        self.queue.add_after(key.clone(), delay, now);
+        Action::RequeueAfter(delay)
     }
 }
 
@@ -545,53 +543,43 @@ fn fit_error(total: usize, failures: &[NodeFailure]) -> String {
     )
 }
 
-impl Controller for Scheduler {
-    fn informers(&self) -> Vec<InformerRef<'_>> {
-        vec![(&self.pods).into(), (&self.nodes).into()]
-    }
+impl Reconciler for Scheduler {
+    type Key = ObjectKey;
 
     fn name(&self) -> &str {
         USER_AGENT
     }
 
-    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        whole_step(self, now, api)
+    fn informers(&self) -> Vec<InformerRef<'_>> {
+        vec![(&self.pods).into(), (&self.nodes).into()]
     }
 
-    /// Stops between two pods (a burst of 500 pods to bind is a long step at 5,000 nodes);
-    /// going on, it takes the next pod off the queue, as the uncut loop would.
-    fn step_until(
-        &mut self,
-        now: Timestamp,
-        api: &mut ApiServer,
-        stop: &mut dyn FnMut() -> bool,
-    ) -> Stepped {
-        if !std::mem::take(&mut self.binding_burst) {
-            self.recorder.flush(api, now);
-            for note in self.nodes.step(now, api, USER_AGENT) {
-                self.on_node(note);
-            }
-            for note in self.pods.step(now, api, USER_AGENT) {
-                self.on_pod(note);
-            }
+    fn watch(&mut self, now: Timestamp, api: &mut ApiServer, queue: &mut WorkQueue<ObjectKey>) {
+        self.recorder.flush(api, now);
+        for note in self.nodes.step(now, api, USER_AGENT) {
+            self.on_node(note, queue);
         }
-        if self.pods.has_synced() && self.nodes.has_synced() {
-            while let Some(key) = self.queue.get(now) {
-                self.schedule_one(now, api, &key);
-                self.queue.done(&key);
-                if self.queue.has_ready(now) && stop() {
-                    self.binding_burst = true;
-                    return Stepped::Stopped;
-                }
-            }
+        for note in self.pods.step(now, api, USER_AGENT) {
+            self.on_pod(note, queue);
         }
-        let retry_events = self.recorder.next_retry();
-        Stepped::Done(earliest([
+    }
+
+    fn has_synced(&self) -> bool {
+        self.pods.has_synced() && self.nodes.has_synced()
+    }
+
+    /// One pod (the runner may stop between two: a burst of 500 pods to bind is a long step at
+    /// 5,000 nodes).
+    fn reconcile(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
+        Ok(self.schedule_one(now, api, key))
+    }
+
+    fn next_wakeup(&self) -> Option<Timestamp> {
+        earliest([
             self.pods.next_wakeup(),
             self.nodes.next_wakeup(),
-            self.queue.next_ready_at(),
-            retry_events,
-        ]))
+            self.recorder.next_retry(),
+        ])
     }
 }
 

@@ -22,7 +22,8 @@ use super::adapter::ApiInformer;
 use super::events::{EventRecorder, EventType};
 use super::profile::Profile;
 use super::shared_informer::InformerRef;
-use super::{earliest, Controller, Requeue};
+use super::runtime::{Action, Reconciled, Reconciler};
+use super::{earliest, Requeue};
 use crate::api::custom::CustomObject;
 use crate::api::meta::OwnerReference;
 use crate::api::{Kind, Object};
@@ -131,7 +132,6 @@ pub struct WebsiteOperator {
     seed: u64,
     config: InformerConfig,
     watching: Option<Watching>,
-    queue: WorkQueue<ObjectKey>,
     recorder: EventRecorder,
     /// Writes refused with 409 Conflict and requeued (for the UI and tests).
     conflicts: u64,
@@ -197,7 +197,6 @@ impl WebsiteOperator {
             seed,
             config: profile.informer_config(),
             watching: None,
-            queue: WorkQueue::default(),
             recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
             conflicts: 0,
         }
@@ -213,8 +212,9 @@ impl WebsiteOperator {
         self.watching.is_some()
     }
 
-    /// Follows the definition: informers once `Website` is served, none once it is not.
-    fn follow_definition(&mut self, api: &mut ApiServer) {
+    /// Follows the definition: informers once `Website` is served, none once it is not (and
+    /// then no work left queued).
+    fn follow_definition(&mut self, api: &mut ApiServer, queue: &mut WorkQueue<ObjectKey>) {
         let served = api.registry().by_kind(API_VERSION, KIND).map(|r| r.kind());
         let current = self.watching.as_ref().map(|w| w.websites.kind());
         if served == current {
@@ -223,7 +223,7 @@ impl WebsiteOperator {
         if let Some(mut w) = self.watching.take() {
             w.websites.stop(api, USER_AGENT);
             w.deployments.stop(api, USER_AGENT);
-            self.queue = WorkQueue::default();
+            *queue = WorkQueue::default();
         }
         if let Some(kind) = served {
             let informer = |kind: Kind, name: &str| {
@@ -243,15 +243,14 @@ impl WebsiteOperator {
     }
 
     /// `handleObject`: a Deployment a Website controls queues that Website.
-    fn on_deployment(&mut self, note: &Notification<Arc<Object>>) {
+    fn on_deployment(note: &Notification<Arc<Object>>, queue: &mut WorkQueue<ObjectKey>) {
         let obj = match note {
             Notification::Add(o) | Notification::Update { new: o, .. } => o,
             Notification::Delete(d) => d.object(),
         };
         let meta = obj.meta();
         if let Some(owner) = meta.controller_ref().filter(|r| is_website(r)) {
-            self.queue
-                .add(ObjectKey::new(Some(&meta.namespace), &owner.name));
+            queue.add(ObjectKey::new(Some(&meta.namespace), &owner.name));
         }
     }
 
@@ -362,7 +361,9 @@ impl WebsiteOperator {
     }
 }
 
-impl Controller for WebsiteOperator {
+impl Reconciler for WebsiteOperator {
+    type Key = ObjectKey;
+
     fn name(&self) -> &str {
         USER_AGENT
     }
@@ -374,35 +375,38 @@ impl Controller for WebsiteOperator {
             .unwrap_or_default()
     }
 
-    fn step(&mut self, now: Timestamp, api: &mut ApiServer) -> Option<Timestamp> {
-        self.follow_definition(api);
+    fn watch(&mut self, now: Timestamp, api: &mut ApiServer, queue: &mut WorkQueue<ObjectKey>) {
+        self.follow_definition(api, queue);
         let Some(w) = &mut self.watching else {
-            return None;
+            return;
         };
         self.recorder.flush(api, now);
         let sites = w.websites.step(now, api, USER_AGENT);
         let deployments = w.deployments.step(now, api, USER_AGENT);
-        let synced = w.websites.has_synced() && w.deployments.has_synced();
         for note in sites {
-            self.queue.add(note.key());
+            queue.add(note.key());
         }
         for note in &deployments {
-            self.on_deployment(note);
+            Self::on_deployment(note, queue);
         }
-        if synced {
-            while let Some(key) = self.queue.get(now) {
-                match self.sync(now, api, &key) {
-                    Ok(()) => self.queue.forget(&key),
-                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
-                }
-                self.queue.done(&key);
-            }
-        }
+    }
+
+    fn has_synced(&self) -> bool {
+        self.watching
+            .as_ref()
+            .is_some_and(|w| w.websites.has_synced() && w.deployments.has_synced())
+    }
+
+    fn reconcile(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
+        self.sync(now, api, key).map(|()| Action::Done)
+    }
+
+    /// Nothing while the resource is not served.
+    fn next_wakeup(&self) -> Option<Timestamp> {
         let w = self.watching.as_ref()?;
         earliest([
             w.websites.next_wakeup(),
             w.deployments.next_wakeup(),
-            self.queue.next_ready_at(),
             self.recorder.next_retry(),
         ])
     }
