@@ -9,9 +9,12 @@
 //!
 //! Each name a path uses is resolved to the file that DEFINES it, as rustc resolves it: through
 //! child modules (file or inline), the items a module declares, and its `use` declarations
-//! (`pub use` re-exports in a `mod.rs` or `lib.rs` included, globs too). So `super::X` in
-//! `api/kind.rs` is an edge to `api/resource.rs` when `api/mod.rs` only re-exports `X` from
-//! there: two siblings that meet through their parent's re-exports are not hidden (issue #31).
+//! (`pub use` re-exports in a `mod.rs` or `lib.rs` included, globs too) and inherent impls (an
+//! associated item is its impl's file's). So `super::X` in `a/b.rs` is an edge to `a/c.rs` when
+//! `a/mod.rs` only re-exports `X` from there: two siblings that meet through their parent's
+//! re-exports are not hidden (issue #31 found one knot of the engine's `api/` that way: `Kind`
+//! ⇄ its registry modules, `Kind` ⇄ `ResourceInfo`, `meta` ⇄ `managed_fields`, `printer` →
+//! `apiextensions` → `meta`).
 //! An edge between a module and one of its ancestors is left out only when the definition
 //! really is in the ancestor's (or the descendant's) own file.
 #![cfg(not(target_arch = "wasm32"))]

@@ -2,12 +2,23 @@
 //! URLs (`pods`, `po`), which group and version serve it, whether it is namespaced, its
 //! subresources, its etcd key prefix (the real ones, `/registry/minions/` for nodes included),
 //! the field selectors it supports, and — through [`Rules`] — its decoding, defaulting,
-//! validation, update strategy, strategic-merge keys and Table columns and cells. The built-in kinds declare theirs in
-//! [`super::kinds`]; a custom resource's is built from its CustomResourceDefinition.
+//! validation, update strategy, strategic-merge keys and Table columns and cells. The built-in
+//! kinds declare theirs in [`super::kinds`]; a custom resource's is built from its
+//! CustomResourceDefinition.
+//!
+//! Also here, as it is the description's other face: [`Kind`], a cheap, copyable handle on one
+//! description. It is not a closed enum, so a resource defined at run time (a
+//! CustomResourceDefinition's) is a `Kind` like `Kind::Pod`: every generic part of the API
+//! server — keys, routing, discovery, watch, strategy — works on the handle and asks its
+//! description, never a list of variants. The built-in kinds' handles (`Kind::Pod`, `Kind::ALL`)
+//! are declared with their registry modules, in [`super::kinds`].
 
 use super::field_set::FieldSet;
 use super::printer;
-use super::{Kind, Object};
+use super::Object;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
 use watchlab_apimachinery::fields::FieldSelector;
 use watchlab_apimachinery::request::resource_path;
 use watchlab_apimachinery::status::{GroupResource, Status};
@@ -269,6 +280,78 @@ pub fn field_value(obj: &Object, field: &str) -> Option<String> {
     }
 }
 
+/// A served kind. Two handles are equal when they name the same resource
+/// (group, version, plural); built-in kinds compare by their rank alone.
+#[derive(Clone, Copy)]
+pub struct Kind(&'static ResourceInfo);
+
+impl Kind {
+    /// The handle of a description (a built-in's static, or a custom resource's).
+    pub const fn of(resource: &'static ResourceInfo) -> Kind {
+        Kind(resource)
+    }
+
+    /// Everything the registry knows about this kind.
+    pub fn resource(self) -> &'static ResourceInfo {
+        self.0
+    }
+
+    /// Whether this kind is defined at run time (by a CustomResourceDefinition).
+    pub fn is_custom(self) -> bool {
+        self.0.rank == CUSTOM_RANK
+    }
+
+    fn identity(&self) -> (u16, &'static str, &'static str, &'static str) {
+        let r = self.0;
+        (r.rank, r.group, r.plural, r.version)
+    }
+}
+
+impl PartialEq for Kind {
+    fn eq(&self, other: &Kind) -> bool {
+        std::ptr::eq(self.0, other.0)
+            || (self.0.rank == other.0.rank
+                && self.0.rank == CUSTOM_RANK
+                && self.identity() == other.identity())
+    }
+}
+
+impl Eq for Kind {}
+
+impl Hash for Kind {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        if self.is_custom() {
+            self.identity().hash(state)
+        } else {
+            self.0.rank.hash(state)
+        }
+    }
+}
+
+impl PartialOrd for Kind {
+    fn partial_cmp(&self, other: &Kind) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Built-in kinds in registry order, then custom ones by group and plural.
+impl Ord for Kind {
+    fn cmp(&self, other: &Kind) -> Ordering {
+        // Built-in kinds (the watch index's hot path) compare by rank alone.
+        match self.0.rank.cmp(&other.0.rank) {
+            Ordering::Equal if self.is_custom() => self.identity().cmp(&other.identity()),
+            o => o,
+        }
+    }
+}
+
+/// The kind's name (`Pod`), as the former enum printed it.
+impl fmt::Debug for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.kind_name)
+    }
+}
+
 /// The `spec.nodeName` of a pod (the watch fan-out indexes kubelet watchers by it).
 pub fn node_name(obj: &Object) -> Option<&str> {
     obj.as_pod().map(|p| p.spec.node_name.as_str())
@@ -278,6 +361,15 @@ pub fn node_name(obj: &Object) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::api::pod::Pod;
+
+    #[test]
+    fn handles_compare_and_order_like_the_registry() {
+        assert_eq!(Kind::Pod, Kind::of(Kind::Pod.resource()));
+        assert_ne!(Kind::Pod, Kind::Node);
+        assert!(Kind::Namespace < Kind::Node && Kind::Deployment < Kind::Lease);
+        assert_eq!(format!("{:?}", Kind::ReplicaSet), "ReplicaSet");
+        assert_eq!(std::mem::size_of::<Kind>(), std::mem::size_of::<usize>());
+    }
 
     #[test]
     fn keys_follow_the_real_registry_layout() {

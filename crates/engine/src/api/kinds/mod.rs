@@ -39,6 +39,28 @@ pub const BUILT_IN: [Kind; 13] = [
     Kind::Secret,
 ];
 
+/// The built-in kinds' handles, each on its registry module's static (named like the former
+/// enum's variants, so `Kind::Pod` reads as it always did).
+#[allow(non_upper_case_globals)]
+impl Kind {
+    pub const Namespace: Kind = Kind::of(&namespace::RESOURCE);
+    pub const Node: Kind = Kind::of(&node::RESOURCE);
+    pub const Pod: Kind = Kind::of(&pod::RESOURCE);
+    pub const ReplicaSet: Kind = Kind::of(&replicaset::RESOURCE);
+    pub const Deployment: Kind = Kind::of(&deployment::RESOURCE);
+    pub const Event: Kind = Kind::of(&event::RESOURCE);
+    pub const Lease: Kind = Kind::of(&lease::RESOURCE);
+    pub const CustomResourceDefinition: Kind = Kind::of(&customresourcedefinition::RESOURCE);
+    pub const Service: Kind = Kind::of(&service::RESOURCE);
+    pub const Endpoints: Kind = Kind::of(&endpoints::RESOURCE);
+    pub const EndpointSlice: Kind = Kind::of(&endpointslice::RESOURCE);
+    pub const ConfigMap: Kind = Kind::of(&configmap::RESOURCE);
+    pub const Secret: Kind = Kind::of(&secret::RESOURCE);
+
+    /// The built-in kinds, in discovery order ([`BUILT_IN`]).
+    pub const ALL: [Kind; BUILT_IN.len()] = BUILT_IN;
+}
+
 /// A boolean field as field selectors compare it.
 fn bool_text(b: bool) -> String {
     if b { "true" } else { "false" }.to_string()
