@@ -226,6 +226,10 @@ pub fn define(crd: &CustomResourceDefinition) -> Option<Kind> {
         returns_deleted_object: false,
         delete_collection: true,
         controller_owners: &[],
+        schema_root: "",
+        atomic_maps: &[],
+        event_ttl: false,
+        trigger_field: None,
         rules,
     }));
     let kind = Kind::of(info);

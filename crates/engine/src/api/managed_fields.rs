@@ -380,9 +380,10 @@ pub fn strip_set(set: &mut FieldSet) {
     set.unmark(&[PathElement::Field("metadata".to_string())]);
 }
 
-/// A kind's list and map types, from its registry rules: lists with a strategic merge key are
-/// associative lists keyed by it, every other list is atomic; `LabelSelector` is atomic
-/// (`+structType=atomic`).
+/// A kind's list and map types, from its registry entry: lists with a strategic merge key are
+/// associative lists keyed by it, every other list is atomic; the maps it lists in
+/// [`ResourceInfo::atomic_maps`](super::ResourceInfo::atomic_maps) (its `LabelSelector`s,
+/// `+structType=atomic`) are atomic.
 pub struct KindTypes(pub Kind);
 
 impl ListTypes for KindTypes {
@@ -391,8 +392,11 @@ impl ListTypes for KindTypes {
     }
 
     fn atomic_map(&self, path: &[PathElement]) -> bool {
-        (self.0 == Kind::Deployment || self.0 == Kind::ReplicaSet)
-            && field_set::field_names(path).eq(["spec", "selector"])
+        self.0
+            .resource()
+            .atomic_maps
+            .iter()
+            .any(|atomic| field_set::field_names(path).eq(atomic.iter().copied()))
     }
 }
 

@@ -71,6 +71,26 @@ pub struct ResourceInfo {
     /// The kinds whose objects may be this kind's controller owner (the garbage collector's
     /// owner relations: a ReplicaSet's pods, a Deployment's ReplicaSets).
     pub controller_owners: &'static [Kind],
+    /// The root type of the kind's field schema (`fieldValidation`'s unknown-field check,
+    /// [`super::field_schema`]): its OpenAPI definition as the official Python client names the
+    /// model (`V1Pod`, `CoreV1Event`). `scripts/gen-field-schema.py` reads these from the kind
+    /// modules and generates the schema from them. Empty for a custom resource (pruned by its
+    /// own `openAPIV3Schema` instead).
+    pub schema_root: &'static str,
+    /// The fields, as names from the object's root (list items skipped), that hold a map the
+    /// field manager owns as a whole: every `LabelSelector` the typed object keeps
+    /// (`+structType=atomic`, `x-kubernetes-map-type: atomic` in the OpenAPI), so a selector
+    /// is replaced, not merged key by key (structured-merge-diff's `atomic` element
+    /// relationship). `kinds::tests` checks that none is missing.
+    pub atomic_maps: &'static [&'static [&'static str]],
+    /// The registry store's `TTLFunc`: objects are written with the `--event-ttl` lease and
+    /// expire with it (Events).
+    pub event_ttl: bool,
+    /// The field label the watch cache files this resource's watchers by (the registry's
+    /// `TriggerFunc`, `pod.NodeNameTriggerFunc`: `spec.nodeName` for pods, so a pod change is
+    /// offered to its node's kubelet watch alone); an object's value is
+    /// [`Rules::trigger_value`].
+    pub trigger_field: Option<&'static str>,
     /// Everything kind-specific that needs the typed object.
     pub rules: &'static dyn Rules,
 }
@@ -124,6 +144,11 @@ pub trait Rules: Sync {
     /// renewal). `None`: compare the JSON. An answer must be the one the JSON comparison gives
     /// (`kinds::lease`'s tests check it).
     fn set_fields(&self, _new: &Object, _old: &Object) -> Option<FieldSet> {
+        None
+    }
+    /// The object's value of [`ResourceInfo::trigger_field`] (`pod.NodeNameTriggerFunc`), for
+    /// the watch cache's index; `None` without one.
+    fn trigger_value<'a>(&self, _obj: &'a Object) -> Option<&'a str> {
         None
     }
     /// What an update may not change (beyond [`Rules::validate`] of the new object).
@@ -352,9 +377,10 @@ impl fmt::Debug for Kind {
     }
 }
 
-/// The `spec.nodeName` of a pod (the watch fan-out indexes kubelet watchers by it).
-pub fn node_name(obj: &Object) -> Option<&str> {
-    obj.as_pod().map(|p| p.spec.node_name.as_str())
+/// The object's value of its resource's [`ResourceInfo::trigger_field`] (the watch fan-out files
+/// the kubelets' pod watchers by `spec.nodeName`).
+pub fn trigger_value(obj: &Object) -> Option<&str> {
+    obj.kind().resource().rules.trigger_value(obj)
 }
 
 #[cfg(test)]
