@@ -10,7 +10,7 @@
 
 use super::apiextensions::{CustomResourceDefinition, PrinterColumn};
 use super::resource::{meta_fields, ResourceInfo, Rules, CUSTOM_RANK};
-use super::{printer, schema, Kind, Object, ObjectMeta};
+use super::{custom_table, schema, Kind, Object, ObjectMeta};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
@@ -152,11 +152,11 @@ impl Rules for CustomRules {
     }
 
     fn columns(&self) -> Vec<TableColumnDefinition> {
-        printer::custom_columns(&self.printer_columns)
+        custom_table::columns(&self.printer_columns)
     }
 
     fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
-        printer::custom_row(&self.printer_columns, obj, now_unix_ms)
+        custom_table::row(&self.printer_columns, obj, now_unix_ms)
     }
 }
 
@@ -226,6 +226,10 @@ pub fn define(crd: &CustomResourceDefinition) -> Option<Kind> {
         returns_deleted_object: false,
         delete_collection: true,
         controller_owners: &[],
+        schema_root: "",
+        atomic_maps: &[],
+        event_ttl: false,
+        trigger_field: None,
         rules,
     }));
     let kind = Kind::of(info);

@@ -7,7 +7,7 @@
 
 use super::field_set::{self, FieldSet, ListTypes, PathElement};
 use super::time;
-use super::{Kind, Object, ObjectMeta};
+use super::{Kind, Object};
 use crate::clock::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -380,38 +380,10 @@ pub fn strip_set(set: &mut FieldSet) {
     set.unmark(&[PathElement::Field("metadata".to_string())]);
 }
 
-/// Whether `a` and `b` hold the same metadata as far as the field manager tracks it (all but
-/// `STRIPPED_META`). Every field is named, so a field added to `ObjectMeta` must be placed
-/// here.
-pub fn same_tracked_meta(a: &ObjectMeta, b: &ObjectMeta) -> bool {
-    let ObjectMeta {
-        name: _,
-        generate_name,
-        namespace: _,
-        uid: _,
-        resource_version: _,
-        generation: _,
-        creation_timestamp: _,
-        deletion_timestamp,
-        deletion_grace_period_seconds,
-        labels,
-        annotations,
-        owner_references,
-        finalizers,
-        managed_fields: _,
-    } = a;
-    *generate_name == b.generate_name
-        && *deletion_timestamp == b.deletion_timestamp
-        && *deletion_grace_period_seconds == b.deletion_grace_period_seconds
-        && *labels == b.labels
-        && *annotations == b.annotations
-        && *owner_references == b.owner_references
-        && *finalizers == b.finalizers
-}
-
-/// A kind's list and map types, from its registry rules: lists with a strategic merge key are
-/// associative lists keyed by it, every other list is atomic; `LabelSelector` is atomic
-/// (`+structType=atomic`).
+/// A kind's list and map types, from its registry entry: lists with a strategic merge key are
+/// associative lists keyed by it, every other list is atomic; the maps it lists in
+/// [`ResourceInfo::atomic_maps`](super::ResourceInfo::atomic_maps) (its `LabelSelector`s,
+/// `+structType=atomic`) are atomic.
 pub struct KindTypes(pub Kind);
 
 impl ListTypes for KindTypes {
@@ -420,8 +392,11 @@ impl ListTypes for KindTypes {
     }
 
     fn atomic_map(&self, path: &[PathElement]) -> bool {
-        (self.0 == Kind::Deployment || self.0 == Kind::ReplicaSet)
-            && field_set::field_names(path).eq(["spec", "selector"])
+        self.0
+            .resource()
+            .atomic_maps
+            .iter()
+            .any(|atomic| field_set::field_names(path).eq(atomic.iter().copied()))
     }
 }
 

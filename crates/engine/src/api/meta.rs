@@ -82,6 +82,35 @@ impl ObjectMeta {
     }
 }
 
+/// Whether `a` and `b` hold the same metadata as far as the field manager tracks it (all but
+/// the fields it strips, [`super::managed_fields::stripped`]). Every field is named, so a field
+/// added to `ObjectMeta` must be placed here.
+pub fn same_tracked_meta(a: &ObjectMeta, b: &ObjectMeta) -> bool {
+    let ObjectMeta {
+        name: _,
+        generate_name,
+        namespace: _,
+        uid: _,
+        resource_version: _,
+        generation: _,
+        creation_timestamp: _,
+        deletion_timestamp,
+        deletion_grace_period_seconds,
+        labels,
+        annotations,
+        owner_references,
+        finalizers,
+        managed_fields: _,
+    } = a;
+    *generate_name == b.generate_name
+        && *deletion_timestamp == b.deletion_timestamp
+        && *deletion_grace_period_seconds == b.deletion_grace_period_seconds
+        && *labels == b.labels
+        && *annotations == b.annotations
+        && *owner_references == b.owner_references
+        && *finalizers == b.finalizers
+}
+
 /// `metav1.OwnerReference`: who owns this object (garbage collection, controller adoption).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

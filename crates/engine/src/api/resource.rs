@@ -2,12 +2,23 @@
 //! URLs (`pods`, `po`), which group and version serve it, whether it is namespaced, its
 //! subresources, its etcd key prefix (the real ones, `/registry/minions/` for nodes included),
 //! the field selectors it supports, and — through [`Rules`] — its decoding, defaulting,
-//! validation, update strategy, strategic-merge keys and Table columns and cells. The built-in kinds declare theirs in
-//! [`super::kinds`]; a custom resource's is built from its CustomResourceDefinition.
+//! validation, update strategy, strategic-merge keys and Table columns and cells. The built-in
+//! kinds declare theirs in [`super::kinds`]; a custom resource's is built from its
+//! CustomResourceDefinition.
+//!
+//! Also here, as it is the description's other face: [`Kind`], a cheap, copyable handle on one
+//! description. It is not a closed enum, so a resource defined at run time (a
+//! CustomResourceDefinition's) is a `Kind` like `Kind::Pod`: every generic part of the API
+//! server — keys, routing, discovery, watch, strategy — works on the handle and asks its
+//! description, never a list of variants. The built-in kinds' handles (`Kind::Pod`, `Kind::ALL`)
+//! are declared with their registry modules, in [`super::kinds`].
 
 use super::field_set::FieldSet;
 use super::printer;
-use super::{Kind, Object};
+use super::Object;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
 use watchlab_apimachinery::fields::FieldSelector;
 use watchlab_apimachinery::request::resource_path;
 use watchlab_apimachinery::status::{GroupResource, Status};
@@ -60,6 +71,26 @@ pub struct ResourceInfo {
     /// The kinds whose objects may be this kind's controller owner (the garbage collector's
     /// owner relations: a ReplicaSet's pods, a Deployment's ReplicaSets).
     pub controller_owners: &'static [Kind],
+    /// The root type of the kind's field schema (`fieldValidation`'s unknown-field check,
+    /// [`super::field_schema`]): its OpenAPI definition as the official Python client names the
+    /// model (`V1Pod`, `CoreV1Event`). `scripts/gen-field-schema.py` reads these from the kind
+    /// modules and generates the schema from them. Empty for a custom resource (pruned by its
+    /// own `openAPIV3Schema` instead).
+    pub schema_root: &'static str,
+    /// The fields, as names from the object's root (list items skipped), that hold a map the
+    /// field manager owns as a whole: every `LabelSelector` the typed object keeps
+    /// (`+structType=atomic`, `x-kubernetes-map-type: atomic` in the OpenAPI), so a selector
+    /// is replaced, not merged key by key (structured-merge-diff's `atomic` element
+    /// relationship). `kinds::tests` checks that none is missing.
+    pub atomic_maps: &'static [&'static [&'static str]],
+    /// The registry store's `TTLFunc`: objects are written with the `--event-ttl` lease and
+    /// expire with it (Events).
+    pub event_ttl: bool,
+    /// The field label the watch cache files this resource's watchers by (the registry's
+    /// `TriggerFunc`, `pod.NodeNameTriggerFunc`: `spec.nodeName` for pods, so a pod change is
+    /// offered to its node's kubelet watch alone); an object's value is
+    /// [`Rules::trigger_value`].
+    pub trigger_field: Option<&'static str>,
     /// Everything kind-specific that needs the typed object.
     pub rules: &'static dyn Rules,
 }
@@ -113,6 +144,11 @@ pub trait Rules: Sync {
     /// renewal). `None`: compare the JSON. An answer must be the one the JSON comparison gives
     /// (`kinds::lease`'s tests check it).
     fn set_fields(&self, _new: &Object, _old: &Object) -> Option<FieldSet> {
+        None
+    }
+    /// The object's value of [`ResourceInfo::trigger_field`] (`pod.NodeNameTriggerFunc`), for
+    /// the watch cache's index; `None` without one.
+    fn trigger_value<'a>(&self, _obj: &'a Object) -> Option<&'a str> {
         None
     }
     /// What an update may not change (beyond [`Rules::validate`] of the new object).
@@ -269,15 +305,97 @@ pub fn field_value(obj: &Object, field: &str) -> Option<String> {
     }
 }
 
-/// The `spec.nodeName` of a pod (the watch fan-out indexes kubelet watchers by it).
-pub fn node_name(obj: &Object) -> Option<&str> {
-    obj.as_pod().map(|p| p.spec.node_name.as_str())
+/// A served kind. Two handles are equal when they name the same resource
+/// (group, version, plural); built-in kinds compare by their rank alone.
+#[derive(Clone, Copy)]
+pub struct Kind(&'static ResourceInfo);
+
+impl Kind {
+    /// The handle of a description (a built-in's static, or a custom resource's).
+    pub const fn of(resource: &'static ResourceInfo) -> Kind {
+        Kind(resource)
+    }
+
+    /// Everything the registry knows about this kind.
+    pub fn resource(self) -> &'static ResourceInfo {
+        self.0
+    }
+
+    /// Whether this kind is defined at run time (by a CustomResourceDefinition).
+    pub fn is_custom(self) -> bool {
+        self.0.rank == CUSTOM_RANK
+    }
+
+    fn identity(&self) -> (u16, &'static str, &'static str, &'static str) {
+        let r = self.0;
+        (r.rank, r.group, r.plural, r.version)
+    }
+}
+
+impl PartialEq for Kind {
+    fn eq(&self, other: &Kind) -> bool {
+        std::ptr::eq(self.0, other.0)
+            || (self.0.rank == other.0.rank
+                && self.0.rank == CUSTOM_RANK
+                && self.identity() == other.identity())
+    }
+}
+
+impl Eq for Kind {}
+
+impl Hash for Kind {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        if self.is_custom() {
+            self.identity().hash(state)
+        } else {
+            self.0.rank.hash(state)
+        }
+    }
+}
+
+impl PartialOrd for Kind {
+    fn partial_cmp(&self, other: &Kind) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Built-in kinds in registry order, then custom ones by group and plural.
+impl Ord for Kind {
+    fn cmp(&self, other: &Kind) -> Ordering {
+        // Built-in kinds (the watch index's hot path) compare by rank alone.
+        match self.0.rank.cmp(&other.0.rank) {
+            Ordering::Equal if self.is_custom() => self.identity().cmp(&other.identity()),
+            o => o,
+        }
+    }
+}
+
+/// The kind's name (`Pod`), as the former enum printed it.
+impl fmt::Debug for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.kind_name)
+    }
+}
+
+/// The object's value of its resource's [`ResourceInfo::trigger_field`] (the watch fan-out files
+/// the kubelets' pod watchers by `spec.nodeName`).
+pub fn trigger_value(obj: &Object) -> Option<&str> {
+    obj.kind().resource().rules.trigger_value(obj)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::api::pod::Pod;
+
+    #[test]
+    fn handles_compare_and_order_like_the_registry() {
+        assert_eq!(Kind::Pod, Kind::of(Kind::Pod.resource()));
+        assert_ne!(Kind::Pod, Kind::Node);
+        assert!(Kind::Namespace < Kind::Node && Kind::Deployment < Kind::Lease);
+        assert_eq!(format!("{:?}", Kind::ReplicaSet), "ReplicaSet");
+        assert_eq!(std::mem::size_of::<Kind>(), std::mem::size_of::<usize>());
+    }
 
     #[test]
     fn keys_follow_the_real_registry_layout() {

@@ -6,7 +6,7 @@
 //! "spec.foo"`), `Warn` (the default) returns one warning per field for the `Warning` header,
 //! `Ignore` checks nothing.
 
-use crate::api::field_schema::{ROOTS, TYPES};
+use crate::api::field_schema::TYPES;
 use crate::api::resource::ResourceInfo;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -64,13 +64,8 @@ pub fn check_patched(
 /// none for a body that is not JSON (decoding reports it afterwards with its own error).
 pub fn problems(r: &'static ResourceInfo, body: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    // Custom resources are pruned by their own schema instead (a custom `Node` kind is not v1's).
-    let root = ROOTS
-        .iter()
-        .filter(|_| !r.kind().is_custom())
-        .find(|(kind, _)| *kind == r.kind_name)
-        .map(|(_, root)| *root)
-        .unwrap_or_default();
+    // The kind's root type; none for a custom resource, pruned by its own schema instead.
+    let root = r.schema_root;
     let mut de = serde_json::Deserializer::from_str(body);
     let scan = Scan {
         path: String::new(),

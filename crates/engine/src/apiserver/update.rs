@@ -52,7 +52,7 @@ impl ApiServer {
     /// PUT namespaces/NAME/finalize: replaces `spec.finalizers` (everything else is ignored);
     /// a terminating namespace left with no finalizer is removed.
     pub fn finalize_namespace(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
-        if obj.kind() != Kind::Namespace {
+        if !obj.kind().resource().has_subresource("finalize") {
             return Err(Status::bad_request(
                 "only namespaces have a finalize subresource",
             ));
@@ -229,10 +229,10 @@ impl ApiServer {
         )
     }
 
-    /// Events are (re)written with an `--event-ttl` lease (the lease manager's current one);
-    /// other kinds have none.
+    /// A kind whose registry entry says so ([`crate::api::ResourceInfo::event_ttl`]: Events) is (re)written
+    /// with an `--event-ttl` lease (the lease manager's current one); other kinds have none.
     pub(super) fn lease_for(&mut self, kind: Kind) -> Option<crate::store::LeaseId> {
-        (kind == Kind::Event).then(|| {
+        kind.resource().event_ttl.then(|| {
             self.leases
                 .lease(&mut self.store, self.config.event_ttl_ms, self.now)
         })

@@ -32,6 +32,10 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
+    schema_root: "V1ConfigMap",
+    atomic_maps: &[],
+    event_ttl: false,
+    trigger_field: None,
     rules: &ConfigMapRules,
 };
 

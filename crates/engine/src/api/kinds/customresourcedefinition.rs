@@ -31,6 +31,10 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: true,
     delete_collection: true,
     controller_owners: &[],
+    schema_root: "V1CustomResourceDefinition",
+    atomic_maps: &[],
+    event_ttl: false,
+    trigger_field: None,
     rules: &CrdRules,
 };
 

@@ -35,6 +35,10 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
+    schema_root: "V1Endpoints",
+    atomic_maps: &[],
+    event_ttl: false,
+    trigger_field: None,
     rules: &EndpointsRules,
 };
 

@@ -33,6 +33,10 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[Kind::Service],
+    schema_root: "V1EndpointSlice",
+    atomic_maps: &[],
+    event_ttl: false,
+    trigger_field: None,
     rules: &EndpointSliceRules,
 };
 

@@ -46,6 +46,10 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
+    schema_root: "CoreV1Event",
+    atomic_maps: &[],
+    event_ttl: true,
+    trigger_field: None,
     rules: &EventRules,
 };
 

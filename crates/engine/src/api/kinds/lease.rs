@@ -2,7 +2,7 @@
 
 use crate::api::field_set::{FieldSet, PathElement};
 use crate::api::lease::LeaseSpec;
-use crate::api::managed_fields::same_tracked_meta;
+use crate::api::meta::same_tracked_meta;
 use crate::api::printer::{self, column, text, Column, AGE, NAME};
 use crate::api::resource::{meta_fields, ResourceInfo, Rules};
 use crate::api::{Lease, Object};
@@ -33,6 +33,10 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[],
+    schema_root: "V1Lease",
+    atomic_maps: &[],
+    event_ttl: false,
+    trigger_field: None,
     rules: &LeaseRules,
 };
 

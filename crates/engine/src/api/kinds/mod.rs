@@ -1,9 +1,37 @@
 //! The built-in kinds, one registry module each: every module declares its kind's
 //! [`ResourceInfo`](super::resource::ResourceInfo) (names, group/version, scope, subresources,
-//! etcd prefix, field selectors, strategy flags, garbage-collector owners) and implements its
-//! [`Rules`](super::resource::Rules) over the typed object (decoding, field values, defaulting,
-//! validation, the spec/status split, strategic-merge keys). Adding a built-in kind is one new
-//! module here and one line in [`BUILT_IN`].
+//! etcd prefix, field selectors, strategy flags, garbage-collector owners, field-schema root,
+//! atomic maps, event TTL, watch trigger) and implements its [`Rules`](super::resource::Rules)
+//! over the typed object (decoding, field values, defaulting, validation, the spec/status split,
+//! strategic-merge keys, Table columns). The generic API server reads only these.
+//!
+//! Adding a built-in kind takes, besides the typed object itself (its own module in `api/`,
+//! re-exported from `api/mod.rs`):
+//! 1. In `api/mod.rs`, what Rust's enum needs: an [`Object`](super::Object) variant (boxed if
+//!    it is larger than a Pod), its arms in `each_kind!` and [`Object::kind`](super::Object::kind)
+//!    (the compiler names any missing one), its `From` in `into_object!` or
+//!    `into_boxed_object!`, and an `as_…` accessor if generic code reads it.
+//! 2. A registry module here declaring `pub static RESOURCE` and its `Rules`, and its `pub mod`
+//!    line. Every field of the entry is required, so none is forgotten silently; the ones that
+//!    other places used to hard-code:
+//!    - `schema_root`: the root model of its field schema (`V1Pod`); then run
+//!      `scripts/gen-field-schema.py` (it reads the roots from these modules) so `fieldValidation`
+//!      knows its fields;
+//!    - `atomic_maps`: every `LabelSelector` the typed object keeps (`spec.selector`), which the
+//!      field manager owns as a whole;
+//!    - `event_ttl` (written with the `--event-ttl` lease, Events) and `trigger_field` (the watch
+//!      cache's index, with [`Rules::trigger_value`](super::resource::Rules::trigger_value)).
+//! 3. Its handle `Kind::X` in the `impl Kind` block below and its place in [`BUILT_IN`] (its
+//!    `rank` is its index there, the discovery order).
+//! 4. If it serves `status`, a sample status in `tests::status_sample`.
+//!
+//! `tests::every_kind_declares_its_schema_root_and_atomic_selectors` fails while the generated
+//! schema lacks the root or a kept `LabelSelector` is not listed; the other tests here and
+//! `every_row_fills_its_columns_even_from_garbage` walk every kind too. Optional, elsewhere: a
+//! protobuf schema at the HTTP edge (`apiserver-http`'s `protobuf.rs`; without one a protobuf
+//! body is refused with 415), a `kubectl describe` text (`kubectl`'s `describe`), and the API
+//! server's own admission or storage steps that need server state (pods' default tolerations,
+//! services' IP allocation): those stay in the API server, keyed by the kind.
 
 pub mod configmap;
 pub mod customresourcedefinition;
@@ -38,6 +66,28 @@ pub const BUILT_IN: [Kind; 13] = [
     Kind::ConfigMap,
     Kind::Secret,
 ];
+
+/// The built-in kinds' handles, each on its registry module's static (named like the former
+/// enum's variants, so `Kind::Pod` reads as it always did).
+#[allow(non_upper_case_globals)]
+impl Kind {
+    pub const Namespace: Kind = Kind::of(&namespace::RESOURCE);
+    pub const Node: Kind = Kind::of(&node::RESOURCE);
+    pub const Pod: Kind = Kind::of(&pod::RESOURCE);
+    pub const ReplicaSet: Kind = Kind::of(&replicaset::RESOURCE);
+    pub const Deployment: Kind = Kind::of(&deployment::RESOURCE);
+    pub const Event: Kind = Kind::of(&event::RESOURCE);
+    pub const Lease: Kind = Kind::of(&lease::RESOURCE);
+    pub const CustomResourceDefinition: Kind = Kind::of(&customresourcedefinition::RESOURCE);
+    pub const Service: Kind = Kind::of(&service::RESOURCE);
+    pub const Endpoints: Kind = Kind::of(&endpoints::RESOURCE);
+    pub const EndpointSlice: Kind = Kind::of(&endpointslice::RESOURCE);
+    pub const ConfigMap: Kind = Kind::of(&configmap::RESOURCE);
+    pub const Secret: Kind = Kind::of(&secret::RESOURCE);
+
+    /// The built-in kinds, in discovery order ([`BUILT_IN`]).
+    pub const ALL: [Kind; BUILT_IN.len()] = BUILT_IN;
+}
 
 /// A boolean field as field selectors compare it.
 fn bool_text(b: bool) -> String {
@@ -82,7 +132,7 @@ fn workload_merge_key(path: &[&str]) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::Object;
+    use crate::api::{field_schema, Object};
 
     #[test]
     fn merge_keys_are_looked_up_by_path_not_by_bare_name() {
@@ -125,6 +175,119 @@ mod tests {
                 m.remove("apiVersion");
             }
             assert_eq!(r.rules.decode(json).ok(), Some(empty), "{kind:?}");
+        }
+    }
+
+    /// The fields of schema type `ty` ([`field_schema::TYPES`]).
+    fn schema_fields(ty: &str) -> &'static [(&'static str, &'static str)] {
+        field_schema::TYPES
+            .iter()
+            .find(|(name, _)| *name == ty)
+            .map_or(&[], |(_, fields)| *fields)
+    }
+
+    /// A step of a schema path: a field name, and whether it holds a list of objects.
+    type Step = (&'static str, bool);
+
+    /// Every path from schema type `ty` to a `LabelSelector` field (a type already on the path
+    /// is not entered again: the schema is recursive in places).
+    fn label_selectors(
+        ty: &str,
+        path: &mut Vec<Step>,
+        on_path: &mut Vec<String>,
+    ) -> Vec<Vec<Step>> {
+        let mut out = Vec::new();
+        for (name, held) in schema_fields(ty) {
+            let (list, inner) = match held.strip_prefix("[]") {
+                Some(inner) => (true, inner),
+                None => (false, *held),
+            };
+            if inner.is_empty() || on_path.iter().any(|t| t == inner) {
+                continue;
+            }
+            path.push((name, list));
+            if inner == "V1LabelSelector" {
+                out.push(path.clone());
+            } else {
+                on_path.push(inner.to_string());
+                out.extend(label_selectors(inner, path, on_path));
+                on_path.pop();
+            }
+            path.pop();
+        }
+        out
+    }
+
+    /// The value at `path` in `doc` (a list's first item), made if `make`.
+    fn at_path<'a>(
+        doc: &'a mut serde_json::Value,
+        path: &[Step],
+        make: bool,
+    ) -> Option<&'a mut serde_json::Value> {
+        let mut here = doc;
+        for (name, list) in path {
+            let obj = here.as_object_mut()?;
+            if make && !obj.contains_key(*name) {
+                let empty = if *list {
+                    serde_json::json!([{}])
+                } else {
+                    serde_json::json!({})
+                };
+                obj.insert(name.to_string(), empty);
+            }
+            here = obj.get_mut(*name)?;
+            if *list {
+                let items = here.as_array_mut()?;
+                if make && items.is_empty() {
+                    items.push(serde_json::json!({}));
+                }
+                here = items.first_mut()?;
+            }
+        }
+        Some(here)
+    }
+
+    /// A kind lives in its module: every built-in kind declares the root of its field schema
+    /// (and the generated schema has it: `scripts/gen-field-schema.py` reads the roots from
+    /// these modules), and lists as an atomic map every `LabelSelector` its typed object keeps
+    /// (found by writing a selector at each `LabelSelector` field of the schema and decoding:
+    /// the ones that survive are the object's).
+    #[test]
+    fn every_kind_declares_its_schema_root_and_atomic_selectors() {
+        for kind in BUILT_IN {
+            let r = kind.resource();
+            assert!(
+                !r.schema_root.is_empty() && !schema_fields(r.schema_root).is_empty(),
+                "{kind:?}: schema_root {:?} is not in the generated field schema \
+                 (declare it in the kind's module and run scripts/gen-field-schema.py)",
+                r.schema_root
+            );
+            let selectors = label_selectors(r.schema_root, &mut Vec::new(), &mut Vec::new());
+            let names = |path: &[Step]| path.iter().map(|(n, _)| *n).collect::<Vec<_>>();
+            for atomic in r.atomic_maps {
+                assert!(
+                    selectors.iter().any(|p| names(p) == *atomic),
+                    "{kind:?}: atomic map {atomic:?} is no LabelSelector of {}",
+                    r.schema_root
+                );
+            }
+            for path in &selectors {
+                let mut doc = r.rules.empty().to_json_value();
+                if let Some(m) = doc.as_object_mut() {
+                    m.remove("kind");
+                    m.remove("apiVersion");
+                }
+                let probe = serde_json::json!({"matchLabels": {"probe": "probe"}});
+                *at_path(&mut doc, path, true).expect("a path into an object") = probe.clone();
+                let decoded = r.rules.decode(doc);
+                let mut decoded = decoded.expect("the probe decodes").to_json_value();
+                let kept = at_path(&mut decoded, path, false).is_some_and(|v| *v == probe);
+                assert!(
+                    !kept || r.atomic_maps.contains(&names(path).as_slice()),
+                    "{kind:?} keeps the LabelSelector {:?}: list it in its atomic_maps",
+                    names(path)
+                );
+            }
         }
     }
 

@@ -34,6 +34,10 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: true,
     delete_collection: false,
     controller_owners: &[],
+    schema_root: "V1Namespace",
+    atomic_maps: &[],
+    event_ttl: false,
+    trigger_field: None,
     rules: &NamespaceRules,
 };
 

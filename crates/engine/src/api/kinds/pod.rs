@@ -46,6 +46,10 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: true,
     delete_collection: true,
     controller_owners: &[Kind::ReplicaSet],
+    schema_root: "V1Pod",
+    atomic_maps: &[],
+    event_ttl: false,
+    trigger_field: Some("spec.nodeName"),
     rules: &PodRules,
 };
 
@@ -58,6 +62,11 @@ impl Rules for PodRules {
 
     fn empty(&self) -> Object {
         Object::Pod(Pod::default())
+    }
+
+    /// `NodeNameTriggerFunc`: the node the pod is bound to (empty while unscheduled).
+    fn trigger_value<'a>(&self, obj: &'a Object) -> Option<&'a str> {
+        obj.as_pod().map(|p| p.spec.node_name.as_str())
     }
 
     fn field_value(&self, obj: &Object, field: &str) -> Option<String> {

@@ -33,6 +33,10 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: false,
     delete_collection: true,
     controller_owners: &[Kind::Deployment],
+    schema_root: "V1ReplicaSet",
+    atomic_maps: &[&["spec", "selector"]],
+    event_ttl: false,
+    trigger_field: None,
     rules: &ReplicaSetRules,
 };
 

@@ -42,6 +42,10 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     returns_deleted_object: true,
     delete_collection: true,
     controller_owners: &[],
+    schema_root: "V1Service",
+    atomic_maps: &[],
+    event_ttl: false,
+    trigger_field: None,
     rules: &ServiceRules,
 };
 

@@ -1,10 +1,10 @@
 //! The fan-out index, like the watch cache's: streams are filed by resource, then by the most
-//! selective exact field they ask for (`spec.nodeName` for the kubelets' pod watches,
-//! `metadata.name`), else by namespace, else in the resource-wide bucket. A change is offered only
+//! selective exact field they ask for (the resource's trigger field, `spec.nodeName` for the
+//! kubelets' pod watches; `metadata.name`), else by namespace, else in the resource-wide bucket. A change is offered only
 //! to the buckets it can match, so it costs O(matching streams), not O(all streams).
 
 use super::filter::{Change, Filter};
-use crate::api::resource::node_name;
+use crate::api::resource::trigger_value;
 use crate::api::Kind;
 use crate::hash::FixedHashMap;
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,14 +15,15 @@ use watchlab_apimachinery::client::WatchId;
 enum Slot {
     All,
     Namespace(String),
-    NodeName(String),
+    /// The resource's [`crate::api::ResourceInfo::trigger_field`] (a pod's `spec.nodeName`).
+    Trigger(String),
     Name(String),
 }
 
 fn slot(filter: &Filter) -> Slot {
-    if filter.kind == Kind::Pod {
-        if let Some(node) = filter.fields.exact_value("spec.nodeName") {
-            return Slot::NodeName(node.to_string());
+    if let Some(field) = filter.kind.resource().trigger_field {
+        if let Some(value) = filter.fields.exact_value(field) {
+            return Slot::Trigger(value.to_string());
         }
     }
     if let Some(name) = filter.fields.exact_value("metadata.name") {
@@ -41,7 +42,7 @@ fn slot(filter: &Filter) -> Slot {
 struct Bucket {
     all: BTreeSet<WatchId>,
     by_namespace: Slots,
-    by_node: Slots,
+    by_trigger: Slots,
     by_name: Slots,
 }
 
@@ -74,7 +75,7 @@ impl WatchIndex {
                 b.all.insert(id);
             }
             Slot::Namespace(ns) => add(&mut b.by_namespace, ns, id),
-            Slot::NodeName(n) => add(&mut b.by_node, n, id),
+            Slot::Trigger(n) => add(&mut b.by_trigger, n, id),
             Slot::Name(n) => add(&mut b.by_name, n, id),
         }
     }
@@ -88,7 +89,7 @@ impl WatchIndex {
                 b.all.remove(&id);
             }
             Slot::Namespace(ns) => remove(&mut b.by_namespace, &ns, id),
-            Slot::NodeName(n) => remove(&mut b.by_node, &n, id),
+            Slot::Trigger(n) => remove(&mut b.by_trigger, &n, id),
             Slot::Name(n) => remove(&mut b.by_name, &n, id),
         }
     }
@@ -107,11 +108,11 @@ impl WatchIndex {
         };
         extend(b.by_namespace.get(change.namespace()));
         extend(b.by_name.get(change.name()));
-        let prev_node = change.prev.as_deref().and_then(node_name);
-        let cur_node = change.object_for().map(|o| &**o).and_then(node_name);
-        extend(prev_node.and_then(|n| b.by_node.get(n)));
+        let prev_node = change.prev.as_deref().and_then(trigger_value);
+        let cur_node = change.object_for().map(|o| &**o).and_then(trigger_value);
+        extend(prev_node.and_then(|n| b.by_trigger.get(n)));
         if cur_node != prev_node {
-            extend(cur_node.and_then(|n| b.by_node.get(n)));
+            extend(cur_node.and_then(|n| b.by_trigger.get(n)));
         }
         out.sort_unstable();
         out.dedup();
