@@ -98,10 +98,26 @@ impl ApiServer {
         }
     }
 
+    /// One non-watch request by `user`, in a context of its own; the warnings it earned wait
+    /// for [`ApiServer::take_warnings`] (the server as its own client).
+    pub fn handle(
+        &mut self,
+        user: &str,
+        method: &str,
+        path_and_query: &str,
+        content_type: Option<&str>,
+        body: Option<&str>,
+    ) -> ApiResponse {
+        let mut ctx = RequestContext::new(user);
+        let answer = self.handle_in(&mut ctx, method, path_and_query, content_type, body);
+        self.client_warnings = ctx.into_warnings();
+        answer
+    }
+
     /// One non-watch request in `ctx`, a context built for it alone from its user agent
     /// ([`RequestContext::new`]): the options its query carries go into `ctx`, and so do the
     /// warnings it earns, for its answer's `Warning` headers.
-    pub fn handle(
+    pub fn handle_in(
         &mut self,
         ctx: &mut RequestContext<'_>,
         method: &str,
@@ -352,10 +368,24 @@ impl ApiServer {
         })
     }
 
+    /// A GET by `user` answered in the representation `accept` names, in a context of its own
+    /// ([`ApiServer::handle_accepting_in`]); its warnings wait for [`ApiServer::take_warnings`].
+    pub fn handle_accepting(
+        &mut self,
+        user: &str,
+        path_and_query: &str,
+        accept: &str,
+    ) -> ApiResponse {
+        let mut ctx = RequestContext::new(user);
+        let answer = self.handle_accepting_in(&mut ctx, path_and_query, accept);
+        self.client_warnings = ctx.into_warnings();
+        answer
+    }
+
     /// A GET in `ctx` answered in the representation `accept` names: a get or list of a
     /// resource as a `meta.k8s.io/v1` Table when `accept` asks for one, everything else (and
-    /// any refusal) as [`ApiServer::handle`] answers it.
-    pub fn handle_accepting(
+    /// any refusal) as [`ApiServer::handle_in`] answers it.
+    pub fn handle_accepting_in(
         &mut self,
         ctx: &mut RequestContext<'_>,
         path_and_query: &str,
@@ -366,7 +396,7 @@ impl ApiServer {
                 return answer.unwrap_or_else(error);
             }
         }
-        self.handle(ctx, "GET", path_and_query, None, None)
+        self.handle_in(ctx, "GET", path_and_query, None, None)
     }
 
     /// The Table of a get or list; `None` for any other request, or one that does not parse.
@@ -525,7 +555,7 @@ impl ApiClient for UserSession<'_> {
         let mut ctx = RequestContext::new(&self.user);
         let answer = self
             .server
-            .handle(&mut ctx, method, path, content_type, body);
+            .handle_in(&mut ctx, method, path, content_type, body);
         self.warnings = ctx.into_warnings();
         answer
     }
@@ -537,7 +567,7 @@ impl ApiClient for UserSession<'_> {
 
     fn get_accepting(&mut self, path: &str, accept: &str) -> ApiResponse {
         let mut ctx = RequestContext::new(&self.user);
-        let answer = self.server.handle_accepting(&mut ctx, path, accept);
+        let answer = self.server.handle_accepting_in(&mut ctx, path, accept);
         self.warnings = ctx.into_warnings();
         answer
     }
@@ -573,10 +603,7 @@ impl ApiClient for ApiServer {
         content_type: Option<&str>,
         body: Option<&str>,
     ) -> ApiResponse {
-        let mut ctx = RequestContext::new(DEFAULT_USER);
-        let answer = self.handle(&mut ctx, method, path, content_type, body);
-        self.client_warnings = ctx.into_warnings();
-        answer
+        self.handle(DEFAULT_USER, method, path, content_type, body)
     }
 
     fn watch(&mut self, path: &str) -> Result<WatchId, ApiResponse> {
@@ -585,10 +612,7 @@ impl ApiClient for ApiServer {
     }
 
     fn get_accepting(&mut self, path: &str, accept: &str) -> ApiResponse {
-        let mut ctx = RequestContext::new(DEFAULT_USER);
-        let answer = self.handle_accepting(&mut ctx, path, accept);
-        self.client_warnings = ctx.into_warnings();
-        answer
+        self.handle_accepting(DEFAULT_USER, path, accept)
     }
 
     fn watch_accepting(&mut self, path: &str, accept: &str) -> Result<WatchId, ApiResponse> {

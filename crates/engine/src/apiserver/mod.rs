@@ -147,9 +147,9 @@ pub struct ApiServer {
     compactor: Compactor,
     /// Grants and reuses the leases Events are written with.
     leases: LeaseManager,
-    /// The warnings of the last answer the server gave through its own [`ApiClient`] face (as
-    /// [`DEFAULT_USER`]), kept for that client's `take_warnings` as a response keeps its
-    /// headers. Only that face writes and reads it: a request gathers its warnings in its
+    /// The warnings of the last answer [`ApiServer::handle`] gave (the server as its own
+    /// [`ApiClient`]), kept for [`ApiServer::take_warnings`] as a response keeps its headers.
+    /// Only that face writes and reads it: a request gathers its warnings in its
     /// [`RequestContext`], and no write path sees this.
     ///
     /// [`ApiClient`]: watchlab_apimachinery::client::ApiClient
@@ -212,9 +212,9 @@ impl ApiServer {
         s
     }
 
-    /// The warnings the last request made through the server's own [`ApiClient`] face earned
-    /// (each becomes a `Warning: 299 - "…"` header; kubectl prints `Warning: …`), handed over
-    /// once.
+    /// The warnings the last request made through [`ApiServer::handle`] (the server as its own
+    /// [`ApiClient`]) earned (each becomes a `Warning: 299 - "…"` header; kubectl prints
+    /// `Warning: …`), handed over once.
     ///
     /// [`ApiClient`]: watchlab_apimachinery::client::ApiClient
     pub fn take_warnings(&mut self) -> Vec<String> {
