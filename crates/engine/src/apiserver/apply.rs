@@ -7,7 +7,7 @@
 use super::field_manager::{self, Owner};
 use super::patch::PatchTarget;
 use super::update::Part;
-use super::{errors, ApiServer};
+use super::{errors, ApiServer, RequestContext};
 use crate::api::{Object, ResourceInfo};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -43,13 +43,26 @@ fn gvk(r: &ResourceInfo) -> String {
 impl ApiServer {
     /// Applies `config` for `manager` to the object `target` names (creating it when absent);
     /// `force` takes over fields other managers own instead of refusing. Returns the object and
-    /// whether it was created.
+    /// whether it was created. A request by `user` with `manager` as its `fieldManager`.
     pub fn apply(
         &mut self,
         user: &str,
         target: PatchTarget<'_>,
         config: &Value,
         manager: &str,
+        force: bool,
+    ) -> Result<(Arc<Object>, bool), Status> {
+        let mut ctx = RequestContext::new(user).with_field_manager(Some(manager.to_string()));
+        self.apply_in(&mut ctx, target, config, force)
+    }
+
+    /// [`ApiServer::apply`] as the request `ctx`, for its `fieldManager` (the apply patcher
+    /// of `patchResource`; the HTTP edge has refused an apply without one).
+    pub fn apply_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
+        target: PatchTarget<'_>,
+        config: &Value,
         force: bool,
     ) -> Result<(Arc<Object>, bool), Status> {
         let PatchTarget {
@@ -93,7 +106,7 @@ impl ApiServer {
         };
         let apply = field_manager::Apply {
             kind,
-            manager,
+            manager: ctx.field_manager().unwrap_or_default(),
             force,
             subresource: if status { "status" } else { "" },
             now: self.now,
@@ -104,7 +117,7 @@ impl ApiServer {
             return Err(Status::bad_request("the namespace of the provided object does not match the namespace sent on the request"));
         }
         match current {
-            None => Ok((self.create_as(user, obj, Owner::Applied)?, true)),
+            None => Ok((self.create_as(ctx, obj, Owner::Applied)?, true)),
             Some(current) => {
                 if config
                     .pointer("/metadata/resourceVersion")
@@ -115,7 +128,7 @@ impl ApiServer {
                         .clone_from(&current.meta().resource_version);
                 }
                 let part = if status { Part::Status } else { Part::Main };
-                let written = self.update_part_as(user, obj, part, "patch", Owner::Applied)?;
+                let written = self.update_part_as(ctx, obj, part, "patch", Owner::Applied)?;
                 Ok((written, false))
             }
         }

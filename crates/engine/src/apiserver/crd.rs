@@ -6,7 +6,7 @@
 //! deleted definition's objects are deleted (each a DELETED event for watchers) and its
 //! endpoints go away.
 
-use super::{ApiServer, Write};
+use super::{ApiServer, RequestContext, Write};
 use crate::api::apiextensions::{CrdCondition, CustomResourceDefinition};
 use crate::api::{custom, Kind, Object};
 use std::collections::BTreeSet;
@@ -96,8 +96,15 @@ impl ApiServer {
         conflict
     }
 
-    /// The naming and establishing controllers' work on a new or changed definition.
-    pub(super) fn establish(&mut self, crd: &CustomResourceDefinition) -> Result<(), Status> {
+    /// The naming and establishing controllers' work on a new or changed definition, written
+    /// by the request `ctx`: the status write is [`APIEXTENSIONS_USER`]'s, under the request's
+    /// options (its `fieldManager` names the status entry in `managedFields`, as it always has
+    /// here; the real controllers write later, in requests of their own).
+    pub(super) fn establish(
+        &mut self,
+        ctx: &RequestContext<'_>,
+        crd: &CustomResourceDefinition,
+    ) -> Result<(), Status> {
         let mut status = crd.status.clone();
         let now = self.now;
         let conflict = self.name_conflict(crd);
@@ -148,7 +155,8 @@ impl ApiServer {
         }
         let mut updated = crd.clone();
         updated.status = status;
-        self.update_status(APIEXTENSIONS_USER, Object::from(updated))
+        let mut status_write = ctx.on_behalf_of(APIEXTENSIONS_USER);
+        self.update_status_in(&mut status_write, Object::from(updated))
             .map(|_| ())
     }
 

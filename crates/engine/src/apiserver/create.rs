@@ -4,7 +4,7 @@
 
 use super::errors;
 use super::field_manager::{self, Owner};
-use super::{ApiServer, CommitError, Write};
+use super::{ApiServer, CommitError, RequestContext, Write};
 use crate::api::managed_fields::Subresource;
 use crate::api::{defaults, strategy, validation, Kind, Object, ObjectMeta, ResourceInfo};
 use crate::clock::Timestamp;
@@ -18,16 +18,27 @@ const MAX_GENERATED_PREFIX: usize = 58;
 const GENERATE_ATTEMPTS: usize = 8;
 
 impl ApiServer {
-    /// Creates `obj` in its `metadata.namespace` (ignored for cluster-scoped kinds).
+    /// Creates `obj` in its `metadata.namespace` (ignored for cluster-scoped kinds), as a
+    /// request by `user` with no options ([`RequestContext::new`]).
     pub fn create(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
-        let manager = self.manager_for(user);
-        self.create_as(user, obj, Owner::Update(&manager))
+        self.create_in(&mut RequestContext::new(user), obj)
     }
 
-    /// [`ApiServer::create`] recorded in `managedFields` for `owner`.
+    /// [`ApiServer::create`] as the request `ctx` (its user agent, its `fieldManager`): the
+    /// registry's `Create(ctx, obj, …)`.
+    pub fn create_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
+        obj: Object,
+    ) -> Result<Arc<Object>, Status> {
+        let manager = self.manager_for(ctx);
+        self.create_as(ctx, obj, Owner::Update(&manager))
+    }
+
+    /// [`ApiServer::create_in`] recorded in `managedFields` for `owner`.
     pub(super) fn create_as(
         &mut self,
-        user: &str,
+        ctx: &mut RequestContext<'_>,
         obj: Object,
         owner: Owner<'_>,
     ) -> Result<Arc<Object>, Status> {
@@ -99,7 +110,7 @@ impl ApiServer {
             let name = candidate.name().to_string();
             let created = self
                 .commit(
-                    user,
+                    ctx.user(),
                     "create",
                     r.plural,
                     key,
@@ -113,7 +124,7 @@ impl ApiServer {
                     CommitError::Conflict => Status::already_exists(&r.group_resource(), &name),
                     CommitError::Store(msg) => errors::unknown(&msg),
                 })?;
-            self.after_main_write(&created);
+            self.after_main_write(ctx, &created);
             return Ok(created);
         }
         // Unreachable: the last attempt returns.

@@ -6,7 +6,7 @@
 use super::errors;
 use super::read::ObjectList;
 use super::update::spec_finalizers_pending;
-use super::{ApiServer, Write};
+use super::{ApiServer, RequestContext, Write};
 use crate::api::namespace::PHASE_TERMINATING;
 use crate::api::{Kind, Object};
 use serde::Deserialize;
@@ -59,8 +59,8 @@ pub const FINALIZER_FOREGROUND: &str = "foregroundDeletion";
 const IMMORTAL_NAMESPACES: [&str; 3] = ["default", "kube-system", "kube-public"];
 
 impl ApiServer {
-    // Long on purpose: `Store.Delete`'s steps in their real order (preconditions, grace,
-    // finalizers, the namespace's own storage, the commit), read top down.
+    /// Deletes `namespace/name` of `kind` with `opts`, as a request by `user` with no options
+    /// ([`RequestContext::new`]).
     pub fn delete(
         &mut self,
         user: &str,
@@ -69,6 +69,21 @@ impl ApiServer {
         name: &str,
         opts: &DeleteOptions,
     ) -> Result<DeleteOutcome, Status> {
+        self.delete_in(&mut RequestContext::new(user), kind, namespace, name, opts)
+    }
+
+    /// [`ApiServer::delete`] as the request `ctx`: the registry's `Delete(ctx, …)`.
+    // Long on purpose: `Store.Delete`'s steps in their real order (preconditions, grace,
+    // finalizers, the namespace's own storage, the commit), read top down.
+    pub fn delete_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
+        kind: Kind,
+        namespace: Option<&str>,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<DeleteOutcome, Status> {
+        let user = ctx.user();
         self.check_writable()?;
         validate_options(opts)?;
         let r = kind.resource();
@@ -179,9 +194,23 @@ impl ApiServer {
 
     /// DELETE on a collection: every object the list options select, one delete (and one
     /// revision) each; answers the objects as deleted or pending, as the real server's list.
+    /// A request by `user` with no options.
     pub fn delete_collection(
         &mut self,
         user: &str,
+        kind: Kind,
+        namespace: Option<&str>,
+        list: &ListOptions,
+        opts: &DeleteOptions,
+    ) -> Result<ObjectList, Status> {
+        let mut ctx = RequestContext::new(user);
+        self.delete_collection_in(&mut ctx, kind, namespace, list, opts)
+    }
+
+    /// [`ApiServer::delete_collection`] as the request `ctx` (`DeleteCollection(ctx, …)`).
+    pub fn delete_collection_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
         kind: Kind,
         namespace: Option<&str>,
         list: &ListOptions,
@@ -192,7 +221,7 @@ impl ApiServer {
         let mut items = Vec::with_capacity(selected.items.len());
         for obj in &selected.items {
             let ns = Some(obj.namespace()).filter(|n| !n.is_empty());
-            match self.delete(user, kind, ns, obj.name(), opts) {
+            match self.delete_in(ctx, kind, ns, obj.name(), opts) {
                 Ok(outcome) => items.push(outcome.object),
                 // Deleted in between (e.g. by a finalizer-free cascade): nothing to report.
                 Err(s) if s.code() == 404 => {}

@@ -9,14 +9,14 @@ use super::patch::{
     PatchTarget, PatchType, APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH,
 };
 use super::table::{IncludeObject, TableRequest};
-use super::{field_validation, ApiServer, DEFAULT_USER};
+use super::{field_validation, ApiServer, RequestContext, DEFAULT_USER};
 use crate::api::binding::Binding;
 use crate::api::resource::ResourceInfo;
 use crate::api::scale::Scale;
 use crate::api::Object;
 use crate::api::Registry;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
-use watchlab_apimachinery::request::{parse_request, FieldValidation, Query, RequestInfo, Verb};
+use watchlab_apimachinery::request::{parse_request, Query, RequestInfo, Verb};
 use watchlab_apimachinery::status::{Status, StatusReason};
 use watchlab_apimachinery::table::wants_table;
 
@@ -94,10 +94,12 @@ impl ApiServer {
         UserSession {
             server: self,
             user: user.to_string(),
+            warnings: Vec::new(),
         }
     }
 
-    /// One non-watch request by `user`.
+    /// One non-watch request by `user`, in a context of its own; the warnings it earned wait
+    /// for [`ApiServer::take_warnings`] (the server as its own client).
     pub fn handle(
         &mut self,
         user: &str,
@@ -106,17 +108,32 @@ impl ApiServer {
         content_type: Option<&str>,
         body: Option<&str>,
     ) -> ApiResponse {
-        self.warnings.clear();
-        let answer = self.dispatch_request(user, method, path_and_query, content_type, body);
-        self.field_manager = None;
-        answer.unwrap_or_else(error)
+        let mut ctx = RequestContext::new(user);
+        let answer = self.handle_in(&mut ctx, method, path_and_query, content_type, body);
+        self.client_warnings = ctx.into_warnings();
+        answer
+    }
+
+    /// One non-watch request in `ctx`, a context built for it alone from its user agent
+    /// ([`RequestContext::new`]): the options its query carries go into `ctx`, and so do the
+    /// warnings it earns, for its answer's `Warning` headers.
+    pub fn handle_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
+        method: &str,
+        path_and_query: &str,
+        content_type: Option<&str>,
+        body: Option<&str>,
+    ) -> ApiResponse {
+        self.dispatch_request(ctx, method, path_and_query, content_type, body)
+            .unwrap_or_else(error)
     }
 
     // Long on purpose: the route table, one arm per (verb, subresource) as the real server's
     // handlers are registered, each arm a few lines handing over to its verb's module.
     fn dispatch_request(
         &mut self,
-        user: &str,
+        ctx: &mut RequestContext<'_>,
         method: &str,
         path_and_query: &str,
         content_type: Option<&str>,
@@ -145,7 +162,8 @@ impl ApiServer {
             ));
         }
         let r = route(&self.registry, &info)?;
-        self.field_manager.clone_from(&query.field_manager);
+        ctx.set_options(&query);
+        let user = ctx.user();
         let ns = info.namespace.as_deref().filter(|_| r.namespaced);
         let name = info.name.as_deref().unwrap_or_default();
         let sub = info.subresource.as_deref();
@@ -188,13 +206,21 @@ impl ApiServer {
                 Ok(respond(201, ok.to_json()))
             }
             (Verb::Create, None) => {
-                self.warnings = field_validation::check(r, body_of(body)?, query.field_validation)?;
+                ctx.warn_all(field_validation::check(
+                    r,
+                    body_of(body)?,
+                    ctx.field_validation(),
+                )?);
                 let mut obj = Object::decode(r.kind(), body_of(body)?)?;
                 place(&mut obj, r, ns)?;
-                Ok(respond(201, self.create(user, obj)?.to_json()))
+                Ok(respond(201, self.create_in(ctx, obj)?.to_json()))
             }
             (Verb::Update, None | Some("status")) => {
-                self.warnings = field_validation::check(r, body_of(body)?, query.field_validation)?;
+                ctx.warn_all(field_validation::check(
+                    r,
+                    body_of(body)?,
+                    ctx.field_validation(),
+                )?);
                 let mut obj = Object::decode(r.kind(), body_of(body)?)?;
                 place(&mut obj, r, ns)?;
                 if obj.name() != name {
@@ -202,9 +228,9 @@ impl ApiServer {
                 }
                 let existed = self.get(r.kind(), ns, name).is_ok();
                 let out = if sub == Some("status") {
-                    self.update_status(user, obj)?
+                    self.update_status_in(ctx, obj)?
                 } else {
-                    self.update(user, obj)?
+                    self.update_in(ctx, obj)?
                 };
                 Ok(respond(if existed { 200 } else { 201 }, out.to_json()))
             }
@@ -214,7 +240,10 @@ impl ApiServer {
                 if obj.name() != name {
                     return Err(name_mismatch(obj.name(), name));
                 }
-                Ok(respond(200, self.finalize_namespace(user, obj)?.to_json()))
+                Ok(respond(
+                    200,
+                    self.finalize_namespace_in(ctx, obj)?.to_json(),
+                ))
             }
             (Verb::Get, Some("scale")) => {
                 Ok(respond(200, self.get_scale(r.kind(), ns, name)?.to_json()))
@@ -237,7 +266,7 @@ impl ApiServer {
                 if scale.metadata.name != name {
                     return Err(name_mismatch(&scale.metadata.name, name));
                 }
-                let out = self.update_scale(user, r.kind(), ns, name, &scale)?;
+                let out = self.update_scale_in(ctx, r.kind(), ns, name, &scale)?;
                 Ok(respond(200, out.to_json()))
             }
             (Verb::Patch, Some("scale")) => {
@@ -245,7 +274,7 @@ impl ApiServer {
                 let (patch, _) = patch_of(r, content_type, body)?;
                 Ok(respond(
                     200,
-                    self.patch_scale(user, r.kind(), ns, name, &patch)?
+                    self.patch_scale_in(ctx, r.kind(), ns, name, &patch)?
                         .to_json(),
                 ))
             }
@@ -259,19 +288,16 @@ impl ApiServer {
                 patch_options(is_apply(content_type), &query)?;
                 if is_apply(content_type) {
                     let config = apply::decode_config(body_of(body)?)?;
-                    let manager = query.field_manager.as_deref().unwrap_or_default();
-                    let (out, created) = self.apply(user, target, &config, manager, query.force)?;
+                    let (out, created) = self.apply_in(ctx, target, &config, query.force)?;
                     return Ok(respond(if created { 201 } else { 200 }, out.to_json()));
                 }
                 let (patch, patch_type) = patch_of(r, content_type, body)?;
-                self.field_validation = query.field_validation;
-                let out = self.patch(user, target, &patch, patch_type);
-                self.field_validation = FieldValidation::Ignore;
-                Ok(respond(200, out?.to_json()))
+                let out = self.patch_in(ctx, target, &patch, patch_type)?;
+                Ok(respond(200, out.to_json()))
             }
             (Verb::Delete, None) => {
                 let opts = delete_options(body, &query)?;
-                let outcome = self.delete(user, r.kind(), ns, name, &opts)?;
+                let outcome = self.delete_in(ctx, r.kind(), ns, name, &opts)?;
                 Ok(respond(200, delete_response(&outcome)))
             }
             (Verb::DeleteCollection, None) if !r.delete_collection => {
@@ -286,7 +312,7 @@ impl ApiServer {
             }
             (Verb::DeleteCollection, None) => {
                 let opts = delete_options(body, &query)?;
-                let deleted = self.delete_collection(user, r.kind(), ns, &query.list, &opts)?;
+                let deleted = self.delete_collection_in(ctx, r.kind(), ns, &query.list, &opts)?;
                 Ok(respond(200, deleted.to_json()))
             }
             (verb, _) => {
@@ -342,22 +368,35 @@ impl ApiServer {
         })
     }
 
-    /// A GET by `user` answered in the representation `accept` names: a get or list of a
-    /// resource as a `meta.k8s.io/v1` Table when `accept` asks for one, everything else (and
-    /// any refusal) as [`ApiServer::handle`] answers it.
+    /// A GET by `user` answered in the representation `accept` names, in a context of its own
+    /// ([`ApiServer::handle_accepting_in`]); its warnings wait for [`ApiServer::take_warnings`].
     pub fn handle_accepting(
         &mut self,
         user: &str,
         path_and_query: &str,
         accept: &str,
     ) -> ApiResponse {
+        let mut ctx = RequestContext::new(user);
+        let answer = self.handle_accepting_in(&mut ctx, path_and_query, accept);
+        self.client_warnings = ctx.into_warnings();
+        answer
+    }
+
+    /// A GET in `ctx` answered in the representation `accept` names: a get or list of a
+    /// resource as a `meta.k8s.io/v1` Table when `accept` asks for one, everything else (and
+    /// any refusal) as [`ApiServer::handle_in`] answers it.
+    pub fn handle_accepting_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
+        path_and_query: &str,
+        accept: &str,
+    ) -> ApiResponse {
         if wants_table(accept) {
             if let Some(answer) = self.table_answer(path_and_query) {
-                self.warnings.clear();
                 return answer.unwrap_or_else(error);
             }
         }
-        self.handle(user, "GET", path_and_query, None, None)
+        self.handle_in(ctx, "GET", path_and_query, None, None)
     }
 
     /// The Table of a get or list; `None` for any other request, or one that does not parse.
@@ -483,10 +522,16 @@ fn delete_options(body: Option<&str>, query: &Query) -> Result<DeleteOptions, St
     }
 }
 
-/// The server seen by one user agent.
+/// The server seen by one user agent: each request it makes is served in a context of its
+/// own ([`RequestContext`]), whose warnings the session keeps as the answer's headers until
+/// they are taken.
 pub struct UserSession<'a> {
+    /// The server requests go to.
     server: &'a mut ApiServer,
+    /// The user agent every request is made as.
     user: String,
+    /// The warnings of the last request's answer (its `Warning` headers), handed over once.
+    warnings: Vec<String>,
 }
 
 impl UserSession<'_> {
@@ -507,19 +552,28 @@ impl ApiClient for UserSession<'_> {
         content_type: Option<&str>,
         body: Option<&str>,
     ) -> ApiResponse {
-        self.server
-            .handle(&self.user, method, path, content_type, body)
+        let mut ctx = RequestContext::new(&self.user);
+        let answer = self
+            .server
+            .handle_in(&mut ctx, method, path, content_type, body);
+        self.warnings = ctx.into_warnings();
+        answer
     }
 
     fn watch(&mut self, path: &str) -> Result<WatchId, ApiResponse> {
+        self.warnings.clear();
         self.server.watch_path(&self.user, path)
     }
 
     fn get_accepting(&mut self, path: &str, accept: &str) -> ApiResponse {
-        self.server.handle_accepting(&self.user, path, accept)
+        let mut ctx = RequestContext::new(&self.user);
+        let answer = self.server.handle_accepting_in(&mut ctx, path, accept);
+        self.warnings = ctx.into_warnings();
+        answer
     }
 
     fn watch_accepting(&mut self, path: &str, accept: &str) -> Result<WatchId, ApiResponse> {
+        self.warnings.clear();
         self.server.watch_path_accepting(&self.user, path, accept)
     }
 
@@ -536,7 +590,7 @@ impl ApiClient for UserSession<'_> {
     }
 
     fn take_warnings(&mut self) -> Vec<String> {
-        self.server.take_warnings()
+        std::mem::take(&mut self.warnings)
     }
 }
 
@@ -553,6 +607,7 @@ impl ApiClient for ApiServer {
     }
 
     fn watch(&mut self, path: &str) -> Result<WatchId, ApiResponse> {
+        self.client_warnings.clear();
         self.watch_path(DEFAULT_USER, path)
     }
 
@@ -561,6 +616,7 @@ impl ApiClient for ApiServer {
     }
 
     fn watch_accepting(&mut self, path: &str, accept: &str) -> Result<WatchId, ApiResponse> {
+        self.client_warnings.clear();
         self.watch_path_accepting(DEFAULT_USER, path, accept)
     }
 

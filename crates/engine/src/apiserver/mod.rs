@@ -17,6 +17,7 @@ pub mod lease_manager;
 pub mod ledger;
 pub mod limits;
 pub mod patch;
+pub mod request_context;
 pub mod strategic_merge;
 pub mod table;
 pub mod version;
@@ -41,6 +42,7 @@ pub use delete::{
 pub use http::UserSession;
 pub use ledger::{Ledger, LedgerEntry};
 pub use read::ObjectList;
+pub use request_context::RequestContext;
 pub use watch::{WatchConfig, WatchEvent, WatchEventType, WatchStream};
 
 use crate::api::managed_fields::ManagedFields;
@@ -56,7 +58,6 @@ use crate::store::{
 };
 use compaction::Compactor;
 use lease_manager::LeaseManager;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use watch::{Change, WatchHub};
@@ -146,12 +147,13 @@ pub struct ApiServer {
     compactor: Compactor,
     /// Grants and reuses the leases Events are written with.
     leases: LeaseManager,
-    /// The warnings of the last request (`unknown field "spec.foo"`), for its `Warning` headers.
-    warnings: Vec<String>,
-    /// The `fieldManager` of the request being served (its writes' manager in `managedFields`).
-    field_manager: Option<String>,
-    /// The `fieldValidation` of the PATCH being served (the engine's own patches: `Ignore`).
-    field_validation: watchlab_apimachinery::request::FieldValidation,
+    /// The warnings of the last answer [`ApiServer::handle`] gave (the server as its own
+    /// [`ApiClient`]), kept for [`ApiServer::take_warnings`] as a response keeps its headers.
+    /// Only that face writes and reads it: a request gathers its warnings in its
+    /// [`RequestContext`], and no write path sees this.
+    ///
+    /// [`ApiClient`]: watchlab_apimachinery::client::ApiClient
+    client_warnings: Vec<String>,
     /// The watch streams whose events are printed as Tables (opened with a Table Accept).
     table_watches: BTreeMap<WatchId, (&'static ResourceInfo, table::IncludeObject)>,
 }
@@ -191,9 +193,7 @@ impl ApiServer {
             ),
             config,
             writable: true,
-            warnings: Vec::new(),
-            field_manager: None,
-            field_validation: watchlab_apimachinery::request::FieldValidation::Ignore,
+            client_warnings: Vec::new(),
             table_watches: BTreeMap::new(),
         };
         for ns in SYSTEM_NAMESPACES {
@@ -212,21 +212,20 @@ impl ApiServer {
         s
     }
 
-    /// The warnings the last request earned (each becomes a `Warning: 299 - "…"` header; kubectl
-    /// prints `Warning: …`), handed over once.
+    /// The warnings the last request made through [`ApiServer::handle`] (the server as its own
+    /// [`ApiClient`]) earned (each becomes a `Warning: 299 - "…"` header; kubectl prints
+    /// `Warning: …`), handed over once.
+    ///
+    /// [`ApiClient`]: watchlab_apimachinery::client::ApiClient
     pub fn take_warnings(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.warnings)
+        std::mem::take(&mut self.client_warnings)
     }
 
-    /// The manager `user`'s writes are recorded for: the request's `fieldManager`, else the
-    /// user agent's ([`field_manager::manager_of`]).
-    /// The field manager of a write by `user`, shared with the other writes by the same
-    /// manager (one allocation of `kubelet` for its status writes, not one per version).
-    fn manager_for(&mut self, user: &str) -> Arc<str> {
-        let manager = match &self.field_manager {
-            Some(m) => Cow::Borrowed(m.as_str()),
-            None => field_manager::manager_of(user),
-        };
+    /// The field manager the writes of the request `ctx` are recorded for (its `fieldManager`,
+    /// else its user agent's: [`RequestContext::manager`]), shared with the other writes by the
+    /// same manager (one allocation of `kubelet` for its status writes, not one per version).
+    fn manager_for(&mut self, ctx: &RequestContext<'_>) -> Arc<str> {
+        let manager = ctx.manager();
         self.names.text(&manager)
     }
 

@@ -6,7 +6,7 @@
 
 use super::strategic_merge;
 use super::update::Part;
-use super::ApiServer;
+use super::{ApiServer, RequestContext};
 use crate::api::{Kind, Object};
 use serde_json::Value;
 use std::sync::Arc;
@@ -106,20 +106,33 @@ impl ApiServer {
         let current = self.get(target.kind, target.namespace, target.name)?;
         let mut obj = Object::clone(&current);
         change(&mut obj);
-        self.warnings = Vec::new();
         let part = if target.status {
             Part::Status
         } else {
             Part::Main
         };
-        self.update_part(user, obj, part, "patch")
+        self.update_part(&mut RequestContext::new(user), obj, part, "patch")
     }
 
     /// Patches the object `target` names; `target.status` aims at the status subresource. A
-    /// `metadata.resourceVersion` in the patch is a precondition (stale → 409).
+    /// `metadata.resourceVersion` in the patch is a precondition (stale → 409). A request by
+    /// `user` with no options ([`RequestContext::new`]: no field validation).
     pub fn patch(
         &mut self,
         user: &str,
+        target: PatchTarget<'_>,
+        patch: &Value,
+        patch_type: PatchType,
+    ) -> Result<Arc<Object>, Status> {
+        self.patch_in(&mut RequestContext::new(user), target, patch, patch_type)
+    }
+
+    /// [`ApiServer::patch`] as the request `ctx` (the registry's `Patch` under
+    /// `patchResource`): its `fieldManager` records the write, its `fieldValidation` checks
+    /// the patched object, whose warnings it records.
+    pub fn patch_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
         target: PatchTarget<'_>,
         patch: &Value,
         patch_type: PatchType,
@@ -152,7 +165,11 @@ impl ApiServer {
             PatchType::Json => json_patch(&mut doc, patch)?,
         }
         let r = kind.resource();
-        self.warnings = super::field_validation::check_patched(r, &doc, self.field_validation)?;
+        ctx.warn_all(super::field_validation::check_patched(
+            r,
+            &doc,
+            ctx.field_validation(),
+        )?);
         let mut obj = Object::from_value(kind, doc)?;
         if obj.name() != name {
             return Err(Status::bad_request(&format!(
@@ -172,7 +189,7 @@ impl ApiServer {
             obj.meta_mut().resource_version = current.meta().resource_version.clone();
         }
         let part = if status { Part::Status } else { Part::Main };
-        self.update_part(user, obj, part, "patch")
+        self.update_part(ctx, obj, part, "patch")
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::patch::merge;
 use super::update::Part;
-use super::ApiServer;
+use super::{ApiServer, RequestContext};
 use crate::api::scale::Scale;
 use crate::api::Kind;
 use serde_json::Value;
@@ -38,7 +38,8 @@ impl ApiServer {
     }
 
     /// PUT .../scale: sets the parent's `spec.replicas`; a `metadata.resourceVersion` in the
-    /// Scale is a precondition on the parent (stale → 409). Answers the new Scale.
+    /// Scale is a precondition on the parent (stale → 409). Answers the new Scale. A request by
+    /// `user` with no options ([`RequestContext::new`]).
     pub fn update_scale(
         &mut self,
         user: &str,
@@ -47,14 +48,40 @@ impl ApiServer {
         name: &str,
         scale: &Scale,
     ) -> Result<Scale, Status> {
-        self.write_scale(user, kind, namespace, name, scale, "update")
+        let mut ctx = RequestContext::new(user);
+        self.update_scale_in(&mut ctx, kind, namespace, name, scale)
+    }
+
+    /// [`ApiServer::update_scale`] as the request `ctx` (its `fieldManager` records the write).
+    pub fn update_scale_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
+        kind: Kind,
+        namespace: Option<&str>,
+        name: &str,
+        scale: &Scale,
+    ) -> Result<Scale, Status> {
+        self.write_scale(ctx, kind, namespace, name, scale, "update")
     }
 
     /// PATCH .../scale with a merge patch on the current Scale (what `kubectl scale` sends:
-    /// `{"spec":{"replicas":N}}`).
+    /// `{"spec":{"replicas":N}}`), as a request by `user` with no options.
     pub fn patch_scale(
         &mut self,
         user: &str,
+        kind: Kind,
+        namespace: Option<&str>,
+        name: &str,
+        patch: &Value,
+    ) -> Result<Scale, Status> {
+        let mut ctx = RequestContext::new(user);
+        self.patch_scale_in(&mut ctx, kind, namespace, name, patch)
+    }
+
+    /// [`ApiServer::patch_scale`] as the request `ctx` (its `fieldManager` records the write).
+    pub fn patch_scale_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
         kind: Kind,
         namespace: Option<&str>,
         name: &str,
@@ -69,12 +96,12 @@ impl ApiServer {
                 scale.metadata.name
             )));
         }
-        self.write_scale(user, kind, namespace, name, &scale, "patch")
+        self.write_scale(ctx, kind, namespace, name, &scale, "patch")
     }
 
     fn write_scale(
         &mut self,
-        user: &str,
+        ctx: &mut RequestContext<'_>,
         kind: Kind,
         namespace: Option<&str>,
         name: &str,
@@ -115,7 +142,7 @@ impl ApiServer {
             crate::api::Object::ReplicaSet(r) => r.spec.replicas = replicas,
             _ => return Err(scale_not_found(kind, name)),
         }
-        let out = self.update_part(user, obj, Part::Scale, verb)?;
+        let out = self.update_part(ctx, obj, Part::Scale, verb)?;
         Scale::of(&out).ok_or_else(|| scale_not_found(kind, name))
     }
 }

@@ -6,7 +6,7 @@
 
 use super::field_manager::{self, Owner};
 use super::{errors, service_allocation};
-use super::{ApiServer, CommitError, Write};
+use super::{ApiServer, CommitError, RequestContext, Write};
 use crate::api::managed_fields::Subresource;
 use crate::api::{defaults, strategy, validation, Kind, Object};
 use std::sync::Arc;
@@ -36,58 +36,89 @@ impl Part {
 }
 
 impl ApiServer {
-    /// PUT: replaces the object (its status is ignored).
+    /// PUT: replaces the object (its status is ignored), as a request by `user` with no
+    /// options ([`RequestContext::new`]).
     pub fn update(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
-        self.update_part(user, obj, Part::Main, "update")
+        self.update_in(&mut RequestContext::new(user), obj)
     }
 
-    /// After a main-resource write: a changed CustomResourceDefinition is established again.
-    pub(super) fn after_main_write(&mut self, written: &Arc<Object>) {
+    /// [`ApiServer::update`] as the request `ctx`: the registry's `Update(ctx, …)`.
+    pub fn update_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
+        obj: Object,
+    ) -> Result<Arc<Object>, Status> {
+        self.update_part(ctx, obj, Part::Main, "update")
+    }
+
+    /// After a main-resource write by the request `ctx`: a changed CustomResourceDefinition is
+    /// established again.
+    pub(super) fn after_main_write(&mut self, ctx: &RequestContext<'_>, written: &Arc<Object>) {
         if let Object::CustomResourceDefinition(c) = &**written {
             // The write stands whatever the status write answers (an unwritable store).
-            let _ = self.establish(c);
+            let _ = self.establish(ctx, c);
         }
     }
 
     /// PUT namespaces/NAME/finalize: replaces `spec.finalizers` (everything else is ignored);
     /// a terminating namespace left with no finalizer is removed.
     pub fn finalize_namespace(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
+        self.finalize_namespace_in(&mut RequestContext::new(user), obj)
+    }
+
+    /// [`ApiServer::finalize_namespace`] as the request `ctx`.
+    pub fn finalize_namespace_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
+        obj: Object,
+    ) -> Result<Arc<Object>, Status> {
         if !obj.kind().resource().has_subresource("finalize") {
             return Err(Status::bad_request(
                 "only namespaces have a finalize subresource",
             ));
         }
-        self.update_part(user, obj, Part::Finalize, "update")
+        self.update_part(ctx, obj, Part::Finalize, "update")
     }
 
-    /// PUT .../status: replaces the status (everything else is ignored).
+    /// PUT .../status: replaces the status (everything else is ignored), as a request by
+    /// `user` with no options.
     pub fn update_status(&mut self, user: &str, obj: Object) -> Result<Arc<Object>, Status> {
-        self.update_part(user, obj, Part::Status, "update")
+        self.update_status_in(&mut RequestContext::new(user), obj)
     }
 
+    /// [`ApiServer::update_status`] as the request `ctx`.
+    pub fn update_status_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
+        obj: Object,
+    ) -> Result<Arc<Object>, Status> {
+        self.update_part(ctx, obj, Part::Status, "update")
+    }
+
+    /// Writes `part` of `obj` for the request `ctx`, recorded for its manager.
     pub(super) fn update_part(
         &mut self,
-        user: &str,
+        ctx: &mut RequestContext<'_>,
         obj: Object,
         part: Part,
         verb: &'static str,
     ) -> Result<Arc<Object>, Status> {
-        let manager = self.manager_for(user);
-        self.update_part_as(user, obj, part, verb, Owner::Update(&manager))
+        let manager = self.manager_for(ctx);
+        self.update_part_as(ctx, obj, part, verb, Owner::Update(&manager))
     }
 
     /// [`ApiServer::update_part`] recorded in `managedFields` for `owner`.
     pub(super) fn update_part_as(
         &mut self,
-        user: &str,
+        ctx: &mut RequestContext<'_>,
         obj: Object,
         part: Part,
         verb: &'static str,
         owner: Owner<'_>,
     ) -> Result<Arc<Object>, Status> {
-        let written = self.write_part(user, obj, part, verb, owner)?;
+        let written = self.write_part(ctx, obj, part, verb, owner)?;
         if part == Part::Main {
-            self.after_main_write(&written);
+            self.after_main_write(ctx, &written);
         }
         Ok(written)
     }
@@ -96,7 +127,7 @@ impl ApiServer {
     // part's strategy, defaults, validation, managed fields, finalizers, commit), read top down.
     fn write_part(
         &mut self,
-        user: &str,
+        ctx: &mut RequestContext<'_>,
         obj: Object,
         part: Part,
         verb: &'static str,
@@ -125,7 +156,7 @@ impl ApiServer {
             if part == Part::Main && r.create_on_update {
                 let mut obj = obj;
                 obj.meta_mut().resource_version.clear();
-                return self.create_as(user, obj, owner);
+                return self.create_as(ctx, obj, owner);
             }
             return Err(Status::not_found(&r.group_resource(), &name));
         };
@@ -194,7 +225,7 @@ impl ApiServer {
             && !spec_finalizers_pending(&new)
         {
             return self.commit_or_conflict(
-                user,
+                ctx.user(),
                 "delete",
                 r.plural,
                 key,
@@ -215,7 +246,7 @@ impl ApiServer {
         };
         let lease = self.lease_for(kind);
         self.commit_or_conflict(
-            user,
+            ctx.user(),
             verb,
             &resource,
             key,
