@@ -191,6 +191,9 @@ fn start(pod: &Pod, now: Timestamp, host: &Host<'_>, out: &mut Vec<Effect>) {
         out.push(Effect::Retry);
         return;
     };
+    // Reserved at once: the loop walks the list once, and a list grown push by push would be
+    // copied at each doubling (an effect is as large as a pod's status).
+    out.reserve(2 * pod.spec.containers.len() + 6);
     out.push(Effect::PodIps(pod_ips));
     out.push(Effect::WriteStatus(creating_status(pod, host.host_ip, now)));
     let missing: Vec<&str> = pod
@@ -282,6 +285,7 @@ fn sync_creating(
         out.push(Effect::SyncAfter(ready_at.millis_since(now)));
         return;
     }
+    out.reserve(3 * pod.spec.containers.len() + 3);
     for c in &pod.spec.containers {
         if let Some(ms) = pull_ms {
             let d = format_duration(ms);
@@ -337,6 +341,15 @@ fn sync_running(
     let due = containers.iter().filter_map(ContainerRun::next_due).min();
     // The status the runs make now (the Events below change none of it).
     let status = running_status(pod, containers, &rt.ip, host.host_ip, now);
+    let wake = due.filter(|d| *d > now).map(|d| d.millis_since(now));
+    let write = status != pod.status;
+    // At most four Events a happening (a restart's); nothing reserved when nothing is to do.
+    out.reserve(
+        usize::from(matches!(rt, Cow::Owned(_)))
+            + 4 * happened.len()
+            + usize::from(wake.is_some())
+            + usize::from(write),
+    );
     if let Cow::Owned(rt) = rt {
         out.push(Effect::Runtime(Some(rt)));
     }
@@ -345,10 +358,10 @@ fn sync_running(
             happening_events(pod, c, &h, host.profile, out);
         }
     }
-    if let Some(due) = due.filter(|d| *d > now) {
-        out.push(Effect::SyncAfter(due.millis_since(now)));
+    if let Some(ms) = wake {
+        out.push(Effect::SyncAfter(ms));
     }
-    if status != pod.status {
+    if write {
         out.push(Effect::WriteStatus(status));
     }
 }
@@ -458,6 +471,7 @@ fn sync_terminating(
             out.push(Effect::SyncAfter(done_at.millis_since(now)));
         }
         _ => {
+            out.reserve(pod.spec.containers.len() + 2);
             for c in &pod.spec.containers {
                 let message = format!("Stopping container {}", c.name);
                 out.push(event(EventType::Normal, "Killing", message));
@@ -489,4 +503,269 @@ fn format_duration(ms: u64) -> String {
     let text = format!("{}.{:03}", ms / 1000, ms % 1000);
     let text = text.trim_end_matches('0').trim_end_matches('.');
     format!("{text}s")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::behaviour::ANNOTATION;
+    use crate::api::pod::{HttpGetAction, IntOrString, PodSpec, Probe};
+    use crate::api::ObjectMeta;
+
+    const IMAGE: &str = "app:1.0";
+
+    /// A pod named `app` whose one container behaves as `behaviour`.
+    fn pod(behaviour: &str, liveness: Option<Probe>) -> Pod {
+        let mut metadata = ObjectMeta::named("default", "app");
+        metadata.uid = "uid-1".into();
+        metadata
+            .annotations
+            .insert(ANNOTATION.to_string(), behaviour.to_string());
+        Pod {
+            metadata,
+            spec: PodSpec {
+                containers: vec![Container {
+                    name: "app".into(),
+                    image: IMAGE.into(),
+                    liveness_probe: liveness.map(Box::new),
+                    ..Default::default()
+                }]
+                .into(),
+                restart_policy: Some("Always".into()),
+                ..Default::default()
+            }
+            .into(),
+            ..Default::default()
+        }
+    }
+
+    /// One pod on a node that already holds its image, synced as the loop syncs it: every
+    /// effect applied (a status write read straight back), woken when it asks.
+    struct Node {
+        host_ip: Arc<str>,
+        profile: Profile,
+        images: BTreeSet<String>,
+        pod_ips: PodIps,
+        rng: SimRng,
+        pod: Pod,
+        runtime: Option<PodRuntime>,
+        wake: Option<Timestamp>,
+        /// Every Event recorded: when, its reason and message.
+        events: Vec<(Timestamp, &'static str, String)>,
+        /// Every status written, and when.
+        writes: Vec<(Timestamp, PodStatus)>,
+        deleted: bool,
+    }
+
+    impl Node {
+        fn with(pod: Pod) -> Self {
+            Node {
+                host_ip: Arc::from("10.0.0.2"),
+                profile: Profile::training(),
+                images: [IMAGE.to_string()].into_iter().collect(),
+                pod_ips: PodIps::new(0),
+                rng: SimRng::seed_from_u64(1),
+                pod,
+                runtime: None,
+                wake: None,
+                events: Vec::new(),
+                writes: Vec::new(),
+                deleted: false,
+            }
+        }
+
+        fn sync(&mut self, now: Timestamp) -> Vec<Effect> {
+            let host = Host {
+                host_ip: &self.host_ip,
+                profile: &self.profile,
+                images: &self.images,
+                pod_ips: &self.pod_ips,
+                ip_in_use: &|_| false,
+                rng: &self.rng,
+            };
+            let effects = transition(self.runtime.as_ref(), &self.pod, now, &host);
+            for effect in effects.clone() {
+                match effect {
+                    Effect::Runtime(r) => self.runtime = r,
+                    Effect::PodIps(ips) => self.pod_ips = ips,
+                    Effect::Event {
+                        reason, message, ..
+                    } => self.events.push((now, reason, message)),
+                    Effect::WriteStatus(s) => {
+                        self.pod.status = s.clone();
+                        self.writes.push((now, s));
+                    }
+                    Effect::ImagePulled(image) => {
+                        self.images.insert(image);
+                    }
+                    Effect::Rng(rng) => self.rng = *rng,
+                    Effect::SyncAfter(ms) => {
+                        let at = now.plus_millis(ms);
+                        self.wake = Some(self.wake.map_or(at, |w| w.min(at)));
+                    }
+                    Effect::Delete => self.deleted = true,
+                    Effect::Retry => break,
+                }
+            }
+            effects
+        }
+
+        /// Syncs at 0 and then whenever the pod asked, up to `until`.
+        fn run_until(&mut self, until: Timestamp) {
+            self.sync(Timestamp::ZERO);
+            while let Some(at) = self.wake.filter(|w| *w <= until) {
+                self.wake = None;
+                self.sync(at);
+            }
+        }
+
+        fn times_of(&self, reason: &str) -> Vec<u64> {
+            self.events
+                .iter()
+                .filter(|(_, r, _)| *r == reason)
+                .map(|(t, _, _)| t.as_millis())
+                .collect()
+        }
+    }
+
+    #[test]
+    fn a_crash_looping_container_waits_10_20_then_40_seconds_between_restarts() {
+        let mut node = Node::with(pod("crash-after=5s", None));
+        node.run_until(Timestamp::ZERO.plus_secs(200));
+        let starts = node.times_of("Started");
+        let first = node.profile.container_start_delay_ms;
+        assert_eq!(starts.first(), Some(&first));
+        // Each run lasts 5 s; the first restart follows at the next relist (1 s), then the
+        // back-off doubles from 10 s.
+        let waits: Vec<u64> = starts.windows(2).map(|w| w[1] - (w[0] + 5_000)).collect();
+        assert_eq!(waits[..4], [1_000, 10_000, 20_000, 40_000]);
+        let mut messages: Vec<String> = node
+            .writes
+            .iter()
+            .filter_map(|(_, s)| s.container_statuses.first()?.state.waiting.clone())
+            .filter(|w| w.reason == "CrashLoopBackOff")
+            .map(|w| w.message.split(' ').take(2).collect::<Vec<_>>().join(" "))
+            .collect();
+        messages.dedup();
+        assert_eq!(
+            messages[..3],
+            ["back-off 10s", "back-off 20s", "back-off 40s"]
+        );
+        let backoffs = node.times_of("BackOff");
+        assert_eq!(backoffs.first(), Some(&(first + 12_000)), "at the relist");
+        assert_eq!(
+            node.writes.last().map(|(_, s)| s.phase.to_string()),
+            Some("Running".to_string())
+        );
+    }
+
+    #[test]
+    fn a_failing_liveness_probe_kills_and_restarts_the_container() {
+        let probe = Probe {
+            http_get: Some(HttpGetAction {
+                path: "/healthz".into(),
+                port: IntOrString::Int(8080),
+                ..Default::default()
+            }),
+            period_seconds: Some(10),
+            failure_threshold: Some(3),
+            ..Default::default()
+        };
+        let mut node = Node::with(pod("fail-liveness", Some(probe)));
+        node.run_until(Timestamp::ZERO.plus_secs(25));
+        let t0 = node.profile.container_start_delay_ms;
+        assert_eq!(
+            node.times_of("Unhealthy"),
+            [t0, t0 + 10_000, t0 + 20_000, t0 + 21_000],
+            "three failures a period apart, then the restarted container's first probe"
+        );
+        assert!(node.events.iter().any(|(_, r, m)| *r == "Unhealthy"
+            && m == "Liveness probe failed: HTTP probe failed with statuscode: 500"));
+        assert_eq!(node.times_of("Killing"), [t0 + 20_000]);
+        assert_eq!(node.times_of("Started"), [t0, t0 + 21_000]);
+        let (_, last) = node.writes.last().expect("a status write");
+        let status = &last.container_statuses[0];
+        assert_eq!(status.restart_count, 1);
+        assert_eq!(
+            status.last_state.terminated.as_ref().map(|t| t.exit_code),
+            Some(137)
+        );
+        assert!(status.state.running.is_some());
+    }
+
+    #[test]
+    fn a_start_writes_container_creating_then_running_and_a_quiet_sync_does_nothing() {
+        let mut node = Node::with(pod("", None));
+        let start = node.sync(Timestamp::ZERO);
+        assert!(matches!(start[0], Effect::PodIps(_)));
+        assert!(matches!(&start[1], Effect::WriteStatus(s) if s.phase == "Pending"));
+        assert_eq!(node.times_of("Pulled"), [0], "already present");
+        assert!(matches!(start.last(), Some(Effect::SyncAfter(500))));
+        node.run_until(Timestamp::ZERO.plus_secs(5));
+        assert_eq!(
+            node.writes
+                .iter()
+                .map(|(t, s)| (t.as_millis(), s.phase.to_string()))
+                .collect::<Vec<_>>(),
+            [(0, "Pending".to_string()), (500, "Running".to_string())]
+        );
+        assert_eq!(node.pod.status.pod_ip, "10.244.0.2");
+        // Nothing due and the status as written: nothing to do, nothing copied.
+        assert!(node.sync(Timestamp::ZERO.plus_secs(60)).is_empty());
+    }
+
+    #[test]
+    fn a_deleted_pod_is_stopped_then_deleted_for_good_and_forgotten() {
+        let mut node = Node::with(pod("", None));
+        node.run_until(Timestamp::ZERO.plus_secs(5));
+        node.pod.metadata.deletion_timestamp = Some(Timestamp::ZERO.plus_secs(10));
+        node.pod.metadata.deletion_grace_period_seconds = Some(30);
+        let stop = node.sync(Timestamp::ZERO.plus_secs(10));
+        assert_eq!(node.times_of("Killing"), [10_000]);
+        assert!(matches!(stop.last(), Some(Effect::SyncAfter(2_000))));
+        assert!(
+            node.sync(Timestamp::ZERO.plus_secs(11)).len() == 1,
+            "still stopping"
+        );
+        let done = node.sync(Timestamp::ZERO.plus_secs(12));
+        assert!(matches!(done[..], [Effect::Delete, Effect::Runtime(None)]));
+        assert!(node.deleted && node.runtime.is_none());
+    }
+
+    #[test]
+    fn a_runtime_left_by_an_earlier_pod_of_the_name_is_forgotten_first() {
+        let mut node = Node::with(pod("", None));
+        node.run_until(Timestamp::ZERO.plus_secs(5));
+        node.pod = pod("", None);
+        node.pod.metadata.uid = "uid-2".into();
+        let effects = node.sync(Timestamp::ZERO.plus_secs(6));
+        assert!(matches!(effects[0], Effect::Runtime(None)));
+        assert!(matches!(&effects[2], Effect::WriteStatus(s) if s.phase == "Pending"));
+        assert_eq!(node.runtime.as_ref().map(|r| r.uid.as_str()), Some("uid-2"));
+    }
+
+    #[test]
+    fn a_full_pod_cidr_fails_the_sandbox_and_retries() {
+        let p = pod("", None);
+        let node = Node::with(p.clone());
+        let host = Host {
+            host_ip: &node.host_ip,
+            profile: &node.profile,
+            images: &node.images,
+            pod_ips: &node.pod_ips,
+            ip_in_use: &|_| true,
+            rng: &node.rng,
+        };
+        let effects = transition(None, &p, Timestamp::ZERO, &host);
+        assert!(matches!(
+            &effects[..],
+            [
+                Effect::Event {
+                    reason: "FailedCreatePodSandBox",
+                    ..
+                },
+                Effect::Retry
+            ]
+        ));
+    }
 }
