@@ -1,5 +1,5 @@
 //! The kubelet of one node (user agent `kubelet/<node>`): registers its Node, renews its Lease
-//! in `kube-node-lease`, posts node status ([`node_status`]), and runs the pods bound to it
+//! in `kube-node-lease`, posts node status (`node_status.rs`), and runs the pods bound to it
 //! (informer with `spec.nodeName=<node>`). A new pod goes through separate status writes — each
 //! its own revision, as `kubectl get pods -w` shows them — Pending/ContainerCreating, then
 //! Running after a virtual image pull and start, with `Pulling`/`Pulled`/`Created`/`Started`
@@ -11,8 +11,8 @@
 //! pods it still runs are reported Running again.
 //!
 //! This module is the loop: the informer pump and the work queue, each pod's sync handed to the
-//! pure [`pod_runtime::transition`] and its effects applied here (API writes, Events, wake-ups,
-//! the runtime's new state). The status it writes is [`pod_status`]'s.
+//! pure transition of `pod_runtime.rs` and its effects applied here, in order (API writes,
+//! Events, wake-ups, the runtime's new state). The statuses it writes are `pod_status.rs`'s.
 
 mod node_status;
 mod pod_runtime;

@@ -10,7 +10,7 @@
 //! - `SyncPod`: a new pod gets a sandbox and an IP (the CNI plugin's host-local IPAM), a
 //!   ContainerCreating status, its images pulled (`Pulling`/`Pulled`) and, after the pull and
 //!   start delay, its containers created and started (`Created`/`Started`); a running pod's
-//!   containers then live as [`super::super::container_lifecycle`] plays them (probes, exits,
+//!   containers then live as [`crate::controllers::container_lifecycle`] plays them (probes, exits,
 //!   restarts with the crash-loop back-off), each change one status write. A pod found already
 //!   running (the kubelet restarted, its containers kept running) is adopted as it stands.
 //! - `SyncTerminatingPod`: a pod being deleted has its containers stopped (`Killing`) within its
@@ -542,18 +542,23 @@ mod tests {
     /// One pod on a node that already holds its image, synced as the loop syncs it: every
     /// effect applied (a status write read straight back), woken when it asks.
     struct Node {
+        /// What the loop lends a sync ([`Host`]), owned.
         host_ip: Arc<str>,
         profile: Profile,
         images: BTreeSet<String>,
         pod_ips: PodIps,
         rng: SimRng,
+        /// The pod as the informer would show it (its status as last written).
         pod: Pod,
+        /// What the runtime holds for it.
         runtime: Option<PodRuntime>,
+        /// The earliest wake-up asked for.
         wake: Option<Timestamp>,
         /// Every Event recorded: when, its reason and message.
         events: Vec<(Timestamp, &'static str, String)>,
         /// Every status written, and when.
         writes: Vec<(Timestamp, PodStatus)>,
+        /// Whether the final delete was asked for.
         deleted: bool,
     }
 
