@@ -301,7 +301,6 @@ impl Settling {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use super::adapter::CONTROLLER_UID_INDEX;
 use super::events::{EventRecorder, EventType};
 use super::replicaset::controller_ref;
-use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::runtime::{Action, Reconciled, Reconciler};
+use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Requeue};
 use crate::api::apps::{
     Deployment, IntOrString, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, WorkloadCondition,
@@ -185,12 +185,7 @@ impl DeploymentController {
 
     // Long on purpose: `syncDeployment`'s one pass (find the ReplicaSets, create or adopt the
     // new one, then the strategy's scaling), in the real controller's order.
-    fn sync(
-        &mut self,
-        now: Timestamp,
-        api: &mut ApiServer,
-        key: &ObjectKey,
-    ) -> Reconciled {
+    fn sync(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
         let Some(d_obj) = self.deployments.store().get(key) else {
             return Ok(Action::Done);
         };
@@ -376,7 +371,9 @@ impl DeploymentController {
             return Ok(Action::Done);
         }
         if replicas(&new_rs) != desired {
-            return self.scale(now, api, d_obj, d, &new_rs, desired).map(|()| Action::Done);
+            return self
+                .scale(now, api, d_obj, d, &new_rs, desired)
+                .map(|()| Action::Done);
         }
         self.cleanup_old(api, d, old)?;
         if self.sync_revision(api, d, &new_rs, max_old_revision)? {

@@ -11,11 +11,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::endpointslice::pod_reference;
+use super::runtime::{Action, Reconciled, Reconciler};
 use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
 };
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
-use super::runtime::{Action, Reconciled, Reconciler};
 use super::{earliest, Requeue};
 use crate::api::endpoints::{EndpointAddress, EndpointPort, EndpointSubset, Endpoints};
 use crate::api::pod::Pod;

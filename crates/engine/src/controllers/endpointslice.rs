@@ -18,11 +18,11 @@ use std::sync::Arc;
 
 use super::adapter::SERVICE_NAME_INDEX;
 use super::replicaset::EXPECTATIONS_TIMEOUT_MS;
+use super::runtime::{Action, Reconciled, Reconciler};
 use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
 };
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
-use super::runtime::{Action, Reconciled, Reconciler};
 use super::{earliest, Requeue};
 use crate::api::endpoint_slice::{
     Endpoint, EndpointConditions, EndpointPort, EndpointSlice, LABEL_MANAGED_BY,

@@ -19,8 +19,8 @@
 
 use std::sync::Arc;
 
-use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::runtime::{Action, Worker};
+use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Controller, Requeue};
 use crate::api::meta::{OwnerReference, OwnerReferences};
 use crate::api::{Kind, Object, Registry};
@@ -599,18 +599,20 @@ impl Controller for GarbageCollector {
         self.queue_work();
         if self.graph.informers.iter().all(|(_, i)| i.has_synced()) {
             let graph = &mut self.graph;
-            self.attempt_to_orphan.drain(now, &mut || false, |uid, _, _| {
-                Some(graph.attempt_to_orphan(api, uid).map(|()| Action::Done))
-            });
+            self.attempt_to_orphan
+                .drain(now, &mut || false, |uid, _, _| {
+                    Some(graph.attempt_to_orphan(api, uid).map(|()| Action::Done))
+                });
             self.queue_work();
             let graph = &mut self.graph;
-            self.attempt_to_delete.drain(now, &mut || false, |uid, queue, _| {
-                let result = graph.attempt_to_delete(api, uid).map(|()| Action::Done);
-                for d in graph.to_delete.drain(..) {
-                    queue.add(d);
-                }
-                Some(result)
-            });
+            self.attempt_to_delete
+                .drain(now, &mut || false, |uid, queue, _| {
+                    let result = graph.attempt_to_delete(api, uid).map(|()| Action::Done);
+                    for d in graph.to_delete.drain(..) {
+                        queue.add(d);
+                    }
+                    Some(result)
+                });
             self.queue_work();
         }
         earliest(

@@ -14,13 +14,13 @@
 
 pub mod adapter;
 pub mod container_lifecycle;
+pub mod control_plane;
 pub mod deployment;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod event_spam;
 pub mod events;
 pub mod garbage_collector;
-pub mod control_plane;
 pub mod harness;
 pub mod kube_proxy;
 pub mod kubelet;
@@ -41,12 +41,12 @@ pub mod shared_informer;
 pub mod website;
 
 pub use adapter::{ApiInformer, ApiListerWatcher};
+pub use control_plane::{ControlPlane, Settling};
 pub use deployment::DeploymentController;
 pub use endpoints::EndpointsController;
 pub use endpointslice::EndpointSliceController;
 pub use events::EventRecorder;
 pub use garbage_collector::GarbageCollector;
-pub use control_plane::{ControlPlane, Settling};
 pub use harness::Harness;
 pub use kube_proxy::{KubeProxy, ProxyRule};
 pub use kubelet::Kubelet;

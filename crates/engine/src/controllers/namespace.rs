@@ -12,8 +12,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::runtime::{Action, Reconciled, Reconciler};
+use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::Requeue;
 use crate::api::namespace::{
     Namespace, NamespaceCondition, FINALIZER_KUBERNETES, PHASE_TERMINATING,

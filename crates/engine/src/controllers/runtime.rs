@@ -17,7 +17,6 @@
 //! [`Controller::step_until`]). The garbage collector, which upstream runs two worker pools over
 //! two queues sharing one graph, uses two [`Worker`]s directly.
 
-
 use super::shared_informer::InformerRef;
 use super::{earliest, Controller, Requeue, Stepped};
 use crate::apiserver::ApiServer;
@@ -207,9 +206,9 @@ impl<R: Reconciler> Controller for Runner<R> {
             r.watch(now, api, self.worker.queue_mut());
         }
         if r.has_synced() {
-            let drained = self
-                .worker
-                .drain(now, stop, |key, _, stop| r.reconcile_until(now, api, key, stop));
+            let drained = self.worker.drain(now, stop, |key, _, stop| {
+                r.reconcile_until(now, api, key, stop)
+            });
             if !drained {
                 self.stopped = true;
                 return Stepped::Stopped;
@@ -269,7 +268,11 @@ mod tests {
             Some(Ok(Action::Done))
         });
         assert!(drained);
-        assert_eq!(seen, ["default/a", "default/a"], "the same key, gone on with");
+        assert_eq!(
+            seen,
+            ["default/a", "default/a"],
+            "the same key, gone on with"
+        );
         assert_eq!(w.queue().num_requeues(&"default/a"), 0, "forgotten");
         assert_eq!(w.queue().next_ready_at(), Some(t0.plus_millis(1_000)));
         assert!(w.drain(t1, &mut || false, |_, _, _| unreachable!("nothing ready")));

@@ -14,15 +14,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::adapter::ApiInformer;
+use super::earliest;
 use super::events::{EventRecorder, EventType};
 use super::podutil::{self, Allocatable, Resources, NO_EXECUTE, NO_SCHEDULE, TAINT_UNSCHEDULABLE};
 use super::profile::Profile;
+use super::runtime::{Action, Reconciled, Reconciler};
 use super::scheduler_cache::{
     num_feasible_nodes_to_find, NodeInfo, NodeSnapshot, NodeUsageCache, Usage,
 };
 use super::shared_informer::InformerRef;
-use super::earliest;
-use super::runtime::{Action, Reconciled, Reconciler};
 use crate::api::binding::Binding;
 use crate::api::node::Taint;
 use crate::api::pod::Pod;

@@ -31,6 +31,7 @@ use super::adapter::ApiInformer;
 use super::events::EventRecorder;
 use super::node_addresses::{self, PodIps};
 use super::profile::Profile;
+use super::runtime::{Action, Worker};
 use super::shared_informer::InformerRef;
 use super::{earliest, Controller, Requeue};
 use crate::api::pod::Pod;
@@ -62,8 +63,8 @@ pub struct Kubelet {
     runtimes_checked_at_start: u32,
     /// The informer of the pods bound to the node; `None` while down and before the first step.
     pods: Option<ApiInformer>,
-    /// The pods to sync, by key.
-    queue: WorkQueue<ObjectKey>,
+    /// The pods to sync, by key, and the loop over them (the pod workers').
+    worker: Worker<ObjectKey>,
     /// What the runtime holds for each pod it runs, by key (the pod workers' states).
     runtime: BTreeMap<ObjectKey, PodRuntime>,
     /// The images on the node (pulled once, unless a container's pull policy is `Always`).
@@ -104,7 +105,7 @@ impl Kubelet {
             starts: 0,
             runtimes_checked_at_start: 0,
             pods: None,
-            queue: WorkQueue::default(),
+            worker: Worker::default(),
             runtime: BTreeMap::new(),
             images: BTreeSet::new(),
             pod_ips: PodIps::new(ordinal),
@@ -176,6 +177,7 @@ impl Kubelet {
         now: Timestamp,
         api: &mut ApiServer,
         key: &ObjectKey,
+        queue: &mut WorkQueue<ObjectKey>,
     ) -> Result<(), Requeue> {
         let Some(obj) = self.pods.as_ref().and_then(|i| i.store().get(key)) else {
             self.runtime.remove(key);
@@ -195,7 +197,7 @@ impl Kubelet {
         };
         let effects = pod_runtime::transition(runtimes.get(key), pod, now, &host);
         for effect in effects {
-            self.apply(now, api, key, &obj, pod, effect)?;
+            self.apply(now, api, key, &obj, pod, effect, queue)?;
         }
         Ok(())
     }
@@ -210,6 +212,7 @@ impl Kubelet {
         obj: &Object,
         pod: &Pod,
         effect: Effect,
+        queue: &mut WorkQueue<ObjectKey>,
     ) -> Result<(), Requeue> {
         match effect {
             Effect::Runtime(Some(runtime)) => match self.runtime.get_mut(key) {
@@ -242,7 +245,7 @@ impl Kubelet {
                 self.images.insert(image);
             }
             Effect::Rng(rng) => self.rng = *rng,
-            Effect::SyncAfter(ms) => self.queue.add_after(key.clone(), ms, now),
+            Effect::SyncAfter(ms) => queue.add_after(key.clone(), ms, now),
             Effect::Delete => self.delete(api, pod)?,
             Effect::Retry => return Err(Requeue),
         }
@@ -283,7 +286,7 @@ impl Kubelet {
             Some(self.next_lease),
             Some(self.next_status),
             self.pods.as_ref().and_then(|i| i.next_wakeup()),
-            self.queue.next_ready_at(),
+            self.worker.queue().next_ready_at(),
             self.recorder.next_retry(),
         ])
     }
@@ -315,19 +318,21 @@ impl Controller for Kubelet {
             None => Vec::new(),
         };
         for note in notes {
-            self.queue.add(note.key());
+            self.worker.queue_mut().add(note.key());
         }
         if self.pods.as_ref().is_some_and(|i| i.has_synced()) {
             if self.runtimes_checked_at_start != self.starts {
                 self.runtimes_checked_at_start = self.starts;
                 self.forget_runtimes_not_listed();
             }
-            while let Some(key) = self.queue.get(now) {
-                match self.sync_pod(now, api, &key) {
-                    Ok(()) => self.queue.forget(&key),
-                    Err(Requeue) => self.queue.add_rate_limited(key.clone(), now),
-                }
-                self.queue.done(&key);
+            if self.worker.queue().has_ready(now) {
+                // The worker is taken out while it runs, so that a pod's sync can borrow the
+                // kubelet and add the pod back to the worker's queue (a wake-up it asks for).
+                let mut worker = std::mem::take(&mut self.worker);
+                worker.drain(now, &mut || false, |key, queue, _| {
+                    Some(self.sync_pod(now, api, key, queue).map(|()| Action::Done))
+                });
+                self.worker = worker;
             }
         }
         self.next_wakeup()
@@ -338,7 +343,7 @@ impl Controller for Kubelet {
         let quiet = self.running
             && self.registered
             && self.runtimes_checked_at_start == self.starts
-            && self.queue.is_empty()
+            && self.worker.queue().is_empty()
             && (self.recorder.pending() == 0
                 || self.recorder.next_retry().is_some_and(|t| t > now))
             && informer.is_quiet(now, api);
