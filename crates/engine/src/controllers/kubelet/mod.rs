@@ -197,7 +197,7 @@ impl Kubelet {
         };
         let effects = pod_runtime::transition(runtimes.get(key), pod, now, &host);
         for effect in effects {
-            self.apply(now, api, key, &obj, pod, effect, queue)?;
+            self.apply(now, api, key, &obj, effect, queue)?;
         }
         Ok(())
     }
@@ -210,10 +210,12 @@ impl Kubelet {
         api: &mut ApiServer,
         key: &ObjectKey,
         obj: &Object,
-        pod: &Pod,
         effect: Effect,
         queue: &mut WorkQueue<ObjectKey>,
     ) -> Result<(), Requeue> {
+        let Some(pod) = obj.as_pod() else {
+            return Ok(());
+        };
         match effect {
             Effect::Runtime(Some(runtime)) => match self.runtime.get_mut(key) {
                 Some(held) => *held = runtime,
