@@ -175,11 +175,6 @@ impl<R: Reconciler> Runner<R> {
     pub fn reconciler_mut(&mut self) -> &mut R {
         &mut self.reconciler
     }
-
-    /// Its work queue (keys ready, waiting and being processed, for the UI and tests).
-    pub fn queue(&self) -> &WorkQueue<R::Key> {
-        self.worker.queue()
-    }
 }
 
 impl<R: Reconciler> Controller for Runner<R> {
