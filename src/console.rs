@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 use watchlab_apimachinery::client::ApiClient;
-use watchlab_kubectl::{Follow, Kubectl};
+use watchlab_kubectl::{Follow, Kubectl, Outcome};
 
 use crate::seeds;
 
@@ -124,6 +124,16 @@ impl Console {
                 old.stop(client);
             }
         }
+    }
+
+    /// Runs `line` as the learner's kubectl would (same namespace and files) without printing
+    /// it, remembering it or keeping a stream it opens: what a lab's check sees.
+    pub fn check(&self, line: &str, client: &mut dyn ApiClient) -> Outcome {
+        let mut out = self.kubectl.without_history().exec(line, client);
+        if let Some(follow) = out.follow.take() {
+            follow.stop(client);
+        }
+        out
     }
 
     /// Appends what the followed stream delivered since the last poll (call on every tick).

@@ -15,6 +15,7 @@ pub mod console;
 pub mod fanout;
 pub mod i18n;
 pub mod inspect;
+pub mod lab;
 pub mod live;
 pub mod scenario;
 pub mod seeds;

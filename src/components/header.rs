@@ -5,10 +5,8 @@
 use super::cluster_file::ClusterFile;
 use super::{tr, use_ctx, use_initial_value};
 use crate::clock::Speed;
-use crate::i18n::{Lang, T};
-use crate::state::{
-    format_time, pods_per_node, Action, ClusterSize, Frame, SizeError, MAX_NODES, NODE_SIZES,
-};
+use crate::i18n::T;
+use crate::state::{format_time, Action, ClusterSize, Frame, NODE_SIZES};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -115,7 +113,7 @@ pub fn Header() -> Html {
                 <button id="restart" onclick={on_restart}>{ tr(&ctx, T::Restart) }</button>
                 if let Some(e) = &ctx.size_error {
                     <p id="size-error" class="size-error" role="alert">
-                        { size_error_text(ctx.lang, e) }
+                        { e.text(ctx.lang) }
                         <button class="small" onclick={dispatch(Action::DismissSizeError)}>{ tr(&ctx, T::Close) }</button>
                     </p>
                 }
@@ -125,30 +123,6 @@ pub fn Header() -> Html {
                 { tr(&ctx, T::Language) }
             </button>
         </header>
-    }
-}
-
-/// The message of a refused size, in `lang`.
-pub fn size_error_text(lang: Lang, e: &SizeError) -> String {
-    match e {
-        SizeError::NodesNotANumber(text) => T::SizeNodesNotANumber.fill(lang, &[text]),
-        SizeError::NodesOutOfRange(n) => {
-            T::SizeNodesOutOfRange.fill(lang, &[&n.to_string(), &MAX_NODES.to_string()])
-        }
-        SizeError::ReplicasNotANumber(text) => T::SizeReplicasNotANumber.fill(lang, &[text]),
-        SizeError::ReplicasOverCapacity {
-            replicas,
-            nodes,
-            capacity,
-        } => T::SizeOverCapacity.fill(
-            lang,
-            &[
-                &replicas.to_string(),
-                &nodes.to_string(),
-                &capacity.to_string(),
-                &pods_per_node().to_string(),
-            ],
-        ),
     }
 }
 
@@ -170,12 +144,12 @@ mod tests {
                 panic!("{figures:?} was accepted")
             };
             for lang in [Lang::En, Lang::Zh] {
-                let text = size_error_text(lang, &e);
+                let text = e.text(lang);
                 for f in figures {
                     assert!(text.contains(f), "{lang:?}: {text}");
                 }
             }
-            assert_ne!(size_error_text(Lang::En, &e), size_error_text(Lang::Zh, &e));
+            assert_ne!(e.text(Lang::En), e.text(Lang::Zh));
         }
     }
 }

@@ -46,7 +46,7 @@ impl Engine {
         }))
     }
 
-    pub(super) fn with_cluster(cluster: Cluster) -> Self {
+    pub fn with_cluster(cluster: Cluster) -> Self {
         Engine {
             cluster,
             console: Console::new(),
@@ -74,7 +74,7 @@ impl Engine {
     }
 
     /// Advances virtual time by `ms` and lets the console catch up.
-    pub(super) fn advance(&mut self, ms: u64) {
+    pub fn advance(&mut self, ms: u64) {
         let to = self.cluster.now().plus_millis(ms);
         self.cluster.advance_to(to);
         self.poll_console();

@@ -32,8 +32,8 @@ pub use navigation::Tool;
 pub use persistence::{FileNotice, EXPORT_FILE, MAX_SAVE_BYTES, SAVE_EVERY_MS, SAVE_KEY};
 pub use scenarios::{Progress, SEED_DEPLOYMENT, SEED_NAMESPACE};
 pub use size::{
-    node_names, parse_size, pods_per_node, ClusterSize, SizeError, MAX_NODES, NODE_SIZES,
-    SEED_REPLICAS,
+    node_names, parse_size, pods_per_node, sized_cluster_from, ClusterSize, SizeError, MAX_NODES,
+    NODE_SIZES, SEED_REPLICAS,
 };
 
 /// Virtual milliseconds Step runs timers for while nothing is written (a healthy cluster writes

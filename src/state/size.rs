@@ -5,6 +5,8 @@
 //! typo must never start building a million pods and freeze the tab).
 
 use watchlab_engine::api::Kind;
+
+use crate::i18n::{Lang, T};
 use watchlab_engine::cluster::{Cluster, ClusterConfig, PLAYGROUND_QUOTA_BYTES};
 use watchlab_engine::controllers::kubelet::NODE_PODS;
 
@@ -59,6 +61,32 @@ pub enum SizeError {
     },
 }
 
+impl SizeError {
+    /// The message, in `lang`.
+    pub fn text(&self, lang: Lang) -> String {
+        match self {
+            SizeError::NodesNotANumber(text) => T::SizeNodesNotANumber.fill(lang, &[text]),
+            SizeError::NodesOutOfRange(n) => {
+                T::SizeNodesOutOfRange.fill(lang, &[&n.to_string(), &MAX_NODES.to_string()])
+            }
+            SizeError::ReplicasNotANumber(text) => T::SizeReplicasNotANumber.fill(lang, &[text]),
+            SizeError::ReplicasOverCapacity {
+                replicas,
+                nodes,
+                capacity,
+            } => T::SizeOverCapacity.fill(
+                lang,
+                &[
+                    &replicas.to_string(),
+                    &nodes.to_string(),
+                    &capacity.to_string(),
+                    &pods_per_node().to_string(),
+                ],
+            ),
+        }
+    }
+}
+
 /// Reads the two fields as typed (surrounding blanks and `,`/`_` digit separators allowed).
 pub fn parse_size(nodes: &str, replicas: &str) -> Result<ClusterSize, SizeError> {
     let number = |text: &str| -> Option<u64> {
@@ -105,18 +133,27 @@ pub fn node_names(n: usize) -> Vec<String> {
 /// A fresh cluster of `size` from `seed`: the demo Deployment is scaled to the chosen replicas
 /// by a recorded action, so the choice is part of the saved cluster.
 pub fn sized_cluster(seed: u64, size: ClusterSize) -> Cluster {
-    let mut cluster = Cluster::new(ClusterConfig {
+    let config = ClusterConfig {
         seed,
         nodes: node_names(size.nodes),
-        quota_backend_bytes: PLAYGROUND_QUOTA_BYTES,
         ..ClusterConfig::default()
+    };
+    sized_cluster_from(config, size.replicas)
+}
+
+/// A fresh cluster of `config` (with the playground's etcd quota) whose demo Deployment asks for
+/// `replicas`, scaled by a recorded action as [`sized_cluster`] does.
+pub fn sized_cluster_from(config: ClusterConfig, replicas: u32) -> Cluster {
+    let mut cluster = Cluster::new(ClusterConfig {
+        quota_backend_bytes: PLAYGROUND_QUOTA_BYTES,
+        ..config
     });
-    if size.replicas != SEED_REPLICAS {
+    if replicas != SEED_REPLICAS && cluster.config().seed_objects {
         // The Deployment was just created by the seed objects: this cannot be refused.
         let _ = cluster.apply(watchlab_engine::cluster::Action::Scale {
             namespace: SEED_NAMESPACE.into(),
             name: SEED_DEPLOYMENT.into(),
-            replicas: size.replicas,
+            replicas,
         });
     }
     cluster

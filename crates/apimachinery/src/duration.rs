@@ -2,7 +2,8 @@
 //! apimachinery's `duration.HumanDuration` (`0s`, `119s`, `2m3s`, `10m`, `3h`, `5d`...) and the
 //! printers' `translateTimestampSince`. The API server's Table printers and kubectl both print
 //! ages, so both read them from here. Timestamps are RFC 3339 strings; "now" is Unix milliseconds
-//! (the virtual clock's, [`crate::client::virtual_now_unix_ms`]).
+//! (the virtual clock's, [`crate::client::virtual_now_unix_ms`]). And the other way round: a Go
+//! duration as flags and annotations write it (`90s`, `1m30s`), read into milliseconds.
 
 use crate::rfc3339::parse_unix_millis;
 
@@ -65,6 +66,46 @@ pub fn since(timestamp: Option<&str>, now_unix_ms: i64) -> String {
     }
 }
 
+/// A Go duration of whole numbers (`1m30s`, `500ms`, `2h`, `0`), as `time.ParseDuration` reads
+/// the ones people write in flags and files, in milliseconds.
+pub fn parse_go_duration(text: &str) -> Result<u64, String> {
+    if text == "0" {
+        return Ok(0);
+    }
+    let bad = || format!("{text:?} is not a duration like 500ms, 10s, 1m30s or 2h");
+    let mut rest = text;
+    let mut total: u64 = 0;
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    while !rest.is_empty() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            return Err(bad());
+        }
+        let (number, after) = rest.split_at(digits);
+        let n: u64 = number.parse().map_err(|_| bad())?;
+        let unit_len = after.len()
+            - after
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .len();
+        let (unit, after) = after.split_at(unit_len);
+        let scale = match unit {
+            "ms" => 1,
+            "s" => 1_000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            _ => return Err(bad()),
+        };
+        total = n
+            .checked_mul(scale)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(bad)?;
+        rest = after;
+    }
+    Ok(total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +143,15 @@ mod tests {
         let now = virtual_now_unix_ms(3 * 3600 * 1000);
         assert_eq!(since(Some("2026-01-01T00:00:00Z"), now), "3h");
         assert_eq!(since(None, now), "<unknown>");
+    }
+
+    #[test]
+    fn go_durations_read_as_milliseconds() {
+        assert_eq!(parse_go_duration("1m30s"), Ok(90_000));
+        assert_eq!(parse_go_duration("500ms"), Ok(500));
+        assert_eq!(parse_go_duration("0"), Ok(0));
+        for bad in ["", "5", "1.5s", "1d", "s", "-1s"] {
+            assert!(parse_go_duration(bad).is_err(), "{bad:?}");
+        }
     }
 }

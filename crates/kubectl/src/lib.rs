@@ -111,6 +111,16 @@ impl Kubectl {
     }
 
     /// Runs one console line.
+    /// The same kubectl (namespace and files) with no history: one that runs a line nobody
+    /// typed, as a lab's check does, and is then dropped.
+    pub fn without_history(&self) -> Kubectl {
+        Kubectl {
+            namespace: self.namespace.clone(),
+            files: self.files.clone(),
+            history: Vec::new(),
+        }
+    }
+
     pub fn exec(&mut self, line: &str, client: &mut dyn ApiClient) -> Outcome {
         let trimmed = line.trim();
         if trimmed.is_empty() {

@@ -18,6 +18,7 @@
 //! restart. The API server refuses a pod whose annotation does not parse, with the reason.
 
 use super::pod::{Pod, ProbeKind};
+use watchlab_apimachinery::duration::parse_go_duration;
 
 /// The annotation that carries a pod's behaviour (every container of the pod follows it).
 pub const ANNOTATION: &str = "watchlab.dev/behaviour";
@@ -77,7 +78,7 @@ impl Behaviour {
                 None => (clause, None),
             };
             let duration = || match value {
-                Some(v) => parse_duration(v).map_err(|e| format!("{key}: {e}")),
+                Some(v) => parse_go_duration(v).map_err(|e| format!("{key}: {e}")),
                 None => Err(format!("{key} needs a duration, e.g. {key}=10s")),
             };
             let flag = || match value {
@@ -134,45 +135,6 @@ impl Behaviour {
             _ => Answer::Healthy,
         }
     }
-}
-
-/// A Go duration of whole numbers (`1m30s`, `500ms`, `0`), in milliseconds.
-fn parse_duration(text: &str) -> Result<u64, String> {
-    if text == "0" {
-        return Ok(0);
-    }
-    let bad = || format!("{text:?} is not a duration like 500ms, 10s, 1m30s or 2h");
-    let mut rest = text;
-    let mut total: u64 = 0;
-    if rest.is_empty() {
-        return Err(bad());
-    }
-    while !rest.is_empty() {
-        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        if digits == 0 {
-            return Err(bad());
-        }
-        let (number, after) = rest.split_at(digits);
-        let n: u64 = number.parse().map_err(|_| bad())?;
-        let unit_len = after.len()
-            - after
-                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-                .len();
-        let (unit, after) = after.split_at(unit_len);
-        let scale = match unit {
-            "ms" => 1,
-            "s" => 1_000,
-            "m" => 60_000,
-            "h" => 3_600_000,
-            _ => return Err(bad()),
-        };
-        total = n
-            .checked_mul(scale)
-            .and_then(|v| total.checked_add(v))
-            .ok_or_else(bad)?;
-        rest = after;
-    }
-    Ok(total)
 }
 
 #[cfg(test)]

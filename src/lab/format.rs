@@ -1,0 +1,562 @@
+//! The lab file: a trainer's guided exercise as YAML (`docs/labs.md` documents every key with a
+//! complete example). This module reads a file into a [`Lab`] and refuses anything it cannot run
+//! — bad YAML, an unknown key, an unknown action or view, a regular expression that does not
+//! compile, a check that names no command — with the line and column where it is, before the
+//! page or the runner changes anything.
+//!
+//! The keys keep the names the issue fixed (`title`, `summary`, `cluster`, `steps`, and per step
+//! `say`, `run`, `do`, `view`, `wait`, `task`, `hint`, `check`, `solution`); a value that may be
+//! one thing or a list (`run`, `do`, `check`, `solution`) takes either form.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer, StrDeserializer};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use watchlab_apimachinery::duration::parse_go_duration;
+use watchlab_engine::cluster::ProfileName;
+
+use crate::clock::Speed;
+use crate::i18n::Lang;
+use crate::scenario::View;
+
+/// How long a task's checks get, once its solution ran, before the runner calls it failed; and
+/// a `wait: {until: …}` without its own `timeout` (virtual time).
+pub const DEFAULT_TIMEOUT_MS: u64 = 5 * 60_000;
+
+/// A text in the page's two languages; one alone is allowed (the page falls back to it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text {
+    pub en: Option<String>,
+    pub zh: Option<String>,
+}
+
+impl Text {
+    /// The text in `lang`, else in the other language.
+    pub fn get(&self, lang: Lang) -> &str {
+        let (first, second) = match lang {
+            Lang::En => (&self.en, &self.zh),
+            Lang::Zh => (&self.zh, &self.en),
+        };
+        first.as_deref().or(second.as_deref()).unwrap_or_default()
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// The mapping form: `{en: …, zh: …}`.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Pair {
+            en: Option<String>,
+            zh: Option<String>,
+        }
+        struct TextVisitor;
+        impl<'de> Visitor<'de> for TextVisitor {
+            type Value = Text;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a text, or {en: …, zh: …}")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
+                Ok(Text {
+                    en: Some(v.to_string()),
+                    zh: None,
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Text, A::Error> {
+                let pair = Pair::deserialize(MapAccessDeserializer::new(map))?;
+                if pair.en.is_none() && pair.zh.is_none() {
+                    return Err(de::Error::custom("a text needs `en` or `zh`"));
+                }
+                Ok(Text {
+                    en: pair.en,
+                    zh: pair.zh,
+                })
+            }
+        }
+        d.deserialize_any(TextVisitor)
+    }
+}
+
+/// A value written as one item or as a list of them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OneOrMany<T>(pub Vec<T>);
+
+impl<T> Default for OneOrMany<T> {
+    fn default() -> Self {
+        OneOrMany(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ListVisitor<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+            type Value = OneOrMany<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("one item or a list of them")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                T::deserialize(StrDeserializer::<E>::new(v)).map(|t| OneOrMany(vec![t]))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(|t| OneOrMany(vec![t]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Vec::<T>::deserialize(SeqAccessDeserializer::new(seq)).map(OneOrMany)
+            }
+        }
+        d.deserialize_any(ListVisitor(PhantomData))
+    }
+}
+
+/// A Go duration (`90s`, `1m30s`) in virtual milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Duration(pub u64);
+
+impl<'de> Deserialize<'de> for Duration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        parse_go_duration(&text)
+            .map(Duration)
+            .map_err(de::Error::custom)
+    }
+}
+
+/// The starting cluster: the page's size controls and the console's files.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabCluster {
+    /// A node count, or the nodes' names.
+    pub nodes: Option<Nodes>,
+    /// The demo Deployment's replicas (`production/orders-api`).
+    pub replicas: Option<u32>,
+    pub seed: Option<u64>,
+    /// 1, 10 or 60 (×): how fast virtual time runs in the page.
+    #[serde(default, deserialize_with = "speed")]
+    pub speed: Option<Speed>,
+    #[serde(default, deserialize_with = "profile")]
+    pub profile: Option<ProfileName>,
+    #[serde(rename = "etcdMembers")]
+    pub etcd_members: Option<usize>,
+    /// File name → contents, for `kubectl apply -f NAME` in the console.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+}
+
+/// `nodes:` as a count or as names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Nodes {
+    Count(usize),
+    Names(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for Nodes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NodesVisitor;
+        impl<'de> Visitor<'de> for NodesVisitor {
+            type Value = Nodes;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a node count or a list of node names")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Nodes, E> {
+                usize::try_from(v)
+                    .map(Nodes::Count)
+                    .map_err(|_| E::custom("too many nodes"))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Nodes, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::custom("a node count cannot be negative"))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Nodes, A::Error> {
+                Vec::<String>::deserialize(SeqAccessDeserializer::new(seq)).map(Nodes::Names)
+            }
+        }
+        d.deserialize_any(NodesVisitor)
+    }
+}
+
+fn speed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Speed>, D::Error> {
+    let factor = u32::deserialize(d)?;
+    Speed::ALL
+        .into_iter()
+        .find(|s| s.factor() == factor)
+        .map(Some)
+        .ok_or_else(|| de::Error::custom(format!("speed {factor} is not one of 1, 10, 60")))
+}
+
+fn profile<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ProfileName>, D::Error> {
+    match String::deserialize(d)?.as_str() {
+        "training" => Ok(Some(ProfileName::Training)),
+        "kubernetes" => Ok(Some(ProfileName::Kubernetes)),
+        other => Err(de::Error::custom(format!(
+            "unknown profile {other:?} (expected training or kubernetes)"
+        ))),
+    }
+}
+
+/// A cluster action a step does (`do:`), as the Actions panel would.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Do {
+    KillNode(String),
+    RestoreNode(String),
+    KillEtcdMember(String),
+    RestoreEtcdMember(String),
+    /// Two editors write `production/orders-api` from the same read: one gets 409.
+    ConflictingWrite,
+    Pause,
+    Resume,
+    Speed(Speed),
+    /// Starts the naive watcher and the resuming informer on `production`.
+    CompareReconnects,
+    /// Cuts their connections to the API server; `RestoreWatches` brings them back.
+    CutWatches,
+    RestoreWatches,
+    /// Compacts the ledger to its current revision.
+    Compact,
+}
+
+/// The actions, as written, with the argument each takes.
+pub const ACTIONS: &[&str] = &[
+    "kill-node NAME",
+    "restore-node NAME",
+    "kill-etcd-member NAME",
+    "restore-etcd-member NAME",
+    "conflicting-write",
+    "pause",
+    "resume",
+    "speed 1|10|60",
+    "compare-reconnects",
+    "cut-watches",
+    "restore-watches",
+    "compact",
+];
+
+impl Do {
+    /// Reads one action as written in a lab (`kill-node node-c`).
+    pub fn parse(text: &str) -> Result<Do, String> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let named = |make: fn(String) -> Do| match words.as_slice() {
+            [_, name] => Ok(make(name.to_string())),
+            _ => Err(format!("{:?} takes one name: {} NAME", text, words[0])),
+        };
+        let bare = |action: Do| match words.as_slice() {
+            [_] => Ok(action),
+            _ => Err(format!("{:?} takes no argument", words[0])),
+        };
+        match words.first().copied() {
+            Some("kill-node") => named(Do::KillNode),
+            Some("restore-node") => named(Do::RestoreNode),
+            Some("kill-etcd-member") => named(Do::KillEtcdMember),
+            Some("restore-etcd-member") => named(Do::RestoreEtcdMember),
+            Some("conflicting-write") => bare(Do::ConflictingWrite),
+            Some("pause") => bare(Do::Pause),
+            Some("resume") => bare(Do::Resume),
+            Some("compare-reconnects") => bare(Do::CompareReconnects),
+            Some("cut-watches") => bare(Do::CutWatches),
+            Some("restore-watches") => bare(Do::RestoreWatches),
+            Some("compact") => bare(Do::Compact),
+            Some("speed") => match words.as_slice() {
+                [_, n] => Speed::ALL
+                    .into_iter()
+                    .find(|s| s.factor().to_string() == *n)
+                    .map(Do::Speed)
+                    .ok_or_else(|| format!("speed {n} is not one of 1, 10, 60")),
+                _ => Err("speed takes one factor: speed 1|10|60".into()),
+            },
+            _ => Err(format!(
+                "unknown action {text:?} (actions: {})",
+                ACTIONS.join(", ")
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Do {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Do::parse(&String::deserialize(d)?).map_err(de::Error::custom)
+    }
+}
+
+/// `view:`, by the id the tabs carry (`ledger`, `broadcast`…).
+fn view<'de, D: Deserializer<'de>>(d: D) -> Result<Option<View>, D::Error> {
+    let id = String::deserialize(d)?;
+    View::ALL
+        .into_iter()
+        .find(|v| v.id() == id)
+        .map(Some)
+        .ok_or_else(|| {
+            let ids: Vec<_> = View::ALL.iter().map(|v| v.id()).collect();
+            de::Error::custom(format!("unknown view {id:?} (views: {})", ids.join(", ")))
+        })
+}
+
+/// What a check expects of a command's output.
+#[derive(Debug, Clone)]
+pub enum Expect {
+    /// The output, without its trailing newline, is exactly this.
+    Equals(String),
+    /// The output matches this regular expression somewhere.
+    Matches(regex_lite::Regex),
+    /// The command fails (a non-zero exit).
+    Fails,
+    /// The command succeeds.
+    Succeeds,
+}
+
+impl PartialEq for Expect {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Expect::Equals(a), Expect::Equals(b)) => a == b,
+            (Expect::Matches(a), Expect::Matches(b)) => a.as_str() == b.as_str(),
+            (Expect::Fails, Expect::Fails) | (Expect::Succeeds, Expect::Succeeds) => true,
+            _ => false,
+        }
+    }
+}
+
+/// A condition a task or a wait needs to hold.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Check {
+    /// Runs a console line (kubectl, as the learner would type it) and looks at its output.
+    Command { line: String, expect: Expect },
+    /// Some revision since the step began wrote under `key` (an etcd key prefix), by `writer`
+    /// as the ledger's Writer column names it (`kubectl`, `kubelet/node-a`).
+    Ledger { key: String, writer: Option<String> },
+    /// An Event with this reason exists, about `object` (`KIND/NAME`) if given.
+    Event {
+        reason: String,
+        object: Option<String>,
+    },
+}
+
+impl<'de> Deserialize<'de> for Check {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Written {
+            kubectl: Option<String>,
+            equals: Option<String>,
+            matches: Option<String>,
+            fails: Option<bool>,
+            ledger: Option<LedgerCheck>,
+            event: Option<EventCheck>,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct LedgerCheck {
+            key: String,
+            writer: Option<String>,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct EventCheck {
+            reason: String,
+            object: Option<String>,
+        }
+        let w = Written::deserialize(d)?;
+        let kinds = [w.kubectl.is_some(), w.ledger.is_some(), w.event.is_some()];
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            return Err(de::Error::custom(
+                "a check is one of {kubectl: …, equals|matches|fails: …}, {ledger: {key, writer}} or {event: {reason, object}}",
+            ));
+        }
+        let expects = w.equals.is_some() || w.matches.is_some() || w.fails.is_some();
+        if expects && w.kubectl.is_none() {
+            return Err(de::Error::custom(
+                "equals, matches and fails go with a kubectl command",
+            ));
+        }
+        if let Some(ledger) = w.ledger {
+            return Ok(Check::Ledger {
+                key: ledger.key,
+                writer: ledger.writer,
+            });
+        }
+        if let Some(event) = w.event {
+            if let Some(object) = &event.object {
+                if !object.contains('/') {
+                    return Err(de::Error::custom(format!(
+                        "event object {object:?} is not KIND/NAME"
+                    )));
+                }
+            }
+            return Ok(Check::Event {
+                reason: event.reason,
+                object: event.object,
+            });
+        }
+        let line = w.kubectl.unwrap_or_default();
+        let line = if line.trim_start().starts_with("kubectl ") {
+            line
+        } else {
+            format!("kubectl {line}")
+        };
+        let expect = match (w.equals, w.matches, w.fails) {
+            (Some(e), None, None) => Expect::Equals(e),
+            (None, Some(m), None) => regex_lite::Regex::new(&m)
+                .map(Expect::Matches)
+                .map_err(|e| de::Error::custom(format!("matches: {e}")))?,
+            (None, None, Some(true)) => Expect::Fails,
+            (None, None, Some(false)) | (None, None, None) => Expect::Succeeds,
+            _ => {
+                return Err(de::Error::custom(
+                    "a kubectl check takes one of equals, matches or fails",
+                ))
+            }
+        };
+        Ok(Check::Command { line, expect })
+    }
+}
+
+/// `wait:` — some virtual time, or until checks hold.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Wait {
+    For(u64),
+    Until { checks: Vec<Check>, timeout_ms: u64 },
+}
+
+impl<'de> Deserialize<'de> for Wait {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Written {
+            #[serde(rename = "for")]
+            for_: Option<Duration>,
+            until: Option<OneOrMany<Check>>,
+            timeout: Option<Duration>,
+        }
+        let w = Written::deserialize(d)?;
+        match (w.for_, w.until, w.timeout) {
+            (Some(Duration(ms)), None, None) => Ok(Wait::For(ms)),
+            (None, Some(OneOrMany(checks)), timeout) if !checks.is_empty() => Ok(Wait::Until {
+                checks,
+                timeout_ms: timeout.map_or(DEFAULT_TIMEOUT_MS, |t| t.0),
+            }),
+            _ => Err(de::Error::custom(
+                "wait is {for: DURATION} or {until: CHECK, timeout: DURATION}",
+            )),
+        }
+    }
+}
+
+/// One step: what to read, what happens, and for an exercise what the learner must achieve.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub say: Option<Text>,
+    /// Console lines, typed and run as if the learner had.
+    #[serde(default)]
+    pub run: OneOrMany<String>,
+    #[serde(default, rename = "do")]
+    pub actions: OneOrMany<Do>,
+    #[serde(default, deserialize_with = "view")]
+    pub view: Option<View>,
+    pub wait: Option<Wait>,
+    pub task: Option<Text>,
+    pub hint: Option<Text>,
+    #[serde(default)]
+    pub check: OneOrMany<Check>,
+    /// Console lines that solve the task (run by `./x lab`, shown on request).
+    #[serde(default)]
+    pub solution: OneOrMany<String>,
+    /// How long the task's checks get once its solution ran (default 5m of virtual time).
+    pub timeout: Option<Duration>,
+}
+
+impl Step {
+    /// An exercise: the learner must make its checks hold.
+    pub fn is_task(&self) -> bool {
+        self.task.is_some()
+    }
+
+    /// A short name for the step in the runner's report: its task, else what it says.
+    pub fn headline(&self) -> String {
+        let text = self.task.as_ref().or(self.say.as_ref());
+        let first = text.map(|t| t.get(Lang::En)).unwrap_or("(no text)");
+        let first = first.lines().next().unwrap_or_default();
+        match first.char_indices().nth(60) {
+            Some((at, _)) => format!("{}…", &first[..at]),
+            None => first.to_string(),
+        }
+    }
+}
+
+/// A lab.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lab {
+    pub title: Text,
+    pub summary: Option<Text>,
+    #[serde(default)]
+    pub cluster: LabCluster,
+    pub steps: Vec<Step>,
+}
+
+/// Why a lab file was refused: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabError {
+    /// 1-based, where the parser could tell.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub reason: String,
+}
+
+impl fmt::Display for LabError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "{l}:{c}: {}", self.reason),
+            _ => f.write_str(&self.reason),
+        }
+    }
+}
+
+impl Lab {
+    /// Reads a lab file; the error says where and why.
+    pub fn parse(text: &str) -> Result<Lab, LabError> {
+        let lab: Lab = serde_yaml_ng::from_str(text).map_err(|e| {
+            let location = e.location();
+            let mut reason = e.to_string();
+            // The location is reported on its own; drop the parser's " at line L column C".
+            if let Some(at) = reason.rfind(" at line ") {
+                if !reason[at..].contains(',') {
+                    reason.truncate(at);
+                }
+            }
+            LabError {
+                line: location.as_ref().map(|l| l.line()),
+                column: location.as_ref().map(|l| l.column()),
+                reason,
+            }
+        })?;
+        if lab.steps.is_empty() {
+            return Err(LabError {
+                line: None,
+                column: None,
+                reason: "a lab needs at least one step".into(),
+            });
+        }
+        for (i, step) in lab.steps.iter().enumerate() {
+            let orphan =
+                step.task.is_none() && (!step.check.0.is_empty() || !step.solution.0.is_empty());
+            if orphan {
+                return Err(LabError {
+                    line: None,
+                    column: None,
+                    reason: format!("steps[{i}]: check and solution belong to a step with a task"),
+                });
+            }
+            if step.task.is_some() && step.check.0.is_empty() {
+                return Err(LabError {
+                    line: None,
+                    column: None,
+                    reason: format!("steps[{i}]: a task needs a check"),
+                });
+            }
+        }
+        Ok(lab)
+    }
+}

@@ -1,0 +1,365 @@
+//! Running a lab on the engine: the starting cluster a lab asks for, what a step does when it is
+//! entered (its console lines, its actions, its wait), and whether a task's checks hold. The
+//! page's lab mode and `./x lab` (the native runner, [`run_lab`]) both go through here, so a lab
+//! that passes in CI behaves the same for a learner.
+
+use watchlab_engine::api::{Kind, Object};
+use watchlab_engine::cluster::{Action as ClusterAction, Cluster, ClusterConfig};
+use watchlab_engine::store::Revision;
+use watchlab_kubectl::Outcome;
+
+use super::format::{Check, Do, Expect, Lab, Nodes, Step, Wait, DEFAULT_TIMEOUT_MS};
+use crate::i18n::Lang;
+use crate::state::{
+    node_names, parse_size, sized_cluster_from, Engine, CONSOLE_USER, SEED_DEPLOYMENT,
+    SEED_NAMESPACE, SEED_REPLICAS,
+};
+
+/// How far virtual time moves between two looks at a wait's or a task's checks.
+pub const CHECK_EVERY_MS: u64 = 1_000;
+
+/// The cluster a lab starts from: the page's default one, changed where the lab says.
+pub fn lab_cluster(lab: &Lab) -> Result<Cluster, String> {
+    let c = &lab.cluster;
+    let defaults = ClusterConfig::default();
+    let replicas = c.replicas.unwrap_or(SEED_REPLICAS);
+    let count = match &c.nodes {
+        None => defaults.nodes.len(),
+        Some(Nodes::Count(n)) => *n,
+        Some(Nodes::Names(names)) => names.len(),
+    };
+    parse_size(&count.to_string(), &replicas.to_string()).map_err(|e| e.text(Lang::En))?;
+    let nodes = match &c.nodes {
+        Some(Nodes::Names(names)) => names.clone(),
+        _ => node_names(count),
+    };
+    let etcd_members = c.etcd_members.unwrap_or(defaults.etcd_members);
+    if ![1, 3, 5].contains(&etcd_members) {
+        return Err(format!(
+            "etcdMembers: {etcd_members} is not supported (choose 1, 3 or 5)"
+        ));
+    }
+    let config = ClusterConfig {
+        seed: c.seed.unwrap_or(crate::DEFAULT_SEED),
+        nodes,
+        etcd_members,
+        profile: c.profile.unwrap_or(defaults.profile),
+        ..ClusterConfig::default()
+    };
+    Ok(sized_cluster_from(config, replicas))
+}
+
+/// The engine a lab starts from: its cluster, its files in the console, its speed.
+pub fn lab_engine(lab: &Lab) -> Result<Engine, String> {
+    let mut engine = Engine::with_cluster(lab_cluster(lab)?);
+    for (name, content) in &lab.cluster.files {
+        engine.console.set_file(name, content);
+    }
+    if let Some(speed) = lab.cluster.speed {
+        engine.clock.set_speed(speed);
+    }
+    Ok(engine)
+}
+
+/// Does one action; the error is what the Actions panel would report.
+pub fn perform(engine: &mut Engine, action: &Do) -> Result<(), String> {
+    let cluster_action = match action {
+        Do::KillNode(n) => ClusterAction::KillNode(n.clone()),
+        Do::RestoreNode(n) => ClusterAction::RestoreNode(n.clone()),
+        Do::KillEtcdMember(n) => ClusterAction::KillEtcdMember(n.clone()),
+        Do::RestoreEtcdMember(n) => ClusterAction::RestoreEtcdMember(n.clone()),
+        Do::ConflictingWrite => ClusterAction::ConflictingWrite {
+            namespace: SEED_NAMESPACE.into(),
+            name: SEED_DEPLOYMENT.into(),
+        },
+        Do::CompareReconnects => ClusterAction::CompareReconnects {
+            namespace: SEED_NAMESPACE.into(),
+        },
+        Do::CutWatches => ClusterAction::CutWatchConnections,
+        Do::RestoreWatches => ClusterAction::RestoreWatchConnections,
+        Do::Compact => ClusterAction::CompactNow,
+        Do::Pause => {
+            engine.clock.set_paused(true);
+            return Ok(());
+        }
+        Do::Resume => {
+            engine.clock.set_paused(false);
+            return Ok(());
+        }
+        Do::Speed(s) => {
+            engine.clock.set_speed(*s);
+            return Ok(());
+        }
+    };
+    engine
+        .cluster
+        .apply(cluster_action)
+        .map(|_| ())
+        .map_err(|s| s.message().to_string())
+}
+
+/// What a check saw the last time it was evaluated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckResult {
+    pub passed: bool,
+    /// What was seen, for the learner and the runner's FAIL line.
+    pub saw: String,
+}
+
+/// Evaluates one check now; `since` is the revision the step began at (ledger checks look at
+/// what was written after it).
+pub fn evaluate(engine: &mut Engine, check: &Check, since: Revision) -> CheckResult {
+    match check {
+        Check::Command { line, expect } => {
+            let mut session = engine.cluster.session(CONSOLE_USER);
+            let out = engine.console.check(line, &mut session);
+            judge(expect, &out)
+        }
+        Check::Ledger { key, writer } => {
+            let api = engine.cluster.api();
+            let found = api
+                .ledger()
+                .iter()
+                .rev()
+                .take_while(|e| e.revision > since)
+                .find(|e| {
+                    e.key().starts_with(key.as_str())
+                        && writer.as_deref().is_none_or(|w| *e.user == *w)
+                });
+            match found {
+                Some(e) => CheckResult {
+                    passed: true,
+                    saw: format!(
+                        "revision {} {} {} by {}",
+                        e.revision,
+                        e.verb,
+                        e.key(),
+                        e.user
+                    ),
+                },
+                None => CheckResult {
+                    passed: false,
+                    saw: format!("no write under {key} since revision {since}"),
+                },
+            }
+        }
+        Check::Event { reason, object } => {
+            let opts = Default::default();
+            let list = engine.cluster.api().list(Kind::Event, None, &opts);
+            let items = match list {
+                Ok(l) => l.items,
+                Err(s) => {
+                    return CheckResult {
+                        passed: false,
+                        saw: s.message().to_string(),
+                    }
+                }
+            };
+            let matches = |o: &Object| match o {
+                Object::Event(e) => {
+                    *e.reason == **reason
+                        && object.as_deref().is_none_or(|want| {
+                            let r = &e.involved_object;
+                            want.split_once('/').is_some_and(|(kind, name)| {
+                                kind.eq_ignore_ascii_case(&r.kind) && name == r.name
+                            })
+                        })
+                }
+                _ => false,
+            };
+            let passed = items.iter().any(|o| matches(o));
+            CheckResult {
+                passed,
+                saw: if passed {
+                    format!("an Event {reason}")
+                } else {
+                    format!("no Event {reason} among {}", items.len())
+                },
+            }
+        }
+    }
+}
+
+/// Whether a command's outcome is what the check expects.
+fn judge(expect: &Expect, out: &Outcome) -> CheckResult {
+    let stdout = out.stdout.trim_end_matches('\n');
+    let shown = || {
+        let text = if out.exit_code != 0 && stdout.is_empty() {
+            out.stderr.trim_end()
+        } else {
+            stdout
+        };
+        let text: String = text.chars().take(200).collect();
+        format!("{text:?} (exit {})", out.exit_code)
+    };
+    let passed = match expect {
+        Expect::Equals(want) => out.exit_code == 0 && stdout == want.trim_end_matches('\n'),
+        Expect::Matches(re) => out.exit_code == 0 && re.is_match(stdout),
+        Expect::Fails => out.exit_code != 0,
+        Expect::Succeeds => out.exit_code == 0,
+    };
+    CheckResult {
+        passed,
+        saw: shown(),
+    }
+}
+
+/// Evaluates every check; all must pass.
+pub fn evaluate_all(engine: &mut Engine, checks: &[Check], since: Revision) -> Vec<CheckResult> {
+    checks.iter().map(|c| evaluate(engine, c, since)).collect()
+}
+
+/// Lets virtual time run, a second at a time, until the checks hold or `timeout_ms` passed;
+/// returns the last results.
+pub fn wait_until(
+    engine: &mut Engine,
+    checks: &[Check],
+    since: Revision,
+    timeout_ms: u64,
+) -> Vec<CheckResult> {
+    let mut waited = 0;
+    loop {
+        let results = evaluate_all(engine, checks, since);
+        if results.iter().all(|r| r.passed) || waited >= timeout_ms {
+            return results;
+        }
+        let step = CHECK_EVERY_MS.min(timeout_ms - waited);
+        engine.advance(step);
+        waited += step;
+    }
+}
+
+/// What entering a step did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Entered {
+    /// The ledger's revision when the step began.
+    pub since: Revision,
+    /// Actions that were refused, with why.
+    pub refused: Vec<String>,
+    /// A `wait: {until: …}` that timed out: its checks' last results.
+    pub wait_failed: Option<Vec<CheckResult>>,
+}
+
+/// Enters a step: runs its console lines, does its actions, then its wait.
+pub fn enter(engine: &mut Engine, step: &Step) -> Entered {
+    let since = engine.cluster.api().revision();
+    for line in &step.run.0 {
+        engine.run_command(line);
+    }
+    let mut refused = Vec::new();
+    for action in &step.actions.0 {
+        if let Err(e) = perform(engine, action) {
+            refused.push(e);
+        }
+    }
+    let wait_failed = match &step.wait {
+        None => None,
+        Some(Wait::For(ms)) => {
+            engine.advance(*ms);
+            None
+        }
+        Some(Wait::Until { checks, timeout_ms }) => {
+            let results = wait_until(engine, checks, since, *timeout_ms);
+            (!results.iter().all(|r| r.passed)).then_some(results)
+        }
+    };
+    Entered {
+        since,
+        refused,
+        wait_failed,
+    }
+}
+
+/// One line of the runner's report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepReport {
+    /// 1-based.
+    pub number: usize,
+    pub headline: String,
+    /// `None` when the step passed; else what failed.
+    pub failure: Option<String>,
+}
+
+impl std::fmt::Display for StepReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.failure {
+            None => write!(f, "ok   step {}: {}", self.number, self.headline),
+            Some(why) => write!(
+                f,
+                "FAIL step {}: {}\n     {why}",
+                self.number, self.headline
+            ),
+        }
+    }
+}
+
+/// Runs a whole lab as `./x lab` does: each step in order, each task's solution, then its
+/// checks (given the step's timeout of virtual time to hold).
+pub fn run_lab(lab: &Lab) -> Result<Vec<StepReport>, String> {
+    let mut engine = lab_engine(lab)?;
+    let mut reports = Vec::new();
+    for (i, step) in lab.steps.iter().enumerate() {
+        let entered = enter(&mut engine, step);
+        let mut failure = None;
+        if let Some(e) = entered.refused.first() {
+            failure = Some(format!("action refused: {e}"));
+        } else if let Some(results) = &entered.wait_failed {
+            failure = Some(describe_failure(
+                "wait until",
+                step_checks_of_wait(step),
+                results,
+            ));
+        } else if step.is_task() {
+            for line in &step.solution.0 {
+                engine.run_command(line);
+            }
+            let timeout = step.timeout.map_or(DEFAULT_TIMEOUT_MS, |t| t.0);
+            let results = wait_until(&mut engine, &step.check.0, entered.since, timeout);
+            if !results.iter().all(|r| r.passed) {
+                failure = Some(describe_failure("check", &step.check.0, &results));
+            }
+        }
+        reports.push(StepReport {
+            number: i + 1,
+            headline: step.headline(),
+            failure,
+        });
+    }
+    Ok(reports)
+}
+
+fn step_checks_of_wait(step: &Step) -> &[Check] {
+    match &step.wait {
+        Some(Wait::Until { checks, .. }) => checks,
+        _ => &[],
+    }
+}
+
+/// The first failing check and what it saw.
+fn describe_failure(what: &str, checks: &[Check], results: &[CheckResult]) -> String {
+    let failed = checks.iter().zip(results).find(|(_, r)| !r.passed);
+    match failed {
+        Some((check, result)) => format!("{what} {} saw {}", describe(check), result.saw),
+        None => format!("{what} did not hold"),
+    }
+}
+
+/// A check as the report names it.
+pub fn describe(check: &Check) -> String {
+    match check {
+        Check::Command { line, expect } => match expect {
+            Expect::Equals(v) => format!("`{line}` equals {v:?}:"),
+            Expect::Matches(re) => format!("`{line}` matches /{}/:", re.as_str()),
+            Expect::Fails => format!("`{line}` fails:"),
+            Expect::Succeeds => format!("`{line}` succeeds:"),
+        },
+        Check::Ledger { key, writer } => match writer {
+            Some(w) => format!("ledger write under {key} by {w}:"),
+            None => format!("ledger write under {key}:"),
+        },
+        Check::Event { reason, object } => match object {
+            Some(o) => format!("event {reason} about {o}:"),
+            None => format!("event {reason}:"),
+        },
+    }
+}
