@@ -350,6 +350,17 @@ texts! {
     Finish => "Finish", "结束";
     StepOf => "Step {} of {}", "第 {} 步，共 {} 步";
     ScenarioDone => "Scenario complete.", "场景完成。";
+    LabOpen => "Open lab…", "打开实验…";
+    LabOpenHint => "Load a lab file (YAML) a trainer wrote", "加载培训师编写的实验文件（YAML）";
+    LabRestart => "Restart lab", "重新开始实验";
+    LabTask => "Task", "任务";
+    LabHint => "Hint", "提示";
+    LabSolution => "Solution", "答案";
+    LabPassed => "Done: every check passes. Press Next.", "完成：所有检查都已通过。请按“下一步”。";
+    LabChecking => "Not yet: the checks run again as time passes and after each command.", "尚未完成：每条命令之后、随着时间推移，检查会再次运行。";
+    LabSaw => "saw {}", "看到 {}";
+    LabRefused => "Lab {} refused: {}", "实验 {} 被拒绝：{}";
+    LabRefusedAt => "Lab {} refused, line {} column {}: {}", "实验 {} 被拒绝，第 {} 行第 {} 列：{}";
     ExportCluster => "Export", "导出";
     ExportHint => "Download this cluster as watchlab-cluster.json", "将当前集群下载为 watchlab-cluster.json";
     ImportCluster => "Import", "导入";

@@ -20,6 +20,7 @@ pub mod live;
 pub mod scenario;
 pub mod seeds;
 pub mod state;
+pub mod view;
 
 use components::actions_panel::ActionsPanel;
 use components::broadcast_view::BroadcastView;
@@ -35,8 +36,8 @@ use components::tabs::Tabs;
 use components::{tr, Ctx};
 use gloo_timers::callback::Interval;
 use i18n::{Lang, T};
-use scenario::View;
 use state::{Action, FileNotice, State, Tool};
+use view::View;
 use yew::prelude::*;
 
 /// The seed every fresh playground starts from (a run is reproducible from it).
@@ -135,6 +136,29 @@ pub(crate) fn performance_now() -> f64 {
     }
 }
 
+/// The text at `url` (same origin), or why not.
+async fn fetch_text(url: &str) -> Result<String, String> {
+    use wasm_bindgen::JsCast;
+    let message = |e: wasm_bindgen::JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
+    let window = web_sys::window().ok_or("no window")?;
+    let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(message)?;
+    let response: web_sys::Response = response.dyn_into().map_err(message)?;
+    if !response.ok() {
+        return Err(format!(
+            "HTTP {} {}",
+            response.status(),
+            response.status_text()
+        ));
+    }
+    let text = wasm_bindgen_futures::JsFuture::from(response.text().map_err(message)?)
+        .await
+        .map_err(message)?;
+    text.as_string()
+        .ok_or_else(|| "the response is not text".into())
+}
+
 /// The root component.
 #[component]
 pub fn App() -> Html {
@@ -159,6 +183,29 @@ pub fn App() -> Html {
                 state.dispatch(Action::Tick(performance_now()))
             });
             move || drop(interval)
+        });
+    }
+    {
+        // `?lab=URL`: fetch the lab and load it (or resume it, after a reload).
+        let state = state.clone();
+        use_effect_with((), move |_| {
+            let search = web_sys::window()
+                .and_then(|w| w.location().search().ok())
+                .unwrap_or_default();
+            match scenario::requested(&search) {
+                Some(Ok(url)) => wasm_bindgen_futures::spawn_local(async move {
+                    let action = match fetch_text(&url).await {
+                        Ok(source) => Action::LoadLab { id: url, source },
+                        Err(reason) => Action::LabUnavailable { id: url, reason },
+                    };
+                    state.dispatch(action);
+                }),
+                Some(Err(url)) => state.dispatch(Action::LabUnavailable {
+                    id: url,
+                    reason: "only a path on this page's own server can be loaded".into(),
+                }),
+                None => {}
+            }
         });
     }
     use_effect_with(state.lang, |lang| remember_lang(*lang));

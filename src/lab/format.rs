@@ -20,7 +20,7 @@ use watchlab_engine::cluster::ProfileName;
 
 use crate::clock::Speed;
 use crate::i18n::Lang;
-use crate::scenario::View;
+use crate::view::View;
 
 /// How long a task's checks get, once its solution ran, before the runner calls it failed; and
 /// a `wait: {until: …}` without its own `timeout` (virtual time).
@@ -443,7 +443,51 @@ impl<'de> Deserialize<'de> for Wait {
     }
 }
 
+/// One more thing a step does after its `do`, `run` and `wait`, when a story needs another order
+/// (`then: [{wait: {for: 5s}}, {run: kubectl get pods}]`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Beat {
+    Run(String),
+    Do(Do),
+    Wait(Wait),
+}
+
+impl<'de> Deserialize<'de> for Beat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Written {
+            run: Option<String>,
+            #[serde(rename = "do")]
+            action: Option<Do>,
+            wait: Option<Wait>,
+        }
+        match Written::deserialize(d)? {
+            Written {
+                run: Some(line),
+                action: None,
+                wait: None,
+            } => Ok(Beat::Run(line)),
+            Written {
+                run: None,
+                action: Some(action),
+                wait: None,
+            } => Ok(Beat::Do(action)),
+            Written {
+                run: None,
+                action: None,
+                wait: Some(wait),
+            } => Ok(Beat::Wait(wait)),
+            _ => Err(de::Error::custom(
+                "a `then` item is one of {run: LINE}, {do: ACTION} or {wait: …}",
+            )),
+        }
+    }
+}
+
 /// One step: what to read, what happens, and for an exercise what the learner must achieve.
+/// Entering it does its `do` actions, then its `run` lines, then its `wait`, then each `then`
+/// item in order.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
@@ -456,6 +500,8 @@ pub struct Step {
     #[serde(default, deserialize_with = "view")]
     pub view: Option<View>,
     pub wait: Option<Wait>,
+    #[serde(default)]
+    pub then: Vec<Beat>,
     pub task: Option<Text>,
     pub hint: Option<Text>,
     #[serde(default)]
@@ -491,8 +537,8 @@ impl Step {
 pub struct Lab {
     pub title: Text,
     pub summary: Option<Text>,
-    #[serde(default)]
-    pub cluster: LabCluster,
+    /// The cluster the lab starts from; without one it runs on the page's current cluster.
+    pub cluster: Option<LabCluster>,
     pub steps: Vec<Step>,
 }
 

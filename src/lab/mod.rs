@@ -11,4 +11,7 @@ pub mod format;
 pub mod run;
 
 pub use format::{Check, Do, Lab, LabError, Step, Text};
-pub use run::{enter, evaluate_all, lab_engine, run_lab, CheckResult, Entered, StepReport};
+pub use run::{
+    enter, evaluate_all, lab_cluster, lab_engine, prepare, run_lab, CheckResult, Entered,
+    StepReport,
+};

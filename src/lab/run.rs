@@ -3,12 +3,14 @@
 //! page's lab mode and `./x lab` (the native runner, [`run_lab`]) both go through here, so a lab
 //! that passes in CI behaves the same for a learner.
 
+use watchlab_apimachinery::status::Status;
 use watchlab_engine::api::{Kind, Object};
-use watchlab_engine::cluster::{Action as ClusterAction, Cluster, ClusterConfig};
+use watchlab_engine::cluster::{Action as ClusterAction, Cluster, ClusterConfig, Outcome};
 use watchlab_engine::store::Revision;
-use watchlab_kubectl::Outcome;
 
-use super::format::{Check, Do, Expect, Lab, Nodes, Step, Wait, DEFAULT_TIMEOUT_MS};
+use super::format::{
+    Beat, Check, Do, Expect, Lab, LabCluster, Nodes, Step, Wait, DEFAULT_TIMEOUT_MS,
+};
 use crate::i18n::Lang;
 use crate::state::{
     node_names, parse_size, sized_cluster_from, Engine, CONSOLE_USER, SEED_DEPLOYMENT,
@@ -20,7 +22,8 @@ pub const CHECK_EVERY_MS: u64 = 1_000;
 
 /// The cluster a lab starts from: the page's default one, changed where the lab says.
 pub fn lab_cluster(lab: &Lab) -> Result<Cluster, String> {
-    let c = &lab.cluster;
+    let default = LabCluster::default();
+    let c = lab.cluster.as_ref().unwrap_or(&default);
     let defaults = ClusterConfig::default();
     let replicas = c.replicas.unwrap_or(SEED_REPLICAS);
     let count = match &c.nodes {
@@ -49,20 +52,29 @@ pub fn lab_cluster(lab: &Lab) -> Result<Cluster, String> {
     Ok(sized_cluster_from(config, replicas))
 }
 
-/// The engine a lab starts from: its cluster, its files in the console, its speed.
+/// The engine a lab starts from: its cluster, then [`prepare`]d.
 pub fn lab_engine(lab: &Lab) -> Result<Engine, String> {
     let mut engine = Engine::with_cluster(lab_cluster(lab)?);
-    for (name, content) in &lab.cluster.files {
-        engine.console.set_file(name, content);
-    }
-    if let Some(speed) = lab.cluster.speed {
-        engine.clock.set_speed(speed);
-    }
+    prepare(&mut engine, lab);
     Ok(engine)
 }
 
-/// Does one action; the error is what the Actions panel would report.
-pub fn perform(engine: &mut Engine, action: &Do) -> Result<(), String> {
+/// Gives a fresh engine what the lab adds to its cluster: its files in the console, its speed.
+pub fn prepare(engine: &mut Engine, lab: &Lab) {
+    let Some(cluster) = &lab.cluster else {
+        return;
+    };
+    for (name, content) in &cluster.files {
+        engine.console.set_file(name, content);
+    }
+    if let Some(speed) = cluster.speed {
+        engine.clock.set_speed(speed);
+    }
+}
+
+/// Does one action: a cluster action's outcome as the Actions panel gets it, or `None` for a
+/// clock setting.
+pub fn perform(engine: &mut Engine, action: &Do) -> Option<Result<Outcome, Status>> {
     let cluster_action = match action {
         Do::KillNode(n) => ClusterAction::KillNode(n.clone()),
         Do::RestoreNode(n) => ClusterAction::RestoreNode(n.clone()),
@@ -80,22 +92,18 @@ pub fn perform(engine: &mut Engine, action: &Do) -> Result<(), String> {
         Do::Compact => ClusterAction::CompactNow,
         Do::Pause => {
             engine.clock.set_paused(true);
-            return Ok(());
+            return None;
         }
         Do::Resume => {
             engine.clock.set_paused(false);
-            return Ok(());
+            return None;
         }
         Do::Speed(s) => {
             engine.clock.set_speed(*s);
-            return Ok(());
+            return None;
         }
     };
-    engine
-        .cluster
-        .apply(cluster_action)
-        .map(|_| ())
-        .map_err(|s| s.message().to_string())
+    Some(engine.cluster.apply(cluster_action))
 }
 
 /// What a check saw the last time it was evaluated.
@@ -181,7 +189,7 @@ pub fn evaluate(engine: &mut Engine, check: &Check, since: Revision) -> CheckRes
 }
 
 /// Whether a command's outcome is what the check expects.
-fn judge(expect: &Expect, out: &Outcome) -> CheckResult {
+fn judge(expect: &Expect, out: &watchlab_kubectl::Outcome) -> CheckResult {
     let stdout = out.stdout.trim_end_matches('\n');
     let shown = || {
         let text = if out.exit_code != 0 && stdout.is_empty() {
@@ -230,44 +238,45 @@ pub fn wait_until(
 }
 
 /// What entering a step did.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Entered {
     /// The ledger's revision when the step began.
     pub since: Revision,
-    /// Actions that were refused, with why.
-    pub refused: Vec<String>,
-    /// A `wait: {until: …}` that timed out: its checks' last results.
-    pub wait_failed: Option<Vec<CheckResult>>,
+    /// The cluster actions' outcomes, in order.
+    pub outcomes: Vec<Result<Outcome, Status>>,
+    /// A `wait: {until: …}` that timed out: its checks and their last results.
+    pub wait_failed: Option<(Vec<Check>, Vec<CheckResult>)>,
 }
 
-/// Enters a step: runs its console lines, does its actions, then its wait.
+/// Enters a step: does its actions, runs its console lines, then its wait, then its `then`.
 pub fn enter(engine: &mut Engine, step: &Step) -> Entered {
-    let since = engine.cluster.api().revision();
-    for line in &step.run.0 {
-        engine.run_command(line);
-    }
-    let mut refused = Vec::new();
-    for action in &step.actions.0 {
-        if let Err(e) = perform(engine, action) {
-            refused.push(e);
-        }
-    }
-    let wait_failed = match &step.wait {
-        None => None,
-        Some(Wait::For(ms)) => {
-            engine.advance(*ms);
-            None
-        }
-        Some(Wait::Until { checks, timeout_ms }) => {
-            let results = wait_until(engine, checks, since, *timeout_ms);
-            (!results.iter().all(|r| r.passed)).then_some(results)
-        }
+    let mut entered = Entered {
+        since: engine.cluster.api().revision(),
+        ..Entered::default()
     };
-    Entered {
-        since,
-        refused,
-        wait_failed,
+    let beats = step
+        .actions
+        .0
+        .iter()
+        .cloned()
+        .map(Beat::Do)
+        .chain(step.run.0.iter().cloned().map(Beat::Run))
+        .chain(step.wait.iter().cloned().map(Beat::Wait))
+        .chain(step.then.iter().cloned());
+    for beat in beats {
+        match beat {
+            Beat::Run(line) => engine.run_command(&line),
+            Beat::Do(action) => entered.outcomes.extend(perform(engine, &action)),
+            Beat::Wait(Wait::For(ms)) => engine.advance(ms),
+            Beat::Wait(Wait::Until { checks, timeout_ms }) => {
+                let results = wait_until(engine, &checks, entered.since, timeout_ms);
+                if !results.iter().all(|r| r.passed) && entered.wait_failed.is_none() {
+                    entered.wait_failed = Some((checks, results));
+                }
+            }
+        }
     }
+    entered
 }
 
 /// One line of the runner's report.
@@ -301,14 +310,10 @@ pub fn run_lab(lab: &Lab) -> Result<Vec<StepReport>, String> {
     for (i, step) in lab.steps.iter().enumerate() {
         let entered = enter(&mut engine, step);
         let mut failure = None;
-        if let Some(e) = entered.refused.first() {
-            failure = Some(format!("action refused: {e}"));
-        } else if let Some(results) = &entered.wait_failed {
-            failure = Some(describe_failure(
-                "wait until",
-                step_checks_of_wait(step),
-                results,
-            ));
+        if let Some(Err(e)) = entered.outcomes.iter().find(|o| o.is_err()) {
+            failure = Some(format!("action refused: {}", e.message()));
+        } else if let Some((checks, results)) = &entered.wait_failed {
+            failure = Some(describe_failure("wait until", checks, results));
         } else if step.is_task() {
             for line in &step.solution.0 {
                 engine.run_command(line);
@@ -326,13 +331,6 @@ pub fn run_lab(lab: &Lab) -> Result<Vec<StepReport>, String> {
         });
     }
     Ok(reports)
-}
-
-fn step_checks_of_wait(step: &Step) -> &[Check] {
-    match &step.wait {
-        Some(Wait::Until { checks, .. }) => checks,
-        _ => &[],
-    }
 }
 
 /// The first failing check and what it saw.

@@ -9,8 +9,8 @@ use super::texts::L;
 use super::views;
 use crate::components::tabs::Tabs;
 use crate::i18n::{Lang, T};
-use crate::scenario::View;
 use crate::state::Tool;
+use crate::view::View;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

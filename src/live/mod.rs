@@ -38,7 +38,7 @@ pub fn requested(search: &str) -> Option<Result<String, String>> {
 
 /// The first value of `key` in an `application/x-www-form-urlencoded` query (`""` for a bare
 /// `key`).
-fn form_value(query: &str, key: &str) -> Option<String> {
+pub(crate) fn form_value(query: &str, key: &str) -> Option<String> {
     form_urlencoded::parse(query.as_bytes())
         .find(|(k, _)| k == key)
         .map(|(_, v)| v.into_owned())

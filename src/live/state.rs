@@ -13,8 +13,8 @@ use yew::prelude::*;
 use super::frame::LiveFrame;
 use super::model::LiveModel;
 use crate::i18n::Lang;
-use crate::scenario::View;
 use crate::state::Tool;
+use crate::view::View;
 
 /// What the live page drives: the model and the client it talks through.
 pub struct LiveEngine {

@@ -33,7 +33,7 @@ use super::engine::Engine;
 use super::navigation::Tool;
 use crate::clock::Speed;
 use crate::console::{visible, Line};
-use crate::scenario::View;
+use crate::view::View;
 
 /// Above this many nodes the cluster view is a node map (one cell per node) instead of one
 /// column of pod cards per node, and the Actions tool names the node to kill instead of

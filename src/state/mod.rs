@@ -23,7 +23,9 @@ use yew::Reducible;
 use crate::clock::Speed;
 use crate::i18n::Lang;
 use crate::inspect::{inspect, Inspection};
-use crate::scenario::{self, View};
+use crate::lab::LabError;
+use crate::scenario::{self, LabEntry};
+use crate::view::View;
 
 pub use broadcast::{Broadcast, BroadcastAsk, StreamRow, RECENT_SHOWN};
 pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS, REDRAW_EVERY_MS};
@@ -87,6 +89,10 @@ pub struct State {
     pub notice: Option<Notice>,
     pub conflict: Option<ConflictReport>,
     pub progress: Option<Progress>,
+    /// The labs the Scenarios tab lists: the built-in ones, then any the learner loaded.
+    pub labs: Rc<Vec<Rc<LabEntry>>>,
+    /// The last lab refused (its id and why); the page kept what it had.
+    pub lab_error: Option<(String, LabError)>,
     pub file_notice: Option<FileNotice>,
     /// Counts the learner's actions (everything but clock ticks and save notices): a save is
     /// due after each.
@@ -141,9 +147,27 @@ pub enum Action {
     ShowFanOut(Option<u64>),
     /// Open a group of watch streams (component, resource) in the broadcast, or close it.
     OpenGroup(Option<(String, &'static str)>),
-    StartScenario(&'static str),
+    /// Start the lab with this id (a built-in one's, or a loaded one's URL or file name).
+    StartScenario(String),
+    /// Enter the next step, or close a task whose checks pass.
     NextStep,
     EndScenario,
+    /// Start the current lab over, from its own cluster.
+    RestartLab,
+    /// Show the open task's hint (`false`) or solution (`true`).
+    Reveal(bool),
+    /// A lab file the learner loaded (`?lab=URL` or *Open lab…*): listed and started, or
+    /// refused with its line and column.
+    LoadLab {
+        id: String,
+        source: String,
+    },
+    /// A lab that could not be fetched (its id and why).
+    LabUnavailable {
+        id: String,
+        reason: String,
+    },
+    DismissLabError,
     /// Replace the cluster by one restored from an exported file (kept on error).
     Import(String),
     /// The outcome of a background save or export (not a learner's action).
@@ -177,6 +201,8 @@ impl State {
             notice: None,
             conflict: None,
             progress: None,
+            labs: Rc::new(scenario::built_in_labs()),
+            lab_error: None,
             file_notice: None,
             user_actions: 0,
             version: 0,
@@ -219,7 +245,13 @@ impl State {
     /// Returns whether anything visible changed.
     fn mutate(&mut self, action: Action) -> bool {
         match action {
-            Action::Tick(real_ms) => return self.tick(real_ms),
+            Action::Tick(real_ms) => {
+                let redraw = self.tick(real_ms);
+                if redraw {
+                    self.check_task(false);
+                }
+                return redraw;
+            }
             Action::SetLang(l) => self.lang = l,
             Action::Show(v) => self.view = v,
             Action::ShowTool(t) => self.tool = t,
@@ -232,7 +264,10 @@ impl State {
                 self.stepped = false;
             }
             Action::SetSpeed(s) => self.engine.borrow_mut().clock.set_speed(s),
-            Action::Step => self.step(),
+            Action::Step => {
+                self.step();
+                self.check_task(true);
+            }
             Action::Restart {
                 seed,
                 nodes,
@@ -247,6 +282,7 @@ impl State {
             Action::Command(line) => {
                 self.engine.borrow_mut().run_command(&line);
                 self.tool = Tool::Console;
+                self.check_task(true);
             }
             Action::Interrupt => {
                 let mut e = self.engine.borrow_mut();
@@ -259,7 +295,10 @@ impl State {
             Action::SetFile { name, content } => {
                 self.engine.borrow_mut().console.set_file(&name, &content)
             }
-            Action::Cluster(a) => self.cluster_action(a),
+            Action::Cluster(a) => {
+                self.cluster_action(a);
+                self.check_task(true);
+            }
             Action::Inspect(revision) => {
                 let mut e = self.engine.borrow_mut();
                 let entry = e
@@ -285,10 +324,34 @@ impl State {
             Action::ShowRaw(id) => self.raw_stream = id,
             Action::OpenGroup(group) => self.open_group = group,
             Action::StartScenario(id) => {
-                self.progress = scenario::find(id).map(|scenario| Progress { scenario, done: 0 });
+                self.start_lab(&id);
                 self.tool = Tool::Scenarios;
                 self.mark_scenario();
             }
+            Action::RestartLab => {
+                if let Some(id) = self.progress.as_ref().map(|p| p.entry.id.clone()) {
+                    self.start_lab(&id);
+                    self.mark_scenario();
+                }
+            }
+            Action::Reveal(solution) => self.reveal(solution),
+            Action::LoadLab { id, source } => {
+                self.load_lab(&id, &source);
+                self.tool = Tool::Scenarios;
+                self.mark_scenario();
+            }
+            Action::LabUnavailable { id, reason } => {
+                self.lab_error = Some((
+                    id,
+                    LabError {
+                        line: None,
+                        column: None,
+                        reason,
+                    },
+                ));
+                self.tool = Tool::Scenarios;
+            }
+            Action::DismissLabError => self.lab_error = None,
             Action::NextStep => {
                 self.next_step();
                 self.mark_scenario();
@@ -371,6 +434,11 @@ impl State {
 
     fn cluster_action(&mut self, action: ClusterAction) {
         let result = self.engine.borrow_mut().cluster.apply(action);
+        self.note_outcome(result);
+    }
+
+    /// Shows what a cluster action did (a conflict's report too).
+    fn note_outcome(&mut self, result: Result<Outcome, watchlab_apimachinery::status::Status>) {
         self.notice = Some(match result {
             Ok(Outcome::Done { revision }) => Notice::Done { revision },
             Ok(Outcome::Conflict(report)) => {

@@ -1,5 +1,5 @@
 //! Where the learner is on the page: which tool panel is open beside the views (the views
-//! themselves are [`crate::scenario::View`], since scenarios switch them).
+//! themselves are [`crate::view::View`], since scenarios switch them).
 
 /// The panel shown beside the views.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

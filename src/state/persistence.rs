@@ -93,7 +93,7 @@ impl State {
             .journal()
             .scenario
             .as_deref()
-            .and_then(Progress::from_marker);
+            .and_then(|m| Progress::from_marker(m, &self.labs));
         let mut fresh = Engine::with_cluster(cluster);
         fresh.clock = ClockDriver::new(speed, paused);
         self.engine = Rc::new(RefCell::new(fresh));

@@ -263,4 +263,26 @@ mod tests {
             PLAYGROUND_QUOTA_BYTES
         );
     }
+
+    #[test]
+    fn a_refused_size_is_explained_in_both_languages() {
+        let cases = [
+            (parse_size("6000", "3"), ["6000", "5000"]),
+            (parse_size("3", "400"), ["400", "330"]),
+            (parse_size("ten", "3"), ["ten", "ten"]),
+            (parse_size("3", "?"), ["?", "?"]),
+        ];
+        for (refused, figures) in cases {
+            let Err(e) = refused else {
+                panic!("{figures:?} was accepted")
+            };
+            for lang in [Lang::En, Lang::Zh] {
+                let text = e.text(lang);
+                for f in figures {
+                    assert!(text.contains(f), "{lang:?}: {text}");
+                }
+            }
+            assert_ne!(e.text(Lang::En), e.text(Lang::Zh));
+        }
+    }
 }

@@ -185,14 +185,33 @@ fn inspecting_a_ledger_line_reads_the_object_at_that_revision() {
 
 #[test]
 fn a_scenario_runs_its_steps_in_order_then_finishes() {
-    let s = run(fresh(), Action::StartScenario("watch"));
+    let s = run(fresh(), Action::StartScenario("watch".into()));
     assert_eq!(s.tool, Tool::Scenarios);
     let mut s = s;
-    let steps = s.progress.map(|p| p.scenario.steps.len()).unwrap_or(0);
+    let steps = s
+        .progress
+        .as_ref()
+        .map(|p| p.entry.lab.steps.len())
+        .unwrap_or(0);
+    assert_eq!(steps, 5);
     for _ in 0..steps {
         s = run(s, Action::NextStep);
     }
-    assert!(s.progress.is_some_and(|p| p.finished()));
+    // The last step is a task: entered, its checks fail until the learner does it, and Next
+    // does not move on.
+    let task = |s: &State| s.progress.as_ref().and_then(|p| p.task.clone());
+    assert!(task(&s).is_some_and(|t| !t.passed() && t.results.len() == 2));
+    s = run(s, Action::NextStep);
+    assert!(task(&s).is_some(), "Next stays locked");
+    s = run(s, Action::Reveal(true));
+    assert!(task(&s).is_some_and(|t| t.solution_shown && !t.hint_shown));
+    s = run(
+        s,
+        Action::Command("kubectl label pod debug-tools -n production team=sre".into()),
+    );
+    assert!(task(&s).is_some_and(|t| t.passed()), "{:?}", task(&s));
+    s = run(s, Action::NextStep);
+    assert!(s.progress.as_ref().is_some_and(|p| p.finished()));
     let text = console_text(&s);
     assert!(
         text.contains("$ kubectl get pods -n production -w"),
@@ -212,7 +231,7 @@ fn a_scenario_runs_its_steps_in_order_then_finishes() {
 
 #[test]
 fn the_etcd_scenario_loses_and_regains_the_majority() {
-    let mut s = run(fresh(), Action::StartScenario("etcd-quorum"));
+    let mut s = run(fresh(), Action::StartScenario("etcd-quorum".into()));
     s = run(s, Action::NextStep);
     assert!(s.engine.borrow().cluster.etcd().can_commit());
     s = run(s, Action::NextStep);
@@ -239,8 +258,11 @@ fn rows_after(s: &State, command: &str, nth: usize) -> Vec<Vec<String>> {
 
 #[test]
 fn the_operator_scenario_applies_reconciles_edits_and_collects() {
-    use crate::scenario::*;
-    let mut s = run(fresh(), Action::StartScenario("operator"));
+    const WEBSITE_RESOURCES: &str = "kubectl api-resources --api-group=examples.watchlab.dev";
+    const GET_WEBSITES: &str = "kubectl get websites";
+    const GET_WEBSITE_DEPLOYMENT: &str = "kubectl get deployment blog";
+    const GET_WEBSITE_PODS: &str = "kubectl get deployments,pods -l website=blog";
+    let mut s = run(fresh(), Action::StartScenario("operator".into()));
     s = run(s, Action::NextStep);
     let text = console_text(&s);
     assert!(
@@ -311,7 +333,7 @@ fn the_operator_scenario_applies_reconciles_edits_and_collects() {
         "{sites:?}"
     );
     s = run(s, Action::NextStep);
-    assert!(s.progress.is_some_and(|p| p.finished()));
+    assert!(s.progress.as_ref().is_some_and(|p| p.finished()));
     let text = console_text(&s);
     assert!(
         text.contains("website.examples.watchlab.dev \"blog\" deleted"),
@@ -687,7 +709,7 @@ fn a_failed_import_keeps_the_cluster_and_shows_the_engines_message() {
 #[test]
 fn a_saved_cluster_restores_with_its_objects_revision_and_scenario() {
     let s = with_pod("web");
-    let s = run(s, Action::StartScenario(scenario::SCENARIOS[0].id));
+    let s = run(s, Action::StartScenario(scenario::BUILT_IN[0].id.into()));
     let s = run(s, Action::NextStep);
     let text = s.save_text().unwrap_or_default();
     let restored = State::restore(99, Lang::En, Some(&text));
@@ -776,7 +798,7 @@ fn the_fan_out_follows_the_newest_revision_until_held() {
 
 #[test]
 fn the_lost_events_scenario_leaves_the_naive_watcher_missing_and_the_informer_whole() {
-    let mut s = run(fresh(), Action::StartScenario("lost-events"));
+    let mut s = run(fresh(), Action::StartScenario("lost-events".into()));
     for _ in 0..3 {
         s = run(s, Action::NextStep);
     }
@@ -1134,9 +1156,14 @@ fn endpoint_flaps(s: &State, ip: &str) -> Vec<(u64, u64)> {
 /// recovers, a crash-looping pod whose endpoint flaps with the back-off.
 #[test]
 fn the_service_scenario_s_endpoints_follow_readiness_and_the_crash_loop() {
-    use crate::scenario::*;
-    let mut s = run(fresh(), Action::StartScenario("service"));
-    let steps = s.progress.map(|p| p.scenario.steps.len()).unwrap_or(0);
+    const GET_CANARY: &str = "kubectl get pod orders-canary -n production -o wide";
+    const GET_CRASHING: &str = "kubectl get pod orders-crash -n production -o wide";
+    let mut s = run(fresh(), Action::StartScenario("service".into()));
+    let steps = s
+        .progress
+        .as_ref()
+        .map(|p| p.entry.lab.steps.len())
+        .unwrap_or(0);
     assert_eq!(steps, 10);
     s = run(s, Action::NextStep);
     assert!(console_text(&s).contains("service/orders-api exposed"));
@@ -1225,7 +1252,7 @@ fn the_service_scenario_s_endpoints_follow_readiness_and_the_crash_loop() {
     rules_follow_the_slice(&s);
 
     s = run(s, Action::NextStep);
-    assert!(s.progress.is_some_and(|p| p.finished()));
+    assert!(s.progress.as_ref().is_some_and(|p| p.finished()));
     let text = console_text(&s);
     assert!(
         s.engine
