@@ -358,13 +358,23 @@ test('node-c dies: NotReady, Terminating, and the replicas come back to 3 elsewh
   await done(page);
 });
 
+/** An open lab task: shows its solution, types it in the console, waits for the checks. */
+async function solve(page) {
+  assert.ok(await page.isDisabled('#scenario-next'), 'Next is locked while the task is not done');
+  await page.click('#lab-solution');
+  const lines = (await page.textContent('#lab-solution-text')).split('\n').filter((l) => l.trim());
+  for (const line of lines) await run(page, line);
+  await page.waitForSelector('#lab-task[data-passed="true"]', { timeout: 30_000 });
+}
+
 test('the guided scenarios run step by step', async () => {
   const page = await open();
   for (const id of ['watch', 'node-failure', 'conflict', 'etcd-quorum', 'lost-events', 'operator', 'service']) {
     await page.click('#tab-scenarios');
     await page.click(`#scenario-${id}`);
-    for (let i = 0; i < 10 && (await page.isVisible('#scenario-next')); i++) {
-      assert.ok((await page.textContent('#narration')).length > 20);
+    for (let i = 0; i < 12 && (await page.isVisible('#scenario-next')); i++) {
+      if (await page.isVisible('#lab-task[data-passed="false"]')) await solve(page);
+      else assert.ok((await page.textContent('#narration')).length > 20);
       await page.click('#scenario-next');
     }
     await page.waitForSelector('#scenario-done');
@@ -374,6 +384,41 @@ test('the guided scenarios run step by step', async () => {
   assert.match(await output(page), /pod\/debug-tools created/);
   assert.match(await output(page), /website\.examples\.watchlab\.dev\/blog created/);
   await done(page);
+});
+
+test('a lab loaded by ?lab=: a task checked as the learner works, refused files explained, progress kept across a reload', async () => {
+  const lab = 'labs/survive-node-loss.yaml';
+  const page = await open(`${SITE}?lab=${lab}`);
+  await page.waitForSelector(`.scenario[data-scenario="${lab}"]`);
+  assert.equal(await page.textContent('.scenario h4'), 'Make orders-api survive losing a node');
+  assert.deepEqual(await page.$$eval('.node', (ns) => ns.map((n) => n.dataset.node)), ['node-a', 'node-b', 'node-c']);
+  await page.click('#scenario-next');
+  await page.click('#scenario-next');
+  // The task is open: its check fails, Next is locked.
+  await page.waitForSelector('#lab-task[data-passed="false"] li[data-check="fail"]');
+  assert.equal(await page.getAttribute('.scenario', 'data-lab-step'), '1');
+  assert.ok(await page.isDisabled('#scenario-next'));
+  await page.click('#lab-hint');
+  assert.match(await page.textContent('#lab-hint-text'), /kubectl scale deployment/);
+  await run(page, 'kubectl scale deployment orders-api -n production --replicas=5');
+  await page.click('#pause');
+  await page.waitForSelector('#lab-task[data-passed="true"] li[data-check="pass"]', { timeout: 30_000 });
+  await page.click('#pause');
+  await screenshot(page, 'lab-task-passed');
+  // A reload keeps the lab, the step and the passed task.
+  await page.reload();
+  await page.waitForSelector(`.scenario[data-scenario="${lab}"][data-step="2"] #lab-task[data-passed="true"]`);
+  assert.ok(!(await page.isDisabled('#scenario-next')));
+  await page.click('#scenario-next');
+  assert.match(await page.textContent('#narration'), /node-b/);
+  await done(page);
+
+  // A file that does not parse is refused with its line and column; the page keeps its lab.
+  const bad = await open(`${SITE}?lab=index.html`);
+  await bad.waitForSelector('#lab-error');
+  assert.match(await bad.textContent('#lab-error'), /Lab index\.html refused/);
+  assert.equal(await bad.isVisible('.scenario[data-scenario]'), false);
+  await done(bad);
 });
 
 test('a Service follows its pods: every node\'s kube-proxy rules equal the EndpointSlice kubectl prints after a scale-down', async () => {

@@ -606,3 +606,140 @@ impl Lab {
         Ok(lab)
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    fn refused(text: &str) -> LabError {
+        match Lab::parse(text) {
+            Ok(lab) => panic!("accepted: {lab:?}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn a_complete_lab_reads_every_key() {
+        let lab = Lab::parse(
+            r#"
+title: {en: Drill, zh: 演练}
+summary: Only English here
+cluster:
+  nodes: [node-x, node-y]
+  replicas: 4
+  seed: 9
+  speed: 60
+  profile: kubernetes
+  etcdMembers: 5
+  files:
+    a.yaml: "kind: Pod\n"
+steps:
+  - say: {zh: 只有中文}
+    do: [pause, kill-node node-x, speed 10]
+    run: kubectl get pods
+    view: ledger
+    wait: {for: 1m30s}
+    then:
+      - run: kubectl get nodes
+      - do: compact
+      - wait: {until: {kubectl: get nodes, matches: "node-x"}, timeout: 10s}
+  - task: {en: Do it}
+    hint: {en: How}
+    check:
+      - {kubectl: "get pods -o name", fails: true}
+      - ledger: {key: /registry/pods/, writer: kubectl}
+      - event: {reason: Killing, object: Pod/web}
+    solution: [kubectl delete pod web, kubectl get pods]
+    timeout: 2m
+"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(lab.title.get(Lang::Zh), "演练");
+        assert_eq!(
+            lab.summary.as_ref().map(|t| t.get(Lang::Zh)),
+            Some("Only English here")
+        );
+        let c = lab.cluster.as_ref().unwrap_or_else(|| panic!("cluster"));
+        assert_eq!(
+            c.nodes,
+            Some(Nodes::Names(vec!["node-x".into(), "node-y".into()]))
+        );
+        assert_eq!(
+            (c.replicas, c.seed, c.speed),
+            (Some(4), Some(9), Some(Speed::X60))
+        );
+        assert_eq!(
+            (c.profile, c.etcd_members),
+            (Some(ProfileName::Kubernetes), Some(5))
+        );
+        let first = &lab.steps[0];
+        assert_eq!(
+            first.say.as_ref().map(|t| t.get(Lang::En)),
+            Some("只有中文"),
+            "falls back"
+        );
+        assert_eq!(
+            first.actions.0,
+            [
+                Do::Pause,
+                Do::KillNode("node-x".into()),
+                Do::Speed(Speed::X10)
+            ]
+        );
+        assert_eq!(first.view, Some(View::Ledger));
+        assert_eq!(first.wait, Some(Wait::For(90_000)));
+        assert_eq!(first.then.len(), 3);
+        assert!(matches!(
+            &first.then[2],
+            Beat::Wait(Wait::Until {
+                timeout_ms: 10_000,
+                ..
+            })
+        ));
+        let task = &lab.steps[1];
+        assert!(task.is_task());
+        assert!(
+            matches!(&task.check.0[0], Check::Command { line, expect: Expect::Fails } if line == "kubectl get pods -o name")
+        );
+        assert_eq!(task.solution.0.len(), 2);
+        assert_eq!(task.timeout, Some(Duration(120_000)));
+    }
+
+    #[test]
+    fn bad_labs_are_refused_with_their_line_column_and_reason() {
+        let cases = [
+            ("title: {en: x}\nsteps:\n  - say: {en: hi}\n    do: explode node-a\n", (4, 9), "unknown action \"explode node-a\""),
+            ("title: {en: x}\nsteps:\n  - say: {en: hi}\n    frobnicate: 1\n", (4, 5), "unknown field `frobnicate`"),
+            ("title: {en: x}\nsteps:\n  - task: {en: t}\n    check: {kubectl: get pods, matches: \"(\"}\n", (4, 12), "matches:"),
+            ("title: {en: x}\nsteps:\n  - view: lobby\n", (3, 5), "unknown view \"lobby\""),
+            ("title: {en: x}\nsteps:\n  - wait: {for: soon}\n", (3, 11), "not a duration"),
+            ("title: {en: x}\nsteps:\n  - say: [1, 2]\n", (3, 10), "expected a text"),
+            ("title: {en: x}\ncluster: {speed: 7}\nsteps: [{say: hi}]\n", (2, 10), "speed 7"),
+            ("title: {fr: x}\nsteps: [{say: hi}]\n", (1, 9), "unknown field `fr`"),
+            ("title: {en: x\nsteps:\n  - say: hi\n", (2, 6), "did not find expected"),
+            ("title: {en: x}\nsteps:\n  - task: t\n    check: {ledger: {key: /x}, equals: \"1\"}\n", (4, 12), "go with a kubectl command"),
+        ];
+        for (text, (line, column), reason) in cases {
+            let e = refused(text);
+            assert_eq!(
+                (e.line, e.column),
+                (Some(line), Some(column)),
+                "{text}: {e}"
+            );
+            assert!(e.reason.contains(reason), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_check_without_a_task_and_a_task_without_a_check_are_refused() {
+        let e = refused("title: x\nsteps:\n  - say: hi\n    check: {kubectl: get pods}\n");
+        assert!(
+            e.reason.contains("steps[0]: check and solution belong"),
+            "{e}"
+        );
+        let e = refused("title: x\nsteps:\n  - task: do it\n");
+        assert!(e.reason.contains("a task needs a check"), "{e}");
+        let e = refused("title: x\nsteps: []\n");
+        assert!(e.reason.contains("at least one step"), "{e}");
+    }
+}

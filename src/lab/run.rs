@@ -361,3 +361,66 @@ pub fn describe(check: &Check) -> String {
         },
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    fn run(text: &str) -> Vec<StepReport> {
+        let lab = Lab::parse(text).unwrap_or_else(|e| panic!("{e}"));
+        run_lab(&lab).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_check_that_never_passes_fails_with_what_it_saw() {
+        let reports = run(r#"
+title: never
+steps:
+  - task: scale to 7
+    check: {kubectl: "get deploy orders-api -n production -o jsonpath={.spec.replicas}", equals: "7"}
+    solution: kubectl scale deployment orders-api -n production --replicas=6
+    timeout: 5s
+"#);
+        let why = reports[0].failure.clone().unwrap_or_default();
+        assert_eq!(
+            why,
+            "check `kubectl get deploy orders-api -n production -o jsonpath={.spec.replicas}` equals \"7\": saw \"6\" (exit 0)"
+        );
+    }
+
+    #[test]
+    fn a_refused_action_and_a_wait_that_times_out_fail_their_step() {
+        let reports = run(r#"
+title: faults
+cluster: {nodes: 2, replicas: 1}
+steps:
+  - do: kill-node node-z
+  - wait: {until: {event: {reason: NoSuchReason}}, timeout: 3s}
+  - then: [{run: kubectl get nodes}]
+"#);
+        assert!(reports[0]
+            .failure
+            .as_deref()
+            .is_some_and(|f| f.starts_with("action refused:")));
+        let wait = reports[1].failure.as_deref().unwrap_or_default();
+        assert!(
+            wait.starts_with("wait until event NoSuchReason: saw no Event NoSuchReason"),
+            "{wait}"
+        );
+        assert!(reports[2].failure.is_none());
+    }
+
+    #[test]
+    fn a_lab_s_cluster_is_built_as_it_says_and_refused_when_it_cannot_be() {
+        let lab = Lab::parse(
+            "title: t\ncluster: {nodes: 2, replicas: 4, etcdMembers: 1}\nsteps: [{say: hi}]\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let engine = lab_engine(&lab).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(engine.cluster.config().nodes, ["node-1", "node-2"]);
+        assert_eq!(engine.cluster.etcd().members().len(), 1);
+        let lab = Lab::parse("title: t\ncluster: {nodes: 1, replicas: 500}\nsteps: [{say: hi}]\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(lab_engine(&lab).is_err_and(|e| e.contains("500")));
+    }
+}
