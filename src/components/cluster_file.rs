@@ -76,27 +76,12 @@ pub fn ClusterFile() -> Html {
     let on_import = {
         let ctx = ctx.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e.target_dyn_into::<HtmlInputElement>() else {
-                return;
-            };
-            let file = input.files().and_then(|f| f.get(0));
-            // Picking the same file again must fire `change` again.
-            input.set_value("");
-            let Some(file) = file else {
-                return;
-            };
             let ctx = ctx.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let read = wasm_bindgen_futures::JsFuture::from(file.text()).await;
-                match read.map(|t| t.as_string()) {
-                    Ok(Some(text)) => ctx.dispatch(Action::Import(text)),
-                    Ok(None) => ctx.dispatch(Action::Notify(Some(FileNotice::ImportFailed(
-                        "the file is not text".into(),
-                    )))),
-                    Err(e) => ctx.dispatch(Action::Notify(Some(FileNotice::ImportFailed(
-                        js_message(&e),
-                    )))),
-                }
+            super::read_picked_file(e, move |_, text| {
+                ctx.dispatch(match text {
+                    Ok(text) => Action::Import(text),
+                    Err(why) => Action::Notify(Some(FileNotice::ImportFailed(why))),
+                })
             });
         })
     };

@@ -67,3 +67,25 @@ pub fn tr(ctx: &Ctx, key: T) -> &'static str {
 pub fn fill(ctx: &Ctx, key: T, args: &[&str]) -> String {
     key.fill(ctx.lang, args)
 }
+
+/// The file just picked in an `<input type=file>` (the input is cleared, so picking the same file
+/// again fires `change` again), read as text in the background: `done(name, its text or why not)`.
+pub fn read_picked_file(e: Event, done: impl FnOnce(String, Result<String, String>) + 'static) {
+    let Some(input) = e.target_dyn_into::<web_sys::HtmlInputElement>() else {
+        return;
+    };
+    let file = input.files().and_then(|f| f.get(0));
+    input.set_value("");
+    let Some(file) = file else {
+        return;
+    };
+    wasm_bindgen_futures::spawn_local(async move {
+        let read = wasm_bindgen_futures::JsFuture::from(file.text()).await;
+        let text = match read.map(|t| t.as_string()) {
+            Ok(Some(text)) => Ok(text),
+            Ok(None) => Err("the file is not text".to_string()),
+            Err(e) => Err(e.as_string().unwrap_or_else(|| format!("{e:?}"))),
+        };
+        done(file.name(), text);
+    });
+}

@@ -57,20 +57,12 @@ pub fn ScenarioPanel() -> Html {
     let on_open = {
         let ctx = ctx.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e.target_dyn_into::<HtmlInputElement>() else {
-                return;
-            };
-            let file = input.files().and_then(|f| f.get(0));
-            input.set_value("");
-            let Some(file) = file else {
-                return;
-            };
             let ctx = ctx.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let name = file.name();
-                let read = wasm_bindgen_futures::JsFuture::from(file.text()).await;
-                let source = read.ok().and_then(|t| t.as_string()).unwrap_or_default();
-                ctx.dispatch(Action::LoadLab { id: name, source });
+            super::read_picked_file(e, move |name, text| {
+                ctx.dispatch(match text {
+                    Ok(source) => Action::LoadLab { id: name, source },
+                    Err(reason) => Action::LabUnavailable { id: name, reason },
+                })
             });
         })
     };
