@@ -242,16 +242,20 @@ impl State {
         ));
     }
 
+    /// A browser frame: the clock's [`State::tick`], then an open lab task's checks if it is
+    /// their time; returns whether to redraw.
+    fn frame_tick(&mut self, real_ms: f64) -> bool {
+        let redraw = self.tick(real_ms);
+        if redraw {
+            self.check_task(false);
+        }
+        redraw
+    }
+
     /// Returns whether anything visible changed.
     fn mutate(&mut self, action: Action) -> bool {
         match action {
-            Action::Tick(real_ms) => {
-                let redraw = self.tick(real_ms);
-                if redraw {
-                    self.check_task(false);
-                }
-                return redraw;
-            }
+            Action::Tick(real_ms) => return self.frame_tick(real_ms),
             Action::SetLang(l) => self.lang = l,
             Action::Show(v) => self.view = v,
             Action::ShowTool(t) => self.tool = t,
@@ -323,43 +327,14 @@ impl State {
             }
             Action::ShowRaw(id) => self.raw_stream = id,
             Action::OpenGroup(group) => self.open_group = group,
-            Action::StartScenario(id) => {
-                self.start_lab(&id);
-                self.tool = Tool::Scenarios;
-                self.mark_scenario();
-            }
-            Action::RestartLab => {
-                if let Some(id) = self.progress.as_ref().map(|p| p.entry.id.clone()) {
-                    self.start_lab(&id);
-                    self.mark_scenario();
-                }
-            }
-            Action::Reveal(solution) => self.reveal(solution),
-            Action::LoadLab { id, source } => {
-                self.load_lab(&id, &source);
-                self.tool = Tool::Scenarios;
-                self.mark_scenario();
-            }
-            Action::LabUnavailable { id, reason } => {
-                self.lab_error = Some((
-                    id,
-                    LabError {
-                        line: None,
-                        column: None,
-                        reason,
-                    },
-                ));
-                self.tool = Tool::Scenarios;
-            }
-            Action::DismissLabError => self.lab_error = None,
-            Action::NextStep => {
-                self.next_step();
-                self.mark_scenario();
-            }
-            Action::EndScenario => {
-                self.progress = None;
-                self.mark_scenario();
-            }
+            Action::StartScenario(_)
+            | Action::NextStep
+            | Action::EndScenario
+            | Action::RestartLab
+            | Action::Reveal(_)
+            | Action::LoadLab { .. }
+            | Action::LabUnavailable { .. }
+            | Action::DismissLabError => self.lab_action(action),
             Action::Import(text) => match Cluster::import(&text) {
                 Ok(cluster) => {
                     self.replace_cluster(cluster);

@@ -7,7 +7,8 @@ use std::rc::Rc;
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::store::Revision;
 
-use super::State;
+use super::navigation::Tool;
+use super::{Action, State};
 use crate::lab::{enter, evaluate_all, lab_cluster, prepare, CheckResult, LabError};
 use crate::scenario::{self, LabEntry};
 
@@ -98,6 +99,50 @@ impl Progress {
 }
 
 impl State {
+    /// The lab actions of the reducer.
+    pub(super) fn lab_action(&mut self, action: Action) {
+        match action {
+            Action::StartScenario(id) => {
+                self.start_lab(&id);
+                self.tool = Tool::Scenarios;
+                self.mark_scenario();
+            }
+            Action::RestartLab => {
+                if let Some(id) = self.progress.as_ref().map(|p| p.entry.id.clone()) {
+                    self.start_lab(&id);
+                    self.mark_scenario();
+                }
+            }
+            Action::Reveal(solution) => self.reveal(solution),
+            Action::LoadLab { id, source } => {
+                self.load_lab(&id, &source);
+                self.tool = Tool::Scenarios;
+                self.mark_scenario();
+            }
+            Action::LabUnavailable { id, reason } => {
+                self.lab_error = Some((
+                    id,
+                    LabError {
+                        line: None,
+                        column: None,
+                        reason,
+                    },
+                ));
+                self.tool = Tool::Scenarios;
+            }
+            Action::DismissLabError => self.lab_error = None,
+            Action::NextStep => {
+                self.next_step();
+                self.mark_scenario();
+            }
+            Action::EndScenario => {
+                self.progress = None;
+                self.mark_scenario();
+            }
+            _ => {}
+        }
+    }
+
     /// Saves where the learner is in a lab with the cluster.
     pub(super) fn mark_scenario(&mut self) {
         let marker = self.progress.as_ref().map(Progress::marker);
