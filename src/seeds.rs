@@ -4,6 +4,10 @@
 //! Website) and the Service scenario's pod whose readiness fails, so the console holds them
 //! under their names.
 
+/// The namespace and Deployment the texts use (the engine's seed objects).
+pub const SEED_NAMESPACE: &str = "production";
+pub const SEED_DEPLOYMENT: &str = "orders-api";
+
 /// The file name the texts apply.
 pub const ORDERS_DEPLOY_FILE: &str = "orders-deploy.yaml";
 

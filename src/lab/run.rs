@@ -12,9 +12,9 @@ use super::format::{
     Beat, Check, Do, Expect, Lab, LabCluster, Nodes, Step, Wait, DEFAULT_TIMEOUT_MS,
 };
 use crate::i18n::Lang;
+use crate::seeds::{SEED_DEPLOYMENT, SEED_NAMESPACE};
 use crate::state::{
-    node_names, parse_size, sized_cluster_from, Engine, CONSOLE_USER, SEED_DEPLOYMENT,
-    SEED_NAMESPACE, SEED_REPLICAS,
+    node_names, parse_size, sized_cluster_from, Engine, CONSOLE_USER, SEED_REPLICAS,
 };
 
 /// How far virtual time moves between two looks at a wait's or a task's checks.

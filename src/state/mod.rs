@@ -27,12 +27,13 @@ use crate::lab::LabError;
 use crate::scenario::{self, LabEntry};
 use crate::view::View;
 
+pub use crate::seeds::{SEED_DEPLOYMENT, SEED_NAMESPACE};
 pub use broadcast::{Broadcast, BroadcastAsk, StreamRow, RECENT_SHOWN};
 pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS, REDRAW_EVERY_MS};
 pub use frame::{shows_node_map, EventList, Frame, Shown, NODE_MAP_THRESHOLD};
 pub use navigation::Tool;
 pub use persistence::{FileNotice, EXPORT_FILE, MAX_SAVE_BYTES, SAVE_EVERY_MS, SAVE_KEY};
-pub use scenarios::{Progress, SEED_DEPLOYMENT, SEED_NAMESPACE};
+pub use scenarios::Progress;
 pub use size::{
     node_names, parse_size, pods_per_node, sized_cluster_from, ClusterSize, SizeError, MAX_NODES,
     NODE_SIZES, SEED_REPLICAS,

@@ -12,10 +12,6 @@ use super::{Action, State};
 use crate::lab::{enter, evaluate_all, lab_cluster, prepare, CheckResult, LabError};
 use crate::scenario::{self, LabEntry};
 
-/// The namespace and Deployment the texts use (seeded by the engine's Training profile).
-pub const SEED_NAMESPACE: &str = "production";
-pub const SEED_DEPLOYMENT: &str = "orders-api";
-
 /// Virtual milliseconds between two evaluations of an open task's checks while only the clock
 /// moves (a command or an action re-evaluates at once).
 pub const CHECK_EVERY_MS: u64 = crate::lab::run::CHECK_EVERY_MS;

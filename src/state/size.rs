@@ -10,7 +10,7 @@ use crate::i18n::{Lang, T};
 use watchlab_engine::cluster::{Cluster, ClusterConfig, PLAYGROUND_QUOTA_BYTES};
 use watchlab_engine::controllers::kubelet::NODE_PODS;
 
-use super::scenarios::{SEED_DEPLOYMENT, SEED_NAMESPACE};
+use crate::seeds::{SEED_DEPLOYMENT, SEED_NAMESPACE};
 
 /// The sizes the control offers.
 pub const NODE_SIZES: [usize; 4] = [3, 100, 1_000, 5_000];
