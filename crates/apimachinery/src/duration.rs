@@ -150,7 +150,17 @@ mod tests {
         assert_eq!(parse_go_duration("1m30s"), Ok(90_000));
         assert_eq!(parse_go_duration("500ms"), Ok(500));
         assert_eq!(parse_go_duration("0"), Ok(0));
-        for bad in ["", "5", "1.5s", "1d", "s", "-1s"] {
+        assert_eq!(parse_go_duration("2h"), Ok(7_200_000));
+        for bad in [
+            "",
+            "5",
+            "1.5s",
+            "1d",
+            "s",
+            "-1s",
+            "1x",
+            "99999999999999999999h",
+        ] {
             assert!(parse_go_duration(bad).is_err(), "{bad:?}");
         }
     }

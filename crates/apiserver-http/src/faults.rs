@@ -2,6 +2,7 @@
 //! back at a virtual instant after start-up, so a story like the seed's node-c failure can be
 //! watched through the real kubectl alone, which has no verb to pull a node's plug.
 
+use watchlab_apimachinery::duration::parse_go_duration;
 use watchlab_engine::cluster::Action;
 
 /// One fault: what happens, and when (virtual milliseconds after the server starts).
@@ -34,59 +35,14 @@ pub fn parse(flag: &str, value: &str) -> Option<Fault> {
         _ => return None,
     };
     Some(Fault {
-        after_ms: duration_ms(when)?,
+        after_ms: parse_go_duration(when).ok()?,
         action,
     })
-}
-
-/// A Go-style duration of whole units (`90s`, `1m30s`, `500ms`, `2h`) in milliseconds.
-pub fn duration_ms(text: &str) -> Option<u64> {
-    if text.is_empty() {
-        return None;
-    }
-    let mut total: u64 = 0;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        if digits == 0 {
-            return None;
-        }
-        let n: u64 = rest[..digits].parse().ok()?;
-        rest = &rest[digits..];
-        let (unit_ms, len) = if rest.starts_with("ms") {
-            (1, 2)
-        } else if rest.starts_with('s') {
-            (1_000, 1)
-        } else if rest.starts_with('m') {
-            (60_000, 1)
-        } else if rest.starts_with('h') {
-            (3_600_000, 1)
-        } else {
-            return None;
-        };
-        total = total.checked_add(n.checked_mul(unit_ms)?)?;
-        rest = &rest[len..];
-    }
-    Some(total)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_like_go() {
-        assert_eq!(duration_ms("30s"), Some(30_000));
-        assert_eq!(duration_ms("1m30s"), Some(90_000));
-        assert_eq!(duration_ms("500ms"), Some(500));
-        assert_eq!(duration_ms("2h"), Some(7_200_000));
-        assert_eq!(duration_ms("0s"), Some(0));
-        for bad in ["", "30", "s", "1x", "-1s", "1.5s", "99999999999999999999h"] {
-            assert_eq!(duration_ms(bad), None, "{bad}");
-        }
-    }
 
     #[test]
     fn name_at_duration() {
