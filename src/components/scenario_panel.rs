@@ -107,8 +107,13 @@ fn progress_view(ctx: &Ctx, p: &Progress, send: &dyn Fn(Action) -> Callback<Mous
     let total = lab.steps.len();
     let shown = p.shown_step();
     let step = lab.steps.get(shown);
+    // A task step not yet entered and with nothing to say announces its task.
     let narration = step
-        .and_then(|s| s.say.as_ref())
+        .and_then(|s| {
+            s.say
+                .as_ref()
+                .or(s.task.as_ref().filter(|_| p.task.is_none()))
+        })
         .map(|t| t.get(ctx.lang).to_string())
         .unwrap_or_default();
     let task = p.task.as_ref().zip(step).map(|(task, step)| {
