@@ -551,6 +551,17 @@ pub struct LabError {
     pub reason: String,
 }
 
+impl LabError {
+    /// A refusal the parser cannot place (a rule over the whole file, a fetch that failed).
+    pub fn unplaced(reason: impl Into<String>) -> LabError {
+        LabError {
+            line: None,
+            column: None,
+            reason: reason.into(),
+        }
+    }
+}
+
 impl fmt::Display for LabError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.line, self.column) {
@@ -579,28 +590,20 @@ impl Lab {
             }
         })?;
         if lab.steps.is_empty() {
-            return Err(LabError {
-                line: None,
-                column: None,
-                reason: "a lab needs at least one step".into(),
-            });
+            return Err(LabError::unplaced("a lab needs at least one step"));
         }
         for (i, step) in lab.steps.iter().enumerate() {
             let orphan =
                 step.task.is_none() && (!step.check.0.is_empty() || !step.solution.0.is_empty());
             if orphan {
-                return Err(LabError {
-                    line: None,
-                    column: None,
-                    reason: format!("steps[{i}]: check and solution belong to a step with a task"),
-                });
+                return Err(LabError::unplaced(format!(
+                    "steps[{i}]: check and solution belong to a step with a task"
+                )));
             }
             if step.task.is_some() && step.check.0.is_empty() {
-                return Err(LabError {
-                    line: None,
-                    column: None,
-                    reason: format!("steps[{i}]: a task needs a check"),
-                });
+                return Err(LabError::unplaced(format!(
+                    "steps[{i}]: a task needs a check"
+                )));
             }
         }
         Ok(lab)

@@ -116,14 +116,7 @@ impl State {
                 self.mark_scenario();
             }
             Action::LabUnavailable { id, reason } => {
-                self.lab_error = Some((
-                    id,
-                    LabError {
-                        line: None,
-                        column: None,
-                        reason,
-                    },
-                ));
+                self.lab_error = Some((id, LabError::unplaced(reason)));
                 self.tool = Tool::Scenarios;
             }
             Action::DismissLabError => self.lab_error = None,
@@ -170,16 +163,7 @@ impl State {
                 });
                 self.lab_error = None;
             }
-            Err(reason) => {
-                self.lab_error = Some((
-                    entry.id.clone(),
-                    LabError {
-                        line: None,
-                        column: None,
-                        reason,
-                    },
-                ))
-            }
+            Err(reason) => self.lab_error = Some((entry.id.clone(), LabError::unplaced(reason))),
         }
     }
 
