@@ -244,7 +244,6 @@ pub fn ActionsPanel() -> Html {
     } else {
         &ctx.frame.nodes
     };
-    let members = ctx.frame.etcd.members();
     use_initial_value(f.namespace.clone(), SEED_NAMESPACE.into());
     use_initial_value(f.name.clone(), SEED_DEPLOYMENT.into());
     use_initial_value(f.image.clone(), "nginx:1.27".into());
@@ -321,16 +320,7 @@ pub fn ActionsPanel() -> Html {
                     </div>
                 }) }
             </fieldset>
-            <fieldset>
-                <legend>{ tr(&ctx, T::EtcdFailures) }</legend>
-                { for members.iter().map(|m| html! {
-                    <div class="row">
-                        <span class="name">{ &m.name }</span>
-                        <button id={format!("kill-{}", m.name)} disabled={!m.is_alive()} onclick={act(ClusterAction::KillEtcdMember(m.name.clone()))}>{ tr(&ctx, T::Kill) }</button>
-                        <button id={format!("restore-{}", m.name)} disabled={m.is_alive()} onclick={act(ClusterAction::RestoreEtcdMember(m.name.clone()))}>{ tr(&ctx, T::Restore) }</button>
-                    </div>
-                }) }
-            </fieldset>
+            <super::etcd_faults::EtcdFaults />
             <fieldset>
                 <legend>{ tr(&ctx, T::Ledger) }</legend>
                 <button id="compact" title={tr(&ctx, T::CompactHint)} onclick={act(ClusterAction::CompactNow)}>{ tr(&ctx, T::CompactNow) }</button>

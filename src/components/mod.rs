@@ -7,6 +7,7 @@ pub mod cluster_file;
 pub mod cluster_view;
 pub mod console_panel;
 pub mod editor_panel;
+pub mod etcd_faults;
 pub mod etcd_panel;
 pub mod events_view;
 pub mod fanout_diagram;

@@ -205,6 +205,14 @@ pub enum Do {
     RestoreNode(String),
     KillEtcdMember(String),
     RestoreEtcdMember(String),
+    /// Cuts every link of an etcd member; `HealEtcd` restores links.
+    IsolateEtcdMember(String),
+    /// Cuts the links between the named members and the others.
+    PartitionEtcd(Vec<String>),
+    /// Restores every link (of one member when named).
+    HealEtcd(Option<String>),
+    /// Hands the etcd leadership to a member.
+    MoveEtcdLeader(String),
     /// Two editors write `production/orders-api` from the same read: one gets 409.
     ConflictingWrite,
     Pause,
@@ -225,6 +233,10 @@ pub const ACTIONS: &[&str] = &[
     "restore-node NAME",
     "kill-etcd-member NAME",
     "restore-etcd-member NAME",
+    "isolate-etcd-member NAME",
+    "partition-etcd NAME…",
+    "heal-etcd [NAME]",
+    "move-etcd-leader NAME",
     "conflicting-write",
     "pause",
     "resume",
@@ -252,6 +264,21 @@ impl Do {
             Some("restore-node") => named(Do::RestoreNode),
             Some("kill-etcd-member") => named(Do::KillEtcdMember),
             Some("restore-etcd-member") => named(Do::RestoreEtcdMember),
+            Some("isolate-etcd-member") => named(Do::IsolateEtcdMember),
+            Some("move-etcd-leader") => named(Do::MoveEtcdLeader),
+            Some("partition-etcd") => match &words[1..] {
+                [] => {
+                    Err("partition-etcd takes the members of one side: partition-etcd NAME…".into())
+                }
+                names => Ok(Do::PartitionEtcd(
+                    names.iter().map(|n| n.to_string()).collect(),
+                )),
+            },
+            Some("heal-etcd") => match words.as_slice() {
+                [_] => Ok(Do::HealEtcd(None)),
+                [_, name] => Ok(Do::HealEtcd(Some(name.to_string()))),
+                _ => Err("heal-etcd takes at most one name: heal-etcd [NAME]".into()),
+            },
             Some("conflicting-write") => bare(Do::ConflictingWrite),
             Some("pause") => bare(Do::Pause),
             Some("resume") => bare(Do::Resume),

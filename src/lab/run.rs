@@ -80,6 +80,10 @@ pub fn perform(engine: &mut Engine, action: &Do) -> Option<Result<Outcome, Statu
         Do::RestoreNode(n) => ClusterAction::RestoreNode(n.clone()),
         Do::KillEtcdMember(n) => ClusterAction::KillEtcdMember(n.clone()),
         Do::RestoreEtcdMember(n) => ClusterAction::RestoreEtcdMember(n.clone()),
+        Do::IsolateEtcdMember(n) => ClusterAction::IsolateEtcdMember(n.clone()),
+        Do::PartitionEtcd(group) => ClusterAction::PartitionEtcd(group.clone()),
+        Do::HealEtcd(n) => ClusterAction::HealEtcd(n.clone()),
+        Do::MoveEtcdLeader(n) => ClusterAction::MoveEtcdLeader(n.clone()),
         Do::ConflictingWrite => ClusterAction::ConflictingWrite {
             namespace: SEED_NAMESPACE.into(),
             name: SEED_DEPLOYMENT.into(),

@@ -26,7 +26,7 @@ use watchlab_engine::apiserver::{ApiServer, LedgerEntry};
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::cluster::{InformerView, NodeView, PodCensus, PodView};
 use watchlab_engine::controllers::ProxyRule;
-use watchlab_engine::etcd_cluster::EtcdCluster;
+use watchlab_engine::etcd::picture::EtcdPicture;
 
 use super::broadcast::{Broadcast, BroadcastAsk};
 use super::engine::Engine;
@@ -92,7 +92,7 @@ pub struct Frame {
     /// Each node's kube-proxy rules while the rules view shows (in a node map, the open
     /// node's only); else empty.
     pub proxy_rules: Vec<NodeRules>,
-    pub etcd: EtcdCluster,
+    pub etcd: EtcdPicture,
     /// The served kinds, in discovery order: the built-in ones, then the custom kinds whose
     /// CustomResourceDefinition is established (what the Actions kind picker offers).
     pub kinds: Vec<Kind>,
@@ -164,7 +164,7 @@ impl Frame {
             } else {
                 Rc::default()
             },
-            etcd: e.cluster.etcd().clone(),
+            etcd: e.cluster.etcd().picture(),
             kinds: e.cluster.api().registry().kinds().to_vec(),
             console: visible(e.console.lines()),
             following: e.console.following(),

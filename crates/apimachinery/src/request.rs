@@ -109,6 +109,17 @@ pub struct ListOptions {
     pub timeout_seconds: Option<u64>,
 }
 
+impl ListOptions {
+    /// `resourceVersion=0`: any version the server has is good enough, so the API server
+    /// answers from its watch cache without asking etcd (what an informer's first list asks).
+    pub fn from_cache() -> Self {
+        ListOptions {
+            resource_version: Some("0".to_string()),
+            ..ListOptions::default()
+        }
+    }
+}
+
 /// All query parameters the API server understands, per the request's verb.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Query {

@@ -13,11 +13,13 @@ pub struct Fault {
 }
 
 /// The flags that schedule a fault, and the action each one takes on the named member.
-pub const FLAGS: [&str; 4] = [
+pub const FLAGS: [&str; 6] = [
     "--kill-node",
     "--restore-node",
     "--kill-etcd-member",
     "--restore-etcd-member",
+    "--isolate-etcd-member",
+    "--rejoin-etcd-member",
 ];
 
 /// `NAME@DURATION` for `flag`; `None` when it does not parse.
@@ -32,6 +34,10 @@ pub fn parse(flag: &str, value: &str) -> Option<Fault> {
         "--restore-node" => Action::RestoreNode(name),
         "--kill-etcd-member" => Action::KillEtcdMember(name),
         "--restore-etcd-member" => Action::RestoreEtcdMember(name),
+        // Cuts every network link of the member (its process keeps running)...
+        "--isolate-etcd-member" => Action::IsolateEtcdMember(name),
+        // ...and restores them.
+        "--rejoin-etcd-member" => Action::HealEtcd(Some(name)),
         _ => return None,
     };
     Some(Fault {
@@ -56,6 +62,17 @@ mod tests {
         assert_eq!(
             parse("--restore-etcd-member", "etcd-1@2m").map(|f| f.action),
             Some(Action::RestoreEtcdMember("etcd-1".into()))
+        );
+        assert_eq!(
+            parse("--isolate-etcd-member", "etcd-0@10s"),
+            Some(Fault {
+                after_ms: 10_000,
+                action: Action::IsolateEtcdMember("etcd-0".into())
+            })
+        );
+        assert_eq!(
+            parse("--rejoin-etcd-member", "etcd-0@1m").map(|f| f.action),
+            Some(Action::HealEtcd(Some("etcd-0".into())))
         );
         for bad in ["node-c", "@30s", "node-c@", "node-c@soon"] {
             assert_eq!(parse("--kill-node", bad), None, "{bad}");

@@ -17,7 +17,7 @@ pub mod client;
 pub mod clock;
 pub mod cluster;
 pub mod controllers;
-pub mod etcd_cluster;
+pub mod etcd;
 pub mod hash;
 /// Save and restore under their old name: the journal ([`cluster::journal`]) and the digests
 /// its replay is checked with.

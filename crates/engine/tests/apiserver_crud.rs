@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 use watchlab_apimachinery::client::ApiClient;
-use watchlab_engine::apiserver::ApiServer;
+use watchlab_engine::apiserver::{ApiServer, EtcdFault};
 use watchlab_engine::clock::Timestamp;
 
 const PODS: &str = "/api/v1/namespaces/default/pods";
@@ -565,17 +565,28 @@ fn list_resource_version_semantics() {
 }
 
 #[test]
-fn writes_fail_without_etcd_quorum_but_reads_work() {
+fn without_etcd_quorum_writes_and_quorum_reads_fail_and_cache_reads_answer() {
     let mut s = ApiServer::new(1);
     call(&mut s, "POST", PODS, Some(pod("a")));
-    s.set_store_writable(false);
+    for m in ["etcd-1", "etcd-2"] {
+        s.etcd_fault(&EtcdFault::Kill(m.into())).unwrap();
+    }
     let rev = s.revision();
     let (code, err) = call(&mut s, "POST", PODS, Some(pod("b")));
     assert_eq!((code, msg(&err)), (500, "etcdserver: request timed out"));
     assert_eq!(call(&mut s, "DELETE", &format!("{PODS}/a"), None).0, 500);
-    assert_eq!(call(&mut s, "GET", &format!("{PODS}/a"), None).0, 200);
+    // A GET and a LIST without a resourceVersion are quorum reads of etcd (kube-apiserver
+    // v1.32); a LIST at resourceVersion 0 is the watch cache's and answers.
+    let (code, err) = call(&mut s, "GET", &format!("{PODS}/a"), None);
+    assert_eq!((code, msg(&err)), (500, "etcdserver: request timed out"));
+    assert_eq!(call(&mut s, "GET", PODS, None).0, 500);
+    let (code, list) = call(&mut s, "GET", &format!("{PODS}?resourceVersion=0"), None);
+    assert_eq!(code, 200);
+    assert_eq!(list["items"].as_array().map(Vec::len), Some(1));
     assert_eq!(s.revision(), rev);
-    s.set_store_writable(true);
+    for m in ["etcd-1", "etcd-2"] {
+        s.etcd_fault(&EtcdFault::Restore(m.into())).unwrap();
+    }
     assert_eq!(call(&mut s, "POST", PODS, Some(pod("b"))).0, 201);
 }
 

@@ -9,7 +9,7 @@ use watchlab_engine::api::meta::LabelSelector;
 use watchlab_engine::api::node::Taint;
 use watchlab_engine::api::pod::{Container, Pod, PodSpec};
 use watchlab_engine::api::{Event, Kind, Namespace, Object, ObjectMeta};
-use watchlab_engine::apiserver::{ApiServer, DeleteOptions, WatchEventType};
+use watchlab_engine::apiserver::{ApiServer, DeleteOptions, EtcdFault, WatchEventType};
 use watchlab_engine::clock::Timestamp;
 use watchlab_engine::controllers::{Harness, Profile};
 
@@ -411,11 +411,17 @@ fn kubelet_stops_a_deleted_pod_then_removes_it_with_grace_zero() {
 #[test]
 fn an_etcd_outage_fails_writes_without_busy_looping_and_the_cluster_converges_after() {
     let mut h = cluster(5);
-    h.api.set_store_writable(false);
+    for m in ["etcd-1", "etcd-2"] {
+        h.api.etcd_fault(&EtcdFault::Kill(m.into())).unwrap();
+    }
     let before = h.api.revision();
-    h.api.set_store_writable(true);
+    for m in ["etcd-1", "etcd-2"] {
+        h.api.etcd_fault(&EtcdFault::Restore(m.into())).unwrap();
+    }
     h.api.create("kubectl", replica_set("api", 3)).expect("rs");
-    h.api.set_store_writable(false);
+    for m in ["etcd-1", "etcd-2"] {
+        h.api.etcd_fault(&EtcdFault::Kill(m.into())).unwrap();
+    }
     let rounds = h.rounds;
     h.run_for(60_000);
     assert_eq!(
@@ -428,7 +434,9 @@ fn an_etcd_outage_fails_writes_without_busy_looping_and_the_cluster_converges_af
         spent < 20_000,
         "backing off, not spinning: {spent} steps in a minute"
     );
-    h.api.set_store_writable(true);
+    for m in ["etcd-1", "etcd-2"] {
+        h.api.etcd_fault(&EtcdFault::Restore(m.into())).unwrap();
+    }
     let deadline = h.now().plus_secs(90);
     assert!(
         h.run_until_true(deadline, |h| {

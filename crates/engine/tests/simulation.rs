@@ -781,6 +781,11 @@ impl Sim {
     fn race(&mut self, writers: u32, replicas: i32, note: u32) {
         let path = object_path(Kind::Deployment, NAMESPACE, DEPLOYMENT);
         let read = call(&mut self.cluster, "alice", "GET", &path, None);
+        if read.is_err() && !self.cluster.api().store_writable() {
+            // A GET is a quorum read: without an etcd majority there is nothing to race on.
+            self.log.push("  (GET refused: no etcd quorum)".into());
+            return;
+        }
         let Some(read) = read.ok().and_then(|o| o.as_deployment().cloned()) else {
             self.fail("the Deployment vanished");
         };

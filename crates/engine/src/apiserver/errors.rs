@@ -5,12 +5,11 @@
 use crate::api::ResourceInfo;
 use watchlab_apimachinery::status::{Status, StatusCause, StatusReason};
 
-/// What etcd's client returns for a write with no leader; the apiserver passes it through as a
-/// reason-less 500, which kubectl prints as `Error from server: etcdserver: request timed out`.
-pub const ETCD_TIMEOUT: &str = "etcdserver: request timed out";
-
+/// What etcd's client returns for a request no leader could carry out through a majority; the
+/// apiserver passes it through as a reason-less 500, which kubectl prints as
+/// `Error from server: etcdserver: request timed out`.
 pub fn etcd_unavailable() -> Status {
-    unknown(ETCD_TIMEOUT)
+    unknown(crate::etcd::REQUEST_TIMED_OUT)
 }
 
 /// A 500 with no reason (`responsewriters.ErrorToAPIStatus` of a non-Status error).

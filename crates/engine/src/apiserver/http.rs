@@ -169,7 +169,17 @@ impl ApiServer {
         let sub = info.subresource.as_deref();
         match (info.verb, sub) {
             (Verb::Get, None | Some("status")) => {
-                Ok(respond(200, self.get(r.kind(), ns, name)?.to_json()))
+                let cached = query
+                    .list
+                    .resource_version
+                    .as_deref()
+                    .is_some_and(|v| !v.is_empty());
+                let obj = if cached {
+                    self.get_cached(r.kind(), ns, name)?
+                } else {
+                    self.get(r.kind(), ns, name)?
+                };
+                Ok(respond(200, obj.to_json()))
             }
             (Verb::List, None) => Ok(respond(
                 200,
@@ -226,7 +236,7 @@ impl ApiServer {
                 if obj.name() != name {
                     return Err(name_mismatch(obj.name(), name));
                 }
-                let existed = self.get(r.kind(), ns, name).is_ok();
+                let existed = self.get_cached(r.kind(), ns, name).is_ok();
                 let out = if sub == Some("status") {
                     self.update_status_in(ctx, obj)?
                 } else {

@@ -27,6 +27,7 @@ mod binding;
 mod create;
 mod delete;
 mod errors;
+mod etcd_client;
 mod field_manager;
 mod field_validation;
 mod read;
@@ -39,6 +40,7 @@ pub use delete::{
     gc_finalizers, DeleteOptions, DeleteOutcome, Preconditions, FINALIZER_FOREGROUND,
     FINALIZER_ORPHAN,
 };
+pub use etcd_client::EtcdFault;
 pub use http::UserSession;
 pub use ledger::{Ledger, LedgerEntry};
 pub use read::ObjectList;
@@ -52,6 +54,7 @@ use crate::api::resource::ResourceInfo;
 use crate::api::shared::Interner;
 use crate::api::{Kind, Object, ObjectMeta, Registry};
 use crate::clock::Timestamp;
+use crate::etcd::{EtcdCluster, MembershipEvent};
 use crate::rng::SimRng;
 use crate::store::{
     Compare, CompareOp, CompareTarget, EventType, LeaseId, Op, Revision, Store, Txn,
@@ -92,6 +95,8 @@ pub struct ServerConfig {
     /// The virtual time the server starts at (zero for the playground; a server on a socket
     /// starts at its wall-clock start so clients' own clocks agree with it).
     pub start: Timestamp,
+    /// How many etcd members hold the store (1, 3 or 5; another number gets 3).
+    pub etcd_members: usize,
 }
 
 impl Default for ServerConfig {
@@ -105,6 +110,7 @@ impl Default for ServerConfig {
             default_not_ready_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
             default_unreachable_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
             start: Timestamp::ZERO,
+            etcd_members: 3,
         }
     }
 }
@@ -124,6 +130,10 @@ impl ServerConfig {
 #[derive(Debug)]
 pub struct ApiServer {
     store: Store<Arc<Object>>,
+    /// The members replicating every write before the store applies it ([`etcd_client`]).
+    etcd: EtcdCluster,
+    /// Membership changes not yet handed to the cluster's timeline.
+    membership_events: Vec<(Timestamp, MembershipEvent)>,
     /// The served resources (routing and discovery read it).
     registry: Registry,
     /// Custom resource descriptions allocated so far, by their definition's spec JSON.
@@ -143,7 +153,6 @@ pub struct ApiServer {
     config: ServerConfig,
     /// Admission's DefaultTolerationSeconds, with the seconds of `config`.
     default_tolerations: admission::DefaultTolerationSeconds,
-    writable: bool,
     compactor: Compactor,
     /// Grants and reuses the leases Events are written with.
     leases: LeaseManager,
@@ -176,6 +185,8 @@ impl ApiServer {
     pub fn with_config(seed: u64, config: ServerConfig) -> Self {
         let mut s = ApiServer {
             store: Store::new(),
+            etcd: EtcdCluster::new_or_three(config.etcd_members, seed),
+            membership_events: Vec::new(),
             registry: Registry::default(),
             custom_kinds: Vec::new(),
             now: config.start,
@@ -192,10 +203,10 @@ impl ApiServer {
                 config.default_unreachable_toleration_seconds,
             ),
             config,
-            writable: true,
             client_warnings: Vec::new(),
             table_watches: BTreeMap::new(),
         };
+        s.etcd.start_clock(s.config.start);
         for ns in SYSTEM_NAMESPACES {
             let obj = Object::Namespace(Namespace {
                 metadata: ObjectMeta::named("", ns),
@@ -246,20 +257,37 @@ impl ApiServer {
     /// Sets the virtual time without running timers (time never goes back).
     pub fn set_now(&mut self, now: Timestamp) {
         self.now = self.now.max(now);
+        // The members' ticks and messages due by now run first, so what a request meets does
+        // not depend on when the clock was last read.
+        self.advance_etcd();
     }
 
     /// Moves time to `now` and runs what is due: stream timeouts, bookmarks, compaction, lease
     /// (Event TTL) expiry.
     pub fn advance_to(&mut self, now: Timestamp) {
         self.set_now(now);
-        if self.writable {
-            let before = self.store.revision();
-            let _expired = self.store.expire_leases(self.now);
-            self.publish_range(before, SERVER_USER, "expire");
+        self.advance_etcd();
+        // The leader revokes an expired lease through the log (etcd's lessor proposes a
+        // LeaseRevoke); without a majority the lease outlives its TTL until one returns.
+        if self
+            .store
+            .next_lease_expiry()
+            .is_some_and(|at| at <= self.now)
+        {
+            if let Ok(committed) = self.replicate(|| "LeaseRevoke (expired)".to_string()) {
+                let before = self.store.revision();
+                let _expired = self.store.expire_leases(self.now);
+                self.applied(committed);
+                self.publish_range(before, SERVER_USER, "expire");
+            }
         }
         if let Some(target) = self.compactor.due(self.now, self.store.revision()) {
             if target > self.store.compact_revision() {
-                let _ = self.store.compact(target);
+                // The API server's compaction is a Compact request, itself a log entry.
+                if let Ok(committed) = self.replicate(|| format!("Compact {target}")) {
+                    let _ = self.store.compact(target);
+                    self.applied(committed);
+                }
             }
         }
         self.watch.tick(self.now, self.store.revision());
@@ -271,7 +299,12 @@ impl ApiServer {
         [
             self.watch.next_timer(),
             self.compactor.next_tick(),
-            self.store.next_lease_expiry(),
+            // An expired lease waits for a leader that can revoke it (the members' own timer
+            // wakes the server meanwhile).
+            self.store
+                .next_lease_expiry()
+                .filter(|at| *at > self.now || self.etcd.can_commit()),
+            self.etcd.next_timer(),
         ]
         .into_iter()
         .flatten()
@@ -282,21 +315,14 @@ impl ApiServer {
     pub fn compact_now(&mut self) -> Result<Revision, Status> {
         let rev = self.store.revision();
         if rev > self.store.compact_revision() {
-            self.store
-                .compact(rev)
-                .map_err(|e| Status::internal_error(&e.to_string()))?;
+            let committed = self
+                .replicate(|| format!("Compact {rev}"))
+                .map_err(|e| errors::unknown(e.text()))?;
+            let done = self.store.compact(rev);
+            self.applied(committed);
+            done.map_err(|e| Status::internal_error(&e.to_string()))?;
         }
         Ok(rev)
-    }
-
-    /// The etcd-quorum hook: when false, every write fails as it does when etcd has no leader,
-    /// while reads and watches keep being served (from the watch cache, in the real server).
-    pub fn set_store_writable(&mut self, writable: bool) {
-        self.writable = writable;
-    }
-
-    pub fn store_writable(&self) -> bool {
-        self.writable
     }
 
     /// The store's current revision (the cluster's resourceVersion).
@@ -362,14 +388,6 @@ impl ApiServer {
         self.watch.offered()
     }
 
-    fn check_writable(&self) -> Result<(), Status> {
-        if self.writable {
-            Ok(())
-        } else {
-            Err(errors::etcd_unavailable())
-        }
-    }
-
     /// Writes one key with a compare on its mod revision (`expected_mod` 0 = must not exist),
     /// records the revision in the ledger and broadcasts it. Returns the stored object (or
     /// the tombstone for a delete).
@@ -414,10 +432,21 @@ impl ApiServer {
             success: vec![op],
             failure: vec![],
         };
-        let resp = self
+        // The compare is decided before the proposal: nothing else writes between now and the
+        // apply below, and a txn whose compare fails changes nothing (etcd would still log it).
+        let current_mod = self
             .store
-            .txn(txn)
-            .map_err(|e| CommitError::Store(e.to_string()))?;
+            .get(&txn.compare[0].key)
+            .map_or(0, |kv| kv.mod_revision);
+        if current_mod != expected_mod {
+            return Err(CommitError::Conflict);
+        }
+        let committed = self
+            .replicate(|| format!("{verb} {}", txn.compare[0].key))
+            .map_err(|e| CommitError::Store(e.text().to_string()))?;
+        let resp = self.store.txn(txn);
+        self.applied(committed);
+        let resp = resp.map_err(|e| CommitError::Store(e.to_string()))?;
         if !resp.succeeded {
             return Err(CommitError::Conflict);
         }

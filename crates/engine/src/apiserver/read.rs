@@ -80,6 +80,19 @@ impl ApiServer {
         namespace: Option<&str>,
         name: &str,
     ) -> Result<Arc<Object>, Status> {
+        // A GET without a resourceVersion is a quorum read of etcd ([`super::etcd_client`]).
+        self.check_consistent_read()?;
+        self.get_cached(kind, namespace, name)
+    }
+
+    /// One object as a GET with a resourceVersion ("0", or not older than one) reads it: from
+    /// the watch cache, without asking etcd, so it answers while etcd has no majority.
+    pub fn get_cached(
+        &self,
+        kind: Kind,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Arc<Object>, Status> {
         let r = kind.resource();
         self.current(&r.key(namespace.unwrap_or(""), name))
             .map(|(o, _)| o)
@@ -98,6 +111,10 @@ impl ApiServer {
         let namespace = namespace.filter(|_| r.namespaced);
         let prefix = r.prefix(namespace);
         let plan = self.plan_list(opts, &prefix)?;
+        if plan.paged {
+            // Served by etcd (or by the cache after a quorum read of etcd's revision).
+            self.check_consistent_read()?;
+        }
         let filter = Filter {
             kind,
             namespace: namespace.map(str::to_string),

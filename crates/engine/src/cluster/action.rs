@@ -50,6 +50,14 @@ pub enum Action {
     RestoreNode(String),
     KillEtcdMember(String),
     RestoreEtcdMember(String),
+    /// Cut every network link of an etcd member (its process keeps running).
+    IsolateEtcdMember(String),
+    /// Cut the links between these etcd members and the others.
+    PartitionEtcd(Vec<String>),
+    /// Restore every etcd link (of one member with `Some`).
+    HealEtcd(Option<String>),
+    /// Hand the etcd leadership to a member (`etcdctl move-leader`).
+    MoveEtcdLeader(String),
     /// Compact the ledger to the current revision.
     CompactNow,
     /// Ends a watch stream from the server side, as a timeout would.

@@ -7,6 +7,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use watchlab_apimachinery::request::ListOptions;
+
 use crate::api::pod::Pod;
 use crate::api::Kind;
 use crate::apiserver::ApiServer;
@@ -72,7 +74,7 @@ impl Census {
             }
         } else {
             *self = Census::default();
-            if let Ok(list) = api.list(Kind::Pod, None, &Default::default()) {
+            if let Ok(list) = api.list(Kind::Pod, None, &ListOptions::from_cache()) {
                 for p in list.items.iter().filter_map(|o| o.as_pod()) {
                     self.count(p, true);
                 }
@@ -130,7 +132,9 @@ impl Cluster {
         self.with_census(|census| {
             census
                 .on_node(node)
-                .filter_map(|(namespace, name)| self.api.get(Kind::Pod, Some(namespace), name).ok())
+                .filter_map(|(namespace, name)| {
+                    self.api.get_cached(Kind::Pod, Some(namespace), name).ok()
+                })
                 .filter_map(|o| o.as_pod().map(pod_view))
                 .collect()
         })

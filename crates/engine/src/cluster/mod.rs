@@ -30,7 +30,7 @@ use watchlab_apimachinery::status::Status;
 use crate::apiserver::{ApiServer, ServerConfig};
 use crate::clock::{self, Timers, Timestamp};
 use crate::controllers::{ControlPlane, Profile, Settling};
-use crate::etcd_cluster::{EtcdCluster, MembershipEvent};
+use crate::etcd::{EtcdCluster, MembershipEvent};
 use crate::reconnect_comparison::{ComparisonView, ReconnectComparison};
 use census::Census;
 
@@ -49,7 +49,6 @@ pub const PLAYGROUND_USER: &str = "watchlab-ui";
 pub struct Cluster {
     config: ClusterConfig,
     api: ApiServer,
-    etcd: EtcdCluster,
     control_plane: ControlPlane,
     killed_nodes: BTreeSet<String>,
     membership_log: Vec<(Timestamp, MembershipEvent)>,
@@ -75,18 +74,17 @@ impl std::fmt::Debug for ControlPlane {
 
 impl Cluster {
     pub fn new(config: ClusterConfig) -> Cluster {
-        let etcd = EtcdCluster::new_or_three(config.etcd_members, config.seed);
         let nodes: Vec<&str> = config.nodes.iter().map(String::as_str).collect();
         let profile = Profile::named(config.profile);
         let control_plane = ControlPlane::new(config.seed, &profile, &nodes);
         let server_config = ServerConfig {
             start: Timestamp::from_millis(config.start_ms),
+            etcd_members: config.etcd_members,
             ..ServerConfig::default()
         }
         .with_default_toleration_seconds(profile.default_toleration_seconds);
         let mut cluster = Cluster {
             api: ApiServer::with_config(config.seed, server_config),
-            etcd,
             control_plane,
             killed_nodes: BTreeSet::new(),
             membership_log: Vec::new(),
@@ -160,7 +158,7 @@ impl Cluster {
     }
 
     pub fn etcd(&self) -> &EtcdCluster {
-        &self.etcd
+        self.api.etcd()
     }
 
     /// Membership changes with the virtual time they happened at.
@@ -197,7 +195,6 @@ impl Cluster {
             .map(|t| t.max(self.now().plus_millis(1)));
         [
             self.api.next_timer(),
-            self.etcd.next_timer(),
             controllers,
             self.journal.reaction_due(),
             self.reconnect
@@ -287,10 +284,8 @@ impl Cluster {
     /// Runs the timers due at `t` and settles the controllers; true if `stop` cut the settle
     /// short (it is then left in `settling`).
     fn run_until(&mut self, t: Timestamp, stop: &mut dyn FnMut() -> bool) -> bool {
-        let events = self.etcd.advance_to(t);
-        self.record_membership(t, events);
-        self.api.set_store_writable(self.etcd.can_commit());
         self.api.advance_to(t);
+        self.record_membership();
         self.settling = Some(Settling::default());
         self.resume_settle(stop)
     }
@@ -345,10 +340,10 @@ impl Cluster {
         self.reconnect.as_ref().map(|c| c.view(&self.api))
     }
 
-    fn record_membership(&mut self, at: Timestamp, events: Vec<MembershipEvent>) {
-        self.membership_log
-            .extend(events.into_iter().map(|e| (at, e)));
-        self.api.set_store_writable(self.etcd.can_commit());
+    /// Moves the etcd members' changes into the timeline.
+    fn record_membership(&mut self) {
+        let events = self.api.take_membership_events();
+        self.membership_log.extend(events);
     }
 }
 

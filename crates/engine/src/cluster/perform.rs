@@ -7,6 +7,7 @@ use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::status::{Status, StatusReason};
 
 use crate::api::Kind;
+use crate::apiserver::EtcdFault;
 use crate::reconnect_comparison::ReconnectComparison;
 
 use super::action::ResourceName;
@@ -76,8 +77,12 @@ impl Cluster {
             }
             Action::KillNode(name) => self.set_machine_running(name, false)?,
             Action::RestoreNode(name) => self.set_machine_running(name, true)?,
-            Action::KillEtcdMember(name) => self.set_etcd_member_alive(&name, false)?,
-            Action::RestoreEtcdMember(name) => self.set_etcd_member_alive(&name, true)?,
+            Action::KillEtcdMember(name) => self.etcd_fault(&EtcdFault::Kill(name))?,
+            Action::RestoreEtcdMember(name) => self.etcd_fault(&EtcdFault::Restore(name))?,
+            Action::IsolateEtcdMember(name) => self.etcd_fault(&EtcdFault::Isolate(name))?,
+            Action::PartitionEtcd(group) => self.etcd_fault(&EtcdFault::Partition(group))?,
+            Action::HealEtcd(member) => self.etcd_fault(&EtcdFault::Heal(member))?,
+            Action::MoveEtcdLeader(name) => self.etcd_fault(&EtcdFault::MoveLeader(name))?,
             Action::CompactNow => {
                 self.api.compact_now()?;
             }
@@ -150,22 +155,18 @@ impl Cluster {
         Ok(())
     }
 
-    /// An etcd member goes down or comes back; the membership change (elections, a lost or
-    /// regained quorum) is logged and decides whether the store takes writes.
-    fn set_etcd_member_alive(&mut self, member: &str, alive: bool) -> Result<(), Status> {
-        let now = self.now();
-        let events = if alive {
-            self.etcd.restore(member, now)
-        } else {
-            self.etcd.kill(member, now)
-        }
-        .map_err(|e| Status::bad_request(&e.to_string()))?;
-        self.record_membership(now, events);
+    /// A fault on the etcd members (a member down or back, links cut or healed, the leader
+    /// moved); the membership change (elections, a lost or regained quorum) is logged.
+    fn etcd_fault(&mut self, fault: &EtcdFault) -> Result<(), Status> {
+        self.api
+            .etcd_fault(fault)
+            .map_err(|e| Status::bad_request(&e.to_string()))?;
+        self.record_membership();
         Ok(())
     }
 
     fn known_node(&self, name: &str) -> Result<(), Status> {
-        self.api.get(Kind::Node, None, name).map(|_| ())
+        self.api.get_cached(Kind::Node, None, name).map(|_| ())
     }
 
     pub(super) fn create_seed_objects(&mut self) {

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use watchlab_apimachinery::client::WatchId;
+use watchlab_apimachinery::request::ListOptions;
 
 use crate::api::node::Node;
 use crate::api::pod::Pod;
@@ -60,7 +61,7 @@ pub struct InformerView {
 
 impl Cluster {
     pub fn nodes(&self) -> Vec<NodeView> {
-        let Ok(list) = self.api.list(Kind::Node, None, &Default::default()) else {
+        let Ok(list) = self.api.list(Kind::Node, None, &ListOptions::from_cache()) else {
             return Vec::new();
         };
         list.items
@@ -71,7 +72,7 @@ impl Cluster {
     }
 
     pub fn pods(&self) -> Vec<PodView> {
-        let Ok(list) = self.api.list(Kind::Pod, None, &Default::default()) else {
+        let Ok(list) = self.api.list(Kind::Pod, None, &ListOptions::from_cache()) else {
             return Vec::new();
         };
         list.items

@@ -442,6 +442,7 @@ pub fn unix_nanos(t: Timestamp) -> u64 {
 mod tests {
     use super::*;
     use crate::api::Namespace;
+    use crate::apiserver::EtcdFault;
 
     fn events(api: &ApiServer) -> Vec<Event> {
         api.list(Kind::Event, None, &Default::default())
@@ -690,7 +691,9 @@ mod tests {
             ..Default::default()
         });
         let mut rec = EventRecorder::new("node-controller", "node-controller", "");
-        api.set_store_writable(false);
+        for m in ["etcd-1", "etcd-2"] {
+            api.etcd_fault(&EtcdFault::Kill(m.into())).unwrap();
+        }
         rec.record(
             &mut api,
             Timestamp::from_millis(1),
@@ -703,7 +706,9 @@ mod tests {
         assert!(events(&api).is_empty());
         let retry = Timestamp::from_millis(1).plus_millis(RETRY_INTERVAL_MS);
         assert_eq!(rec.next_retry(), Some(retry));
-        api.set_store_writable(true);
+        for m in ["etcd-1", "etcd-2"] {
+            api.etcd_fault(&EtcdFault::Restore(m.into())).unwrap();
+        }
         // Steps before the retry time try nothing, however many there are.
         for t in 2..20 {
             rec.flush(&mut api, Timestamp::from_millis(t));
@@ -720,7 +725,9 @@ mod tests {
         let mut api = ApiServer::new(1);
         let ns = api.get(Kind::Namespace, None, "default").unwrap();
         let mut rec = EventRecorder::new("node-controller", "node-controller", "");
-        api.set_store_writable(false);
+        for m in ["etcd-1", "etcd-2"] {
+            api.etcd_fault(&EtcdFault::Kill(m.into())).unwrap();
+        }
         rec.record(
             &mut api,
             Timestamp::from_millis(0),

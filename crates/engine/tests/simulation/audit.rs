@@ -27,6 +27,7 @@ use watchlab_apimachinery::status::StatusReason;
 use watchlab_engine::api::{Kind, Object};
 use watchlab_engine::apiserver::watch::{StreamState, WatchObject};
 use watchlab_engine::apiserver::{ApiServer, WatchEvent, WatchEventType};
+use watchlab_engine::etcd::REQUEST_TIMED_OUT;
 use watchlab_engine::rng::SimRng;
 use watchlab_engine::store::Revision;
 
@@ -148,8 +149,8 @@ impl Auditor {
     /// `tape` must have been read up to the store's current revision.
     pub fn step(&mut self, api: &mut ApiServer, tape: &Tape) -> Result<(), String> {
         let Some(id) = self.id else {
-            if self.pos == 0 {
-                self.relist(api, tape)?;
+            if self.pos == 0 && !self.relist(api, tape)? {
+                return Ok(());
             }
             return self.open(api);
         };
@@ -203,10 +204,16 @@ impl Auditor {
         Ok(())
     }
 
-    fn relist(&mut self, api: &mut ApiServer, tape: &Tape) -> Result<(), String> {
-        let list = api
-            .list(self.spec.kind, self.spec.namespace, &self.spec.options())
-            .map_err(|s| format!("{}: list refused: {}", self.name, s.message()))?;
+    /// Lists and checks the list against the ledger; `Ok(false)` when etcd could not answer
+    /// (a consistent list needs a quorum), to be tried again on the next step.
+    fn relist(&mut self, api: &mut ApiServer, tape: &Tape) -> Result<bool, String> {
+        let list = match api.list(self.spec.kind, self.spec.namespace, &self.spec.options()) {
+            Ok(list) => list,
+            Err(s) if !api.store_writable() && s.message() == REQUEST_TIMED_OUT => {
+                return Ok(false)
+            }
+            Err(s) => return Err(format!("{}: list refused: {}", self.name, s.message())),
+        };
         if list.resource_version < self.pos || list.resource_version != tape.upto() {
             return Err(format!(
                 "{}: list at revision {} (stream was at {}, ledger at {})",
@@ -230,7 +237,7 @@ impl Auditor {
         }
         self.pos = list.resource_version;
         self.checked = self.checked.max(self.pos);
-        Ok(())
+        Ok(true)
     }
 
     /// The writes in `(pos, upto]` this stream must see, beyond those known to hold nothing.
@@ -282,7 +289,10 @@ impl Auditor {
                         api.stop_watch(id);
                     }
                     self.stats.relists += 1;
-                    self.relist(api, tape)?;
+                    if !self.relist(api, tape)? {
+                        self.pos = 0;
+                        return Ok(());
+                    }
                     return self.open(api);
                 }
                 WatchEventType::Bookmark => {

@@ -354,7 +354,8 @@ impl Sim {
             synced,
         } in caches
         {
-            let mut opts = ListOptions::default();
+            // The ledger as the watch cache holds it: a quorum read would fail, etcd is frozen.
+            let mut opts = ListOptions::from_cache();
             if let Some(sel) = &selector {
                 match FieldSelector::parse(sel) {
                     Ok(fs) => opts.field_selector = fs,

@@ -187,9 +187,16 @@ impl Kubelet {
     /// `syncNodeStatus`: posts status when it changed or the report interval has passed;
     /// `false` if the Node could not be read or written (a Node gone is registered again).
     fn sync_node_status(&mut self, now: Timestamp, api: &mut ApiServer) -> bool {
-        let Ok(current) = api.get(Kind::Node, None, &self.node) else {
-            self.registered = false;
-            return false;
+        let current = match api.get(Kind::Node, None, &self.node) {
+            Ok(current) => current,
+            Err(s) => {
+                // Only a Node that is gone is registered again; any other failure (etcd
+                // without a majority) is retried on the next status period's retry.
+                if s.reason() == StatusReason::NotFound {
+                    self.registered = false;
+                }
+                return false;
+            }
         };
         let Some(node) = current.as_node() else {
             return false;
