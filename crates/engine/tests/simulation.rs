@@ -334,6 +334,8 @@ struct Sim {
     lifecycles: BTreeMap<String, (i32, Option<String>)>,
     /// Virtual time the store refused writes, in total.
     outage_ms: u64,
+    /// Each etcd term's leader, as seen after every slice (Raft's election safety).
+    etcd_leaders: BTreeMap<u64, String>,
     /// When the tape last saw a write of a kind in a namespace (pods, Services, EndpointSlices).
     last_write: BTreeMap<(Kind, String), Timestamp>,
     /// The last acknowledged `spec.replicas` and annotation.
@@ -466,6 +468,7 @@ impl Sim {
             seen_bound: BTreeSet::new(),
             lifecycles: BTreeMap::new(),
             outage_ms: 0,
+            etcd_leaders: BTreeMap::new(),
             last_write: BTreeMap::new(),
             desired: 3,
             note: None,
@@ -564,6 +567,7 @@ impl Sim {
             self.check_no_node_overcommitted();
             self.check_no_binding_to_a_cordoned_node();
             self.check_pod_lifecycles_move_forward();
+            self.check_one_etcd_leader_per_term();
         }
     }
 
@@ -593,7 +597,7 @@ impl Sim {
     fn pods_in(&self, namespace: Option<&str>) -> Vec<Arc<Object>> {
         self.cluster
             .api()
-            .list(Kind::Pod, namespace, &ListOptions::default())
+            .list(Kind::Pod, namespace, &ListOptions::from_cache())
             .map(|l| l.items)
             .unwrap_or_default()
     }
@@ -601,7 +605,7 @@ impl Sim {
     fn get_deployment(&self) -> Option<Deployment> {
         self.cluster
             .api()
-            .get(Kind::Deployment, Some(NAMESPACE), DEPLOYMENT)
+            .get_cached(Kind::Deployment, Some(NAMESPACE), DEPLOYMENT)
             .ok()
             .and_then(|o| o.as_deployment().cloned())
     }
@@ -648,7 +652,7 @@ impl Sim {
             let gone = self
                 .cluster
                 .api()
-                .get(Kind::Pod, Some(namespace), name)
+                .get_cached(Kind::Pod, Some(namespace), name)
                 .is_err();
             self.ack(&object, gone);
         }
@@ -682,6 +686,18 @@ impl Sim {
                 let _ = self
                     .cluster
                     .apply(Action::RestoreEtcdMember(format!("etcd-{i}")));
+            }
+            Fault::IsolateEtcd(i) => {
+                let _ = self
+                    .cluster
+                    .apply(Action::IsolateEtcdMember(format!("etcd-{i}")));
+            }
+            Fault::PartitionEtcd { first, pair } => {
+                let group = faults::partition_group(*first, *pair);
+                let _ = self.cluster.apply(Action::PartitionEtcd(group));
+            }
+            Fault::HealEtcd => {
+                let _ = self.cluster.apply(Action::HealEtcd(None));
             }
             Fault::Compact => {
                 // The tape reads the history first (the compactor keeps it; this does not).
@@ -937,6 +953,7 @@ impl Sim {
                 .cluster
                 .apply(Action::RestoreEtcdMember(format!("etcd-{i}")));
         }
+        let _ = self.cluster.apply(Action::HealEtcd(None));
         for node in NODES {
             // The election takes a second or two; uncordon once writes are taken again.
             for _ in 0..10 {
@@ -962,7 +979,7 @@ impl Sim {
                     || self
                         .cluster
                         .api()
-                        .get(Kind::Pod, Some(NAMESPACE), &name)
+                        .get_cached(Kind::Pod, Some(NAMESPACE), &name)
                         .is_err(),
                 || format!("could not put {name} back into the Deployment"),
             );
@@ -1089,7 +1106,7 @@ fn transcript(c: &Cluster) -> Vec<String> {
     });
     let objects = Kind::ALL.iter().flat_map(|&kind| {
         c.api()
-            .list(kind, None, &ListOptions::default())
+            .list(kind, None, &ListOptions::from_cache())
             .map(|l| l.items)
             .unwrap_or_default()
             .iter()
@@ -1304,5 +1321,5 @@ fn a_schedule_is_a_function_of_its_seed() {
                 .to_string()
         })
         .collect();
-    assert_eq!(all.len(), 18, "{all:?}");
+    assert_eq!(all.len(), 21, "{all:?}");
 }

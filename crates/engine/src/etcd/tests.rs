@@ -214,7 +214,10 @@ fn a_single_member_cluster_dies_with_its_member() {
     let mut c = EtcdCluster::new(1, 3).unwrap();
     c.kill("etcd-0", t(0), 1).unwrap();
     assert!(!c.can_commit());
-    assert!(c.next_timer().is_some(), "the restored member must elect itself");
+    assert!(
+        c.next_timer().is_some(),
+        "the restored member must elect itself"
+    );
     c.restore("etcd-0", t(5), 1).unwrap();
     run_until(&mut c, 3_000);
     assert!(c.can_commit());

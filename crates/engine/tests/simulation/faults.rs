@@ -40,6 +40,15 @@ pub(super) enum Fault {
     /// `kubectl cordon` / `kubectl uncordon`.
     Cordon(usize),
     Uncordon(usize),
+    /// Every network link of etcd member `i` is cut (it keeps running).
+    IsolateEtcd(usize),
+    /// The links between etcd member `i` (and `i + 1` when `pair`) and the rest are cut.
+    PartitionEtcd {
+        first: usize,
+        pair: bool,
+    },
+    /// Every etcd link is restored.
+    HealEtcd,
     Wait(u64),
 }
 
@@ -72,13 +81,19 @@ impl fmt::Display for Fault {
             Fault::DeleteBare(pick) => write!(f, "delete bare pod #{pick}"),
             Fault::Cordon(i) => write!(f, "cordon {}", NODES[*i]),
             Fault::Uncordon(i) => write!(f, "uncordon {}", NODES[*i]),
+            Fault::IsolateEtcd(i) => write!(f, "isolate etcd-{i}"),
+            Fault::PartitionEtcd { first, pair } => {
+                let group = partition_group(*first, *pair);
+                write!(f, "partition etcd {{{}}} from the rest", group.join(", "))
+            }
+            Fault::HealEtcd => write!(f, "heal the etcd network"),
             Fault::Wait(ms) => write!(f, "wait {ms} ms"),
         }
     }
 }
 
 /// The kinds of fault a schedule draws from (the last is a plain wait).
-const FAULT_KINDS: usize = 18;
+const FAULT_KINDS: usize = 21;
 
 /// Swarm testing: each seed first draws its own weight for every kind of fault (0 to 3; 0 means
 /// that kind never happens in this run), so one run piles up node kills with compactions,
@@ -150,10 +165,26 @@ pub(super) fn schedule(seed: u64) -> Vec<Fault> {
             14 => Fault::CreateRace(rng.next_u64()),
             15 => Fault::UpdateRace(rng.next_u64()),
             16 => Fault::DeleteBare(rng.next_u64()),
+            17 => Fault::IsolateEtcd(rng.below(ETCD_MEMBERS as u64) as usize),
+            18 => Fault::PartitionEtcd {
+                first: rng.below(ETCD_MEMBERS as u64) as usize,
+                pair: rng.below(2) == 1,
+            },
+            19 => Fault::HealEtcd,
             _ => Fault::Wait(1_000 + rng.below(60_000)),
         };
         out.push(fault);
         out.push(Fault::Wait(200 + rng.below(15_000)));
     }
     out
+}
+
+/// The etcd members a partition fault cuts off: member `first`, and the next one with `pair`
+/// (a minority of one or two of the three members, or a majority of two).
+pub(super) fn partition_group(first: usize, pair: bool) -> Vec<String> {
+    let mut group = vec![format!("etcd-{first}")];
+    if pair {
+        group.push(format!("etcd-{}", (first + 1) % ETCD_MEMBERS));
+    }
+    group
 }

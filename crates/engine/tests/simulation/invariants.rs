@@ -6,11 +6,42 @@
 //! `tape` and `audit`.) Also the Service chain's invariants, which hold once its writers have
 //! caught up: every ready selected pod in exactly one slice and nothing else there, and every
 //! node's kube-proxy rules equal to the slices (called once healed, for what has been quiet).
+//! And etcd's: one leader per term, and no member applied past the store.
 
 use super::*;
 use watchlab_engine::api::endpoint_slice::{EndpointSlice, LABEL_SERVICE_NAME};
 
 impl Sim {
+    /// Raft's election safety over the whole run (an isolated old leader may still lead its
+    /// older term; two members never lead the same one), and state machine safety as the
+    /// store sees it: no member has applied a revision the store has not reached.
+    pub(super) fn check_one_etcd_leader_per_term(&mut self) {
+        let revision = self.cluster.api().revision();
+        let members = self.cluster.etcd().members().to_vec();
+        for m in members {
+            self.check(m.applied_revision <= revision, || {
+                format!(
+                    "{} applied revision {} beyond the store's {revision}",
+                    m.name, m.applied_revision
+                )
+            });
+            if m.role != watchlab_engine::etcd::Role::Leader {
+                continue;
+            }
+            let first = self
+                .etcd_leaders
+                .entry(m.term)
+                .or_insert_with(|| m.name.clone())
+                .clone();
+            self.check(first == m.name, || {
+                format!(
+                    "two etcd leaders in term {}: {first} and {}",
+                    m.term, m.name
+                )
+            });
+        }
+    }
+
     /// A pod bound to a node dead since `t` must be Terminating once the node's lease has gone
     /// stale (grace period), a monitor pass noticed, the toleration ran out and a few more
     /// monitor passes went by — plus however long the store refused writes meanwhile.
@@ -53,7 +84,7 @@ impl Sim {
         let nodes = self
             .cluster
             .api()
-            .list(Kind::Node, None, &ListOptions::default())
+            .list(Kind::Node, None, &ListOptions::from_cache())
             .map(|l| l.items)
             .unwrap_or_default();
         let pods = self.all_pods();
@@ -146,7 +177,7 @@ impl Sim {
     fn services(&self) -> Vec<Arc<Object>> {
         self.cluster
             .api()
-            .list(Kind::Service, None, &ListOptions::default())
+            .list(Kind::Service, None, &ListOptions::from_cache())
             .map(|l| l.items)
             .unwrap_or_default()
     }
@@ -158,7 +189,7 @@ impl Sim {
             .list(
                 Kind::EndpointSlice,
                 Some(&svc.metadata.namespace),
-                &ListOptions::default(),
+                &ListOptions::from_cache(),
             )
             .map(|l| l.items)
             .unwrap_or_default()

@@ -85,7 +85,7 @@ impl Sim {
         let nodes: Vec<String> = self
             .cluster
             .api()
-            .list(Kind::Node, None, &ListOptions::default())
+            .list(Kind::Node, None, &ListOptions::from_cache())
             .map(|l| l.items)
             .unwrap_or_default()
             .iter()
@@ -137,7 +137,11 @@ impl Sim {
         let rss: Vec<Arc<Object>> = self
             .cluster
             .api()
-            .list(Kind::ReplicaSet, Some(NAMESPACE), &ListOptions::default())
+            .list(
+                Kind::ReplicaSet,
+                Some(NAMESPACE),
+                &ListOptions::from_cache(),
+            )
             .map(|l| l.items)
             .unwrap_or_default();
         let mut current = Vec::new();
@@ -225,7 +229,7 @@ impl Sim {
             .kinds()
             .iter()
             .flat_map(|k| {
-                api.list(*k, None, &ListOptions::default())
+                api.list(*k, None, &ListOptions::from_cache())
                     .map(|l| l.items)
                     .unwrap_or_default()
             })
@@ -255,7 +259,7 @@ impl Sim {
         let events: Vec<Arc<Object>> = self
             .cluster
             .api()
-            .list(Kind::Event, None, &ListOptions::default())
+            .list(Kind::Event, None, &ListOptions::from_cache())
             .map(|l| l.items)
             .unwrap_or_default();
         let mut seen: BTreeMap<String, (Option<Timestamp>, String)> = BTreeMap::new();
