@@ -218,6 +218,29 @@ test('kill and restore a node and etcd members (majority lost, writes fail)', as
   await done(page);
 });
 
+test('isolate the etcd leader: its entry stays uncommitted, a new leader in a higher term, heal', async () => {
+  const page = await open();
+  await actions(page);
+  await page.click('#isolate-etcd-0');
+  await run(page, 'kubectl label deployment orders-api -n production team=isolated --overwrite');
+  assert.match(await output(page), /Error from server: etcdserver: request timed out/);
+  await page.click('#tab-cluster');
+  await page.waitForSelector('[data-member="etcd-0"][data-isolated="true"] .entry.abandoned');
+  await page.waitForSelector('#etcd-links .link.cut');
+  await page.click('#speed-10');
+  await page.click('#pause');
+  await page.waitForSelector('.member.leader[data-term="2"]');
+  assert.notEqual(await page.getAttribute('.member.leader[data-term="2"]', 'data-member'), 'etcd-0');
+  await screenshot(page, 'etcd-isolated-leader');
+  await actions(page);
+  await page.click('#etcd-heal');
+  await page.click('#tab-cluster');
+  await page.waitForSelector('[data-member="etcd-0"][data-role="follower"][data-term="2"]');
+  await page.waitForSelector('[data-member="etcd-0"] .entry.abandoned', { state: 'detached' });
+  await page.waitForSelector('#etcd-links', { state: 'detached' });
+  await done(page);
+});
+
 test('conflicting write: 409 with the real text, then the retry', async () => {
   const page = await open();
   await actions(page);
