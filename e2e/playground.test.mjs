@@ -392,7 +392,7 @@ async function solve(page) {
 
 test('the guided scenarios run step by step', async () => {
   const page = await open();
-  for (const id of ['watch', 'node-failure', 'conflict', 'etcd-quorum', 'lost-events', 'operator', 'service']) {
+  for (const id of ['watch', 'node-failure', 'conflict', 'etcd-quorum', 'raft', 'lost-events', 'operator', 'service']) {
     await page.click('#tab-scenarios');
     await page.click(`#scenario-${id}`);
     for (let i = 0; i < 12 && (await page.isVisible('#scenario-next')); i++) {

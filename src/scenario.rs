@@ -15,7 +15,7 @@ pub struct BuiltIn {
 }
 
 /// The stories, in the order the texts tell them.
-pub const BUILT_IN: [BuiltIn; 8] = [
+pub const BUILT_IN: [BuiltIn; 9] = [
     BuiltIn {
         id: "watch",
         source: include_str!("../static/labs/watch.yaml"),
@@ -31,6 +31,10 @@ pub const BUILT_IN: [BuiltIn; 8] = [
     BuiltIn {
         id: "etcd-quorum",
         source: include_str!("../static/labs/etcd-quorum.yaml"),
+    },
+    BuiltIn {
+        id: "raft",
+        source: include_str!("../static/labs/raft.yaml"),
     },
     BuiltIn {
         id: "lost-events",

@@ -358,6 +358,8 @@ pub enum Check {
         reason: String,
         object: Option<String>,
     },
+    /// The etcd member named leads, and writes commit through it.
+    EtcdLeader(String),
 }
 
 impl<'de> Deserialize<'de> for Check {
@@ -371,6 +373,12 @@ impl<'de> Deserialize<'de> for Check {
             fails: Option<bool>,
             ledger: Option<LedgerCheck>,
             event: Option<EventCheck>,
+            etcd: Option<EtcdCheck>,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct EtcdCheck {
+            leader: String,
         }
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -385,10 +393,15 @@ impl<'de> Deserialize<'de> for Check {
             object: Option<String>,
         }
         let w = Written::deserialize(d)?;
-        let kinds = [w.kubectl.is_some(), w.ledger.is_some(), w.event.is_some()];
+        let kinds = [
+            w.kubectl.is_some(),
+            w.ledger.is_some(),
+            w.event.is_some(),
+            w.etcd.is_some(),
+        ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(de::Error::custom(
-                "a check is one of {kubectl: …, equals|matches|fails: …}, {ledger: {key, writer}} or {event: {reason, object}}",
+                "a check is one of {kubectl: …, equals|matches|fails: …}, {ledger: {key, writer}}, {event: {reason, object}} or {etcd: {leader}}",
             ));
         }
         let expects = w.equals.is_some() || w.matches.is_some() || w.fails.is_some();
@@ -396,6 +409,9 @@ impl<'de> Deserialize<'de> for Check {
             return Err(de::Error::custom(
                 "equals, matches and fails go with a kubectl command",
             ));
+        }
+        if let Some(etcd) = w.etcd {
+            return Ok(Check::EtcdLeader(etcd.leader));
         }
         if let Some(ledger) = w.ledger {
             return Ok(Check::Ledger {

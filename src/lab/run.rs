@@ -3,6 +3,7 @@
 //! page's lab mode and `./x lab` (the native runner, [`run_lab`]) both go through here, so a lab
 //! that passes in CI behaves the same for a learner.
 
+use watchlab_apimachinery::request::ListOptions;
 use watchlab_apimachinery::status::Status;
 use watchlab_engine::api::{Kind, Object};
 use watchlab_engine::cluster::{Action as ClusterAction, Cluster, ClusterConfig, Outcome};
@@ -155,8 +156,26 @@ pub fn evaluate(engine: &mut Engine, check: &Check, since: Revision) -> CheckRes
                 },
             }
         }
+        Check::EtcdLeader(want) => {
+            let etcd = engine.cluster.etcd();
+            let leader = etcd.leader().map(|m| (m.name.clone(), m.term));
+            let passed = etcd.can_commit() && leader.as_ref().is_some_and(|(l, _)| l == want);
+            CheckResult {
+                passed,
+                saw: match leader {
+                    Some((name, term)) if etcd.can_commit() => {
+                        format!("{name} leads term {term}")
+                    }
+                    Some((name, term)) => {
+                        format!("{name} leads term {term} without a majority")
+                    }
+                    None => "no etcd leader".to_string(),
+                },
+            }
+        }
         Check::Event { reason, object } => {
-            let opts = Default::default();
+            // What the cluster holds, as the watch cache answers (even without an etcd quorum).
+            let opts = ListOptions::from_cache();
             let list = engine.cluster.api().list(Kind::Event, None, &opts);
             let items = match list {
                 Ok(l) => l.items,
@@ -363,6 +382,7 @@ pub fn describe(check: &Check) -> String {
             Some(o) => format!("event {reason} about {o}:"),
             None => format!("event {reason}:"),
         },
+        Check::EtcdLeader(name) => format!("etcd leader {name}:"),
     }
 }
 
