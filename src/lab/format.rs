@@ -752,6 +752,32 @@ steps:
     }
 
     #[test]
+    fn the_etcd_network_actions_and_the_leader_check_read_as_written() {
+        assert_eq!(
+            Do::parse("partition-etcd etcd-0 etcd-1"),
+            Ok(Do::PartitionEtcd(vec!["etcd-0".into(), "etcd-1".into()]))
+        );
+        assert_eq!(Do::parse("heal-etcd"), Ok(Do::HealEtcd(None)));
+        assert_eq!(
+            Do::parse("heal-etcd etcd-2"),
+            Ok(Do::HealEtcd(Some("etcd-2".into())))
+        );
+        assert_eq!(
+            Do::parse("isolate-etcd-member etcd-0"),
+            Ok(Do::IsolateEtcdMember("etcd-0".into()))
+        );
+        assert!(Do::parse("partition-etcd").is_err());
+        assert!(Do::parse("heal-etcd a b").is_err());
+        let lab = Lab::parse(
+            "title: t\nsteps:\n  - task: lead\n    check: {etcd: {leader: etcd-0}}\n",
+        )
+        .unwrap();
+        assert_eq!(lab.steps[0].check.0, [Check::EtcdLeader("etcd-0".into())]);
+        let e = refused("title: t\nsteps:\n  - task: lead\n    check: {etcd: {follower: x}}\n");
+        assert!(e.reason.contains("unknown field `follower`"), "{}", e.reason);
+    }
+
+    #[test]
     fn bad_labs_are_refused_with_their_line_column_and_reason() {
         let cases = [
             ("title: {en: x}\nsteps:\n  - say: {en: hi}\n    do: explode node-a\n", (4, 9), "unknown action \"explode node-a\""),
