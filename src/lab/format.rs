@@ -768,13 +768,16 @@ steps:
         );
         assert!(Do::parse("partition-etcd").is_err());
         assert!(Do::parse("heal-etcd a b").is_err());
-        let lab = Lab::parse(
-            "title: t\nsteps:\n  - task: lead\n    check: {etcd: {leader: etcd-0}}\n",
-        )
-        .unwrap();
+        let lab =
+            Lab::parse("title: t\nsteps:\n  - task: lead\n    check: {etcd: {leader: etcd-0}}\n")
+                .unwrap();
         assert_eq!(lab.steps[0].check.0, [Check::EtcdLeader("etcd-0".into())]);
         let e = refused("title: t\nsteps:\n  - task: lead\n    check: {etcd: {follower: x}}\n");
-        assert!(e.reason.contains("unknown field `follower`"), "{}", e.reason);
+        assert!(
+            e.reason.contains("unknown field `follower`"),
+            "{}",
+            e.reason
+        );
     }
 
     #[test]

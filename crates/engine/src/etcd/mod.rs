@@ -195,6 +195,8 @@ pub struct EtcdCluster {
     applied_index: Index,
     /// Membership events seen while processing, handed out by the caller's next drain.
     pending_events: Vec<MembershipEvent>,
+    /// The messages being delivered within the instant ([`EtcdCluster::pump_now`]).
+    batch: Vec<Message>,
 }
 
 impl EtcdCluster {
@@ -247,6 +249,7 @@ impl EtcdCluster {
             revisions: VecDeque::new(),
             applied_index: 0,
             pending_events: Vec::new(),
+            batch: Vec::new(),
         };
         c.nodes[0].campaign(false);
         c.pump_now();
@@ -443,10 +446,13 @@ impl EtcdCluster {
     /// Delivers the messages the members want sent right away, and their answers, until no
     /// one has more to say: a request's own round trip, within the instant.
     fn pump_now(&mut self) {
+        // One buffer swapped with each outbox in turn, so a round allocates nothing.
+        let mut batch = std::mem::take(&mut self.batch);
         for _ in 0..64 {
             let mut any = false;
             for i in 0..self.nodes.len() {
-                for m in std::mem::take(&mut self.nodes[i].outbox) {
+                std::mem::swap(&mut self.nodes[i].outbox, &mut batch);
+                for m in batch.drain(..) {
                     any = true;
                     if self.alive[i] && self.network.connected(m.from, m.to) {
                         self.deliver(m);
@@ -454,9 +460,10 @@ impl EtcdCluster {
                 }
             }
             if !any {
-                return;
+                break;
             }
         }
+        self.batch = batch;
     }
 
     /// The member the client would talk to: its pinned member if it is alive and has a leader,
@@ -646,7 +653,8 @@ impl EtcdCluster {
                     term: node.term,
                 });
             }
-            let isolated = (0..self.nodes.len()).all(|j| j == i || !self.network.connected(i, j));
+            let isolated = !self.network.is_whole()
+                && (0..self.nodes.len()).all(|j| j == i || !self.network.connected(i, j));
             let applied_revision = self.revision_at(node.commit);
             let v = &mut self.view[i];
             v.role = role;
@@ -671,17 +679,7 @@ impl EtcdCluster {
         now: Timestamp,
         revision: Revision,
     ) -> Result<Vec<MembershipEvent>, Error> {
-        let i = self.index(name)?;
-        self.catch_up(now, revision);
-        if self.alive[i] {
-            self.alive[i] = false;
-            self.nodes[i].outbox.clear();
-            self.pending_events.push(MembershipEvent::MemberDown {
-                member: name.to_string(),
-            });
-            self.observe();
-        }
-        Ok(std::mem::take(&mut self.pending_events))
+        self.set_alive(name, false, now, revision)
     }
 
     /// Starts a stopped member again; it rejoins as a follower with the log it had.
@@ -691,14 +689,30 @@ impl EtcdCluster {
         now: Timestamp,
         revision: Revision,
     ) -> Result<Vec<MembershipEvent>, Error> {
+        self.set_alive(name, true, now, revision)
+    }
+
+    fn set_alive(
+        &mut self,
+        name: &str,
+        alive: bool,
+        now: Timestamp,
+        revision: Revision,
+    ) -> Result<Vec<MembershipEvent>, Error> {
         let i = self.index(name)?;
         self.catch_up(now, revision);
-        if !self.alive[i] {
-            self.alive[i] = true;
-            self.nodes[i].restart();
-            self.pending_events.push(MembershipEvent::MemberUp {
-                member: name.to_string(),
-            });
+        if self.alive[i] != alive {
+            self.alive[i] = alive;
+            let member = name.to_string();
+            if alive {
+                self.nodes[i].restart();
+                self.pending_events
+                    .push(MembershipEvent::MemberUp { member });
+            } else {
+                self.nodes[i].outbox.clear();
+                self.pending_events
+                    .push(MembershipEvent::MemberDown { member });
+            }
             self.observe();
         }
         Ok(std::mem::take(&mut self.pending_events))

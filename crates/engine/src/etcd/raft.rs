@@ -393,16 +393,15 @@ impl Node {
     /// Advances the commit index to the highest index a majority holds, if that entry is of
     /// the current term (Raft §5.4.2: older entries commit only under a current-term entry).
     fn maybe_commit(&mut self) -> bool {
-        // The quorum-th highest match index; members are few (at most 5), so count instead of
-        // sorting a copy.
-        let quorum = self.quorum();
-        let candidate = self
-            .progress
-            .iter()
-            .map(|p| p.matched)
-            .filter(|&m| self.progress.iter().filter(|q| q.matched >= m).count() >= quorum)
-            .max()
-            .unwrap_or(0);
+        // The quorum-th highest match index (members are few: at most 5).
+        let mut matched = [0; 8];
+        let n = self.progress.len().min(matched.len());
+        for (slot, p) in matched.iter_mut().zip(&self.progress) {
+            *slot = p.matched;
+        }
+        let matched = &mut matched[..n];
+        matched.sort_unstable_by(|a, b| b.cmp(a));
+        let candidate = matched[self.quorum().min(n) - 1];
         if candidate > self.commit && self.log.term_at(candidate) == Some(self.term) {
             self.commit = candidate;
             true
@@ -597,10 +596,11 @@ impl Node {
             }
             p.next = p.next.max(p.matched + 1);
             let behind = p.next <= self.log.last_index();
-            if self.maybe_commit() {
-                // Tells every follower the new commit index (etcd's bcastAppend on commit).
-                self.broadcast_append();
-            } else if behind {
+            // Followers learn a new commit index with the next AppendEntries or heartbeat
+            // (Raft §5.3); etcd also broadcasts it at once, which the page's synchronous
+            // requests would pay for on every write.
+            self.maybe_commit();
+            if behind {
                 self.send_append(from);
             }
         } else {
