@@ -454,6 +454,7 @@ def ledger_section(rows):
     and watches (benches/etcd.rs), with the ratio engine/etcd of each rate."""
     engine = {shape(r)[:4]: r for r in rows if r["bench"] == "ledger" and runtime(r) == "native"}
     etcd = {shape(r)[:4]: r for r in rows if r["bench"] == "ledger" and runtime(r) == "etcd"}
+    raft = {shape(r)[:4]: r for r in rows if r["bench"] == "ledger" and runtime(r) == "raft"}
     some = next(iter(etcd.values()), {})
     version = some.get("etcd_version", "3.4")
     lines = [
@@ -468,6 +469,10 @@ def ledger_section(rows):
         "  benchmark's own thread: no API server, no network, no encoding, no fsync; after each",
         "  put every watcher reads that revision's events (as etcd syncs its watchers). Rates per",
         "  second of that one thread's **CPU time**.",
+        "- **engine + Raft**: the same, each put first proposed to three etcd members",
+        "  (`crates/engine/src/etcd`: the leader's log entry, AppendEntries to both followers and",
+        "  their answers, the commit, within the instant as the API server's writes are), the",
+        "  clock moving one 100 ms heartbeat every thousand puts. Same thread, same CPU time.",
         f"- **etcd**: a real etcd {version} server (Debian's `etcd-server`; `benches/etcd.rs`),",
         "  started for each row on 127.0.0.1 with its data directory on "
         + (f"tmpfs (`{some['data_dir']}`)" if some.get("data_dir") == "/dev/shm"
@@ -484,8 +489,9 @@ def ledger_section(rows):
         "*engine/etcd* divides the engine's rate by etcd's: how far the model's store is from the",
         "real server's throughput, not a like-for-like race between two stores.",
         "",
-        *table("puts", "keys", "watchers", "engine puts/s", "etcd puts/s", "engine/etcd",
-               "engine delivered events/s", "etcd delivered events/s", "engine/etcd", "commit"),
+        *table("puts", "keys", "watchers", "engine puts/s", "engine + Raft puts/s", "etcd puts/s",
+               "engine + Raft/etcd", "engine delivered events/s", "engine + Raft delivered events/s",
+               "etcd delivered events/s", "engine + Raft/etcd", "commit"),
     ]
 
     def rate(r, field):
@@ -495,22 +501,23 @@ def ledger_section(rows):
         # The shared ratio(), without a decimal once it is in the hundreds.
         return f"{fmt_int(round(a / b))}×" if a and b and a / b >= 100 else ratio(a, b)
 
-    for key in sorted(set(engine) | set(etcd), key=lambda k: k[1:]):
-        e, d = engine.get(key, {}), etcd.get(key, {})
+    for key in sorted(set(engine) | set(etcd) | set(raft), key=lambda k: k[1:]):
+        e, r, d = engine.get(key, {}), raft.get(key, {}), etcd.get(key, {})
         # The engine's commit first, etcd's after it when it differs.
-        commits = list(dict.fromkeys(f"`{r['commit']}`" for r in (e, d) if r.get("commit")))
+        commits = list(dict.fromkeys(f"`{x['commit']}`" for x in (e, r, d) if x.get("commit")))
         size = f"{fmt_int(key[1])} | {fmt_int(key[2])} | {fmt_int(key[3])}"
         if d.get("error"):
             lines.append(
-                f"| {size} | {rate(e, 'puts_per_s')} | etcd: {d['error']} | – "
-                f"| {rate(e, 'events_per_s')} | – | – | {' / '.join(commits)} |"
+                f"| {size} | {rate(e, 'puts_per_s')} | {rate(r, 'puts_per_s')} "
+                f"| etcd: {d['error']} | – | {rate(e, 'events_per_s')} "
+                f"| {rate(r, 'events_per_s')} | – | – | {' / '.join(commits)} |"
             )
             continue
         lines.append(
-            f"| {size} | {rate(e, 'puts_per_s')} | {rate(d, 'puts_per_s')} "
-            f"| {times(e.get('puts_per_s'), d.get('puts_per_s'))} "
-            f"| {rate(e, 'events_per_s')} | {rate(d, 'events_per_s')} "
-            f"| {times(e.get('events_per_s'), d.get('events_per_s'))} | {' / '.join(commits)} |"
+            f"| {size} | {rate(e, 'puts_per_s')} | {rate(r, 'puts_per_s')} | {rate(d, 'puts_per_s')} "
+            f"| {times(r.get('puts_per_s'), d.get('puts_per_s'))} "
+            f"| {rate(e, 'events_per_s')} | {rate(r, 'events_per_s')} | {rate(d, 'events_per_s')} "
+            f"| {times(r.get('events_per_s'), d.get('events_per_s'))} | {' / '.join(commits)} |"
         )
     if not etcd:
         lines.append("")

@@ -32,7 +32,9 @@ use watchlab_bench::{converge, profile_name, steady_state, STEADY_SECONDS};
 use watchlab_engine::api::pod::{Container, Pod, PodSpec};
 use watchlab_engine::api::{Kind, Object, ObjectMeta};
 use watchlab_engine::apiserver::{ApiServer, ServerConfig};
+use watchlab_engine::clock::Timestamp;
 use watchlab_engine::cluster::ProfileName;
+use watchlab_engine::etcd::EtcdCluster;
 use watchlab_engine::store::Store;
 
 /// Counts live heap bytes and their peak (benchmark binary only), over mimalloc: the allocator
@@ -151,8 +153,14 @@ fn cluster(nodes: usize, pods: u32, profile: ProfileName) -> String {
 
 /// The store alone: `puts` puts over `keys` keys, `watchers` watchers on `/registry/pods/`
 /// (every one matches every put) reading each new revision.
-fn ledger(puts: usize, keys: usize, watchers: usize) -> String {
+/// The ledger row: `puts` puts cycling over `keys` keys with `watchers` prefix watchers reading
+/// each revision's events. With `replicated`, every put is first proposed to three etcd members
+/// (`EtcdCluster`: the leader's log, AppendEntries to the followers and their answers, the
+/// commit) as the API server's writes are, and the clock moves 100 ms (one heartbeat) every
+/// thousand puts; the row is then `"runtime":"raft"`.
+fn ledger(puts: usize, keys: usize, watchers: usize, replicated: bool) -> String {
     let mut store: Store<Arc<str>> = Store::new();
+    let mut etcd = replicated.then(|| EtcdCluster::new_or_three(3, 1));
     let names: Vec<String> = (0..keys)
         .map(|i| format!("/registry/pods/ns-{}/pod-{i:06}", i % 10))
         .collect();
@@ -164,7 +172,19 @@ fn ledger(puts: usize, keys: usize, watchers: usize) -> String {
         let Some(key) = names.get(i % keys.max(1)) else {
             break;
         };
-        let _ = store.put(key, Arc::clone(&value), None);
+        if let Some(etcd) = etcd.as_mut() {
+            let Ok(committed) = etcd.propose(store.revision(), || key.clone()) else {
+                break;
+            };
+            let _ = store.put(key, Arc::clone(&value), None);
+            etcd.applied(committed, store.revision());
+            if i % 1_000 == 999 {
+                let now = Timestamp::from_millis((i as u64 + 1) / 10);
+                etcd.advance_to(now, store.revision());
+            }
+        } else {
+            let _ = store.put(key, Arc::clone(&value), None);
+        }
         let events = store.events_at(store.revision());
         for prefix in &prefixes {
             delivered += events
@@ -174,8 +194,13 @@ fn ledger(puts: usize, keys: usize, watchers: usize) -> String {
         }
     }
     let secs = cpu_or_wall_since(start);
+    let runtime = if replicated {
+        ",\"runtime\":\"raft\""
+    } else {
+        ""
+    };
     format!(
-        "{{\"bench\":\"ledger\",\"puts\":{puts},\"keys\":{keys},\"watchers\":{watchers},\
+        "{{\"bench\":\"ledger\",\"puts\":{puts},\"keys\":{keys},\"watchers\":{watchers}{runtime},\
          \"seconds\":{secs:.4},\"puts_per_s\":{:.0},\"events_per_s\":{:.0}}}",
         puts as f64 / secs,
         delivered as f64 / secs,
@@ -318,7 +343,8 @@ fn main() {
             (100_000, 10_000)
         };
         for watchers in [1, 10, 100] {
-            emit(ledger(puts, keys, watchers));
+            emit(ledger(puts, keys, watchers, false));
+            emit(ledger(puts, keys, watchers, true));
         }
         let watcher_counts: &[usize] = if smoke {
             &[10, 100]
