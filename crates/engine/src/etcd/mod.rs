@@ -545,6 +545,9 @@ impl EtcdCluster {
     /// Records the store revision a committed write reached once applied.
     pub fn applied(&mut self, committed: Committed, revision: Revision) {
         self.remember(committed.index, revision);
+        for m in self.view.iter_mut().filter(|m| m.commit >= committed.index) {
+            m.applied_revision = revision;
+        }
     }
 
     /// Whether a linearizable read would be answered now, without asking: the client's member
@@ -655,7 +658,11 @@ impl EtcdCluster {
             }
             let isolated = !self.network.is_whole()
                 && (0..self.nodes.len()).all(|j| j == i || !self.network.connected(i, j));
-            let applied_revision = self.revision_at(node.commit);
+            let applied_revision = if before.commit == node.commit {
+                before.applied_revision
+            } else {
+                self.revision_at(node.commit)
+            };
             let v = &mut self.view[i];
             v.role = role;
             v.term = node.term;
