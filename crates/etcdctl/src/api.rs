@@ -1,0 +1,95 @@
+//! What etcdctl asks of an etcd cluster and what it gets back, shaped like etcd's v3 API
+//! (`api/etcdserverpb/rpc.proto`, `api/mvccpb/kv.proto`): the console prints these, and any
+//! cluster that answers them — the page's members, a test's fake — can be driven by it.
+
+/// `etcdserverpb.ResponseHeader`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ResponseHeader {
+    pub cluster_id: u64,
+    pub member_id: u64,
+    pub revision: i64,
+    pub raft_term: u64,
+}
+
+/// `mvccpb.KeyValue` (keys and values as text: the page's values are the JSON the API server
+/// stores).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KeyValue {
+    pub key: String,
+    pub create_revision: i64,
+    pub mod_revision: i64,
+    pub version: i64,
+    pub value: String,
+    pub lease: i64,
+}
+
+/// `etcdserverpb.RangeRequest`, the parts etcdctl sets.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RangeRequest {
+    pub key: String,
+    /// Every key in `[key, range_end)`; `None` for the one key. `"\0"` means "from `key` on".
+    pub range_end: Option<String>,
+    /// 0: no limit.
+    pub limit: i64,
+    /// 0: the current revision.
+    pub revision: i64,
+    /// Answered by the member asked, from what it has applied (may be stale).
+    pub serializable: bool,
+    pub keys_only: bool,
+    pub count_only: bool,
+}
+
+/// `etcdserverpb.RangeResponse`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RangeResponse {
+    pub header: ResponseHeader,
+    pub kvs: Vec<KeyValue>,
+    pub more: bool,
+    pub count: i64,
+}
+
+/// `etcdserverpb.Member`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Member {
+    pub id: u64,
+    pub name: String,
+    pub peer_urls: Vec<String>,
+    pub client_urls: Vec<String>,
+    pub is_learner: bool,
+}
+
+/// `etcdserverpb.StatusResponse`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StatusResponse {
+    pub header: ResponseHeader,
+    pub version: String,
+    pub db_size: i64,
+    pub leader: u64,
+    pub raft_index: u64,
+    pub raft_term: u64,
+    pub raft_applied_index: u64,
+    pub errors: Vec<String>,
+    pub db_size_in_use: i64,
+    pub is_learner: bool,
+}
+
+/// A request that failed, with the text etcdctl prints after `Error: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EtcdError(pub String);
+
+/// What etcdctl prints when its command timeout (5 s) ran out before an answer: a member cut
+/// off from its leader, a cluster without a majority, a member that is down.
+pub const DEADLINE_EXCEEDED: &str = "context deadline exceeded";
+
+/// An etcd cluster as etcdctl reaches it: a member is picked by its position in
+/// [`EtcdClient::members`] (etcdctl's `--endpoints` name its client URL).
+pub trait EtcdClient {
+    /// `MemberList`: every member, in order.
+    fn members(&self) -> Vec<Member>;
+    /// The cluster's ID (every header carries it).
+    fn cluster_id(&self) -> u64;
+    fn range(&mut self, member: usize, req: &RangeRequest) -> Result<RangeResponse, EtcdError>;
+    fn status(&mut self, member: usize) -> Result<StatusResponse, EtcdError>;
+    /// `MoveLeader` asked of `member` (which must lead) for the member with ID `target`.
+    fn move_leader(&mut self, member: usize, target: u64) -> Result<ResponseHeader, EtcdError>;
+}

@@ -1,0 +1,466 @@
+//! The commands: their flags, the requests they make, and etcdctl's printers for the answers
+//! (`etcdctl/ctlv3/command/printer_simple.go`, `printer_json.go`, `printer_table.go`).
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use serde_json::{json, Value};
+
+use crate::api::{EtcdClient, KeyValue, RangeRequest, RangeResponse, ResponseHeader};
+use crate::table::{render, si_bytes};
+use crate::{Invocation, Outcome, WriteOut, EXIT_BAD_ARGS, EXIT_ERROR, VERSION};
+
+pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
+    let words: Vec<&str> = inv.words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        [] | ["help", ..] | ["--help", ..] | ["-h", ..] => Outcome::ok(usage()),
+        ["version"] | ["--version"] => Outcome::ok(format!(
+            "etcdctl version: {VERSION}\nAPI version: 3.5\n"
+        )),
+        ["get", args @ ..] => get(inv, args, client),
+        ["member", "list", args @ ..] => no_flags(args).unwrap_or_else(|| member_list(inv, client)),
+        ["endpoint", "status", args @ ..] => endpoint(inv, args, client, false),
+        ["endpoint", "health", args @ ..] => endpoint(inv, args, client, true),
+        ["move-leader", args @ ..] => move_leader(inv, args, client),
+        [cmd, ..] if WRITES.contains(cmd) => Outcome::error(
+            EXIT_ERROR,
+            &format!("{cmd}: not in this console's etcdctl yet (it runs get, member list, endpoint status|health, move-leader and version; the API server writes the ledger: use kubectl)"),
+        ),
+        [cmd, ..] => Outcome {
+            stdout: String::new(),
+            stderr: format!(
+                "Error: unknown command {cmd:?} for \"etcdctl\"\nRun 'etcdctl --help' for usage.\n"
+            ),
+            exit_code: EXIT_ERROR,
+        },
+    }
+}
+
+/// Commands etcdctl has that this console does not run yet.
+const WRITES: [&str; 10] = [
+    "put", "del", "txn", "watch", "lease", "compaction", "defrag", "snapshot", "alarm", "member",
+];
+
+fn usage() -> String {
+    "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\n\
+     COMMANDS (this console):\n\
+     \tget\t\t\tGets the key or a range of keys\n\
+     \tmember list\t\tLists all members in the cluster\n\
+     \tendpoint status\t\tPrints out the status of endpoints specified in `--endpoints` flag\n\
+     \tendpoint health\t\tChecks the healthiness of endpoints specified in `--endpoints` flag\n\
+     \tmove-leader\t\tTransfers leadership to another etcd cluster member.\n\
+     \tversion\t\t\tPrints the version of etcdctl\n"
+        .to_string()
+}
+
+fn no_flags(args: &[&str]) -> Option<Outcome> {
+    args.first()
+        .map(|a| unknown_flag(a))
+}
+
+fn unknown_flag(arg: &str) -> Outcome {
+    if arg.starts_with('-') {
+        Outcome::error(EXIT_ERROR, &format!("unknown flag: {}", arg.split('=').next().unwrap_or(arg)))
+    } else {
+        Outcome::error(EXIT_BAD_ARGS, &format!("unexpected argument {arg:?}"))
+    }
+}
+
+/// The member an endpoint names (its client URL, with or without the scheme).
+fn member_at(client: &dyn EtcdClient, endpoint: &str) -> Option<usize> {
+    let bare = |u: &str| {
+        u.trim_start_matches("http://")
+            .trim_start_matches("https://")
+            .to_string()
+    };
+    let want = bare(endpoint);
+    client
+        .members()
+        .iter()
+        .position(|m| m.client_urls.iter().any(|u| bare(u) == want))
+}
+
+/// The member the first endpoint names: etcdctl's client talks to one at a time.
+fn first_member(inv: &Invocation, client: &dyn EtcdClient) -> Result<usize, Outcome> {
+    inv.endpoints
+        .iter()
+        .find_map(|e| member_at(client, e))
+        .ok_or_else(|| Outcome::error(EXIT_ERROR, crate::DEADLINE_EXCEEDED))
+}
+
+/// The smallest key after every key starting with `prefix` (etcd's `GetPrefixRangeEnd`).
+fn prefix_end(prefix: &str) -> String {
+    let mut bytes = prefix.as_bytes().to_vec();
+    while let Some(last) = bytes.pop() {
+        if last < 0xff {
+            bytes.push(last + 1);
+            return String::from_utf8_lossy(&bytes).into_owned();
+        }
+    }
+    "\0".to_string()
+}
+
+struct GetFlags {
+    prefix: bool,
+    from_key: bool,
+    keys_only: bool,
+    print_value_only: bool,
+    count_only: bool,
+    limit: i64,
+    rev: i64,
+    serializable: bool,
+    keys: Vec<String>,
+}
+
+fn get_flags(args: &[&str]) -> Result<GetFlags, Outcome> {
+    let mut f = GetFlags {
+        prefix: false,
+        from_key: false,
+        keys_only: false,
+        print_value_only: false,
+        count_only: false,
+        limit: 0,
+        rev: 0,
+        serializable: false,
+        keys: Vec::new(),
+    };
+    let mut it = args.iter();
+    while let Some(&a) = it.next() {
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (a, None),
+        };
+        let mut value = |flag: &str| -> Result<String, Outcome> {
+            inline.clone().or_else(|| it.next().map(|v| v.to_string())).ok_or_else(|| {
+                Outcome::error(EXIT_ERROR, &format!("flag needs an argument: {flag}"))
+            })
+        };
+        let number = |flag: &str, v: String| -> Result<i64, Outcome> {
+            v.parse().map_err(|_| {
+                Outcome::error(
+                    EXIT_ERROR,
+                    &format!("invalid argument {v:?} for \"{flag}\" flag: strconv.ParseInt: parsing {v:?}: invalid syntax"),
+                )
+            })
+        };
+        match name {
+            "--prefix" => f.prefix = true,
+            "--from-key" => f.from_key = true,
+            "--keys-only" => f.keys_only = true,
+            "--print-value-only" => f.print_value_only = true,
+            "--count-only" => f.count_only = true,
+            "--limit" => f.limit = number("--limit", value("--limit")?)?,
+            "--rev" => f.rev = number("--rev", value("--rev")?)?,
+            "--consistency" => match value("--consistency")?.as_str() {
+                "l" => f.serializable = false,
+                "s" => f.serializable = true,
+                other => {
+                    return Err(Outcome::error(
+                        EXIT_BAD_ARGS,
+                        &format!("unknown consistency flag {other:?}"),
+                    ))
+                }
+            },
+            "--order" | "--sort-by" => {
+                value(name)?;
+            }
+            flag if flag.starts_with('-') => return Err(unknown_flag(flag)),
+            key => f.keys.push(key.to_string()),
+        }
+    }
+    Ok(f)
+}
+
+fn get(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome {
+    let f = match get_flags(args) {
+        Ok(f) => f,
+        Err(out) => return out,
+    };
+    if f.keys.is_empty() || f.keys.len() > 2 {
+        return Outcome::error(
+            EXIT_BAD_ARGS,
+            "get command needs one argument as key and an optional argument as range_end",
+        );
+    }
+    if f.prefix && f.from_key {
+        return Outcome::error(
+            EXIT_BAD_ARGS,
+            "`--prefix` and `--from-key` cannot be set at the same time, choose one",
+        );
+    }
+    if f.keys.len() == 2 && (f.prefix || f.from_key) {
+        return Outcome::error(
+            EXIT_BAD_ARGS,
+            "too many arguments, only accept one argument when `--prefix` or `--from-key` is set",
+        );
+    }
+    let key = f.keys[0].clone();
+    let range_end = if f.prefix {
+        Some(if key.is_empty() { "\0".to_string() } else { prefix_end(&key) })
+    } else if f.from_key {
+        Some("\0".to_string())
+    } else {
+        f.keys.get(1).cloned()
+    };
+    let req = RangeRequest {
+        key,
+        range_end,
+        limit: f.limit,
+        revision: f.rev,
+        serializable: f.serializable,
+        keys_only: f.keys_only,
+        count_only: f.count_only,
+    };
+    let member = match first_member(inv, client) {
+        Ok(m) => m,
+        Err(out) => return out,
+    };
+    match client.range(member, &req) {
+        Ok(resp) => Outcome::ok(print_get(inv, &f, &resp)),
+        Err(e) => Outcome::error(EXIT_ERROR, &e.0),
+    }
+}
+
+fn shown(inv: &Invocation, text: &str) -> String {
+    if inv.hex {
+        text.bytes().map(|b| format!("\\x{b:02x}")).collect()
+    } else {
+        text.to_string()
+    }
+}
+
+fn print_get(inv: &Invocation, f: &GetFlags, resp: &RangeResponse) -> String {
+    if inv.write_out == WriteOut::Json {
+        return format!("{}\n", range_json(resp));
+    }
+    if f.count_only {
+        return format!("{}\n", resp.count);
+    }
+    let mut out = String::new();
+    for kv in &resp.kvs {
+        if !f.print_value_only {
+            out.push_str(&shown(inv, &kv.key));
+            out.push('\n');
+        }
+        out.push_str(&shown(inv, &kv.value));
+        out.push('\n');
+    }
+    out
+}
+
+fn header_json(h: &ResponseHeader) -> Value {
+    json!({"cluster_id": h.cluster_id, "member_id": h.member_id, "revision": h.revision, "raft_term": h.raft_term})
+}
+
+/// protobuf's JSON as etcdctl's `-w json` prints it: bytes in base64, zero fields left out.
+fn range_json(resp: &RangeResponse) -> Value {
+    let kv = |kv: &KeyValue| {
+        let mut o = serde_json::Map::new();
+        o.insert("key".into(), BASE64.encode(&kv.key).into());
+        o.insert("create_revision".into(), kv.create_revision.into());
+        o.insert("mod_revision".into(), kv.mod_revision.into());
+        o.insert("version".into(), kv.version.into());
+        if !kv.value.is_empty() {
+            o.insert("value".into(), BASE64.encode(&kv.value).into());
+        }
+        if kv.lease != 0 {
+            o.insert("lease".into(), kv.lease.into());
+        }
+        Value::Object(o)
+    };
+    let mut o = serde_json::Map::new();
+    o.insert("header".into(), header_json(&resp.header));
+    if !resp.kvs.is_empty() {
+        o.insert("kvs".into(), resp.kvs.iter().map(kv).collect());
+    }
+    if resp.more {
+        o.insert("more".into(), true.into());
+    }
+    if resp.count != 0 {
+        o.insert("count".into(), resp.count.into());
+    }
+    Value::Object(o)
+}
+
+fn member_list(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
+    let members = client.members();
+    let row = |m: &crate::Member| {
+        vec![
+            format!("{:x}", m.id),
+            if m.name.is_empty() { "unstarted" } else { "started" }.to_string(),
+            m.name.clone(),
+            m.peer_urls.join(","),
+            m.client_urls.join(","),
+            m.is_learner.to_string(),
+        ]
+    };
+    let text = match inv.write_out {
+        WriteOut::Simple => members.iter().map(|m| format!("{}\n", row(m).join(", "))).collect(),
+        WriteOut::Table => render(
+            &["ID", "STATUS", "NAME", "PEER ADDRS", "CLIENT ADDRS", "IS LEARNER"],
+            &members.iter().map(row).collect::<Vec<_>>(),
+        ),
+        WriteOut::Json => {
+            let header = ResponseHeader {
+                cluster_id: client.cluster_id(),
+                member_id: members.first().map_or(0, |m| m.id),
+                ..ResponseHeader::default()
+            };
+            let ms: Vec<Value> = members
+                .iter()
+                .map(|m| json!({"ID": m.id, "name": m.name, "peerURLs": m.peer_urls, "clientURLs": m.client_urls}))
+                .collect();
+            format!("{}\n", json!({"header": header_json(&header), "members": ms}))
+        }
+    };
+    Outcome::ok(text)
+}
+
+fn endpoint(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient, health: bool) -> Outcome {
+    let mut cluster = false;
+    for a in args {
+        match *a {
+            "--cluster" => cluster = true,
+            other => return unknown_flag(other),
+        }
+    }
+    let targets: Vec<(String, Option<usize>)> = if cluster {
+        client
+            .members()
+            .iter()
+            .enumerate()
+            .flat_map(|(i, m)| m.client_urls.iter().map(move |u| (u.clone(), Some(i))))
+            .collect()
+    } else {
+        inv.endpoints
+            .iter()
+            .map(|e| (e.clone(), member_at(client, e)))
+            .collect()
+    };
+    if health {
+        endpoint_health(&targets, client)
+    } else {
+        endpoint_status(inv, &targets, client)
+    }
+}
+
+fn endpoint_status(
+    inv: &Invocation,
+    targets: &[(String, Option<usize>)],
+    client: &mut dyn EtcdClient,
+) -> Outcome {
+    let mut rows = Vec::new();
+    let mut stderr = String::new();
+    for (ep, member) in targets {
+        match member.map(|m| client.status(m)) {
+            Some(Ok(s)) => rows.push((ep.clone(), s)),
+            _ => stderr.push_str(&format!(
+                "Failed to get the status of endpoint {ep} (context deadline exceeded)\n"
+            )),
+        }
+    }
+    let cells = |ep: &str, s: &crate::StatusResponse| {
+        vec![
+            ep.to_string(),
+            format!("{:x}", s.header.member_id),
+            s.version.clone(),
+            si_bytes(s.db_size.max(0) as u64),
+            (s.leader == s.header.member_id).to_string(),
+            s.is_learner.to_string(),
+            s.raft_term.to_string(),
+            s.raft_index.to_string(),
+            s.raft_applied_index.to_string(),
+            s.errors.join(", "),
+        ]
+    };
+    let stdout = match inv.write_out {
+        WriteOut::Simple => rows.iter().map(|(ep, s)| format!("{}\n", cells(ep, s).join(", "))).collect(),
+        WriteOut::Table => render(
+            &["ENDPOINT", "ID", "VERSION", "DB SIZE", "IS LEADER", "IS LEARNER", "RAFT TERM", "RAFT INDEX", "RAFT APPLIED INDEX", "ERRORS"],
+            &rows.iter().map(|(ep, s)| cells(ep, s)).collect::<Vec<_>>(),
+        ),
+        WriteOut::Json => {
+            let all: Vec<Value> = rows
+                .iter()
+                .map(|(ep, s)| json!({"Endpoint": ep, "Status": {
+                    "header": header_json(&s.header), "version": s.version, "dbSize": s.db_size,
+                    "leader": s.leader, "raftIndex": s.raft_index, "raftTerm": s.raft_term,
+                    "raftAppliedIndex": s.raft_applied_index, "dbSizeInUse": s.db_size_in_use}}))
+                .collect();
+            format!("{}\n", Value::Array(all))
+        }
+    };
+    let failed = !stderr.is_empty();
+    Outcome {
+        stdout,
+        stderr,
+        exit_code: if failed { EXIT_ERROR } else { 0 },
+    }
+}
+
+/// `endpoint health`: a linearizable read of the key `health` through each endpoint.
+fn endpoint_health(targets: &[(String, Option<usize>)], client: &mut dyn EtcdClient) -> Outcome {
+    let mut out = Outcome::default();
+    for (ep, member) in targets {
+        let req = RangeRequest {
+            key: "health".to_string(),
+            ..RangeRequest::default()
+        };
+        match member.map(|m| client.range(m, &req)) {
+            // The members' round trip on the page's links: two 2 ms hops.
+            Some(Ok(_)) => out.stdout.push_str(&format!(
+                "{ep} is healthy: successfully committed proposal: took = 4ms\n"
+            )),
+            Some(Err(e)) => out.stderr.push_str(&format!(
+                "{ep} is unhealthy: failed to commit proposal: {}\n",
+                e.0
+            )),
+            None => out.stderr.push_str(&format!(
+                "{ep} is unhealthy: failed to commit proposal: {}\n",
+                crate::DEADLINE_EXCEEDED
+            )),
+        }
+    }
+    if !out.stderr.is_empty() {
+        out.stderr.push_str("Error: unhealthy cluster\n");
+        out.exit_code = EXIT_ERROR;
+    }
+    out
+}
+
+fn move_leader(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome {
+    let [target] = args else {
+        return Outcome::error(
+            EXIT_BAD_ARGS,
+            "move-leader command needs 1 argument",
+        );
+    };
+    let Ok(target_id) = u64::from_str_radix(target, 16) else {
+        return Outcome::error(
+            EXIT_BAD_ARGS,
+            &format!("strconv.ParseUint: parsing {target:?}: invalid syntax"),
+        );
+    };
+    // etcdctl asks every endpoint for its status and sends the request to the leader's.
+    let mut leader = None;
+    for e in &inv.endpoints {
+        if let Some(m) = member_at(client, e) {
+            if let Ok(s) = client.status(m) {
+                if s.leader == s.header.member_id {
+                    leader = Some((m, s.header.member_id));
+                }
+            }
+        }
+    }
+    let Some((member, from)) = leader else {
+        return Outcome::error(
+            EXIT_ERROR,
+            &format!("no leader endpoint given at {:?}", inv.endpoints),
+        );
+    };
+    match client.move_leader(member, target_id) {
+        Ok(_) => Outcome::ok(format!(
+            "Leadership transferred from {from:x} to {target_id:x}\n"
+        )),
+        Err(e) => Outcome::error(EXIT_ERROR, &e.0),
+    }
+}
