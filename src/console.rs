@@ -10,7 +10,43 @@ use std::collections::VecDeque;
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_kubectl::{Follow, Kubectl, Outcome};
 
+use crate::etcd_console;
 use crate::seeds;
+use watchlab_apimachinery::client::{ApiResponse, WatchId};
+use watchlab_etcdctl::EtcdClient;
+
+/// The API server an etcdctl line is given: never asked (every word of such a line is
+/// etcdctl's), it answers 503 if it were.
+struct NoServer;
+
+impl ApiClient for NoServer {
+    fn request(
+        &mut self,
+        _method: &str,
+        _path: &str,
+        _content_type: Option<&str>,
+        _body: Option<&str>,
+    ) -> ApiResponse {
+        ApiResponse {
+            code: 503,
+            body: String::new(),
+        }
+    }
+
+    fn watch(&mut self, _path: &str) -> Result<WatchId, ApiResponse> {
+        Err(self.request("GET", "", None, None))
+    }
+
+    fn poll_watch(&mut self, _id: WatchId) -> Option<Vec<String>> {
+        None
+    }
+
+    fn stop_watch(&mut self, _id: WatchId) {}
+
+    fn now_ms(&self) -> u64 {
+        0
+    }
+}
 
 /// Scrollback lines kept (older ones drop first).
 pub const MAX_LINES: usize = 3000;
@@ -124,6 +160,27 @@ impl Console {
                 old.stop(client);
             }
         }
+    }
+
+    /// Whether `line` is an etcdctl command (`etcdctl …`, `ETCDCTL_API=3 etcdctl …`).
+    pub fn is_etcdctl(line: &str) -> bool {
+        watchlab_kubectl::shell::parse_pipeline(line.trim())
+            .is_ok_and(|p| etcd_console::etcdctl_args(&p.words).is_some())
+    }
+
+    /// Runs an etcdctl line against the etcd members (same scrollback, history and pipes as
+    /// kubectl's lines).
+    pub fn run_etcdctl(&mut self, line: &str, etcd: &mut dyn EtcdClient) {
+        self.cursor = None;
+        self.push(LineKind::Input, format!("$ {line}"));
+        let mut beside = |words: &[String]| {
+            let args = etcd_console::etcdctl_args(words)?;
+            let out = watchlab_etcdctl::run(args, etcd);
+            Some((out.stdout, out.stderr, out.exit_code))
+        };
+        let out = self.kubectl.exec_beside(line, &mut NoServer, &mut beside);
+        self.push_text(LineKind::Stdout, &out.stdout);
+        self.push_text(LineKind::Stderr, &out.stderr);
     }
 
     /// Runs `line` as the learner's kubectl would (same namespace and files) without printing

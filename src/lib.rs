@@ -12,6 +12,7 @@
 pub mod clock;
 pub mod components;
 pub mod console;
+pub mod etcd_console;
 pub mod fanout;
 pub mod i18n;
 pub mod inspect;

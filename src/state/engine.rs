@@ -14,6 +14,7 @@ use watchlab_engine::cluster::{Cluster, ClusterConfig, PLAYGROUND_QUOTA_BYTES};
 use super::State;
 use crate::clock::{ClockDriver, Speed};
 use crate::console::Console;
+use crate::etcd_console::ClusterEtcd;
 
 /// The user agent of the console's requests (as the real kubectl's).
 pub const CONSOLE_USER: &str = "kubectl";
@@ -58,6 +59,13 @@ impl Engine {
 
     /// Runs a console line as `kubectl`.
     pub fn run_command(&mut self, line: &str) {
+        if Console::is_etcdctl(line) {
+            let mut etcd = ClusterEtcd {
+                cluster: &mut self.cluster,
+            };
+            self.console.run_etcdctl(line, &mut etcd);
+            return;
+        }
         let mut session = self.cluster.session(CONSOLE_USER);
         self.console.run(line, &mut session);
     }

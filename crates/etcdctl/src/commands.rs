@@ -37,7 +37,16 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
 
 /// Commands etcdctl has that this console does not run yet.
 const WRITES: [&str; 10] = [
-    "put", "del", "txn", "watch", "lease", "compaction", "defrag", "snapshot", "alarm", "member",
+    "put",
+    "del",
+    "txn",
+    "watch",
+    "lease",
+    "compaction",
+    "defrag",
+    "snapshot",
+    "alarm",
+    "member",
 ];
 
 fn usage() -> String {
@@ -53,13 +62,15 @@ fn usage() -> String {
 }
 
 fn no_flags(args: &[&str]) -> Option<Outcome> {
-    args.first()
-        .map(|a| unknown_flag(a))
+    args.first().map(|a| unknown_flag(a))
 }
 
 fn unknown_flag(arg: &str) -> Outcome {
     if arg.starts_with('-') {
-        Outcome::error(EXIT_ERROR, &format!("unknown flag: {}", arg.split('=').next().unwrap_or(arg)))
+        Outcome::error(
+            EXIT_ERROR,
+            &format!("unknown flag: {}", arg.split('=').next().unwrap_or(arg)),
+        )
     } else {
         Outcome::error(EXIT_BAD_ARGS, &format!("unexpected argument {arg:?}"))
     }
@@ -130,9 +141,12 @@ fn get_flags(args: &[&str]) -> Result<GetFlags, Outcome> {
             _ => (a, None),
         };
         let mut value = |flag: &str| -> Result<String, Outcome> {
-            inline.clone().or_else(|| it.next().map(|v| v.to_string())).ok_or_else(|| {
-                Outcome::error(EXIT_ERROR, &format!("flag needs an argument: {flag}"))
-            })
+            inline
+                .clone()
+                .or_else(|| it.next().map(|v| v.to_string()))
+                .ok_or_else(|| {
+                    Outcome::error(EXIT_ERROR, &format!("flag needs an argument: {flag}"))
+                })
         };
         let number = |flag: &str, v: String| -> Result<i64, Outcome> {
             v.parse().map_err(|_| {
@@ -195,7 +209,11 @@ fn get(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome 
     }
     let key = f.keys[0].clone();
     let range_end = if f.prefix {
-        Some(if key.is_empty() { "\0".to_string() } else { prefix_end(&key) })
+        Some(if key.is_empty() {
+            "\0".to_string()
+        } else {
+            prefix_end(&key)
+        })
     } else if f.from_key {
         Some("\0".to_string())
     } else {
@@ -286,7 +304,12 @@ fn member_list(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
     let row = |m: &crate::Member| {
         vec![
             format!("{:x}", m.id),
-            if m.name.is_empty() { "unstarted" } else { "started" }.to_string(),
+            if m.name.is_empty() {
+                "unstarted"
+            } else {
+                "started"
+            }
+            .to_string(),
             m.name.clone(),
             m.peer_urls.join(","),
             m.client_urls.join(","),
@@ -294,9 +317,19 @@ fn member_list(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
         ]
     };
     let text = match inv.write_out {
-        WriteOut::Simple => members.iter().map(|m| format!("{}\n", row(m).join(", "))).collect(),
+        WriteOut::Simple => members
+            .iter()
+            .map(|m| format!("{}\n", row(m).join(", ")))
+            .collect(),
         WriteOut::Table => render(
-            &["ID", "STATUS", "NAME", "PEER ADDRS", "CLIENT ADDRS", "IS LEARNER"],
+            &[
+                "ID",
+                "STATUS",
+                "NAME",
+                "PEER ADDRS",
+                "CLIENT ADDRS",
+                "IS LEARNER",
+            ],
             &members.iter().map(row).collect::<Vec<_>>(),
         ),
         WriteOut::Json => {
@@ -309,7 +342,10 @@ fn member_list(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
                 .iter()
                 .map(|m| json!({"ID": m.id, "name": m.name, "peerURLs": m.peer_urls, "clientURLs": m.client_urls}))
                 .collect();
-            format!("{}\n", json!({"header": header_json(&header), "members": ms}))
+            format!(
+                "{}\n",
+                json!({"header": header_json(&header), "members": ms})
+            )
         }
     };
     Outcome::ok(text)
@@ -373,18 +409,34 @@ fn endpoint_status(
         ]
     };
     let stdout = match inv.write_out {
-        WriteOut::Simple => rows.iter().map(|(ep, s)| format!("{}\n", cells(ep, s).join(", "))).collect(),
+        WriteOut::Simple => rows
+            .iter()
+            .map(|(ep, s)| format!("{}\n", cells(ep, s).join(", ")))
+            .collect(),
         WriteOut::Table => render(
-            &["ENDPOINT", "ID", "VERSION", "DB SIZE", "IS LEADER", "IS LEARNER", "RAFT TERM", "RAFT INDEX", "RAFT APPLIED INDEX", "ERRORS"],
+            &[
+                "ENDPOINT",
+                "ID",
+                "VERSION",
+                "DB SIZE",
+                "IS LEADER",
+                "IS LEARNER",
+                "RAFT TERM",
+                "RAFT INDEX",
+                "RAFT APPLIED INDEX",
+                "ERRORS",
+            ],
             &rows.iter().map(|(ep, s)| cells(ep, s)).collect::<Vec<_>>(),
         ),
         WriteOut::Json => {
             let all: Vec<Value> = rows
                 .iter()
-                .map(|(ep, s)| json!({"Endpoint": ep, "Status": {
+                .map(|(ep, s)| {
+                    json!({"Endpoint": ep, "Status": {
                     "header": header_json(&s.header), "version": s.version, "dbSize": s.db_size,
                     "leader": s.leader, "raftIndex": s.raft_index, "raftTerm": s.raft_term,
-                    "raftAppliedIndex": s.raft_applied_index, "dbSizeInUse": s.db_size_in_use}}))
+                    "raftAppliedIndex": s.raft_applied_index, "dbSizeInUse": s.db_size_in_use}})
+                })
                 .collect();
             format!("{}\n", Value::Array(all))
         }
@@ -429,10 +481,7 @@ fn endpoint_health(targets: &[(String, Option<usize>)], client: &mut dyn EtcdCli
 
 fn move_leader(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome {
     let [target] = args else {
-        return Outcome::error(
-            EXIT_BAD_ARGS,
-            "move-leader command needs 1 argument",
-        );
+        return Outcome::error(EXIT_BAD_ARGS, "move-leader command needs 1 argument");
     };
     let Ok(target_id) = u64::from_str_radix(target, 16) else {
         return Outcome::error(

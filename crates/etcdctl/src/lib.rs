@@ -88,12 +88,11 @@ fn take_value(
     if word != name {
         return None;
     }
-    Some(rest.next().cloned().ok_or_else(|| {
-        Outcome::error(
-            EXIT_ERROR,
-            &format!("flag needs an argument: {name}"),
-        )
-    }))
+    Some(
+        rest.next()
+            .cloned()
+            .ok_or_else(|| Outcome::error(EXIT_ERROR, &format!("flag needs an argument: {name}"))),
+    )
 }
 
 fn parse_globals(words: &[String]) -> Result<Invocation, Outcome> {
@@ -111,8 +110,8 @@ fn parse_globals(words: &[String]) -> Result<Invocation, Outcome> {
                 .filter(|e| !e.is_empty())
                 .map(str::to_string)
                 .collect();
-        } else if let Some(v) = take_value(w, "--write-out", &mut rest)
-            .or_else(|| take_value(w, "-w", &mut rest))
+        } else if let Some(v) =
+            take_value(w, "--write-out", &mut rest).or_else(|| take_value(w, "-w", &mut rest))
         {
             inv.write_out = match v?.as_str() {
                 "simple" => WriteOut::Simple,
@@ -127,12 +126,23 @@ fn parse_globals(words: &[String]) -> Result<Invocation, Outcome> {
             };
         } else if w == "--hex" {
             inv.hex = true;
-        } else if let Some(v) = ["--command-timeout", "--dial-timeout", "--keepalive-time", "--keepalive-timeout"]
-            .iter()
-            .find_map(|f| take_value(w, f, &mut rest))
+        } else if let Some(v) = [
+            "--command-timeout",
+            "--dial-timeout",
+            "--keepalive-time",
+            "--keepalive-timeout",
+        ]
+        .iter()
+        .find_map(|f| take_value(w, f, &mut rest))
         {
             v?;
-        } else if ["--insecure-skip-tls-verify", "--insecure-transport", "--debug"].contains(&w.as_str()) {
+        } else if [
+            "--insecure-skip-tls-verify",
+            "--insecure-transport",
+            "--debug",
+        ]
+        .contains(&w.as_str())
+        {
         } else if let Some(v) = ["--cacert", "--cert", "--key"]
             .iter()
             .find_map(|f| take_value(w, f, &mut rest))
@@ -140,7 +150,10 @@ fn parse_globals(words: &[String]) -> Result<Invocation, Outcome> {
             // A kubeadm cluster's etcd wants client certificates; the page's members take any
             // client, so the files are accepted and not read.
             v?;
-        } else if ["--user", "--password"].iter().any(|f| w == f || w.starts_with(&format!("{f}="))) {
+        } else if ["--user", "--password"]
+            .iter()
+            .any(|f| w == f || w.starts_with(&format!("{f}=")))
+        {
             return Err(Outcome::error(
                 EXIT_ERROR,
                 "etcdserver: authentication is not enabled",

@@ -83,7 +83,10 @@ mod tests {
 
     #[test]
     fn headers_centre_and_cells_align_right() {
-        let t = render(&["ID", "IS LEADER"], &[vec!["8e9e05c52164694d".into(), "true".into()]]);
+        let t = render(
+            &["ID", "IS LEADER"],
+            &[vec!["8e9e05c52164694d".into(), "true".into()]],
+        );
         assert_eq!(
             t,
             "+------------------+-----------+\n\

@@ -110,7 +110,6 @@ impl Kubectl {
         &self.history
     }
 
-    /// Runs one console line.
     /// The same kubectl (namespace and files) with no history: one that runs a line nobody
     /// typed, as a lab's check does, and is then dropped.
     pub fn without_history(&self) -> Kubectl {
@@ -121,7 +120,21 @@ impl Kubectl {
         }
     }
 
+    /// Runs one console line.
     pub fn exec(&mut self, line: &str, client: &mut dyn ApiClient) -> Outcome {
+        self.exec_beside(line, client, &mut |_| None)
+    }
+
+    /// Runs one console line, letting `beside` run a command of another program the console
+    /// offers (its words, `etcdctl` first): it answers `Some((stdout, stderr, exit code))` for
+    /// its own commands, `None` for kubectl's. The line's history, shell and pipe filters are
+    /// the same for both.
+    pub fn exec_beside(
+        &mut self,
+        line: &str,
+        client: &mut dyn ApiClient,
+        beside: &mut Beside<'_>,
+    ) -> Outcome {
         let trimmed = line.trim();
         if trimmed.is_empty() {
             return Outcome::default();
@@ -149,6 +162,14 @@ impl Kubectl {
                 };
             }
         };
+        if let Some((stdout, stderr, exit_code)) = beside(&pipeline.words) {
+            return Outcome {
+                stdout: cap(shell::apply_filters(&stdout, &pipeline.filters)),
+                stderr: cap(stderr),
+                exit_code,
+                follow: None,
+            };
+        }
         let mut words = pipeline.words.as_slice();
         if let Some(first) = words.first() {
             if first == "kubectl" || first == "k" {
@@ -190,6 +211,10 @@ impl Kubectl {
         }
     }
 }
+
+/// Another program's commands on the console's lines ([`Kubectl::exec_beside`]): its words
+/// in, `Some((stdout, stderr, exit code))` out, `None` for a kubectl line.
+pub type Beside<'a> = dyn FnMut(&[String]) -> Option<(String, String, i32)> + 'a;
 
 /// Cuts `text` at [`MAX_OUTPUT`] on a character boundary, with a note.
 pub(crate) fn cap(mut text: String) -> String {

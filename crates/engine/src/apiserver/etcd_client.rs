@@ -15,10 +15,13 @@
 //! watches keep running; the real cacher's etcd watch (opened `WithRequireLeader`) is cancelled
 //! when its member loses the leader, and the cache stops moving until it can list again.
 
+use std::sync::Arc;
+
 use super::{errors, ApiServer};
+use crate::api::Object;
 use crate::clock::Timestamp;
 use crate::etcd::{self, EtcdCluster, MembershipEvent};
-use crate::store::Revision;
+use crate::store::{KeyValue, Revision};
 use watchlab_apimachinery::status::Status;
 
 /// A fault or operation on the etcd members.
@@ -119,4 +122,141 @@ impl ApiServer {
     pub fn etcd_applied_revision(&self, member: &str) -> Result<Revision, etcd::Error> {
         self.etcd.applied_revision(member)
     }
+}
+
+/// What `etcdctl get` asks of one member (etcd's RangeRequest).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EtcdRange {
+    pub key: String,
+    /// `None`: the key alone; `"\0"`: every key from `key` on; else `[key, range_end)`.
+    pub range_end: Option<String>,
+    pub limit: usize,
+    /// 0: the revision the read is served at (the store's, or the member's applied one).
+    pub revision: Revision,
+    pub serializable: bool,
+}
+
+/// A member's answer to an [`EtcdRange`].
+#[derive(Debug, Clone)]
+pub struct EtcdRangeAnswer {
+    pub kvs: Vec<KeyValue<Arc<Object>>>,
+    pub more: bool,
+    pub count: usize,
+    /// The header's revision: what the member has applied.
+    pub revision: Revision,
+    pub member_id: u64,
+    pub raft_term: u64,
+}
+
+/// One member's `Status`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EtcdStatus {
+    pub member_id: u64,
+    /// The member it believes leads (0: none).
+    pub leader: u64,
+    pub raft_term: u64,
+    pub raft_index: u64,
+    pub raft_applied_index: u64,
+    /// The store revision its applied entries reached.
+    pub revision: Revision,
+    pub db_size: u64,
+}
+
+impl ApiServer {
+    /// A range read asked of member `member` (an etcd client's, such as etcdctl's): a
+    /// linearizable one needs the member's leader to confirm through a majority; a
+    /// serializable one is answered from what the member has applied, however stale.
+    pub fn etcd_range(&self, member: &str, req: &EtcdRange) -> Result<EtcdRangeAnswer, String> {
+        let m = self
+            .etcd
+            .members()
+            .iter()
+            .find(|m| m.name == member)
+            .filter(|m| m.is_alive())
+            .ok_or_else(|| crate::etcd::DEADLINE_EXCEEDED.to_string())?;
+        let served_at = if req.serializable {
+            m.applied_revision
+        } else {
+            self.etcd
+                .can_read_via(member)
+                .map_err(|_| crate::etcd::DEADLINE_EXCEEDED.to_string())?;
+            self.store.revision()
+        };
+        if req.revision > served_at {
+            return Err("etcdserver: mvcc: required revision is a future revision".into());
+        }
+        let at = if req.revision == 0 {
+            served_at
+        } else {
+            req.revision
+        };
+        let (prefix, start) = match req.range_end.as_deref() {
+            None => (req.key.as_str(), None),
+            Some(end) if end == prefix_end(&req.key) => (req.key.as_str(), None),
+            Some(_) => ("", Some(req.key.as_str())),
+        };
+        let resp = self
+            .store
+            .range_prefix(prefix, None, Some(at), None)
+            .map_err(|e| {
+                format!(
+                    "etcdserver: {}",
+                    e.to_string().trim_start_matches("etcdserver: ")
+                )
+            })?;
+        let within = |k: &str| match req.range_end.as_deref() {
+            None => k == req.key,
+            Some("\0") => start.is_none_or(|s| k >= s),
+            Some(end) => k >= req.key.as_str() && k < end,
+        };
+        let matching: Vec<KeyValue<Arc<Object>>> =
+            resp.kvs.into_iter().filter(|kv| within(&kv.key)).collect();
+        let count = matching.len();
+        let limit = if req.limit == 0 {
+            usize::MAX
+        } else {
+            req.limit
+        };
+        let kvs: Vec<_> = matching.into_iter().take(limit).collect();
+        Ok(EtcdRangeAnswer {
+            more: count > kvs.len(),
+            kvs,
+            count,
+            revision: served_at,
+            member_id: m.id,
+            raft_term: m.term,
+        })
+    }
+
+    /// Member `member`'s `Status` (an error when it is down: the client cannot reach it).
+    pub fn etcd_status(&self, member: &str) -> Result<EtcdStatus, String> {
+        let m = self
+            .etcd
+            .members()
+            .iter()
+            .find(|m| m.name == member)
+            .filter(|m| m.is_alive())
+            .ok_or_else(|| crate::etcd::DEADLINE_EXCEEDED.to_string())?;
+        Ok(EtcdStatus {
+            member_id: m.id,
+            leader: self.etcd.leader_seen_by(member).unwrap_or(0),
+            raft_term: m.term,
+            raft_index: m.last_index,
+            raft_applied_index: m.commit,
+            revision: m.applied_revision,
+            db_size: self.store.bytes_in_use(),
+        })
+    }
+}
+
+/// The smallest key after every key starting with `prefix` (etcd's `GetPrefixRangeEnd`).
+fn prefix_end(prefix: &str) -> String {
+    let mut bytes = prefix.as_bytes().to_vec();
+    while let Some(last) = bytes.pop() {
+        if last < 0xff {
+            bytes.push(last + 1);
+            return String::from_utf8_lossy(&bytes).into_owned();
+        }
+    }
+    "\0".to_string()
 }

@@ -40,7 +40,7 @@ pub use delete::{
     gc_finalizers, DeleteOptions, DeleteOutcome, Preconditions, FINALIZER_FOREGROUND,
     FINALIZER_ORPHAN,
 };
-pub use etcd_client::EtcdFault;
+pub use etcd_client::{EtcdFault, EtcdRange, EtcdRangeAnswer, EtcdStatus};
 pub use http::UserSession;
 pub use ledger::{Ledger, LedgerEntry};
 pub use read::ObjectList;

@@ -46,6 +46,9 @@ pub const ALLOWED_SIZES: [usize; 3] = [1, 3, 5];
 /// etcd's texts for a request that did not go through (`api/v3rpc/rpctypes/error.go`).
 pub const REQUEST_TIMED_OUT: &str = "etcdserver: request timed out";
 pub const NO_LEADER: &str = "etcdserver: no leader";
+/// What an etcd client reports when its own timeout ran out first (etcdctl's
+/// `--command-timeout`, 5 s, is shorter than the server's request timeout).
+pub const DEADLINE_EXCEEDED: &str = "context deadline exceeded";
 
 /// How many committed entries' revisions are remembered for followers' positions.
 const REMEMBERED_REVISIONS: usize = 8192;
@@ -563,7 +566,30 @@ impl EtcdCluster {
     /// check behind reads that cannot change the members, such as the API server's).
     pub fn can_read(&self) -> Result<(), RequestError> {
         let member = self.route().ok_or(RequestError::NoLeader)?;
-        let leader = self.leader_of(member).ok_or(RequestError::TimedOut)?;
+        self.can_read_via(&self.view[member].name)
+    }
+
+    /// The cluster's ID (etcd derives it from the members' IDs).
+    pub fn cluster_id(&self) -> u64 {
+        self.view.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, m| {
+            (h ^ m.id).wrapping_mul(0x100_0000_01b3)
+        })
+    }
+
+    /// The ID of the member `name` believes leads (0 for none), as `endpoint status` reports.
+    pub fn leader_seen_by(&self, name: &str) -> Result<u64, Error> {
+        let i = self.index(name)?;
+        Ok(self.nodes[i].leader.map_or(0, |l| self.view[l].id))
+    }
+
+    /// Whether a linearizable read asked of member `name` would be answered now: it is up,
+    /// reaches its leader, and that leader confirms through a majority.
+    pub fn can_read_via(&self, name: &str) -> Result<(), RequestError> {
+        let i = self.index(name).map_err(|_| RequestError::TimedOut)?;
+        if !self.alive[i] {
+            return Err(RequestError::TimedOut);
+        }
+        let leader = self.leader_of(i).ok_or(RequestError::TimedOut)?;
         let node = &self.nodes[leader];
         let current = node.log.term_at(node.commit) == Some(node.term);
         if current && self.reaches_majority(leader) {

@@ -55,7 +55,11 @@ fn a_write_is_on_every_reachable_log_and_a_cut_off_follower_serves_stale_reads()
         assert_eq!(c.node(name).unwrap().log.last_index(), first, "{name}");
     }
     assert_eq!(c.node("etcd-0").unwrap().commit, first);
-    assert_eq!(c.members()[0].applied_revision, REV, "the leader applied the write");
+    assert_eq!(
+        c.members()[0].applied_revision,
+        REV,
+        "the leader applied the write"
+    );
     assert!(
         c.node("etcd-1").unwrap().commit < first,
         "told on the next heartbeat"

@@ -1,0 +1,364 @@
+//! The console's etcdctl talks to the page's etcd members: each member has the client and
+//! peer URLs of etcd's own local three-member cluster (`Procfile`: clients on 2379, 22379,
+//! 32379, peers on 2380, 22380, 32380; then 42379 and 52379 for five), a range is answered by
+//! the member `--endpoints` names (linearizable through its leader, or serializable from what
+//! it applied), and `move-leader` is the cluster's action, recorded like every other input.
+
+use watchlab_engine::apiserver::EtcdRange;
+use watchlab_engine::cluster::{Action, Cluster};
+use watchlab_etcdctl::{
+    EtcdClient, EtcdError, KeyValue, Member, RangeRequest, RangeResponse, ResponseHeader,
+    StatusResponse, VERSION,
+};
+
+/// The words of an etcdctl command line after `etcdctl` (an `ETCDCTL_API=3` before it is
+/// accepted, as the CKA material writes it), or `None` for any other line.
+pub fn etcdctl_args(words: &[String]) -> Option<&[String]> {
+    let words = match words.first().map(String::as_str) {
+        Some("ETCDCTL_API=3") => &words[1..],
+        _ => words,
+    };
+    match words.first().map(String::as_str) {
+        Some("etcdctl") => Some(&words[1..]),
+        _ => None,
+    }
+}
+
+/// Member `i`'s port: 2379 for the first, then 22379, 32379… (`base` 2380 for peers).
+fn port(base: u32, i: usize) -> u32 {
+    if i == 0 {
+        base
+    } else {
+        base + 10_000 * (i as u32 + 1)
+    }
+}
+
+/// The cluster's etcd members as an etcd client reaches them.
+pub struct ClusterEtcd<'a> {
+    pub cluster: &'a mut Cluster,
+}
+
+impl ClusterEtcd<'_> {
+    fn name(&self, member: usize) -> Option<String> {
+        self.cluster
+            .etcd()
+            .members()
+            .get(member)
+            .map(|m| m.name.clone())
+    }
+
+    fn header(&self, member_id: u64, revision: u64, raft_term: u64) -> ResponseHeader {
+        ResponseHeader {
+            cluster_id: self.cluster_id(),
+            member_id,
+            revision: revision as i64,
+            raft_term,
+        }
+    }
+}
+
+impl EtcdClient for ClusterEtcd<'_> {
+    fn members(&self) -> Vec<Member> {
+        self.cluster
+            .etcd()
+            .members()
+            .iter()
+            .enumerate()
+            .map(|(i, m)| Member {
+                id: m.id,
+                name: m.name.clone(),
+                peer_urls: vec![format!("http://127.0.0.1:{}", port(2380, i))],
+                client_urls: vec![format!("http://127.0.0.1:{}", port(2379, i))],
+                is_learner: false,
+            })
+            .collect()
+    }
+
+    fn cluster_id(&self) -> u64 {
+        self.cluster.etcd().cluster_id()
+    }
+
+    fn range(&mut self, member: usize, req: &RangeRequest) -> Result<RangeResponse, EtcdError> {
+        let name = self
+            .name(member)
+            .ok_or_else(|| EtcdError(watchlab_etcdctl::DEADLINE_EXCEEDED.into()))?;
+        let ask = EtcdRange {
+            key: req.key.clone(),
+            range_end: req.range_end.clone(),
+            limit: usize::try_from(req.limit.max(0)).unwrap_or(usize::MAX),
+            revision: u64::try_from(req.revision.max(0)).unwrap_or(0),
+            serializable: req.serializable,
+        };
+        let answer = self
+            .cluster
+            .api()
+            .etcd_range(&name, &ask)
+            .map_err(EtcdError)?;
+        let kvs = if req.count_only {
+            Vec::new()
+        } else {
+            answer
+                .kvs
+                .iter()
+                .map(|kv| KeyValue {
+                    key: kv.key.to_string(),
+                    create_revision: kv.create_revision as i64,
+                    mod_revision: kv.mod_revision as i64,
+                    version: kv.version as i64,
+                    value: if req.keys_only {
+                        String::new()
+                    } else {
+                        kv.value.to_json()
+                    },
+                    lease: kv.lease,
+                })
+                .collect()
+        };
+        Ok(RangeResponse {
+            header: self.header(answer.member_id, answer.revision, answer.raft_term),
+            kvs,
+            more: answer.more,
+            count: answer.count as i64,
+        })
+    }
+
+    fn status(&mut self, member: usize) -> Result<StatusResponse, EtcdError> {
+        let name = self
+            .name(member)
+            .ok_or_else(|| EtcdError(watchlab_etcdctl::DEADLINE_EXCEEDED.into()))?;
+        let s = self.cluster.api().etcd_status(&name).map_err(EtcdError)?;
+        Ok(StatusResponse {
+            header: self.header(s.member_id, s.revision, s.raft_term),
+            version: VERSION.to_string(),
+            db_size: s.db_size as i64,
+            leader: s.leader,
+            raft_index: s.raft_index,
+            raft_term: s.raft_term,
+            raft_applied_index: s.raft_applied_index,
+            errors: Vec::new(),
+            db_size_in_use: s.db_size as i64,
+            is_learner: false,
+        })
+    }
+
+    fn move_leader(&mut self, member: usize, target: u64) -> Result<ResponseHeader, EtcdError> {
+        let bad = || EtcdError("etcdserver: bad leader transferee".into());
+        let to = self
+            .cluster
+            .etcd()
+            .members()
+            .iter()
+            .find(|m| m.id == target)
+            .map(|m| m.name.clone())
+            .ok_or_else(bad)?;
+        let asked = self.name(member).ok_or_else(bad)?;
+        self.cluster
+            .apply(Action::MoveEtcdLeader(to.clone()))
+            .map_err(|s| EtcdError(s.message().to_string()))?;
+        let etcd = self.cluster.etcd();
+        match etcd.leader() {
+            Some(l) if l.name == to => Ok(self.header(
+                etcd.members()
+                    .iter()
+                    .find(|m| m.name == asked)
+                    .map_or(0, |m| m.id),
+                self.cluster.api().revision(),
+                l.term,
+            )),
+            _ => Err(bad()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::console::{Console, LineKind};
+    use watchlab_engine::cluster::ClusterConfig;
+
+    fn run(console: &mut Console, cluster: &mut Cluster, line: &str) -> (String, String) {
+        let before = console.lines().len();
+        console.run_etcdctl(line, &mut ClusterEtcd { cluster });
+        let text = |kind: LineKind| {
+            console
+                .lines()
+                .iter()
+                .skip(before)
+                .filter(|l| l.kind == kind)
+                .map(|l| format!("{}\n", l.text))
+                .collect::<String>()
+        };
+        (text(LineKind::Stdout), text(LineKind::Stderr))
+    }
+
+    fn cluster() -> Cluster {
+        let mut c = Cluster::new(ClusterConfig::default());
+        let t = c.now().plus_secs(10);
+        c.advance_to(t);
+        c
+    }
+
+    #[test]
+    fn get_keys_only_lists_the_registry_with_etcdctls_blank_lines() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        assert!(Console::is_etcdctl("ETCDCTL_API=3 etcdctl get / --prefix"));
+        assert!(!Console::is_etcdctl("kubectl get pods"));
+        let (out, err) = run(
+            &mut console,
+            &mut c,
+            "ETCDCTL_API=3 etcdctl get /registry/namespaces --prefix --keys-only",
+        );
+        assert_eq!(err, "");
+        assert!(
+            out.starts_with(
+                "/registry/namespaces/default\n\n/registry/namespaces/kube-node-lease\n\n"
+            ),
+            "{out}"
+        );
+        let (out, _) = run(
+            &mut console,
+            &mut c,
+            "etcdctl get /registry/namespaces/default --print-value-only",
+        );
+        assert!(out.starts_with("{\"kind\":\"Namespace\""), "{out}");
+        // A pod's mod_revision is its resourceVersion.
+        let (json, _) = run(
+            &mut console,
+            &mut c,
+            "etcdctl get /registry/namespaces/default -w json",
+        );
+        let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+        let rv = c
+            .api()
+            .get_cached(watchlab_engine::api::Kind::Namespace, None, "default")
+            .unwrap()
+            .meta()
+            .resource_version
+            .clone();
+        assert_eq!(v["kvs"][0]["mod_revision"].to_string(), rv);
+        assert_eq!(
+            console.history_prev().as_deref(),
+            Some("etcdctl get /registry/namespaces/default -w json")
+        );
+    }
+
+    #[test]
+    fn member_list_and_endpoint_status_name_the_members_and_the_leader() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        let (out, _) = run(&mut console, &mut c, "etcdctl member list");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(
+            lines[0].ends_with(
+                ", started, etcd-0, http://127.0.0.1:2380, http://127.0.0.1:2379, false"
+            ),
+            "{out}"
+        );
+        assert!(lines[1].contains("http://127.0.0.1:22379"), "{out}");
+        let (table, err) = run(
+            &mut console,
+            &mut c,
+            "etcdctl endpoint status --cluster -w table",
+        );
+        assert_eq!(err, "");
+        let rows: Vec<&str> = table.lines().collect();
+        assert!(
+            rows[1].contains("ENDPOINT") && rows[1].contains("RAFT APPLIED INDEX"),
+            "{table}"
+        );
+        // Every cell right-aligned (etcdctl sets ALIGN_RIGHT): the shorter URL is padded left.
+        assert!(
+            rows[3].starts_with("|  http://127.0.0.1:2379 |") && rows[3].contains("|      true |"),
+            "{table}"
+        );
+        assert!(rows[4].contains("|     false |"), "{table}");
+    }
+
+    #[test]
+    fn an_isolated_member_serves_stale_serializable_reads_and_no_linearizable_ones() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        c.apply(Action::IsolateEtcdMember("etcd-2".into())).unwrap();
+        let key = "/registry/namespaces/default";
+        let at = "--endpoints=127.0.0.1:32379";
+        let (before, _) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl {at} get {key} -w json --consistency=s"),
+        );
+        let rev = |json: &str| {
+            serde_json::from_str::<serde_json::Value>(json.trim()).unwrap()["header"]["revision"]
+                .as_i64()
+        };
+        let stale = rev(&before);
+        // The others go on writing (node leases every few seconds).
+        let t = c.now().plus_secs(30);
+        c.advance_to(t);
+        let (after, _) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl {at} get {key} -w json --consistency=s"),
+        );
+        assert_eq!(
+            rev(&after),
+            stale,
+            "the isolated member applied nothing new"
+        );
+        assert!(c.api().revision() as i64 > stale.unwrap());
+        let (out, err) = run(&mut console, &mut c, &format!("etcdctl {at} get {key}"));
+        assert_eq!(
+            (out.as_str(), err.as_str()),
+            ("", "Error: context deadline exceeded\n")
+        );
+        let (out, _) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl get {key} --consistency=l --keys-only"),
+        );
+        assert_eq!(out, format!("{key}\n\n"), "the leader's side answers");
+        let (_, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl {at} endpoint health"),
+        );
+        assert_eq!(
+            err,
+            "127.0.0.1:32379 is unhealthy: failed to commit proposal: context deadline exceeded\nError: unhealthy cluster\n"
+        );
+    }
+
+    #[test]
+    fn move_leader_hands_over_and_bad_input_is_refused() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        let target = c.etcd().members()[1].id;
+        let from = c.etcd().members()[0].id;
+        let (out, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl move-leader {target:x}"),
+        );
+        assert_eq!(err, "");
+        assert_eq!(
+            out,
+            format!("Leadership transferred from {from:x} to {target:x}\n")
+        );
+        assert_eq!(c.etcd().leader().map(|m| m.name.as_str()), Some("etcd-1"));
+        let (_, err) = run(&mut console, &mut c, "etcdctl move-leader zz");
+        assert_eq!(
+            err,
+            "Error: strconv.ParseUint: parsing \"zz\": invalid syntax\n"
+        );
+        let (_, err) = run(&mut console, &mut c, "etcdctl get");
+        assert_eq!(
+            err,
+            "Error: get command needs one argument as key and an optional argument as range_end\n"
+        );
+        let (_, err) = run(&mut console, &mut c, "etcdctl get k --bogus");
+        assert_eq!(err, "Error: unknown flag: --bogus\n");
+        let (_, err) = run(&mut console, &mut c, "etcdctl frobnicate");
+        assert_eq!(err, "Error: unknown command \"frobnicate\" for \"etcdctl\"\nRun 'etcdctl --help' for usage.\n");
+    }
+}
