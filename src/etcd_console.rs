@@ -241,6 +241,27 @@ mod tests {
             console.history_prev().as_deref(),
             Some("etcdctl get /registry/namespaces/default -w json")
         );
+        let (out, _) = run(
+            &mut console,
+            &mut c,
+            "etcdctl get /registry/namespaces/default /registry/namespaces/kube-public --keys-only",
+        );
+        assert_eq!(
+            out,
+            "/registry/namespaces/default\n\n/registry/namespaces/kube-node-lease\n\n"
+        );
+        let (out, _) = run(
+            &mut console,
+            &mut c,
+            "etcdctl get /registry/namespaces/kube-system --from-key --keys-only --limit 1",
+        );
+        assert_eq!(out, "/registry/namespaces/kube-system\n\n");
+        let (out, _) = run(
+            &mut console,
+            &mut c,
+            "etcdctl get /registry/namespaces --prefix --count-only",
+        );
+        assert_eq!(out, "5\n", "the four system namespaces and production");
     }
 
     #[test]

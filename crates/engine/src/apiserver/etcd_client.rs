@@ -167,13 +167,7 @@ impl ApiServer {
     /// linearizable one needs the member's leader to confirm through a majority; a
     /// serializable one is answered from what the member has applied, however stale.
     pub fn etcd_range(&self, member: &str, req: &EtcdRange) -> Result<EtcdRangeAnswer, String> {
-        let m = self
-            .etcd
-            .members()
-            .iter()
-            .find(|m| m.name == member)
-            .filter(|m| m.is_alive())
-            .ok_or_else(|| crate::etcd::DEADLINE_EXCEEDED.to_string())?;
+        let m = self.reachable_member(member)?;
         let served_at = if req.serializable {
             m.applied_revision
         } else {
@@ -190,10 +184,21 @@ impl ApiServer {
         } else {
             req.revision
         };
-        let (prefix, start) = match req.range_end.as_deref() {
-            None => (req.key.as_str(), None),
-            Some(end) if end == prefix_end(&req.key) => (req.key.as_str(), None),
-            Some(_) => ("", Some(req.key.as_str())),
+        // The keys to walk: the key's own (one key), every key (from a key on), or those under
+        // what the two ends of a range share (a prefix's range shares the prefix but its last
+        // byte).
+        let prefix = match req.range_end.as_deref() {
+            None => req.key.as_str(),
+            Some("\0") => "",
+            Some(end) => {
+                let shared = req
+                    .key
+                    .char_indices()
+                    .zip(end.chars())
+                    .find(|((_, a), b)| a != b)
+                    .map_or(req.key.len().min(end.len()), |((i, _), _)| i);
+                &req.key[..shared]
+            }
         };
         let resp = self
             .store
@@ -206,7 +211,7 @@ impl ApiServer {
             })?;
         let within = |k: &str| match req.range_end.as_deref() {
             None => k == req.key,
-            Some("\0") => start.is_none_or(|s| k >= s),
+            Some("\0") => k >= req.key.as_str(),
             Some(end) => k >= req.key.as_str() && k < end,
         };
         let matching: Vec<KeyValue<Arc<Object>>> =
@@ -228,15 +233,20 @@ impl ApiServer {
         })
     }
 
-    /// Member `member`'s `Status` (an error when it is down: the client cannot reach it).
-    pub fn etcd_status(&self, member: &str) -> Result<EtcdStatus, String> {
-        let m = self
-            .etcd
+    /// The member a client asks, if it is up (a member that is down does not answer: the
+    /// client's deadline runs out).
+    fn reachable_member(&self, name: &str) -> Result<&crate::etcd::Member, String> {
+        self.etcd
             .members()
             .iter()
-            .find(|m| m.name == member)
+            .find(|m| m.name == name)
             .filter(|m| m.is_alive())
-            .ok_or_else(|| crate::etcd::DEADLINE_EXCEEDED.to_string())?;
+            .ok_or_else(|| crate::etcd::DEADLINE_EXCEEDED.to_string())
+    }
+
+    /// Member `member`'s `Status` (an error when it is down: the client cannot reach it).
+    pub fn etcd_status(&self, member: &str) -> Result<EtcdStatus, String> {
+        let m = self.reachable_member(member)?;
         Ok(EtcdStatus {
             member_id: m.id,
             leader: self.etcd.leader_seen_by(member).unwrap_or(0),
@@ -247,16 +257,4 @@ impl ApiServer {
             db_size: self.store.bytes_in_use(),
         })
     }
-}
-
-/// The smallest key after every key starting with `prefix` (etcd's `GetPrefixRangeEnd`).
-fn prefix_end(prefix: &str) -> String {
-    let mut bytes = prefix.as_bytes().to_vec();
-    while let Some(last) = bytes.pop() {
-        if last < 0xff {
-            bytes.push(last + 1);
-            return String::from_utf8_lossy(&bytes).into_owned();
-        }
-    }
-    "\0".to_string()
 }
