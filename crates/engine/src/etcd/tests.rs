@@ -391,3 +391,37 @@ proptest! {
         run_schedule(size, seed, ops)?;
     }
 }
+
+/// Raft's Figure 8: an entry of an older term that reached a majority is not committed by
+/// counting replicas; it commits only under an entry of the leader's own term.
+#[test]
+fn a_leader_never_commits_an_older_terms_entry_by_counting_replicas() {
+    use raft::{Body, Message, Progress};
+    let mut n = Node::new(0, 5, SimRng::seed_from_u64(1));
+    n.log.push(2, log::EntryKind::Write);
+    n.term = 4;
+    n.role = RaftRole::Leader;
+    n.leader = Some(0);
+    n.log.push(4, log::EntryKind::Noop);
+    n.progress = vec![Progress::default(); 5];
+    n.progress[0].matched = 2;
+    for p in &mut n.progress[1..] {
+        p.next = 1;
+    }
+    let ack = |from, index| Message {
+        from,
+        to: 0,
+        term: 4,
+        body: Body::AppendReply {
+            success: true,
+            index,
+        },
+    };
+    n.step(ack(1, 1));
+    n.step(ack(2, 1));
+    assert_eq!(n.commit, 0, "entry 1 (term 2) is on three of five logs, not of term 4");
+    n.step(ack(1, 2));
+    assert_eq!(n.commit, 0);
+    n.step(ack(2, 2));
+    assert_eq!(n.commit, 2, "the term-4 entry commits, and entry 1 with it");
+}
