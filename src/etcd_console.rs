@@ -382,4 +382,51 @@ mod tests {
         let (_, err) = run(&mut console, &mut c, "etcdctl frobnicate");
         assert_eq!(err, "Error: unknown command \"frobnicate\" for \"etcdctl\"\nRun 'etcdctl --help' for usage.\n");
     }
+
+    /// What the raft lab and the page's e2e test show: a create sent while the leader is cut
+    /// off lands in that leader's log only, times out, and is struck through there; a `kubectl
+    /// label` would not get that far (its GET is a quorum read, which times out first).
+    #[test]
+    fn a_write_to_an_isolated_leader_stays_in_its_log_until_the_heal_overwrites_it() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        c.apply(Action::IsolateEtcdMember("etcd-0".into())).unwrap();
+        let before = console.lines().len();
+        console.run(
+            "kubectl create namespace isolated",
+            &mut c.session("kubectl"),
+        );
+        let printed: Vec<_> = console
+            .lines()
+            .iter()
+            .skip(before)
+            .map(|l| l.text.clone())
+            .collect();
+        assert_eq!(
+            printed.last().map(String::as_str),
+            Some("Error from server: etcdserver: request timed out")
+        );
+        let abandoned = |c: &Cluster| {
+            c.etcd().picture().members[0]
+                .tail
+                .iter()
+                .filter(|e| matches!(e.kind, watchlab_engine::etcd::log::EntryKind::Abandoned(_)))
+                .count()
+        };
+        assert_eq!(abandoned(&c), 1, "the leader's own log holds it");
+        let t = c.now().plus_secs(5);
+        c.advance_to(t);
+        assert_ne!(c.etcd().leader().map(|m| m.name.as_str()), Some("etcd-0"));
+        c.apply(Action::HealEtcd(None)).unwrap();
+        let t = c.now().plus_secs(3);
+        c.advance_to(t);
+        assert_eq!(abandoned(&c), 0, "the new leader's log overwrote it");
+        let before = console.lines().len();
+        console.run("kubectl get namespace isolated", &mut c.session("kubectl"));
+        assert_eq!(
+            console.lines()[before + 1].text,
+            "Error from server (NotFound): namespaces \"isolated\" not found",
+            "no client ever saw the abandoned write"
+        );
+    }
 }

@@ -64,9 +64,13 @@ pub fn EtcdPanel() -> Html {
                     }
                 }) }
                 </ol>
-                if let Some(b) = behind { <span class="lag">{ b }</span> }
-                if let Some(mi) = matched { <span class="match">{ mi }</span> }
-                if m.member.isolated { <span class="cut">{ tr(&ctx, T::Isolated) }</span> }
+                // One line, always there (empty on a leader in step): the panel keeps its
+                // height while followers catch up.
+                <span class="progress">
+                    if let Some(mi) = matched { <span class="match">{ mi }</span> }
+                    if let Some(b) = behind { <span class="lag">{ b }</span> }
+                    if m.member.isolated { <span class="cut">{ tr(&ctx, T::Isolated) }</span> }
+                </span>
             </div>
         }
     };

@@ -419,7 +419,10 @@ fn a_leader_never_commits_an_older_terms_entry_by_counting_replicas() {
     };
     n.step(ack(1, 1));
     n.step(ack(2, 1));
-    assert_eq!(n.commit, 0, "entry 1 (term 2) is on three of five logs, not of term 4");
+    assert_eq!(
+        n.commit, 0,
+        "entry 1 (term 2) is on three of five logs, not of term 4"
+    );
     n.step(ack(1, 2));
     assert_eq!(n.commit, 0);
     n.step(ack(2, 2));
