@@ -13,7 +13,7 @@ use watchlab_kubectl::{Follow, Kubectl, Outcome};
 use crate::etcd_console;
 use crate::seeds;
 use watchlab_apimachinery::client::{ApiResponse, WatchId};
-use watchlab_etcdctl::EtcdClient;
+use watchlab_etcdctl::{EtcdClient, Watching};
 
 /// The API server an etcdctl line is given: never asked (every word of such a line is
 /// etcdctl's), it answers 503 if it were.
@@ -94,6 +94,8 @@ pub struct Console {
     bytes: usize,
     next_id: u64,
     follow: Option<Follow>,
+    /// An `etcdctl watch` being followed (beside a kubectl stream, if any: Ctrl-C ends both).
+    etcd_watch: Option<Box<Watching>>,
     /// Index into the history while browsing with ↑/↓ (None = at the fresh line).
     cursor: Option<usize>,
 }
@@ -120,6 +122,7 @@ impl Console {
             bytes: 0,
             next_id: 0,
             follow: None,
+            etcd_watch: None,
             cursor: None,
         }
     }
@@ -129,9 +132,9 @@ impl Console {
         &self.lines
     }
 
-    /// Whether a `-w` stream is being followed.
+    /// Whether a stream (`kubectl … -w`, `etcdctl watch`) is being followed.
     pub fn following(&self) -> bool {
-        self.follow.is_some()
+        self.follow.is_some() || self.etcd_watch.is_some()
     }
 
     /// The server's id of the followed stream.
@@ -173,14 +176,37 @@ impl Console {
     pub fn run_etcdctl(&mut self, line: &str, etcd: &mut dyn EtcdClient) {
         self.cursor = None;
         self.push(LineKind::Input, format!("$ {line}"));
+        let mut opened = None;
         let mut beside = |words: &[String]| {
             let args = etcd_console::etcdctl_args(words)?;
-            let out = watchlab_etcdctl::run(args, etcd);
+            let mut out = watchlab_etcdctl::run(args, etcd);
+            opened = out.watch.take().or(opened.take());
             Some((out.stdout, out.stderr, out.exit_code))
         };
         let out = self.kubectl.exec_beside(line, &mut NoServer, &mut beside);
         self.push_text(LineKind::Stdout, &out.stdout);
         self.push_text(LineKind::Stderr, &out.stderr);
+        if let Some(w) = opened {
+            self.etcd_watch = Some(w);
+        }
+    }
+
+    /// Whether an `etcdctl watch` is being followed.
+    pub fn following_etcd(&self) -> bool {
+        self.etcd_watch.is_some()
+    }
+
+    /// Appends what the followed `etcdctl watch` delivered since the last poll.
+    pub fn poll_etcd(&mut self, etcd: &mut dyn EtcdClient) {
+        let Some(w) = self.etcd_watch.as_mut() else {
+            return;
+        };
+        let out = w.poll(etcd);
+        self.push_text(LineKind::Stdout, &out.stdout);
+        self.push_text(LineKind::Stderr, &out.stderr);
+        if out.ended.is_some() {
+            self.etcd_watch = None;
+        }
     }
 
     /// Runs `line` as the learner's kubectl would (same namespace and files) without printing
@@ -211,6 +237,7 @@ impl Console {
         if let Some(f) = self.follow.take() {
             f.stop(client);
         }
+        self.etcd_watch = None;
         self.push(LineKind::Note, "^C".to_string());
     }
 

@@ -4,11 +4,15 @@
 //! the member `--endpoints` names (linearizable through its leader, or serializable from what
 //! it applied), and `move-leader` is the cluster's action, recorded like every other input.
 
-use watchlab_engine::apiserver::EtcdRange;
+use std::sync::Arc;
+
+use watchlab_engine::api::Object;
+use watchlab_engine::apiserver::{EtcdRange, EtcdWatch};
 use watchlab_engine::cluster::{Action, Cluster};
+use watchlab_engine::store::{self, EventType as StoreEvent};
 use watchlab_etcdctl::{
-    EtcdClient, EtcdError, KeyValue, Member, RangeRequest, RangeResponse, ResponseHeader,
-    StatusResponse, VERSION,
+    EtcdClient, EtcdError, Event, EventType, KeyValue, Member, RangeRequest, RangeResponse,
+    ResponseHeader, StatusResponse, WatchRequest, WatchResponse, VERSION,
 };
 
 /// The words of an etcdctl command line after `etcdctl` (an `ETCDCTL_API=3` before it is
@@ -100,18 +104,7 @@ impl EtcdClient for ClusterEtcd<'_> {
             answer
                 .kvs
                 .iter()
-                .map(|kv| KeyValue {
-                    key: kv.key.to_string(),
-                    create_revision: kv.create_revision as i64,
-                    mod_revision: kv.mod_revision as i64,
-                    version: kv.version as i64,
-                    value: if req.keys_only {
-                        String::new()
-                    } else {
-                        kv.value.to_json()
-                    },
-                    lease: kv.lease,
-                })
+                .map(|kv| key_value(kv, !req.keys_only))
                 .collect()
         };
         Ok(RangeResponse {
@@ -139,6 +132,73 @@ impl EtcdClient for ClusterEtcd<'_> {
             db_size_in_use: s.db_size as i64,
             is_learner: false,
         })
+    }
+
+    fn watch(
+        &mut self,
+        member: usize,
+        req: &WatchRequest,
+        opening: bool,
+    ) -> Result<Option<WatchResponse>, EtcdError> {
+        let Some(name) = self.name(member) else {
+            return Ok(None);
+        };
+        let ask = EtcdWatch {
+            key: req.key.clone(),
+            range_end: req.range_end.clone(),
+            start_revision: u64::try_from(req.start_revision.max(0)).unwrap_or(0),
+            prev_kv: req.prev_kv,
+            opening,
+        };
+        let Some(answer) = self
+            .cluster
+            .api()
+            .etcd_watch(&name, &ask)
+            .map_err(EtcdError)?
+        else {
+            return Ok(None);
+        };
+        let events = answer
+            .events
+            .iter()
+            .map(|e| Event {
+                kind: match e.kind {
+                    StoreEvent::Put => EventType::Put,
+                    StoreEvent::Delete => EventType::Delete,
+                },
+                kv: match e.kind {
+                    StoreEvent::Put => key_value(&e.kv, true),
+                    // etcd's delete event carries the key and the delete's revision alone.
+                    StoreEvent::Delete => KeyValue {
+                        key: e.kv.key.to_string(),
+                        mod_revision: e.kv.mod_revision as i64,
+                        ..KeyValue::default()
+                    },
+                },
+                prev_kv: e.prev_kv.as_ref().map(|kv| key_value(kv, true)),
+            })
+            .collect();
+        Ok(Some(WatchResponse {
+            header: self.header(answer.member_id, answer.revision, answer.raft_term),
+            events,
+        }))
+    }
+
+    fn compact(&mut self, member: usize, revision: i64) -> Result<(), EtcdError> {
+        let member = self
+            .name(member)
+            .ok_or_else(|| EtcdError(watchlab_etcdctl::DEADLINE_EXCEEDED.into()))?;
+        self.cluster
+            .apply(Action::CompactEtcd {
+                member,
+                revision: u64::try_from(revision.max(0)).unwrap_or(0),
+            })
+            .map(|_| ())
+            .map_err(|s| EtcdError(s.message().to_string()))
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.cluster.now().as_millis()
     }
 
     fn move_leader(&mut self, member: usize, target: u64) -> Result<ResponseHeader, EtcdError> {
@@ -170,6 +230,22 @@ impl EtcdClient for ClusterEtcd<'_> {
     }
 }
 
+/// A stored key as etcd's API shows it: the value is the JSON the API server stored.
+fn key_value(kv: &store::KeyValue<Arc<Object>>, with_value: bool) -> KeyValue {
+    KeyValue {
+        key: kv.key.to_string(),
+        create_revision: kv.create_revision as i64,
+        mod_revision: kv.mod_revision as i64,
+        version: kv.version as i64,
+        value: if with_value {
+            kv.value.to_stored_json()
+        } else {
+            String::new()
+        },
+        lease: kv.lease,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +255,26 @@ mod tests {
     fn run(console: &mut Console, cluster: &mut Cluster, line: &str) -> (String, String) {
         let before = console.lines().len();
         console.run_etcdctl(line, &mut ClusterEtcd { cluster });
+        printed_since(console, before)
+    }
+
+    /// What the followed `etcdctl watch` printed on one poll.
+    fn poll(console: &mut Console, cluster: &mut Cluster) -> (String, String) {
+        let before = console.lines().len();
+        console.poll_etcd(&mut ClusterEtcd { cluster });
+        printed_since(console, before)
+    }
+
+    fn kubectl(console: &mut Console, cluster: &mut Cluster, line: &str) {
+        console.run(line, &mut cluster.session("kubectl"));
+    }
+
+    fn advance(cluster: &mut Cluster, ms: u64) {
+        let t = cluster.now().plus_millis(ms);
+        cluster.advance_to(t);
+    }
+
+    fn printed_since(console: &Console, before: usize) -> (String, String) {
         let text = |kind: LineKind| {
             console
                 .lines()
@@ -427,6 +523,187 @@ mod tests {
             console.lines()[before + 1].text,
             "Error from server (NotFound): namespaces \"isolated\" not found",
             "no client ever saw the abandoned write"
+        );
+    }
+
+    #[test]
+    fn watch_prints_each_change_as_the_member_applies_it_until_ctrl_c() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        let mut shell = Console::new();
+        let key = "/registry/namespaces/team-a";
+        let (out, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl watch {key} --prev-kv"),
+        );
+        assert_eq!((out.as_str(), err.as_str()), ("", ""), "nothing yet");
+        assert!(console.following());
+        kubectl(&mut shell, &mut c, "kubectl create namespace team-a");
+        let (out, _) = poll(&mut console, &mut c);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[..2], ["PUT", key]);
+        assert!(lines[2]
+            .starts_with(r#"{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"team-a""#));
+        assert!(
+            !lines[2].contains("resourceVersion"),
+            "the stored JSON carries no resourceVersion (the key's mod_revision is it)"
+        );
+        kubectl(
+            &mut shell,
+            &mut c,
+            "kubectl label namespace team-a tier=gold",
+        );
+        let (out, _) = poll(&mut console, &mut c);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines.len(),
+            5,
+            "PUT, then the previous key and value, then the new: {out}"
+        );
+        assert_eq!((lines[0], lines[1], lines[3]), ("PUT", key, key));
+        assert!(!lines[2].contains("gold") && lines[4].contains(r#""tier":"gold""#));
+        // Only the watched key: another namespace passes unseen.
+        kubectl(&mut shell, &mut c, "kubectl create namespace team-b");
+        assert_eq!(poll(&mut console, &mut c), (String::new(), String::new()));
+        console.interrupt(&mut c.session("kubectl"));
+        assert!(!console.following());
+        kubectl(
+            &mut shell,
+            &mut c,
+            "kubectl label namespace team-a tier=silver --overwrite",
+        );
+        assert_eq!(
+            poll(&mut console, &mut c),
+            (String::new(), String::new()),
+            "Ctrl-C ended it"
+        );
+    }
+
+    #[test]
+    fn watch_from_a_revision_replays_history_and_a_compacted_one_is_cancelled() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        let mut shell = Console::new();
+        kubectl(&mut shell, &mut c, "kubectl create namespace team-a");
+        let created = c.api().revision();
+        kubectl(&mut shell, &mut c, "kubectl delete namespace team-a");
+        advance(&mut c, 5_000);
+        let (out, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl watch --rev={created} /registry/namespaces/team-a -w json"),
+        );
+        assert_eq!(err, "");
+        let responses: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(responses.len(), 1, "one response with the history: {out}");
+        assert!(out.starts_with(r#"{"Header":{"cluster_id":"#));
+        assert!(out.ends_with(",\"CompactRevision\":0,\"Canceled\":false,\"Created\":false}\n"));
+        let events = responses[0]["Events"].as_array().unwrap();
+        assert_eq!(events[0]["kv"]["mod_revision"], created);
+        assert_eq!(events[0].get("type"), None, "a PUT's type is 0, left out");
+        let last = events.last().unwrap();
+        assert_eq!(last["type"], 1, "the namespace controller's delete");
+        assert_eq!(last["kv"].get("value"), None, "a delete carries no value");
+        console.interrupt(&mut c.session("kubectl"));
+
+        let now = c.api().revision();
+        let (out, err) = run(&mut console, &mut c, &format!("etcdctl compaction {now}"));
+        assert_eq!(
+            (out, err),
+            (format!("compacted revision {now}\n"), String::new())
+        );
+        let (_, err) = run(&mut console, &mut c, &format!("etcdctl compaction {now}"));
+        assert_eq!(
+            err,
+            "Error: etcdserver: mvcc: required revision has been compacted\n"
+        );
+        let (_, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl compaction {}", now + 100),
+        );
+        assert_eq!(
+            err,
+            "Error: etcdserver: mvcc: required revision is a future revision\n"
+        );
+        let (_, err) = run(&mut console, &mut c, "etcdctl compaction");
+        assert_eq!(err, "Error: compaction command needs 1 argument\n");
+        let (out, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl watch --rev={created} /registry/namespaces/team-a"),
+        );
+        assert_eq!(out, "");
+        assert_eq!(
+            err,
+            "watch was canceled (etcdserver: mvcc: required revision has been compacted)\nError: watch is canceled by the server\n"
+        );
+        assert!(!console.following());
+        // The API server's own reads from before the compaction now answer 410.
+        let r = watchlab_apimachinery::client::ApiClient::request(
+            &mut c.session("kubectl"),
+            "GET",
+            &format!(
+                "/api/v1/namespaces?limit=1&resourceVersion={created}&resourceVersionMatch=Exact"
+            ),
+            None,
+            None,
+        );
+        assert_eq!(r.code, 410);
+    }
+
+    #[test]
+    fn a_watch_on_a_member_cut_off_goes_quiet_then_is_cancelled_for_want_of_a_leader() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        let mut shell = Console::new();
+        let at = "--endpoints=127.0.0.1:32379";
+        run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl {at} watch /registry/namespaces/ --prefix"),
+        );
+        c.apply(Action::IsolateEtcdMember("etcd-2".into())).unwrap();
+        kubectl(&mut shell, &mut c, "kubectl create namespace team-a");
+        advance(&mut c, 500);
+        assert_eq!(
+            poll(&mut console, &mut c),
+            (String::new(), String::new()),
+            "etcd-2 applied nothing new"
+        );
+        // Its election timeout (1–2 s) leaves it without a leader; three more election
+        // timeouts and it cancels the watch.
+        advance(&mut c, 3_000);
+        assert_eq!(poll(&mut console, &mut c).1, "");
+        advance(&mut c, 3_000);
+        let (_, err) = poll(&mut console, &mut c);
+        assert_eq!(
+            err,
+            "watch was canceled (etcdserver: no leader)\nError: watch is canceled by the server\n"
+        );
+        assert!(!console.following());
+        // A new one is refused at once while it has no leader.
+        let (_, err) = run(&mut console, &mut c, &format!("etcdctl {at} watch k"));
+        assert_eq!(
+            err,
+            "watch was canceled (etcdserver: no leader)\nError: watch is canceled by the server\n"
+        );
+        // Healed, it catches up and a watch from a past revision shows what it missed.
+        c.apply(Action::HealEtcd(None)).unwrap();
+        advance(&mut c, 1_000);
+        let (out, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl {at} watch --rev=1 /registry/namespaces/team-a"),
+        );
+        assert_eq!(err, "");
+        assert!(
+            out.starts_with("PUT\n/registry/namespaces/team-a\n"),
+            "{out}"
         );
     }
 }

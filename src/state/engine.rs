@@ -79,6 +79,12 @@ impl Engine {
         }
         let mut session = self.cluster.session(CONSOLE_USER);
         self.console.poll(&mut session);
+        if self.console.following_etcd() {
+            let mut etcd = ClusterEtcd {
+                cluster: &mut self.cluster,
+            };
+            self.console.poll_etcd(&mut etcd);
+        }
     }
 
     /// Advances virtual time by `ms` and lets the console catch up.

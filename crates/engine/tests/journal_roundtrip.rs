@@ -345,8 +345,12 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
         1 => node.clone().prop_map(|n| Op::Act(Action::KillNode(n.into()))),
         1 => node.prop_map(|n| Op::Act(Action::RestoreNode(n.into()))),
         1 => member.clone().prop_map(|m| Op::Act(Action::KillEtcdMember(m.into()))),
-        1 => member.prop_map(|m| Op::Act(Action::RestoreEtcdMember(m.into()))),
+        1 => member.clone().prop_map(|m| Op::Act(Action::RestoreEtcdMember(m.into()))),
         1 => Just(Op::Act(Action::CompactNow)),
+        1 => (member, 0u64..40).prop_map(|(m, revision)| Op::Act(Action::CompactEtcd {
+            member: m.into(),
+            revision,
+        })),
         1 => Just(Op::Watch),
         2 => Just(Op::PollLast),
         1 => Just(Op::StopLast),

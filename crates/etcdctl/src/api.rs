@@ -73,6 +73,41 @@ pub struct StatusResponse {
     pub is_learner: bool,
 }
 
+/// `etcdserverpb.WatchCreateRequest`, the parts etcdctl sets.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WatchRequest {
+    pub key: String,
+    /// As [`RangeRequest::range_end`].
+    pub range_end: Option<String>,
+    /// The first revision wanted; 0: the next one the member applies.
+    pub start_revision: i64,
+    pub prev_kv: bool,
+}
+
+/// `mvccpb.Event`'s type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Put,
+    Delete,
+}
+
+/// `mvccpb.Event`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub kind: EventType,
+    /// For a delete: the key and the delete's revision only.
+    pub kv: KeyValue,
+    pub prev_kv: Option<KeyValue>,
+}
+
+/// What one poll of a watch brought.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WatchResponse {
+    /// Its revision: how far the member has applied (the next poll asks from the one after).
+    pub header: ResponseHeader,
+    pub events: Vec<Event>,
+}
+
 /// A request that failed, with the text etcdctl prints after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EtcdError(pub String);
@@ -90,6 +125,19 @@ pub trait EtcdClient {
     fn cluster_id(&self) -> u64;
     fn range(&mut self, member: usize, req: &RangeRequest) -> Result<RangeResponse, EtcdError>;
     fn status(&mut self, member: usize) -> Result<StatusResponse, EtcdError>;
+    /// One poll of a watch at `member`: what it applied from `req.start_revision` on.
+    /// `Ok(None)` while the member does not answer (the client keeps trying); `Err` when the
+    /// member cancels the watch. `opening`: the request that creates it.
+    fn watch(
+        &mut self,
+        member: usize,
+        req: &WatchRequest,
+        opening: bool,
+    ) -> Result<Option<WatchResponse>, EtcdError>;
+    /// `Compact` asked of `member`.
+    fn compact(&mut self, member: usize, revision: i64) -> Result<(), EtcdError>;
+    /// The cluster's clock in milliseconds (a watch's progress notifications run on it).
+    fn now_ms(&self) -> u64;
     /// `MoveLeader` asked of `member` (which must lead) for the member with ID `target`.
     fn move_leader(&mut self, member: usize, target: u64) -> Result<ResponseHeader, EtcdError>;
 }

@@ -1,11 +1,10 @@
 //! The commands: their flags, the requests they make, and etcdctl's printers for the answers
 //! (`etcdctl/ctlv3/command/printer_simple.go`, `printer_json.go`, `printer_table.go`).
 
-use base64::engine::general_purpose::STANDARD as BASE64;
-use base64::Engine as _;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::api::{EtcdClient, KeyValue, RangeRequest, RangeResponse, ResponseHeader};
+use crate::api::{EtcdClient, RangeRequest, RangeResponse, ResponseHeader};
+use crate::json::{self, Object};
 use crate::table::{render, si_bytes};
 use crate::{Invocation, Outcome, WriteOut, EXIT_BAD_ARGS, EXIT_ERROR, VERSION};
 
@@ -21,38 +20,33 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
         ["endpoint", "status", args @ ..] => endpoint(inv, args, client, false),
         ["endpoint", "health", args @ ..] => endpoint(inv, args, client, true),
         ["move-leader", args @ ..] => move_leader(inv, args, client),
+        ["watch", args @ ..] => crate::watch::watch(inv, args, client),
+        ["compaction", args @ ..] => compaction(inv, args, client),
         [cmd, ..] if WRITES.contains(cmd) => Outcome::error(
             EXIT_ERROR,
-            &format!("{cmd}: not in this console's etcdctl yet (it runs get, member list, endpoint status|health, move-leader and version; the API server writes the ledger: use kubectl)"),
+            &format!("{cmd}: not in this console's etcdctl yet (it runs get, watch, compaction, member list, endpoint status|health, move-leader and version; the API server writes the ledger: use kubectl)"),
         ),
         [cmd, ..] => Outcome {
-            stdout: String::new(),
             stderr: format!(
                 "Error: unknown command {cmd:?} for \"etcdctl\"\nRun 'etcdctl --help' for usage.\n"
             ),
             exit_code: EXIT_ERROR,
+            ..Outcome::default()
         },
     }
 }
 
 /// Commands etcdctl has that this console does not run yet.
-const WRITES: [&str; 10] = [
-    "put",
-    "del",
-    "txn",
-    "watch",
-    "lease",
-    "compaction",
-    "defrag",
-    "snapshot",
-    "alarm",
-    "member",
+const WRITES: [&str; 8] = [
+    "put", "del", "txn", "lease", "defrag", "snapshot", "alarm", "member",
 ];
 
 fn usage() -> String {
     "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\n\
      COMMANDS (this console):\n\
      \tget\t\t\tGets the key or a range of keys\n\
+     \twatch\t\t\tWatches events stream on keys or prefixes\n\
+     \tcompaction\t\tCompacts the event history in etcd\n\
      \tmember list\t\tLists all members in the cluster\n\
      \tendpoint status\t\tPrints out the status of endpoints specified in `--endpoints` flag\n\
      \tendpoint health\t\tChecks the healthiness of endpoints specified in `--endpoints` flag\n\
@@ -65,7 +59,7 @@ fn no_flags(args: &[&str]) -> Option<Outcome> {
     args.first().map(|a| unknown_flag(a))
 }
 
-fn unknown_flag(arg: &str) -> Outcome {
+pub(crate) fn unknown_flag(arg: &str) -> Outcome {
     if arg.starts_with('-') {
         Outcome::error(
             EXIT_ERROR,
@@ -91,7 +85,7 @@ fn member_at(client: &dyn EtcdClient, endpoint: &str) -> Option<usize> {
 }
 
 /// The member the first endpoint names: etcdctl's client talks to one at a time.
-fn first_member(inv: &Invocation, client: &dyn EtcdClient) -> Result<usize, Outcome> {
+pub(crate) fn first_member(inv: &Invocation, client: &dyn EtcdClient) -> Result<usize, Outcome> {
     inv.endpoints
         .iter()
         .find_map(|e| member_at(client, e))
@@ -99,7 +93,7 @@ fn first_member(inv: &Invocation, client: &dyn EtcdClient) -> Result<usize, Outc
 }
 
 /// The smallest key after every key starting with `prefix` (etcd's `GetPrefixRangeEnd`).
-fn prefix_end(prefix: &str) -> String {
+pub(crate) fn prefix_end(prefix: &str) -> String {
     let mut bytes = prefix.as_bytes().to_vec();
     while let Some(last) = bytes.pop() {
         if last < 0xff {
@@ -148,22 +142,14 @@ fn get_flags(args: &[&str]) -> Result<GetFlags, Outcome> {
                     Outcome::error(EXIT_ERROR, &format!("flag needs an argument: {flag}"))
                 })
         };
-        let number = |flag: &str, v: String| -> Result<i64, Outcome> {
-            v.parse().map_err(|_| {
-                Outcome::error(
-                    EXIT_ERROR,
-                    &format!("invalid argument {v:?} for \"{flag}\" flag: strconv.ParseInt: parsing {v:?}: invalid syntax"),
-                )
-            })
-        };
         match name {
             "--prefix" => f.prefix = true,
             "--from-key" => f.from_key = true,
             "--keys-only" => f.keys_only = true,
             "--print-value-only" => f.print_value_only = true,
             "--count-only" => f.count_only = true,
-            "--limit" => f.limit = number("--limit", value("--limit")?)?,
-            "--rev" => f.rev = number("--rev", value("--rev")?)?,
+            "--limit" => f.limit = int_flag("--limit", &value("--limit")?)?,
+            "--rev" => f.rev = int_flag("--rev", &value("--rev")?)?,
             "--consistency" => match value("--consistency")?.as_str() {
                 "l" => f.serializable = false,
                 "s" => f.serializable = true,
@@ -182,6 +168,16 @@ fn get_flags(args: &[&str]) -> Result<GetFlags, Outcome> {
         }
     }
     Ok(f)
+}
+
+/// An integer flag's value, or cobra's error for it.
+pub(crate) fn int_flag(flag: &str, v: &str) -> Result<i64, Outcome> {
+    v.parse().map_err(|_| {
+        Outcome::error(
+            EXIT_ERROR,
+            &format!("invalid argument {v:?} for \"{flag}\" flag: strconv.ParseInt: parsing {v:?}: invalid syntax"),
+        )
+    })
 }
 
 fn get(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome {
@@ -238,8 +234,8 @@ fn get(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome 
     }
 }
 
-fn shown(inv: &Invocation, text: &str) -> String {
-    if inv.hex {
+pub(crate) fn shown(hex: bool, text: &str) -> String {
+    if hex {
         text.bytes().map(|b| format!("\\x{b:02x}")).collect()
     } else {
         text.to_string()
@@ -256,47 +252,24 @@ fn print_get(inv: &Invocation, f: &GetFlags, resp: &RangeResponse) -> String {
     let mut out = String::new();
     for kv in &resp.kvs {
         if !f.print_value_only {
-            out.push_str(&shown(inv, &kv.key));
+            out.push_str(&shown(inv.hex, &kv.key));
             out.push('\n');
         }
-        out.push_str(&shown(inv, &kv.value));
+        out.push_str(&shown(inv.hex, &kv.value));
         out.push('\n');
     }
     out
 }
 
-fn header_json(h: &ResponseHeader) -> Value {
-    json!({"cluster_id": h.cluster_id, "member_id": h.member_id, "revision": h.revision, "raft_term": h.raft_term})
-}
-
-/// protobuf's JSON as etcdctl's `-w json` prints it: bytes in base64, zero fields left out.
-fn range_json(resp: &RangeResponse) -> Value {
-    let kv = |kv: &KeyValue| {
-        let mut o = serde_json::Map::new();
-        o.insert("key".into(), BASE64.encode(&kv.key).into());
-        o.insert("create_revision".into(), kv.create_revision.into());
-        o.insert("mod_revision".into(), kv.mod_revision.into());
-        o.insert("version".into(), kv.version.into());
-        if !kv.value.is_empty() {
-            o.insert("value".into(), BASE64.encode(&kv.value).into());
-        }
-        if kv.lease != 0 {
-            o.insert("lease".into(), kv.lease.into());
-        }
-        Value::Object(o)
-    };
-    let mut o = serde_json::Map::new();
-    o.insert("header".into(), header_json(&resp.header));
-    if !resp.kvs.is_empty() {
-        o.insert("kvs".into(), resp.kvs.iter().map(kv).collect());
-    }
-    if resp.more {
-        o.insert("more".into(), true.into());
-    }
-    if resp.count != 0 {
-        o.insert("count".into(), resp.count.into());
-    }
-    Value::Object(o)
+/// `etcdserverpb.RangeResponse` as `-w json` prints it.
+fn range_json(resp: &RangeResponse) -> String {
+    let kvs: Vec<String> = resp.kvs.iter().map(json::key_value).collect();
+    Object::new()
+        .raw("header", &json::header(&resp.header))
+        .list("kvs", &kvs)
+        .value_if("more", resp.more)
+        .number("count", resp.count)
+        .finish()
 }
 
 fn member_list(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
@@ -338,14 +311,26 @@ fn member_list(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
                 member_id: members.first().map_or(0, |m| m.id),
                 ..ResponseHeader::default()
             };
-            let ms: Vec<Value> = members
+            let ms: Vec<String> = members
                 .iter()
-                .map(|m| json!({"ID": m.id, "name": m.name, "peerURLs": m.peer_urls, "clientURLs": m.client_urls}))
+                .map(|m| {
+                    Object::new()
+                        .number("ID", m.id)
+                        .text("name", &m.name)
+                        .raw("peerURLs", &Value::from(m.peer_urls.clone()).to_string())
+                        .raw(
+                            "clientURLs",
+                            &Value::from(m.client_urls.clone()).to_string(),
+                        )
+                        .value_if("isLearner", m.is_learner)
+                        .finish()
+                })
                 .collect();
-            format!(
-                "{}\n",
-                json!({"header": header_json(&header), "members": ms})
-            )
+            let all = Object::new()
+                .raw("header", &json::header(&header))
+                .list("members", &ms)
+                .finish();
+            format!("{all}\n")
         }
     };
     Outcome::ok(text)
@@ -429,16 +414,33 @@ fn endpoint_status(
             &rows.iter().map(|(ep, s)| cells(ep, s)).collect::<Vec<_>>(),
         ),
         WriteOut::Json => {
-            let all: Vec<Value> = rows
+            let all: Vec<String> = rows
                 .iter()
                 .map(|(ep, s)| {
-                    json!({"Endpoint": ep, "Status": {
-                    "header": header_json(&s.header), "version": s.version, "dbSize": s.db_size,
-                    "leader": s.leader, "raftIndex": s.raft_index, "raftTerm": s.raft_term,
-                    "raftAppliedIndex": s.raft_applied_index, "dbSizeInUse": s.db_size_in_use}})
+                    let errors: Vec<String> = s
+                        .errors
+                        .iter()
+                        .map(|e| Value::from(e.as_str()).to_string())
+                        .collect();
+                    let status = Object::new()
+                        .raw("header", &json::header(&s.header))
+                        .text("version", &s.version)
+                        .number("dbSize", s.db_size)
+                        .number("leader", s.leader)
+                        .number("raftIndex", s.raft_index)
+                        .number("raftTerm", s.raft_term)
+                        .number("raftAppliedIndex", s.raft_applied_index)
+                        .list("errors", &errors)
+                        .number("dbSizeInUse", s.db_size_in_use)
+                        .value_if("isLearner", s.is_learner)
+                        .finish();
+                    Object::new()
+                        .value("Endpoint", ep.as_str())
+                        .raw("Status", &status)
+                        .finish()
                 })
                 .collect();
-            format!("{}\n", Value::Array(all))
+            format!("[{}]\n", all.join(","))
         }
     };
     let failed = !stderr.is_empty();
@@ -446,6 +448,7 @@ fn endpoint_status(
         stdout,
         stderr,
         exit_code: if failed { EXIT_ERROR } else { 0 },
+        watch: None,
     }
 }
 
@@ -510,6 +513,36 @@ fn move_leader(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> 
         Ok(_) => Outcome::ok(format!(
             "Leadership transferred from {from:x} to {target_id:x}\n"
         )),
+        Err(e) => Outcome::error(EXIT_ERROR, &e.0),
+    }
+}
+
+/// `etcdctl compaction REV [--physical]`.
+fn compaction(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome {
+    let mut revs = Vec::new();
+    for a in args {
+        match *a {
+            // The page's store drops compacted history at once: the wait for it is moot.
+            "--physical" | "--physical=true" | "--physical=false" => {}
+            flag if flag.starts_with('-') => return unknown_flag(flag),
+            rev => revs.push(rev),
+        }
+    }
+    let [rev] = revs.as_slice() else {
+        return Outcome::error(EXIT_BAD_ARGS, "compaction command needs 1 argument");
+    };
+    let Ok(revision) = rev.parse::<i64>() else {
+        return Outcome::error(
+            EXIT_ERROR,
+            &format!("strconv.ParseInt: parsing {rev:?}: invalid syntax"),
+        );
+    };
+    let member = match first_member(inv, client) {
+        Ok(m) => m,
+        Err(out) => return out,
+    };
+    match client.compact(member, revision) {
+        Ok(()) => Outcome::ok(format!("compacted revision {revision}\n")),
         Err(e) => Outcome::error(EXIT_ERROR, &e.0),
     }
 }

@@ -1,6 +1,7 @@
 //! etcdctl as an administrator types it (v3.5 syntax), over any [`EtcdClient`]: the global
-//! flags (`--endpoints`, `-w`, `--hex`, timeouts), then `get`, `member list`, `endpoint
-//! status|health`, `move-leader` and `version`, printed as etcdctl prints them. The caller
+//! flags (`--endpoints`, `-w`, `--hex`, timeouts), then `get`, `watch`, `compaction`, `member
+//! list`, `endpoint status|health`, `move-leader` and `version`, printed as etcdctl prints
+//! them. A `watch` hands back the open [`Watching`] for the caller to poll. The caller
 //! splits the line into words (the console's shell) and pipes the output on.
 //!
 //! Errors are etcdctl's: `Error: <text>` on stderr with its exit codes (cobrautl's `ExitError`
@@ -8,12 +9,15 @@
 
 pub mod api;
 mod commands;
+mod json;
 mod table;
+mod watch;
 
 pub use api::{
-    EtcdClient, EtcdError, KeyValue, Member, RangeRequest, RangeResponse, ResponseHeader,
-    StatusResponse, DEADLINE_EXCEEDED,
+    EtcdClient, EtcdError, Event, EventType, KeyValue, Member, RangeRequest, RangeResponse,
+    ResponseHeader, StatusResponse, WatchRequest, WatchResponse, DEADLINE_EXCEEDED,
 };
+pub use watch::{Polled, Watching};
 
 /// The version this etcdctl reports (etcd 3.5.16 is kubeadm's etcd for Kubernetes v1.32).
 pub const VERSION: &str = "3.5.16";
@@ -30,6 +34,8 @@ pub struct Outcome {
     pub stdout: String,
     pub stderr: String,
     pub exit_code: i32,
+    /// A `watch` that goes on after what it printed first.
+    pub watch: Option<Box<Watching>>,
 }
 
 impl Outcome {
@@ -42,9 +48,9 @@ impl Outcome {
 
     fn error(code: i32, text: &str) -> Self {
         Outcome {
-            stdout: String::new(),
             stderr: format!("Error: {text}\n"),
             exit_code: code,
+            ..Outcome::default()
         }
     }
 }

@@ -231,6 +231,18 @@ impl Object {
         serde_json::to_string(self).unwrap_or_default()
     }
 
+    /// The JSON etcd holds for it, as `etcdctl get` shows it from a cluster started with
+    /// `--storage-media-type=application/json`: without `resourceVersion`, which the etcd3
+    /// store clears before writing (`storage/etcd3/store.go`; the key's `mod_revision` is it).
+    pub fn to_stored_json(&self) -> String {
+        if self.meta().resource_version.is_empty() {
+            return self.to_json();
+        }
+        let mut stored = self.clone();
+        stored.meta_mut().resource_version.clear();
+        stored.to_json()
+    }
+
     pub fn to_json_value(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }

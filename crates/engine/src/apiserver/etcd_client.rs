@@ -15,13 +15,10 @@
 //! watches keep running; the real cacher's etcd watch (opened `WithRequireLeader`) is cancelled
 //! when its member loses the leader, and the cache stops moving until it can list again.
 
-use std::sync::Arc;
-
 use super::{errors, ApiServer};
-use crate::api::Object;
 use crate::clock::Timestamp;
 use crate::etcd::{self, EtcdCluster, MembershipEvent};
-use crate::store::{KeyValue, Revision};
+use crate::store::Revision;
 use watchlab_apimachinery::status::Status;
 
 /// A fault or operation on the etcd members.
@@ -121,140 +118,5 @@ impl ApiServer {
     /// The store revision a member has applied: what a serializable read there sees.
     pub fn etcd_applied_revision(&self, member: &str) -> Result<Revision, etcd::Error> {
         self.etcd.applied_revision(member)
-    }
-}
-
-/// What `etcdctl get` asks of one member (etcd's RangeRequest).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct EtcdRange {
-    pub key: String,
-    /// `None`: the key alone; `"\0"`: every key from `key` on; else `[key, range_end)`.
-    pub range_end: Option<String>,
-    pub limit: usize,
-    /// 0: the revision the read is served at (the store's, or the member's applied one).
-    pub revision: Revision,
-    pub serializable: bool,
-}
-
-/// A member's answer to an [`EtcdRange`].
-#[derive(Debug, Clone)]
-pub struct EtcdRangeAnswer {
-    pub kvs: Vec<KeyValue<Arc<Object>>>,
-    pub more: bool,
-    pub count: usize,
-    /// The header's revision: what the member has applied.
-    pub revision: Revision,
-    pub member_id: u64,
-    pub raft_term: u64,
-}
-
-/// One member's `Status`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EtcdStatus {
-    pub member_id: u64,
-    /// The member it believes leads (0: none).
-    pub leader: u64,
-    pub raft_term: u64,
-    pub raft_index: u64,
-    pub raft_applied_index: u64,
-    /// The store revision its applied entries reached.
-    pub revision: Revision,
-    pub db_size: u64,
-}
-
-impl ApiServer {
-    /// A range read asked of member `member` (an etcd client's, such as etcdctl's): a
-    /// linearizable one needs the member's leader to confirm through a majority; a
-    /// serializable one is answered from what the member has applied, however stale.
-    pub fn etcd_range(&self, member: &str, req: &EtcdRange) -> Result<EtcdRangeAnswer, String> {
-        let m = self.reachable_member(member)?;
-        let served_at = if req.serializable {
-            m.applied_revision
-        } else {
-            self.etcd
-                .can_read_via(member)
-                .map_err(|_| crate::etcd::DEADLINE_EXCEEDED.to_string())?;
-            self.store.revision()
-        };
-        if req.revision > served_at {
-            return Err("etcdserver: mvcc: required revision is a future revision".into());
-        }
-        let at = if req.revision == 0 {
-            served_at
-        } else {
-            req.revision
-        };
-        // The keys to walk: the key's own (one key), every key (from a key on), or those under
-        // what the two ends of a range share (a prefix's range shares the prefix but its last
-        // byte).
-        let prefix = match req.range_end.as_deref() {
-            None => req.key.as_str(),
-            Some("\0") => "",
-            Some(end) => {
-                let shared = req
-                    .key
-                    .char_indices()
-                    .zip(end.chars())
-                    .find(|((_, a), b)| a != b)
-                    .map_or(req.key.len().min(end.len()), |((i, _), _)| i);
-                &req.key[..shared]
-            }
-        };
-        let resp = self
-            .store
-            .range_prefix(prefix, None, Some(at), None)
-            .map_err(|e| {
-                format!(
-                    "etcdserver: {}",
-                    e.to_string().trim_start_matches("etcdserver: ")
-                )
-            })?;
-        let within = |k: &str| match req.range_end.as_deref() {
-            None => k == req.key,
-            Some("\0") => k >= req.key.as_str(),
-            Some(end) => k >= req.key.as_str() && k < end,
-        };
-        let matching: Vec<KeyValue<Arc<Object>>> =
-            resp.kvs.into_iter().filter(|kv| within(&kv.key)).collect();
-        let count = matching.len();
-        let limit = if req.limit == 0 {
-            usize::MAX
-        } else {
-            req.limit
-        };
-        let kvs: Vec<_> = matching.into_iter().take(limit).collect();
-        Ok(EtcdRangeAnswer {
-            more: count > kvs.len(),
-            kvs,
-            count,
-            revision: served_at,
-            member_id: m.id,
-            raft_term: m.term,
-        })
-    }
-
-    /// The member a client asks, if it is up (a member that is down does not answer: the
-    /// client's deadline runs out).
-    fn reachable_member(&self, name: &str) -> Result<&crate::etcd::Member, String> {
-        self.etcd
-            .members()
-            .iter()
-            .find(|m| m.name == name)
-            .filter(|m| m.is_alive())
-            .ok_or_else(|| crate::etcd::DEADLINE_EXCEEDED.to_string())
-    }
-
-    /// Member `member`'s `Status` (an error when it is down: the client cannot reach it).
-    pub fn etcd_status(&self, member: &str) -> Result<EtcdStatus, String> {
-        let m = self.reachable_member(member)?;
-        Ok(EtcdStatus {
-            member_id: m.id,
-            leader: self.etcd.leader_seen_by(member).unwrap_or(0),
-            raft_term: m.term,
-            raft_index: m.last_index,
-            raft_applied_index: m.commit,
-            revision: m.applied_revision,
-            db_size: self.store.bytes_in_use(),
-        })
     }
 }

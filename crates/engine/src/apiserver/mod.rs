@@ -27,6 +27,7 @@ mod binding;
 mod create;
 mod delete;
 mod errors;
+mod etcd_api;
 mod etcd_client;
 mod field_manager;
 mod field_validation;
@@ -40,7 +41,10 @@ pub use delete::{
     gc_finalizers, DeleteOptions, DeleteOutcome, Preconditions, FINALIZER_FOREGROUND,
     FINALIZER_ORPHAN,
 };
-pub use etcd_client::{EtcdFault, EtcdRange, EtcdRangeAnswer, EtcdStatus};
+pub use etcd_api::{
+    EtcdRange, EtcdRangeAnswer, EtcdStatus, EtcdWatch, EtcdWatchAnswer, EtcdWatchEvent,
+};
+pub use etcd_client::EtcdFault;
 pub use http::UserSession;
 pub use ledger::{Ledger, LedgerEntry};
 pub use read::ObjectList;
@@ -315,14 +319,19 @@ impl ApiServer {
     pub fn compact_now(&mut self) -> Result<Revision, Status> {
         let rev = self.store.revision();
         if rev > self.store.compact_revision() {
-            let committed = self
-                .replicate(|| format!("Compact {rev}"))
-                .map_err(|e| errors::unknown(e.text()))?;
-            let done = self.store.compact(rev);
-            self.applied(committed);
-            done.map_err(|e| Status::internal_error(&e.to_string()))?;
+            self.compact_to(rev)?;
         }
         Ok(rev)
+    }
+
+    /// Compacts the store to `rev` through the log (a Compact request is an entry too).
+    fn compact_to(&mut self, rev: Revision) -> Result<(), Status> {
+        let committed = self
+            .replicate(|| format!("Compact {rev}"))
+            .map_err(|e| errors::unknown(e.text()))?;
+        let done = self.store.compact(rev);
+        self.applied(committed);
+        done.map_err(|e| Status::internal_error(&e.to_string()))
     }
 
     /// The store's current revision (the cluster's resourceVersion).

@@ -60,6 +60,11 @@ pub enum Action {
     MoveEtcdLeader(String),
     /// Compact the ledger to the current revision.
     CompactNow,
+    /// `etcdctl compaction REV` asked of an etcd member.
+    CompactEtcd {
+        member: String,
+        revision: u64,
+    },
     /// Ends a watch stream from the server side, as a timeout would.
     DropWatch(WatchId),
     /// Two editors read the same Deployment at the same revision and both write it back.

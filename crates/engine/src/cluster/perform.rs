@@ -86,6 +86,7 @@ impl Cluster {
             Action::CompactNow => {
                 self.api.compact_now()?;
             }
+            Action::CompactEtcd { member, revision } => self.api.etcd_compact(&member, revision)?,
             Action::DropWatch(id) => self.api.stop_watch(id),
             Action::ConflictingWrite { namespace, name } => {
                 return self

@@ -200,6 +200,8 @@ pub struct EtcdCluster {
     pending_events: Vec<MembershipEvent>,
     /// The messages being delivered within the instant ([`EtcdCluster::pump_now`]).
     batch: Vec<Message>,
+    /// Per member, since when it has known no leader (`None`: it knows one, or is down).
+    leaderless_since: Vec<Option<Timestamp>>,
 }
 
 impl EtcdCluster {
@@ -253,6 +255,7 @@ impl EtcdCluster {
             applied_index: 0,
             pending_events: Vec::new(),
             batch: Vec::new(),
+            leaderless_since: vec![None; size],
         };
         c.nodes[0].campaign(false);
         c.pump_now();
@@ -582,6 +585,11 @@ impl EtcdCluster {
         Ok(self.nodes[i].leader.map_or(0, |l| self.view[l].id))
     }
 
+    /// Since when member `name` has known no leader (`None` while it knows one, or is down).
+    pub fn leaderless_since(&self, name: &str) -> Result<Option<Timestamp>, Error> {
+        Ok(self.leaderless_since[self.index(name)?])
+    }
+
     /// Whether a linearizable read asked of member `name` would be answered now: it is up,
     /// reaches its leader, and that leader confirms through a majority.
     pub fn can_read_via(&self, name: &str) -> Result<(), RequestError> {
@@ -696,6 +704,13 @@ impl EtcdCluster {
                 before.applied_revision
             } else {
                 self.revision_at(node.commit)
+            };
+            let knows_leader = !self.alive[i] || node.leader.is_some();
+            let since = &mut self.leaderless_since[i];
+            *since = if knows_leader {
+                None
+            } else {
+                Some(since.unwrap_or(self.now))
             };
             let v = &mut self.view[i];
             v.role = role;
