@@ -410,6 +410,8 @@ test('the guided scenarios run step by step', async () => {
   assert.match(printed, /pod\/debug-tools created/);
   assert.match(printed, /Error from server: etcdserver: request timed out/);
   assert.match(printed, /Leadership transferred from \S+ to cbf2c20e77654e15/);
+  assert.match(printed, /labeledPUT\s*\/registry\/deployments\/production\/orders-api/);
+  assert.match(printed, /watch was canceled \(etcdserver: no leader\)/);
   assert.match(printed, /website\.examples\.watchlab\.dev\/blog created/);
   await done(page);
 });

@@ -447,4 +447,48 @@ steps:
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(lab_engine(&lab).is_err_and(|e| e.contains("500")));
     }
+
+    /// The raft lab's etcd watch: the label prints under it at once (etcd-0 leads and applies
+    /// it), and once etcd-0 is cut off and has had no leader for three election timeouts,
+    /// the watch is cancelled.
+    #[test]
+    fn the_raft_lab_s_etcd_watch_shows_the_write_then_is_cancelled_on_the_cut_off_member() {
+        let lab = Lab::parse(include_str!("../../static/labs/raft.yaml")).unwrap();
+        let mut engine = lab_engine(&lab).unwrap();
+        let printed = |engine: &Engine| {
+            engine
+                .console
+                .lines()
+                .iter()
+                .map(|l| format!("{}\n", l.text))
+                .collect::<String>()
+        };
+        enter(&mut engine, &lab.steps[0]);
+        let first = printed(&engine);
+        let label = first.find("$ kubectl label deployment orders-api").unwrap();
+        let after: Vec<&str> = first[label..].lines().collect();
+        assert_eq!(after[1], "deployment.apps/orders-api labeled");
+        assert_eq!(
+            after[2..4],
+            ["PUT", "/registry/deployments/production/orders-api"]
+        );
+        assert!(
+            after[4].contains(r#""labels":{"app":"orders-api"}"#),
+            "before: {}",
+            after[4]
+        );
+        assert_eq!(after[5], "/registry/deployments/production/orders-api");
+        assert!(
+            after[6].contains(r#""team":"orders""#),
+            "after: {}",
+            after[6]
+        );
+        assert!(engine.console.following());
+        enter(&mut engine, &lab.steps[1]);
+        enter(&mut engine, &lab.steps[2]);
+        assert!(printed(&engine).contains(
+            "watch was canceled (etcdserver: no leader)\nError: watch is canceled by the server\n"
+        ));
+        assert!(!engine.console.following());
+    }
 }

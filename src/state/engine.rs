@@ -68,6 +68,18 @@ impl Engine {
         }
         let mut session = self.cluster.session(CONSOLE_USER);
         self.console.run(line, &mut session);
+        // The etcd leader applies a write at once: an `etcdctl watch` on it prints the write
+        // under the command, paused or not.
+        self.poll_etcd_watch();
+    }
+
+    fn poll_etcd_watch(&mut self) {
+        if self.console.following_etcd() {
+            let mut etcd = ClusterEtcd {
+                cluster: &mut self.cluster,
+            };
+            self.console.poll_etcd(&mut etcd);
+        }
     }
 
     /// Lets the followed stream print what arrived — once the cluster has finished the instant
@@ -79,12 +91,7 @@ impl Engine {
         }
         let mut session = self.cluster.session(CONSOLE_USER);
         self.console.poll(&mut session);
-        if self.console.following_etcd() {
-            let mut etcd = ClusterEtcd {
-                cluster: &mut self.cluster,
-            };
-            self.console.poll_etcd(&mut etcd);
-        }
+        self.poll_etcd_watch();
     }
 
     /// Advances virtual time by `ms` and lets the console catch up.
