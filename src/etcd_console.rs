@@ -11,8 +11,9 @@ use watchlab_engine::apiserver::{EtcdRange, EtcdWatch};
 use watchlab_engine::cluster::{Action, Cluster};
 use watchlab_engine::store::{self, EventType as StoreEvent};
 use watchlab_etcdctl::{
-    EtcdClient, EtcdError, Event, EventType, KeyValue, Member, RangeRequest, RangeResponse,
-    ResponseHeader, StatusResponse, WatchRequest, WatchResponse, VERSION,
+    DeleteRangeResponse, EtcdClient, EtcdError, Event, EventType, KeyValue, Member, PutResponse,
+    RangeRequest, RangeResponse, ResponseHeader, StatusResponse, WatchRequest, WatchResponse,
+    VERSION,
 };
 
 /// The words of an etcdctl command line after `etcdctl` (an `ETCDCTL_API=3` before it is
@@ -58,6 +59,38 @@ impl ClusterEtcd<'_> {
             revision: revision as i64,
             raft_term,
         }
+    }
+}
+
+impl ClusterEtcd<'_> {
+    fn member_name(&self, member: usize) -> Result<String, EtcdError> {
+        self.name(member)
+            .ok_or_else(|| EtcdError(watchlab_etcdctl::DEADLINE_EXCEEDED.into()))
+    }
+
+    /// What a write will replace (etcd answers it with `prev_kv`; read first here, nothing
+    /// writes in between).
+    fn keys_before(
+        &mut self,
+        member: usize,
+        key: &str,
+        range_end: Option<&str>,
+    ) -> Result<Vec<KeyValue>, EtcdError> {
+        let req = RangeRequest {
+            key: key.to_string(),
+            range_end: range_end.map(str::to_string),
+            ..RangeRequest::default()
+        };
+        Ok(self.range(member, &req)?.kvs)
+    }
+
+    /// A write as the cluster's journaled action; the header of its answer.
+    fn write(&mut self, member: usize, action: Action) -> Result<ResponseHeader, EtcdError> {
+        self.cluster
+            .apply(action)
+            .map_err(|s| EtcdError(s.message().to_string()))?;
+        let m = &self.cluster.etcd().members()[member];
+        Ok(self.header(m.id, self.cluster.api().revision(), m.term))
     }
 }
 
@@ -182,6 +215,46 @@ impl EtcdClient for ClusterEtcd<'_> {
             header: self.header(answer.member_id, answer.revision, answer.raft_term),
             events,
         }))
+    }
+
+    fn put(&mut self, member: usize, key: &str, value: &str) -> Result<PutResponse, EtcdError> {
+        let before = self.keys_before(member, key, None)?;
+        let name = self.member_name(member)?;
+        let header = self.write(
+            member,
+            Action::EtcdPut {
+                member: name,
+                key: key.to_string(),
+                value: value.to_string(),
+            },
+        )?;
+        Ok(PutResponse {
+            header,
+            prev_kv: before.into_iter().next(),
+        })
+    }
+
+    fn delete_range(
+        &mut self,
+        member: usize,
+        key: &str,
+        range_end: Option<&str>,
+    ) -> Result<DeleteRangeResponse, EtcdError> {
+        let before = self.keys_before(member, key, range_end)?;
+        let name = self.member_name(member)?;
+        let header = self.write(
+            member,
+            Action::EtcdDelete {
+                member: name,
+                key: key.to_string(),
+                range_end: range_end.map(str::to_string),
+            },
+        )?;
+        Ok(DeleteRangeResponse {
+            header,
+            deleted: before.len() as i64,
+            prev_kvs: before,
+        })
     }
 
     fn compact(&mut self, member: usize, revision: i64) -> Result<(), EtcdError> {
@@ -705,5 +778,101 @@ mod tests {
             out.starts_with("PUT\n/registry/namespaces/team-a\n"),
             "{out}"
         );
+    }
+
+    fn kubectl_out(console: &mut Console, cluster: &mut Cluster, line: &str) -> String {
+        let before = console.lines().len();
+        kubectl(console, cluster, line);
+        let (out, err) = printed_since(console, before);
+        out.strip_prefix(&format!("$ {line}\n"))
+            .unwrap_or(&out)
+            .to_string()
+            + &err
+    }
+
+    #[test]
+    fn put_and_del_write_around_the_api_server_which_sees_them_on_its_watch() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        let mut shell = Console::new();
+        let key = "/registry/configmaps/default/from-etcd";
+        let value = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"from-etcd","namespace":"default"},"data":{"colour":"blue"}}"#;
+        let (out, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl put {key} '{value}'"),
+        );
+        assert_eq!((out.as_str(), err.as_str()), ("OK\n", ""));
+        let written = c.api().revision();
+        assert_eq!(
+            kubectl_out(
+                &mut shell,
+                &mut c,
+                "kubectl get configmap from-etcd -o jsonpath={.data.colour}"
+            ),
+            "blue\n"
+        );
+        let last = c.api().ledger().iter().last().unwrap().clone();
+        assert_eq!(
+            (last.revision, &*last.user, last.verb),
+            (written, "etcdctl", "put")
+        );
+        let (out, _) = run(
+            &mut console,
+            &mut c,
+            &format!(
+                "etcdctl put --prev-kv {key} '{}'",
+                value.replace("blue", "red")
+            ),
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[..2], ["OK", key]);
+        assert!(lines[2].contains(r#""colour":"blue""#));
+        assert_eq!(
+            kubectl_out(
+                &mut shell,
+                &mut c,
+                "kubectl get configmap from-etcd -o jsonpath={.data.colour}"
+            ),
+            "red\n"
+        );
+
+        // Refused, and nothing written.
+        let at = c.api().revision();
+        for (line, text) in [
+            ("etcdctl put /fruit apple".to_string(), "Error: this etcd holds the API server's objects only: \"/fruit\" names no served resource (keys are /registry/<resource>/[<namespace>/]<name>)\n"),
+            (format!("etcdctl put {key} not-json"), "Error: couldn't get version/kind; json parse error: expected ident at line 1 column 2\n"),
+            (format!("etcdctl put /registry/configmaps/default/other '{value}'"), "Error: the value is default/from-etcd but the key names default/other: the API server would serve it under the key's name\n"),
+            (format!("etcdctl put {key}"), "Error: put command needs 1 argument and input from stdin or 2 arguments\n"),
+            ("etcdctl del".to_string(), "Error: del command needs one argument as key and an optional argument as range_end\n"),
+        ] {
+            assert_eq!(run(&mut console, &mut c, &line).1, text, "{line}");
+        }
+        assert_eq!(c.api().revision(), at);
+
+        let (out, err) = run(
+            &mut console,
+            &mut c,
+            "etcdctl del /registry/configmaps/default/ --prefix --prev-kv",
+        );
+        assert_eq!(err, "");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[..2], ["1", key], "{out}");
+        assert_eq!(
+            kubectl_out(&mut shell, &mut c, "kubectl get configmap from-etcd"),
+            "Error from server (NotFound): configmaps \"from-etcd\" not found\n"
+        );
+        assert_eq!(
+            run(&mut console, &mut c, &format!("etcdctl del {key}")).0,
+            "0\n"
+        );
+        // A member cut off cannot commit: etcdctl's deadline runs out first.
+        c.apply(Action::IsolateEtcdMember("etcd-2".into())).unwrap();
+        let (_, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl --endpoints=127.0.0.1:32379 put {key} '{value}'"),
+        );
+        assert_eq!(err, "Error: context deadline exceeded\n");
     }
 }

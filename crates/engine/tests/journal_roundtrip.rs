@@ -347,9 +347,21 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
         1 => member.clone().prop_map(|m| Op::Act(Action::KillEtcdMember(m.into()))),
         1 => member.clone().prop_map(|m| Op::Act(Action::RestoreEtcdMember(m.into()))),
         1 => Just(Op::Act(Action::CompactNow)),
-        1 => (member, 0u64..40).prop_map(|(m, revision)| Op::Act(Action::CompactEtcd {
+        1 => (member.clone(), 0u64..40).prop_map(|(m, revision)| Op::Act(Action::CompactEtcd {
             member: m.into(),
             revision,
+        })),
+        1 => (member.clone(), prop::sample::select(vec!["a", "b"])).prop_map(|(m, n)| {
+            Op::Act(Action::EtcdPut {
+                member: m.into(),
+                key: format!("/registry/configmaps/default/{n}"),
+                value: format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{n}"}},"data":{{"k":"v"}}}}"#),
+            })
+        }),
+        1 => member.prop_map(|m| Op::Act(Action::EtcdDelete {
+            member: m.into(),
+            key: "/registry/configmaps/default/".into(),
+            range_end: Some("/registry/configmaps/default0".into()),
         })),
         1 => Just(Op::Watch),
         2 => Just(Op::PollLast),

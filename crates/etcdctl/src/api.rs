@@ -108,6 +108,21 @@ pub struct WatchResponse {
     pub events: Vec<Event>,
 }
 
+/// `etcdserverpb.PutResponse`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PutResponse {
+    pub header: ResponseHeader,
+    pub prev_kv: Option<KeyValue>,
+}
+
+/// `etcdserverpb.DeleteRangeResponse`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DeleteRangeResponse {
+    pub header: ResponseHeader,
+    pub deleted: i64,
+    pub prev_kvs: Vec<KeyValue>,
+}
+
 /// A request that failed, with the text etcdctl prints after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EtcdError(pub String);
@@ -134,6 +149,15 @@ pub trait EtcdClient {
         req: &WatchRequest,
         opening: bool,
     ) -> Result<Option<WatchResponse>, EtcdError>;
+    /// `Put` asked of `member` (the previous value comes back with the answer).
+    fn put(&mut self, member: usize, key: &str, value: &str) -> Result<PutResponse, EtcdError>;
+    /// `DeleteRange` asked of `member` (the keys it removed come back with the answer).
+    fn delete_range(
+        &mut self,
+        member: usize,
+        key: &str,
+        range_end: Option<&str>,
+    ) -> Result<DeleteRangeResponse, EtcdError>;
     /// `Compact` asked of `member`.
     fn compact(&mut self, member: usize, revision: i64) -> Result<(), EtcdError>;
     /// The cluster's clock in milliseconds (a watch's progress notifications run on it).

@@ -22,9 +22,11 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
         ["move-leader", args @ ..] => move_leader(inv, args, client),
         ["watch", args @ ..] => crate::watch::watch(inv, args, client),
         ["compaction", args @ ..] => compaction(inv, args, client),
-        [cmd, ..] if WRITES.contains(cmd) => Outcome::error(
+        ["put", args @ ..] => crate::writes::put(inv, args, client),
+        ["del", args @ ..] => crate::writes::del(inv, args, client),
+        [cmd, ..] if NOT_YET.contains(cmd) => Outcome::error(
             EXIT_ERROR,
-            &format!("{cmd}: not in this console's etcdctl yet (it runs get, watch, compaction, member list, endpoint status|health, move-leader and version; the API server writes the ledger: use kubectl)"),
+            &format!("{cmd}: not in this console's etcdctl yet (it runs get, put, del, watch, compaction, member list, endpoint status|health, move-leader and version)"),
         ),
         [cmd, ..] => Outcome {
             stderr: format!(
@@ -37,14 +39,14 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
 }
 
 /// Commands etcdctl has that this console does not run yet.
-const WRITES: [&str; 8] = [
-    "put", "del", "txn", "lease", "defrag", "snapshot", "alarm", "member",
-];
+const NOT_YET: [&str; 6] = ["txn", "lease", "defrag", "snapshot", "alarm", "member"];
 
 fn usage() -> String {
     "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\n\
      COMMANDS (this console):\n\
      \tget\t\t\tGets the key or a range of keys\n\
+     \tput\t\t\tPuts the given key into the store\n\
+     \tdel\t\t\tRemoves the specified key or range of keys [key, range_end)\n\
      \twatch\t\t\tWatches events stream on keys or prefixes\n\
      \tcompaction\t\tCompacts the event history in etcd\n\
      \tmember list\t\tLists all members in the cluster\n\
@@ -170,6 +172,23 @@ fn get_flags(args: &[&str]) -> Result<GetFlags, Outcome> {
     Ok(f)
 }
 
+/// The end of the range a command's keys and flags name: `--prefix`, `--from-key` (`"\0"`),
+/// a second key, or the first key alone (`None`).
+pub(crate) fn range_end(keys: &[String], prefix: bool, from_key: bool) -> Option<String> {
+    let key = keys.first().map_or("", String::as_str);
+    if prefix {
+        Some(if key.is_empty() {
+            "\0".to_string()
+        } else {
+            prefix_end(key)
+        })
+    } else if from_key {
+        Some("\0".to_string())
+    } else {
+        keys.get(1).cloned()
+    }
+}
+
 /// An integer flag's value, or cobra's error for it.
 pub(crate) fn int_flag(flag: &str, v: &str) -> Result<i64, Outcome> {
     v.parse().map_err(|_| {
@@ -204,17 +223,7 @@ fn get(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome 
         );
     }
     let key = f.keys[0].clone();
-    let range_end = if f.prefix {
-        Some(if key.is_empty() {
-            "\0".to_string()
-        } else {
-            prefix_end(&key)
-        })
-    } else if f.from_key {
-        Some("\0".to_string())
-    } else {
-        f.keys.get(1).cloned()
-    };
+    let range_end = range_end(&f.keys, f.prefix, f.from_key);
     let req = RangeRequest {
         key,
         range_end,

@@ -69,6 +69,24 @@ impl Registry {
             .find(|r| r.kind_name == kind_name && r.api_version == api_version)
     }
 
+    /// The served kind an etcd key names, with the key's namespace and name:
+    /// `/registry/pods/default/web` is a Pod `web` in `default`, `/registry/minions/node-a` the
+    /// Node `node-a` ([`ResourceInfo::key`] the other way).
+    pub fn by_key<'k>(&self, key: &'k str) -> Option<(Kind, &'k str, &'k str)> {
+        let rest = key.strip_prefix(super::resource::REGISTRY)?;
+        self.kinds.iter().find_map(|&kind| {
+            let r = kind.resource();
+            let object = rest.strip_prefix(r.registry)?.strip_prefix('/')?;
+            let (namespace, name) = if r.namespaced {
+                object.split_once('/')?
+            } else {
+                ("", object)
+            };
+            (!name.is_empty() && !namespace.contains('/') && !name.contains('/'))
+                .then_some((kind, namespace, name))
+        })
+    }
+
     /// The named groups and their one version each, in discovery order.
     pub fn groups(&self) -> Vec<(&'static str, &'static str)> {
         let mut seen = Vec::new();

@@ -193,7 +193,7 @@ pub fn meta_merge_key(path: &[&str]) -> Option<&'static str> {
 }
 
 /// Where kube-apiserver keeps objects in etcd (`--etcd-prefix`, default `/registry`).
-const REGISTRY: &str = "/registry/";
+pub const REGISTRY: &str = "/registry/";
 
 const META_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];
 

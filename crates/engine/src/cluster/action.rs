@@ -65,6 +65,18 @@ pub enum Action {
         member: String,
         revision: u64,
     },
+    /// `etcdctl put KEY VALUE` asked of an etcd member: a write around the API server.
+    EtcdPut {
+        member: String,
+        key: String,
+        value: String,
+    },
+    /// `etcdctl del KEY [RANGE_END]` asked of an etcd member.
+    EtcdDelete {
+        member: String,
+        key: String,
+        range_end: Option<String>,
+    },
     /// Ends a watch stream from the server side, as a timeout would.
     DropWatch(WatchId),
     /// Two editors read the same Deployment at the same revision and both write it back.

@@ -87,6 +87,20 @@ impl Cluster {
                 self.api.compact_now()?;
             }
             Action::CompactEtcd { member, revision } => self.api.etcd_compact(&member, revision)?,
+            Action::EtcdPut { member, key, value } => {
+                self.api
+                    .etcd_put(&member, &key, &value)
+                    .map_err(|e| etcd_refusal(&e))?;
+            }
+            Action::EtcdDelete {
+                member,
+                key,
+                range_end,
+            } => {
+                self.api
+                    .etcd_delete(&member, &key, range_end.as_deref())
+                    .map_err(|e| etcd_refusal(&e))?;
+            }
             Action::DropWatch(id) => self.api.stop_watch(id),
             Action::ConflictingWrite { namespace, name } => {
                 return self
@@ -270,4 +284,9 @@ fn check(code: u16, body: &str) -> Result<Value, Status> {
         return serde_json::from_str(body).map_err(|e| Status::internal_error(&e.to_string()));
     }
     Err(serde_json::from_str::<Status>(body).unwrap_or_else(|_| Status::internal_error(body)))
+}
+
+/// An etcd request refused, its text as etcd answered it.
+fn etcd_refusal(text: &str) -> Status {
+    Status::failure(500, StatusReason::Unknown, text, None)
 }
