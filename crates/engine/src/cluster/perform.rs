@@ -77,29 +77,8 @@ impl Cluster {
             }
             Action::KillNode(name) => self.set_machine_running(name, false)?,
             Action::RestoreNode(name) => self.set_machine_running(name, true)?,
-            Action::KillEtcdMember(name) => self.etcd_fault(&EtcdFault::Kill(name))?,
-            Action::RestoreEtcdMember(name) => self.etcd_fault(&EtcdFault::Restore(name))?,
-            Action::IsolateEtcdMember(name) => self.etcd_fault(&EtcdFault::Isolate(name))?,
-            Action::PartitionEtcd(group) => self.etcd_fault(&EtcdFault::Partition(group))?,
-            Action::HealEtcd(member) => self.etcd_fault(&EtcdFault::Heal(member))?,
-            Action::MoveEtcdLeader(name) => self.etcd_fault(&EtcdFault::MoveLeader(name))?,
             Action::CompactNow => {
                 self.api.compact_now()?;
-            }
-            Action::CompactEtcd { member, revision } => self.api.etcd_compact(&member, revision)?,
-            Action::EtcdPut { member, key, value } => {
-                self.api
-                    .etcd_put(&member, &key, &value)
-                    .map_err(|e| etcd_refusal(&e))?;
-            }
-            Action::EtcdDelete {
-                member,
-                key,
-                range_end,
-            } => {
-                self.api
-                    .etcd_delete(&member, &key, range_end.as_deref())
-                    .map_err(|e| etcd_refusal(&e))?;
             }
             Action::DropWatch(id) => self.api.stop_watch(id),
             Action::ConflictingWrite { namespace, name } => {
@@ -125,6 +104,8 @@ impl Cluster {
                 let (c, api) = self.reconnecting()?;
                 c.restore(now, api);
             }
+            // What is left are the etcd members' faults and etcdctl's requests.
+            etcd => self.etcd_action(etcd)?,
         }
         Ok(Outcome::Done {
             revision: self.api.revision(),
@@ -178,6 +159,38 @@ impl Cluster {
             .map_err(|e| Status::bad_request(&e.to_string()))?;
         self.record_membership();
         Ok(())
+    }
+
+    /// A fault on the etcd members, or what etcdctl asks of one (the API server's etcd
+    /// answers it, with etcd's texts).
+    fn etcd_action(&mut self, action: Action) -> Result<(), Status> {
+        let refused = |text: String| Status::failure(500, StatusReason::Unknown, text, None);
+        match action {
+            Action::KillEtcdMember(name) => self.etcd_fault(&EtcdFault::Kill(name)),
+            Action::RestoreEtcdMember(name) => self.etcd_fault(&EtcdFault::Restore(name)),
+            Action::IsolateEtcdMember(name) => self.etcd_fault(&EtcdFault::Isolate(name)),
+            Action::PartitionEtcd(group) => self.etcd_fault(&EtcdFault::Partition(group)),
+            Action::HealEtcd(member) => self.etcd_fault(&EtcdFault::Heal(member)),
+            Action::MoveEtcdLeader(name) => self.etcd_fault(&EtcdFault::MoveLeader(name)),
+            Action::CompactEtcd { member, revision } => self.api.etcd_compact(&member, revision),
+            Action::EtcdPut { member, key, value } => self
+                .api
+                .etcd_put(&member, &key, &value)
+                .map(|_| ())
+                .map_err(refused),
+            Action::EtcdDelete {
+                member,
+                key,
+                range_end,
+            } => self
+                .api
+                .etcd_delete(&member, &key, range_end.as_deref())
+                .map(|_| ())
+                .map_err(refused),
+            other => Err(Status::internal_error(&format!(
+                "{other:?} is not an etcd action"
+            ))),
+        }
     }
 
     fn known_node(&self, name: &str) -> Result<(), Status> {
@@ -284,9 +297,4 @@ fn check(code: u16, body: &str) -> Result<Value, Status> {
         return serde_json::from_str(body).map_err(|e| Status::internal_error(&e.to_string()));
     }
     Err(serde_json::from_str::<Status>(body).unwrap_or_else(|_| Status::internal_error(body)))
-}
-
-/// An etcd request refused, its text as etcd answered it.
-fn etcd_refusal(text: &str) -> Status {
-    Status::failure(500, StatusReason::Unknown, text, None)
 }
