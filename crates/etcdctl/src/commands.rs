@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::api::{EtcdClient, RangeRequest, RangeResponse, ResponseHeader};
+use crate::args::{first_member, int_flag, member_at, range_end, shown, unknown_flag};
 use crate::json::{self, Object};
 use crate::table::{render, si_bytes};
 use crate::{Invocation, Outcome, WriteOut, EXIT_BAD_ARGS, EXIT_ERROR, VERSION};
@@ -59,51 +60,6 @@ fn usage() -> String {
 
 fn no_flags(args: &[&str]) -> Option<Outcome> {
     args.first().map(|a| unknown_flag(a))
-}
-
-pub(crate) fn unknown_flag(arg: &str) -> Outcome {
-    if arg.starts_with('-') {
-        Outcome::error(
-            EXIT_ERROR,
-            &format!("unknown flag: {}", arg.split('=').next().unwrap_or(arg)),
-        )
-    } else {
-        Outcome::error(EXIT_BAD_ARGS, &format!("unexpected argument {arg:?}"))
-    }
-}
-
-/// The member an endpoint names (its client URL, with or without the scheme).
-fn member_at(client: &dyn EtcdClient, endpoint: &str) -> Option<usize> {
-    let bare = |u: &str| {
-        u.trim_start_matches("http://")
-            .trim_start_matches("https://")
-            .to_string()
-    };
-    let want = bare(endpoint);
-    client
-        .members()
-        .iter()
-        .position(|m| m.client_urls.iter().any(|u| bare(u) == want))
-}
-
-/// The member the first endpoint names: etcdctl's client talks to one at a time.
-pub(crate) fn first_member(inv: &Invocation, client: &dyn EtcdClient) -> Result<usize, Outcome> {
-    inv.endpoints
-        .iter()
-        .find_map(|e| member_at(client, e))
-        .ok_or_else(|| Outcome::error(EXIT_ERROR, crate::DEADLINE_EXCEEDED))
-}
-
-/// The smallest key after every key starting with `prefix` (etcd's `GetPrefixRangeEnd`).
-pub(crate) fn prefix_end(prefix: &str) -> String {
-    let mut bytes = prefix.as_bytes().to_vec();
-    while let Some(last) = bytes.pop() {
-        if last < 0xff {
-            bytes.push(last + 1);
-            return String::from_utf8_lossy(&bytes).into_owned();
-        }
-    }
-    "\0".to_string()
 }
 
 struct GetFlags {
@@ -172,33 +128,6 @@ fn get_flags(args: &[&str]) -> Result<GetFlags, Outcome> {
     Ok(f)
 }
 
-/// The end of the range a command's keys and flags name: `--prefix`, `--from-key` (`"\0"`),
-/// a second key, or the first key alone (`None`).
-pub(crate) fn range_end(keys: &[String], prefix: bool, from_key: bool) -> Option<String> {
-    let key = keys.first().map_or("", String::as_str);
-    if prefix {
-        Some(if key.is_empty() {
-            "\0".to_string()
-        } else {
-            prefix_end(key)
-        })
-    } else if from_key {
-        Some("\0".to_string())
-    } else {
-        keys.get(1).cloned()
-    }
-}
-
-/// An integer flag's value, or cobra's error for it.
-pub(crate) fn int_flag(flag: &str, v: &str) -> Result<i64, Outcome> {
-    v.parse().map_err(|_| {
-        Outcome::error(
-            EXIT_ERROR,
-            &format!("invalid argument {v:?} for \"{flag}\" flag: strconv.ParseInt: parsing {v:?}: invalid syntax"),
-        )
-    })
-}
-
 fn get(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome {
     let f = match get_flags(args) {
         Ok(f) => f,
@@ -240,14 +169,6 @@ fn get(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome 
     match client.range(member, &req) {
         Ok(resp) => Outcome::ok(print_get(inv, &f, &resp)),
         Err(e) => Outcome::error(EXIT_ERROR, &e.0),
-    }
-}
-
-pub(crate) fn shown(hex: bool, text: &str) -> String {
-    if hex {
-        text.bytes().map(|b| format!("\\x{b:02x}")).collect()
-    } else {
-        text.to_string()
     }
 }
 

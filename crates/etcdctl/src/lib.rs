@@ -8,6 +8,7 @@
 //! 1, `ExitBadArgs` 128), cobra's texts for unknown commands and flags.
 
 pub mod api;
+mod args;
 mod commands;
 mod json;
 mod table;

@@ -4,7 +4,7 @@
 //! JSON printers). The caller polls the open [`Watching`] on its clock.
 
 use crate::api::{EtcdClient, Event, EventType, WatchRequest, WatchResponse};
-use crate::commands::{first_member, int_flag, prefix_end, shown, unknown_flag};
+use crate::args::{first_member, int_flag, range_end, shown, unknown_flag};
 use crate::json::{self, Object};
 use crate::{Invocation, Outcome, WriteOut, EXIT_BAD_ARGS, EXIT_ERROR};
 
@@ -112,15 +112,7 @@ pub fn watch(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Ou
         Err(out) => return out,
     };
     let key = f.keys[0].clone();
-    let range_end = if f.prefix {
-        Some(if key.is_empty() {
-            "\0".to_string()
-        } else {
-            prefix_end(&key)
-        })
-    } else {
-        f.keys.get(1).cloned()
-    };
+    let range_end = range_end(&f.keys, f.prefix, false);
     let mut w = Watching {
         member,
         req: WatchRequest {

@@ -3,7 +3,7 @@
 //! on its watch.
 
 use crate::api::{DeleteRangeResponse, EtcdClient, KeyValue, PutResponse};
-use crate::commands::{first_member, range_end, shown, unknown_flag};
+use crate::args::{first_member, range_end, shown, unknown_flag};
 use crate::json::{self, Object};
 use crate::{Invocation, Outcome, WriteOut, EXIT_BAD_ARGS, EXIT_ERROR};
 
