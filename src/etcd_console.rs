@@ -11,9 +11,9 @@ use watchlab_engine::apiserver::{EtcdRange, EtcdWatch};
 use watchlab_engine::cluster::{Action, Cluster};
 use watchlab_engine::store::{self, EventType as StoreEvent};
 use watchlab_etcdctl::{
-    DeleteRangeResponse, EtcdClient, EtcdError, Event, EventType, KeyValue, Member, PutResponse,
-    RangeRequest, RangeResponse, ResponseHeader, StatusResponse, WatchRequest, WatchResponse,
-    VERSION,
+    DeleteRangeResponse, EtcdClient, EtcdError, Event, EventType, KeyValue,
+    LeaseTimeToLiveResponse, Member, PutResponse, RangeRequest, RangeResponse, ResponseHeader,
+    StatusResponse, WatchRequest, WatchResponse, VERSION,
 };
 
 /// The words of an etcdctl command line after `etcdctl` (an `ETCDCTL_API=3` before it is
@@ -217,7 +217,13 @@ impl EtcdClient for ClusterEtcd<'_> {
         }))
     }
 
-    fn put(&mut self, member: usize, key: &str, value: &str) -> Result<PutResponse, EtcdError> {
+    fn put(
+        &mut self,
+        member: usize,
+        key: &str,
+        value: &str,
+        lease: i64,
+    ) -> Result<PutResponse, EtcdError> {
         let before = self.keys_before(member, key, None)?;
         let name = self.member_name(member)?;
         let header = self.write(
@@ -226,6 +232,7 @@ impl EtcdClient for ClusterEtcd<'_> {
                 member: name,
                 key: key.to_string(),
                 value: value.to_string(),
+                lease: (lease != 0).then_some(lease),
             },
         )?;
         Ok(PutResponse {
@@ -255,6 +262,79 @@ impl EtcdClient for ClusterEtcd<'_> {
             deleted: before.len() as i64,
             prev_kvs: before,
         })
+    }
+
+    fn lease_grant(&mut self, member: usize, ttl: i64) -> Result<(i64, i64), EtcdError> {
+        let name = self.member_name(member)?;
+        self.write(
+            member,
+            Action::EtcdLeaseGrant {
+                member: name.clone(),
+                ttl_secs: ttl,
+            },
+        )?;
+        // Lease IDs only grow: the new one is the highest.
+        let api = self.cluster.api();
+        let id = api
+            .etcd_leases(&name)
+            .map_err(EtcdError)?
+            .into_iter()
+            .max()
+            .unwrap_or(0);
+        let granted = api
+            .etcd_lease(&name, id)
+            .map_err(EtcdError)?
+            .map_or(0, |l| l.granted_ttl_secs);
+        Ok((id, granted))
+    }
+
+    fn lease_revoke(&mut self, member: usize, id: i64) -> Result<(), EtcdError> {
+        let name = self.member_name(member)?;
+        self.write(member, Action::EtcdLeaseRevoke { member: name, id })
+            .map(|_| ())
+    }
+
+    fn lease_keep_alive(&mut self, member: usize, id: i64) -> Result<i64, EtcdError> {
+        let name = self.member_name(member)?;
+        self.write(
+            member,
+            Action::EtcdLeaseKeepAlive {
+                member: name.clone(),
+                id,
+            },
+        )?;
+        Ok(self.lease_time_to_live(member, id)?.granted_ttl)
+    }
+
+    fn lease_time_to_live(
+        &mut self,
+        member: usize,
+        id: i64,
+    ) -> Result<LeaseTimeToLiveResponse, EtcdError> {
+        let name = self.member_name(member)?;
+        let lease = self
+            .cluster
+            .api()
+            .etcd_lease(&name, id)
+            .map_err(EtcdError)?;
+        Ok(match lease {
+            Some(l) => LeaseTimeToLiveResponse {
+                id,
+                ttl: l.remaining_secs,
+                granted_ttl: l.granted_ttl_secs,
+                keys: l.keys.iter().map(|k| k.to_string()).collect(),
+            },
+            None => LeaseTimeToLiveResponse {
+                id,
+                ttl: -1,
+                ..LeaseTimeToLiveResponse::default()
+            },
+        })
+    }
+
+    fn leases(&mut self, member: usize) -> Result<Vec<i64>, EtcdError> {
+        let name = self.member_name(member)?;
+        self.cluster.api().etcd_leases(&name).map_err(EtcdError)
     }
 
     fn compact(&mut self, member: usize, revision: i64) -> Result<(), EtcdError> {
@@ -874,5 +954,105 @@ mod tests {
             &format!("etcdctl --endpoints=127.0.0.1:32379 put {key} '{value}'"),
         );
         assert_eq!(err, "Error: context deadline exceeded\n");
+    }
+
+    #[test]
+    fn a_key_put_with_a_lease_goes_when_the_lease_expires_or_is_revoked() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        let mut shell = Console::new();
+        let (out, err) = run(&mut console, &mut c, "etcdctl lease grant 30");
+        assert_eq!(err, "");
+        let id = out
+            .strip_prefix("lease ")
+            .and_then(|r| r.strip_suffix(" granted with TTL(30s)\n"))
+            .unwrap_or_else(|| panic!("{out}"))
+            .to_string();
+        assert_eq!(id.len(), 16);
+        let key = "/registry/configmaps/default/short-lived";
+        let value = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"short-lived"}}"#;
+        let (out, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl put --lease={id} {key} '{value}'"),
+        );
+        assert_eq!((out.as_str(), err.as_str()), ("OK\n", ""));
+        advance(&mut c, 10_000);
+        let (out, _) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl lease timetolive {id} --keys"),
+        );
+        assert_eq!(
+            out,
+            format!("lease {id} granted with TTL(30s), remaining(20s), attached keys([{key}])\n")
+        );
+        let (out, _) = run(&mut console, &mut c, "etcdctl lease list");
+        assert!(
+            out.starts_with("found ") && out.contains(&format!("\n{id}\n")),
+            "{out}"
+        );
+        let (out, _) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl lease keep-alive --once {id}"),
+        );
+        assert_eq!(out, format!("lease {id} keepalived with TTL(30)\n"));
+        advance(&mut c, 25_000);
+        assert_eq!(
+            kubectl_out(
+                &mut shell,
+                &mut c,
+                "kubectl get configmap short-lived -o name"
+            ),
+            "configmap/short-lived\n",
+            "kept alive 10 s in: 30 s from then"
+        );
+        advance(&mut c, 10_000);
+        assert_eq!(
+            kubectl_out(&mut shell, &mut c, "kubectl get configmap short-lived"),
+            "Error from server (NotFound): configmaps \"short-lived\" not found\n",
+            "the lease expired and took the key"
+        );
+        let (out, _) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl lease timetolive {id}"),
+        );
+        assert_eq!(out, format!("lease {id} already expired\n"));
+        let (_, err) = run(&mut console, &mut c, &format!("etcdctl lease revoke {id}"));
+        assert_eq!(
+            err,
+            "Error: failed to revoke lease (etcdserver: requested lease not found)\n"
+        );
+        let (_, err) = run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl put --lease={id} {key} '{value}'"),
+        );
+        assert_eq!(err, "Error: etcdserver: requested lease not found\n");
+        let (_, err) = run(&mut console, &mut c, "etcdctl lease revoke xyz");
+        assert_eq!(err, "Error: bad lease ID arg (strconv.ParseInt: parsing \"xyz\": invalid syntax), expecting ID in Hex\n");
+        let (_, err) = run(&mut console, &mut c, "etcdctl lease grant");
+        assert_eq!(err, "Error: lease grant command needs TTL argument\n");
+        // Revoked by hand, a lease takes its keys at once.
+        let (out, _) = run(&mut console, &mut c, "etcdctl lease grant 600");
+        let id = out[6..22].to_string();
+        run(
+            &mut console,
+            &mut c,
+            &format!("etcdctl put --lease={id} {key} '{value}'"),
+        );
+        let (out, _) = run(&mut console, &mut c, &format!("etcdctl lease revoke {id}"));
+        assert_eq!(out, format!("lease {id} revoked\n"));
+        assert_eq!(
+            run(
+                &mut console,
+                &mut c,
+                &format!("etcdctl get {key} --count-only")
+            )
+            .0,
+            "0\n"
+        );
     }
 }

@@ -356,8 +356,17 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
                 member: m.into(),
                 key: format!("/registry/configmaps/default/{n}"),
                 value: format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{n}"}},"data":{{"k":"v"}}}}"#),
+                lease: None,
             })
         }),
+        1 => (member.clone(), 0i64..40).prop_map(|(m, ttl_secs)| Op::Act(Action::EtcdLeaseGrant {
+            member: m.into(),
+            ttl_secs,
+        })),
+        1 => (member.clone(), 1i64..4).prop_map(|(m, id)| Op::Act(Action::EtcdLeaseRevoke {
+            member: m.into(),
+            id,
+        })),
         1 => member.prop_map(|m| Op::Act(Action::EtcdDelete {
             member: m.into(),
             key: "/registry/configmaps/default/".into(),

@@ -123,6 +123,15 @@ pub struct DeleteRangeResponse {
     pub prev_kvs: Vec<KeyValue>,
 }
 
+/// `etcdserverpb.LeaseTimeToLiveResponse` (`ttl` -1 and `granted_ttl` 0 for a lease that is gone).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LeaseTimeToLiveResponse {
+    pub id: i64,
+    pub ttl: i64,
+    pub granted_ttl: i64,
+    pub keys: Vec<String>,
+}
+
 /// A request that failed, with the text etcdctl prints after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EtcdError(pub String);
@@ -149,8 +158,27 @@ pub trait EtcdClient {
         req: &WatchRequest,
         opening: bool,
     ) -> Result<Option<WatchResponse>, EtcdError>;
-    /// `Put` asked of `member` (the previous value comes back with the answer).
-    fn put(&mut self, member: usize, key: &str, value: &str) -> Result<PutResponse, EtcdError>;
+    /// `Put` asked of `member` (the previous value comes back with the answer); `lease` 0 for
+    /// none.
+    fn put(
+        &mut self,
+        member: usize,
+        key: &str,
+        value: &str,
+        lease: i64,
+    ) -> Result<PutResponse, EtcdError>;
+    /// `LeaseGrant`: the new lease's id and TTL (seconds).
+    fn lease_grant(&mut self, member: usize, ttl: i64) -> Result<(i64, i64), EtcdError>;
+    fn lease_revoke(&mut self, member: usize, id: i64) -> Result<(), EtcdError>;
+    /// `LeaseKeepAlive`, once: the lease's TTL (seconds).
+    fn lease_keep_alive(&mut self, member: usize, id: i64) -> Result<i64, EtcdError>;
+    fn lease_time_to_live(
+        &mut self,
+        member: usize,
+        id: i64,
+    ) -> Result<LeaseTimeToLiveResponse, EtcdError>;
+    /// `LeaseLeases`: every live lease's id.
+    fn leases(&mut self, member: usize) -> Result<Vec<i64>, EtcdError>;
     /// `DeleteRange` asked of `member` (the keys it removed come back with the answer).
     fn delete_range(
         &mut self,

@@ -25,9 +25,10 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
         ["compaction", args @ ..] => compaction(inv, args, client),
         ["put", args @ ..] => crate::writes::put(inv, args, client),
         ["del", args @ ..] => crate::writes::del(inv, args, client),
+        ["lease", args @ ..] => crate::lease::lease(inv, args, client),
         [cmd, ..] if NOT_YET.contains(cmd) => Outcome::error(
             EXIT_ERROR,
-            &format!("{cmd}: not in this console's etcdctl yet (it runs get, put, del, watch, compaction, member list, endpoint status|health, move-leader and version)"),
+            &format!("{cmd}: not in this console's etcdctl yet (it runs get, put, del, watch, compaction, lease, member list, endpoint status|health, move-leader and version)"),
         ),
         [cmd, ..] => Outcome {
             stderr: format!(
@@ -40,7 +41,7 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
 }
 
 /// Commands etcdctl has that this console does not run yet.
-const NOT_YET: [&str; 6] = ["txn", "lease", "defrag", "snapshot", "alarm", "member"];
+const NOT_YET: [&str; 5] = ["txn", "defrag", "snapshot", "alarm", "member"];
 
 fn usage() -> String {
     "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\n\
@@ -50,6 +51,7 @@ fn usage() -> String {
      \tdel\t\t\tRemoves the specified key or range of keys [key, range_end)\n\
      \twatch\t\t\tWatches events stream on keys or prefixes\n\
      \tcompaction\t\tCompacts the event history in etcd\n\
+     \tlease grant|revoke|timetolive|keep-alive --once|list\n\
      \tmember list\t\tLists all members in the cluster\n\
      \tendpoint status\t\tPrints out the status of endpoints specified in `--endpoints` flag\n\
      \tendpoint health\t\tChecks the healthiness of endpoints specified in `--endpoints` flag\n\

@@ -1,5 +1,5 @@
 //! etcdctl as an administrator types it (v3.5 syntax), over any [`EtcdClient`]: the global
-//! flags (`--endpoints`, `-w`, `--hex`, timeouts), then `get`, `put`, `del`, `watch`, `compaction`, `member
+//! flags (`--endpoints`, `-w`, `--hex`, timeouts), then `get`, `put`, `del`, `watch`, `compaction`, `lease`, `member
 //! list`, `endpoint status|health`, `move-leader` and `version`, printed as etcdctl prints
 //! them. A `watch` hands back the open [`Watching`] for the caller to poll. The caller
 //! splits the line into words (the console's shell) and pipes the output on.
@@ -11,14 +11,15 @@ pub mod api;
 mod args;
 mod commands;
 mod json;
+mod lease;
 mod table;
 mod watch;
 mod writes;
 
 pub use api::{
-    DeleteRangeResponse, EtcdClient, EtcdError, Event, EventType, KeyValue, Member, PutResponse,
-    RangeRequest, RangeResponse, ResponseHeader, StatusResponse, WatchRequest, WatchResponse,
-    DEADLINE_EXCEEDED,
+    DeleteRangeResponse, EtcdClient, EtcdError, Event, EventType, KeyValue,
+    LeaseTimeToLiveResponse, Member, PutResponse, RangeRequest, RangeResponse, ResponseHeader,
+    StatusResponse, WatchRequest, WatchResponse, DEADLINE_EXCEEDED,
 };
 pub use watch::{Polled, Watching};
 

@@ -42,15 +42,36 @@ fn key_value_lines(hex: bool, kv: &KeyValue) -> String {
 
 /// `etcdctl put [--prev-kv] KEY VALUE`.
 pub fn put(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome {
-    if let Some(flag) = args.iter().find(|a| {
-        ["--lease", "--ignore-value", "--ignore-lease"].contains(&a.split('=').next().unwrap_or(a))
-    }) {
+    if let Some(flag) = args
+        .iter()
+        .find(|a| ["--ignore-value", "--ignore-lease"].contains(&a.split('=').next().unwrap_or(a)))
+    {
         return Outcome::error(
             EXIT_ERROR,
-            &format!("{flag}: leases are not in this console's etcdctl yet"),
+            &format!("{flag} is not in this console's etcdctl yet"),
         );
     }
-    let (words, flags) = match split_flags(args, &["--prev-kv"]) {
+    // `--lease ID` (hex) takes a value; the rest are switches.
+    let mut rest = Vec::new();
+    let mut lease = "0".to_string();
+    let mut it = args.iter();
+    while let Some(&a) = it.next() {
+        match a.strip_prefix("--lease") {
+            Some(v) if v.starts_with('=') => lease = v[1..].to_string(),
+            Some("") => match it.next() {
+                Some(v) => lease = v.to_string(),
+                None => return Outcome::error(EXIT_ERROR, "flag needs an argument: --lease"),
+            },
+            _ => rest.push(a),
+        }
+    }
+    let Ok(lease) = i64::from_str_radix(&lease, 16) else {
+        return Outcome::error(
+            EXIT_BAD_ARGS,
+            &format!("bad lease ID (strconv.ParseInt: parsing {lease:?}: invalid syntax), expecting ID in Hex"),
+        );
+    };
+    let (words, flags) = match split_flags(&rest, &["--prev-kv"]) {
         Ok(split) => split,
         Err(out) => return out,
     };
@@ -64,7 +85,7 @@ pub fn put(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outc
         Ok(m) => m,
         Err(out) => return out,
     };
-    let resp = match client.put(member, key, value) {
+    let resp = match client.put(member, key, value, lease) {
         Ok(r) => r,
         Err(e) => return Outcome::error(EXIT_ERROR, &e.0),
     };

@@ -70,12 +70,29 @@ pub enum Action {
         member: String,
         key: String,
         value: String,
+        /// `--lease`: the key goes when the lease does.
+        lease: Option<i64>,
     },
     /// `etcdctl del KEY [RANGE_END]` asked of an etcd member.
     EtcdDelete {
         member: String,
         key: String,
         range_end: Option<String>,
+    },
+    /// `etcdctl lease grant TTL` asked of an etcd member.
+    EtcdLeaseGrant {
+        member: String,
+        ttl_secs: i64,
+    },
+    /// `etcdctl lease revoke ID`.
+    EtcdLeaseRevoke {
+        member: String,
+        id: i64,
+    },
+    /// `etcdctl lease keep-alive --once ID`.
+    EtcdLeaseKeepAlive {
+        member: String,
+        id: i64,
     },
     /// Ends a watch stream from the server side, as a timeout would.
     DropWatch(WatchId),

@@ -173,9 +173,14 @@ impl Cluster {
             Action::HealEtcd(member) => self.etcd_fault(&EtcdFault::Heal(member)),
             Action::MoveEtcdLeader(name) => self.etcd_fault(&EtcdFault::MoveLeader(name)),
             Action::CompactEtcd { member, revision } => self.api.etcd_compact(&member, revision),
-            Action::EtcdPut { member, key, value } => self
+            Action::EtcdPut {
+                member,
+                key,
+                value,
+                lease,
+            } => self
                 .api
-                .etcd_put(&member, &key, &value)
+                .etcd_put(&member, &key, &value, lease)
                 .map(|_| ())
                 .map_err(refused),
             Action::EtcdDelete {
@@ -185,6 +190,19 @@ impl Cluster {
             } => self
                 .api
                 .etcd_delete(&member, &key, range_end.as_deref())
+                .map(|_| ())
+                .map_err(refused),
+            Action::EtcdLeaseGrant { member, ttl_secs } => self
+                .api
+                .etcd_lease_grant(&member, ttl_secs)
+                .map(|_| ())
+                .map_err(refused),
+            Action::EtcdLeaseRevoke { member, id } => {
+                self.api.etcd_lease_revoke(&member, id).map_err(refused)
+            }
+            Action::EtcdLeaseKeepAlive { member, id } => self
+                .api
+                .etcd_lease_keep_alive(&member, id)
                 .map(|_| ())
                 .map_err(refused),
             other => Err(Status::internal_error(&format!(

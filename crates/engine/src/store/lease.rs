@@ -70,6 +70,11 @@ impl Lessor {
         self.leases.get(&id)
     }
 
+    /// Every live lease's id, ascending.
+    pub fn ids(&self) -> impl Iterator<Item = LeaseId> + '_ {
+        self.leases.keys().copied()
+    }
+
     /// Whether `id` names a live lease.
     pub fn contains(&self, id: LeaseId) -> bool {
         self.leases.contains_key(&id)

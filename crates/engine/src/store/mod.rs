@@ -436,6 +436,11 @@ impl<V: Clone + Encoded> Store<V> {
         self.lessor.get(id)
     }
 
+    /// Every live lease's id, ascending (etcd's `LeaseLeases`).
+    pub fn lease_ids(&self) -> impl Iterator<Item = LeaseId> + '_ {
+        self.lessor.ids()
+    }
+
     /// Restarts the lease's TTL from `now`; LeaseNotFound if unknown or already expired.
     pub fn lease_keep_alive(&mut self, id: LeaseId, now: Timestamp) -> Result<(), StoreError> {
         if self.lessor.renew(id, now) {
