@@ -14,7 +14,7 @@ use watchlab_engine::cluster::{Cluster, ClusterConfig, PLAYGROUND_QUOTA_BYTES};
 use super::State;
 use crate::clock::{ClockDriver, Speed};
 use crate::console::Console;
-use crate::etcd_console::ClusterEtcd;
+use watchlab_etcd_api::ClusterEtcd;
 
 /// The user agent of the console's requests (as the real kubectl's).
 pub const CONSOLE_USER: &str = "kubectl";
