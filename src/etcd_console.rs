@@ -16,7 +16,6 @@ pub fn etcdctl_args(words: &[String]) -> Option<&[String]> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::console::{Console, LineKind};
     use watchlab_engine::cluster::ClusterConfig;
     use watchlab_engine::cluster::{Action, Cluster};
