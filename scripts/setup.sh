@@ -114,12 +114,14 @@ setup_browser() {
   fi
 }
 
-# 4. The official Kubernetes clients the HTTP server's tests drive (crates/apiserver-http/tests/
-#    official_clients.rs): PyPI's `kubernetes` in a virtual environment, and npm's
+# 4. The clients the HTTP server's tests drive: Debian's etcd-client (etcdctl 3.4), and the
+#    official Kubernetes clients (crates/apiserver-http/tests/official_clients.rs): PyPI's `kubernetes` in a virtual environment, and npm's
 #    `@kubernetes/client-node` 2.x with npm's `node` 22 package (client-node needs Node >= 22.19,
 #    newer than Debian 12's; the package installs the Node binary from the npm registry).
 setup_clients() {
   local dir="$ROOT/crates/apiserver-http/tests/clients" out="$ROOT/target/clients" want
+  # The real etcdctl (3.4) against `--etcd-port` (crates/apiserver-http/tests/etcdctl.rs).
+  apt_install etcd-client
   want=$(sha256sum "$dir/requirements.txt" | cut -d' ' -f1)
   if [ "$(cat "$STAMPS/python-clients" 2>/dev/null)" != "$want" ] || [ ! -x "$out/python/bin/python" ]; then
     say "python3 -m venv target/clients/python; pip install -r requirements.txt (kubernetes)"

@@ -29,6 +29,8 @@ pub struct Args {
     pub start: Start,
     /// Nodes and etcd members that die or come back at set instants (`--kill-node node-c@30s`).
     pub faults: Vec<Fault>,
+    /// Serve the etcd v3 API over gRPC: member *i* on 127.0.0.1:`etcd_port`+*i*.
+    pub etcd_port: Option<u16>,
 }
 
 impl Default for Args {
@@ -40,6 +42,7 @@ impl Default for Args {
             speed: 1.0,
             start: Start::Now,
             faults: Vec::new(),
+            etcd_port: None,
         }
     }
 }
@@ -72,7 +75,7 @@ impl std::fmt::Display for ArgsError {
 
 impl std::error::Error for ArgsError {}
 
-pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1] [--start now|2026-01-01T00:00:00Z]\n         [--kill-node NAME@DURATION] [--restore-node NAME@DURATION] [--kill-etcd-member NAME@DURATION] [--restore-etcd-member NAME@DURATION]\n  (a fault flag repeats; DURATION is virtual time after start-up, as 30s, 1m30s)";
+pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1] [--start now|2026-01-01T00:00:00Z] [--etcd-port PORT]\n         [--kill-node NAME@DURATION] [--restore-node NAME@DURATION] [--kill-etcd-member NAME@DURATION] [--restore-etcd-member NAME@DURATION]\n         [--isolate-etcd-member NAME@DURATION] [--rejoin-etcd-member NAME@DURATION]\n  (a fault flag repeats; DURATION is virtual time after start-up, as 30s, 1m30s;\n   --etcd-port serves the etcd v3 API over gRPC, etcd member i on 127.0.0.1:PORT+i)";
 
 impl Args {
     /// Parses the arguments after the program name; `--flag value` and `--flag=value` both work.
@@ -89,7 +92,7 @@ impl Args {
             };
             if !matches!(
                 flag.as_str(),
-                "--port" | "--seed" | "--profile" | "--speed" | "--start"
+                "--port" | "--seed" | "--profile" | "--speed" | "--start" | "--etcd-port"
             ) && !faults::FLAGS.contains(&flag.as_str())
             {
                 return Err(ArgsError::UnknownFlag(arg));
@@ -106,6 +109,9 @@ impl Args {
             };
             match flag.as_str() {
                 "--port" => out.port = value.parse().map_err(|_| invalid())?,
+                "--etcd-port" => {
+                    out.etcd_port = Some(value.parse().ok().filter(|&p| p > 0).ok_or_else(invalid)?)
+                }
                 "--seed" => out.seed = value.parse().map_err(|_| invalid())?,
                 "--profile" => {
                     out.profile = match value.as_str() {
@@ -164,7 +170,12 @@ mod tests {
                 speed: 2.5,
                 start: Start::Now,
                 faults: Vec::new(),
+                etcd_port: None,
             })
+        );
+        assert_eq!(
+            parse(&["--etcd-port", "2379"]).map(|a| a.etcd_port),
+            Ok(Some(2379))
         );
         assert_eq!(
             parse(&["--start=2026-03-01T10:00:00Z"]).map(|a| a.start),
@@ -190,6 +201,7 @@ mod tests {
         );
         for bad in [
             ["--port", "70000"],
+            ["--etcd-port", "0"],
             ["--speed", "0"],
             ["--speed", "NaN"],
             ["--profile", "x"],

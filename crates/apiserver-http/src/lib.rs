@@ -12,6 +12,7 @@
 pub mod args;
 pub mod clock_driver;
 pub mod discovery;
+pub mod etcd_grpc;
 pub mod faults;
 pub mod protobuf;
 pub mod server;

@@ -58,6 +58,10 @@ fn main() -> ExitCode {
             "WARNING: no authentication and no authorization: anyone on this machine can use it."
         );
         println!("kubectl --server=http://{addr} get nodes");
+        let etcd: Vec<String> = server.etcd_addrs().iter().map(|a| a.to_string()).collect();
+        if !etcd.is_empty() {
+            println!("etcdctl --endpoints={} member list -w table", etcd.join(","));
+        }
         server.run().await;
         ExitCode::SUCCESS
     })

@@ -39,6 +39,7 @@ use watchlab_engine::journal::MAX_START_MS;
 use crate::args::{Args, Start};
 use crate::clock_driver::{ClockDriver, TICK_MS};
 use crate::discovery;
+use crate::etcd_grpc;
 use crate::protobuf;
 
 /// A response body: a whole JSON document or a stream of watch lines.
@@ -84,6 +85,8 @@ impl Shared {
 pub struct Server {
     listener: TcpListener,
     shared: Rc<Shared>,
+    /// With `--etcd-port`: member *i*'s gRPC socket at *i*.
+    etcd_listeners: Vec<TcpListener>,
 }
 
 /// Why the server could not start.
@@ -145,7 +148,36 @@ impl Server {
             address: local.to_string(),
             faults: RefCell::new(faults.into()),
         });
-        Ok(Server { listener, shared })
+        let mut etcd_listeners = Vec::new();
+        if let Some(base) = args.etcd_port {
+            let members = shared.cluster.borrow().etcd().members().len();
+            for i in 0..members {
+                // 0 (tests only: the flag refuses it) lets the OS pick each member's port.
+                let port = if base == 0 {
+                    0
+                } else {
+                    u32::from(base) + i as u32
+                };
+                let address = format!("127.0.0.1:{port}");
+                let l = TcpListener::bind(&address)
+                    .await
+                    .map_err(|error| ServeError::Bind { address, error })?;
+                etcd_listeners.push(l);
+            }
+        }
+        Ok(Server {
+            listener,
+            shared,
+            etcd_listeners,
+        })
+    }
+
+    /// The etcd members' gRPC addresses (empty without `--etcd-port`).
+    pub fn etcd_addrs(&self) -> Vec<std::net::SocketAddr> {
+        self.etcd_listeners
+            .iter()
+            .filter_map(|l| l.local_addr().ok())
+            .collect()
     }
 
     /// The instant the virtual clock started at (RFC 3339).
@@ -168,6 +200,18 @@ impl Server {
     }
 
     async fn serve(self) {
+        if !self.etcd_listeners.is_empty() {
+            // The gRPC handlers' jobs run here, on the cluster's thread.
+            let (jobs, mut queue) = mpsc::unbounded_channel::<etcd_grpc::Job>();
+            let shared = self.shared.clone();
+            spawn_local(async move {
+                while let Some(job) = queue.recv().await {
+                    job(&mut shared.catch_up());
+                    shared.notify();
+                }
+            });
+            etcd_grpc::spawn(self.etcd_listeners, jobs);
+        }
         let ticker = self.shared.clone();
         spawn_local(async move {
             let mut every = tokio::time::interval(Duration::from_millis(TICK_MS));

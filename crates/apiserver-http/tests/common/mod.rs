@@ -42,6 +42,8 @@ pub fn wait_until<T>(what: &str, max: Duration, mut f: impl FnMut() -> Option<T>
 
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// The etcd members' gRPC addresses (with `etcd_port: Some(0)`).
+    pub etcd: Vec<SocketAddr>,
     jobs: tokio::sync::mpsc::UnboundedSender<Job>,
     dir: tempfile::TempDir,
 }
@@ -84,7 +86,8 @@ impl TestServer {
             local.block_on(&rt, async move {
                 let server = Server::bind(&args).await.expect("bind");
                 let shared = server.shared();
-                tx.send(server.local_addr().expect("addr")).expect("send");
+                tx.send((server.local_addr().expect("addr"), server.etcd_addrs()))
+                    .expect("send");
                 tokio::task::spawn_local(async move {
                     while let Some(job) = queue.recv().await {
                         job(&mut shared.catch_up());
@@ -94,13 +97,18 @@ impl TestServer {
                 server.run().await;
             });
         });
-        let addr = rx.recv().expect("server started");
+        let (addr, etcd) = rx.recv().expect("server started");
         let dir = tempfile::tempdir().expect("tempdir");
         let config = format!(
             "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: http://{addr}\n  name: watchlab\ncontexts:\n- context:\n    cluster: watchlab\n    user: learner\n  name: watchlab\ncurrent-context: watchlab\nusers:\n- name: learner\n  user: {{}}\n"
         );
         std::fs::write(dir.path().join("config"), config).expect("kubeconfig");
-        TestServer { addr, jobs, dir }
+        TestServer {
+            addr,
+            etcd,
+            jobs,
+            dir,
+        }
     }
 
     /// A server whose virtual clock runs `speed` times the wall clock (10: a pod starts in
