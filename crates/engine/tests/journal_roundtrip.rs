@@ -536,3 +536,19 @@ fn a_session_on_a_custom_kind_restores_to_the_same_cluster() {
         .get(Kind::Deployment, Some("default"), "blog")
         .is_err());
 }
+
+/// Found by the property above: the majority lost mid-run, time advanced in frames.
+#[test]
+fn a_session_that_lost_the_etcd_majority_restores() {
+    let ops = [
+        Op::Act(Action::KillEtcdMember("etcd-1".into())),
+        Op::Advance { ms: 1660, frame: 16 },
+        Op::Advance { ms: 3382, frame: 16 },
+        Op::Act(Action::KillEtcdMember("etcd-2".into())),
+        Op::Advance { ms: 4769, frame: 16 },
+    ];
+    let original = run(&ops);
+    let text = original.export().unwrap();
+    let restored = Cluster::import(&text).unwrap();
+    assert_eq!(history_digest(&restored), history_digest(&original));
+}

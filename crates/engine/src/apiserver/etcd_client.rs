@@ -62,28 +62,22 @@ impl ApiServer {
                 e.take_events()
             }
         };
-        self.note_membership(now, events);
+        self.membership_events.extend(events);
         Ok(())
     }
 
     /// The membership changes since the last call, with when they happened.
     pub fn take_membership_events(&mut self) -> Vec<(Timestamp, MembershipEvent)> {
-        let now = self.now;
         let late = self.etcd.take_events();
-        self.note_membership(now, late);
+        self.membership_events.extend(late);
         std::mem::take(&mut self.membership_events)
-    }
-
-    fn note_membership(&mut self, at: Timestamp, events: Vec<MembershipEvent>) {
-        self.membership_events
-            .extend(events.into_iter().map(|e| (at, e)));
     }
 
     /// Runs the members' clock to the server's time.
     pub(super) fn advance_etcd(&mut self) {
         let (now, rev) = (self.now, self.store.revision());
         let events = self.etcd.advance_to(now, rev);
-        self.note_membership(now, events);
+        self.membership_events.extend(events);
     }
 
     /// Fails fast when no member the client can reach has a leader (the request would wait

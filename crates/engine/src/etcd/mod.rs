@@ -197,7 +197,7 @@ pub struct EtcdCluster {
     /// The highest index whose revision is recorded (applied to the store).
     applied_index: Index,
     /// Membership events seen while processing, handed out by the caller's next drain.
-    pending_events: Vec<MembershipEvent>,
+    pending_events: Vec<(Timestamp, MembershipEvent)>,
     /// The messages being delivered within the instant ([`EtcdCluster::pump_now`]).
     batch: Vec<Message>,
     /// Per member, since when it has known no leader (`None`: it knows one, or is down).
@@ -400,7 +400,7 @@ impl EtcdCluster {
     /// Runs ticks and message deliveries due by `now`, in time order, and returns what changed
     /// in the membership. `revision` is the store's revision (entries that commit now apply
     /// as nothing: see [`log::EntryKind::Abandoned`]).
-    pub fn advance_to(&mut self, now: Timestamp, revision: Revision) -> Vec<MembershipEvent> {
+    pub fn advance_to(&mut self, now: Timestamp, revision: Revision) -> Vec<(Timestamp, MembershipEvent)> {
         let mut tick = *self.next_tick.get_or_insert(now.plus_millis(TICK_MS));
         loop {
             let arrival = self.network.next_arrival().filter(|at| *at <= now);
@@ -687,16 +687,22 @@ impl EtcdCluster {
             let before = &self.view[i];
             let same = before.role == role && before.term == node.term;
             if !same && before.role == Role::Leader {
-                self.pending_events.push(MembershipEvent::LeaderLost {
-                    member: before.name.clone(),
-                    term: before.term,
-                });
+                self.pending_events.push((
+                    self.now,
+                    MembershipEvent::LeaderLost {
+                        member: before.name.clone(),
+                        term: before.term,
+                    },
+                ));
             }
             if !same && role == Role::Leader {
-                self.pending_events.push(MembershipEvent::LeaderElected {
-                    member: before.name.clone(),
-                    term: node.term,
-                });
+                self.pending_events.push((
+                    self.now,
+                    MembershipEvent::LeaderElected {
+                        member: before.name.clone(),
+                        term: node.term,
+                    },
+                ));
             }
             let isolated = !self.network.is_whole()
                 && (0..self.nodes.len()).all(|j| j == i || !self.network.connected(i, j));
@@ -734,7 +740,7 @@ impl EtcdCluster {
         name: &str,
         now: Timestamp,
         revision: Revision,
-    ) -> Result<Vec<MembershipEvent>, Error> {
+    ) -> Result<Vec<(Timestamp, MembershipEvent)>, Error> {
         self.set_alive(name, false, now, revision)
     }
 
@@ -744,7 +750,7 @@ impl EtcdCluster {
         name: &str,
         now: Timestamp,
         revision: Revision,
-    ) -> Result<Vec<MembershipEvent>, Error> {
+    ) -> Result<Vec<(Timestamp, MembershipEvent)>, Error> {
         self.set_alive(name, true, now, revision)
     }
 
@@ -754,7 +760,7 @@ impl EtcdCluster {
         alive: bool,
         now: Timestamp,
         revision: Revision,
-    ) -> Result<Vec<MembershipEvent>, Error> {
+    ) -> Result<Vec<(Timestamp, MembershipEvent)>, Error> {
         let i = self.index(name)?;
         self.catch_up(now, revision);
         if self.alive[i] != alive {
@@ -762,12 +768,10 @@ impl EtcdCluster {
             let member = name.to_string();
             if alive {
                 self.nodes[i].restart();
-                self.pending_events
-                    .push(MembershipEvent::MemberUp { member });
+                self.note(MembershipEvent::MemberUp { member });
             } else {
                 self.nodes[i].outbox.clear();
-                self.pending_events
-                    .push(MembershipEvent::MemberDown { member });
+                self.note(MembershipEvent::MemberDown { member });
             }
             self.observe();
         }
@@ -780,11 +784,11 @@ impl EtcdCluster {
         name: &str,
         now: Timestamp,
         revision: Revision,
-    ) -> Result<Vec<MembershipEvent>, Error> {
+    ) -> Result<Vec<(Timestamp, MembershipEvent)>, Error> {
         let i = self.index(name)?;
         self.catch_up(now, revision);
         self.network.isolate(i);
-        self.pending_events.push(MembershipEvent::Network {
+        self.note(MembershipEvent::Network {
             what: format!("{name} isolated"),
         });
         self.observe();
@@ -797,7 +801,7 @@ impl EtcdCluster {
         group: &[String],
         now: Timestamp,
         revision: Revision,
-    ) -> Result<Vec<MembershipEvent>, Error> {
+    ) -> Result<Vec<(Timestamp, MembershipEvent)>, Error> {
         let mut members = Vec::new();
         for name in group {
             let i = self.index(name)?;
@@ -825,7 +829,7 @@ impl EtcdCluster {
             inside.join(", "),
             outside.join(", ")
         );
-        self.pending_events.push(MembershipEvent::Network { what });
+        self.note(MembershipEvent::Network { what });
         self.observe();
         Ok(std::mem::take(&mut self.pending_events))
     }
@@ -836,14 +840,14 @@ impl EtcdCluster {
         member: Option<&str>,
         now: Timestamp,
         revision: Revision,
-    ) -> Result<Vec<MembershipEvent>, Error> {
+    ) -> Result<Vec<(Timestamp, MembershipEvent)>, Error> {
         let one = member.map(|name| self.index(name)).transpose()?;
         self.catch_up(now, revision);
         match one {
             Some(i) => self.network.rejoin(i),
             None => self.network.heal(),
         }
-        self.pending_events.push(MembershipEvent::Network {
+        self.note(MembershipEvent::Network {
             what: match member {
                 Some(name) => format!("{name} rejoined"),
                 None => "network healed".to_string(),
@@ -885,9 +889,15 @@ impl EtcdCluster {
         Ok(true)
     }
 
+    /// Notes a membership change at the members' clock (so its time does not depend on when
+    /// a driver asks: a run replayed in other steps of time notes the same instants).
+    fn note(&mut self, event: MembershipEvent) {
+        self.pending_events.push((self.now, event));
+    }
+
     /// Membership events noted since the last call (after a proposal or read that saw a
-    /// leader step down).
-    pub fn take_events(&mut self) -> Vec<MembershipEvent> {
+    /// leader step down), each with when it happened.
+    pub fn take_events(&mut self) -> Vec<(Timestamp, MembershipEvent)> {
         std::mem::take(&mut self.pending_events)
     }
 

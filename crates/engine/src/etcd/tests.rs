@@ -15,9 +15,12 @@ const REV: Revision = 100;
 
 /// Runs the clock until `deadline`, stepping through every timer.
 fn run_until(c: &mut EtcdCluster, deadline: u64) -> Vec<MembershipEvent> {
-    let mut events = Vec::new();
-    events.extend(c.advance_to(t(deadline), REV));
-    events
+    unstamped(c.advance_to(t(deadline), REV))
+}
+
+/// The events without when they happened.
+fn unstamped(events: Vec<(Timestamp, MembershipEvent)>) -> Vec<MembershipEvent> {
+    events.into_iter().map(|(_, e)| e).collect()
 }
 
 fn write(c: &mut EtcdCluster) -> Result<Index, RequestError> {
@@ -98,7 +101,7 @@ fn losing_a_follower_changes_nothing() {
 #[test]
 fn losing_the_leader_elects_another_in_a_higher_term_after_the_election_timeout() {
     let mut c = EtcdCluster::new(3, 1).unwrap();
-    let ev = c.kill("etcd-0", t(0), 1).unwrap();
+    let ev = unstamped(c.kill("etcd-0", t(0), 1).unwrap());
     assert!(ev.contains(&MembershipEvent::LeaderLost {
         member: "etcd-0".into(),
         term: 1
