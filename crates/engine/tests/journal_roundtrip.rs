@@ -542,10 +542,19 @@ fn a_session_on_a_custom_kind_restores_to_the_same_cluster() {
 fn a_session_that_lost_the_etcd_majority_restores() {
     let ops = [
         Op::Act(Action::KillEtcdMember("etcd-1".into())),
-        Op::Advance { ms: 1660, frame: 16 },
-        Op::Advance { ms: 3382, frame: 16 },
+        Op::Advance {
+            ms: 1660,
+            frame: 16,
+        },
+        Op::Advance {
+            ms: 3382,
+            frame: 16,
+        },
         Op::Act(Action::KillEtcdMember("etcd-2".into())),
-        Op::Advance { ms: 4769, frame: 16 },
+        Op::Advance {
+            ms: 4769,
+            frame: 16,
+        },
     ];
     let original = run(&ops);
     let text = original.export().unwrap();

@@ -91,6 +91,22 @@ fn no_flags<'a>(args: &[&'a str]) -> Result<Vec<&'a str>, Outcome> {
     }
 }
 
+/// A lease ID argument and whether the command's one switch (`--keys`, `--once`) was given.
+fn id_and_switch(args: &[&str], switch: &str, needs_id: &str) -> Result<(i64, bool), Outcome> {
+    let on = args
+        .iter()
+        .any(|&a| a == switch || a == format!("{switch}=true"));
+    let rest: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| !a.starts_with(switch))
+        .collect();
+    let [id] = no_flags(&rest)?[..] else {
+        return Err(Outcome::error(EXIT_BAD_ARGS, needs_id));
+    };
+    Ok((lease_id(id)?, on))
+}
+
 fn grant(args: &[&str], member: usize, client: &mut dyn EtcdClient) -> Result<String, Outcome> {
     let [ttl] = no_flags(args)?[..] else {
         return Err(Outcome::error(
@@ -115,19 +131,11 @@ fn time_to_live(
     member: usize,
     client: &mut dyn EtcdClient,
 ) -> Result<String, Outcome> {
-    let keys = args.contains(&"--keys") || args.contains(&"--keys=true");
-    let rest: Vec<&str> = args
-        .iter()
-        .copied()
-        .filter(|a| !a.starts_with("--keys"))
-        .collect();
-    let [id] = no_flags(&rest)?[..] else {
-        return Err(Outcome::error(
-            EXIT_BAD_ARGS,
-            "lease timetolive command needs lease ID as argument",
-        ));
-    };
-    let id = lease_id(id)?;
+    let (id, keys) = id_and_switch(
+        args,
+        "--keys",
+        "lease timetolive command needs lease ID as argument",
+    )?;
     let r = client
         .lease_time_to_live(member, id)
         .map_err(|e| Outcome::error(EXIT_BAD_CONNECTION, &e.0))?;
@@ -150,19 +158,11 @@ fn keep_alive(
     member: usize,
     client: &mut dyn EtcdClient,
 ) -> Result<String, Outcome> {
-    let once = args.contains(&"--once") || args.contains(&"--once=true");
-    let rest: Vec<&str> = args
-        .iter()
-        .copied()
-        .filter(|a| !a.starts_with("--once"))
-        .collect();
-    let [id] = no_flags(&rest)?[..] else {
-        return Err(Outcome::error(
-            EXIT_BAD_ARGS,
-            "lease keep-alive command needs lease ID as argument",
-        ));
-    };
-    let id = lease_id(id)?;
+    let (id, once) = id_and_switch(
+        args,
+        "--once",
+        "lease keep-alive command needs lease ID as argument",
+    )?;
     if !once {
         return Err(Outcome::error(
             EXIT_BAD_FEATURE,

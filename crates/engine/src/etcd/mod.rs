@@ -400,7 +400,11 @@ impl EtcdCluster {
     /// Runs ticks and message deliveries due by `now`, in time order, and returns what changed
     /// in the membership. `revision` is the store's revision (entries that commit now apply
     /// as nothing: see [`log::EntryKind::Abandoned`]).
-    pub fn advance_to(&mut self, now: Timestamp, revision: Revision) -> Vec<(Timestamp, MembershipEvent)> {
+    pub fn advance_to(
+        &mut self,
+        now: Timestamp,
+        revision: Revision,
+    ) -> Vec<(Timestamp, MembershipEvent)> {
         let mut tick = *self.next_tick.get_or_insert(now.plus_millis(TICK_MS));
         loop {
             let arrival = self.network.next_arrival().filter(|at| *at <= now);
