@@ -51,6 +51,8 @@ async function done(page) {
 }
 
 const output = (page) => page.innerText('#console-output');
+/** The console's last printed line. */
+const lastLine = (page) => page.$$eval('#console-output > div', (ds) => ds.at(-1)?.textContent ?? '');
 const revision = async (page) => Number(await page.textContent('#revision'));
 
 /** Types a console line, presses Enter, waits for its prompt line to show. */
@@ -238,6 +240,40 @@ test('isolate the etcd leader: its entry stays uncommitted, a new leader in a hi
   await page.waitForSelector('[data-member="etcd-0"][data-role="follower"][data-term="2"]');
   await page.waitForSelector('[data-member="etcd-0"] .entry.abandoned', { state: 'detached' });
   await page.waitForSelector('#etcd-links', { state: 'detached' });
+  await done(page);
+});
+
+test('partition the etcd members: the majority side elects and writes, the minority cannot; heal', async () => {
+  const page = await open();
+  await actions(page);
+  await page.check('#pick-etcd-0');
+  await page.click('#etcd-partition');
+  await page.click('#tab-cluster');
+  assert.deepEqual(await page.$$eval('#etcd-links .link.cut', (ls) => ls.map((l) => l.dataset.link)),
+    ['etcd-0-etcd-1', 'etcd-0-etcd-2']);
+  await page.click('#speed-10');
+  await page.click('#pause');
+  await page.waitForSelector('.member.leader[data-term="2"]');
+  await page.click('#pause');
+  assert.notEqual(await page.getAttribute('.member.leader[data-term="2"]', 'data-member'), 'etcd-0');
+  assert.notEqual(await page.getAttribute('[data-member="etcd-0"]', 'data-role'), 'leader',
+    'check-quorum stepped the minority leader down');
+  await run(page, 'kubectl create namespace after-partition');
+  assert.match(await output(page), /namespace\/after-partition created/);
+  await run(page, 'etcdctl --endpoints=127.0.0.1:2379 get /registry/namespaces/after-partition --consistency=s --count-only');
+  assert.equal(await lastLine(page), '0', 'the minority member has not applied it');
+  await actions(page);
+  await page.click('#etcd-heal');
+  await page.click('#tab-cluster');
+  await page.waitForSelector('#etcd-links', { state: 'detached' });
+  await page.click('#speed-10');
+  await page.click('#pause');
+  await page.waitForSelector('[data-member="etcd-0"][data-role="follower"][data-term="2"]');
+  await page.waitForFunction(() => document.querySelector('[data-member="etcd-0"]').dataset.commit
+    === document.querySelector('.member.leader').dataset.commit);
+  await page.click('#pause');
+  await run(page, 'etcdctl --endpoints=127.0.0.1:2379 get /registry/namespaces/after-partition --consistency=s --count-only');
+  assert.equal(await lastLine(page), '1', 'healed, it caught up');
   await done(page);
 });
 
