@@ -430,7 +430,7 @@ test('the guided scenarios run step by step', async () => {
   const page = await open();
   // The console keeps its last lines only: what each lab printed is read when it ends.
   let printed = '';
-  for (const id of ['watch', 'node-failure', 'conflict', 'etcd-quorum', 'raft', 'lost-events', 'operator', 'service']) {
+  for (const id of ['watch', 'node-failure', 'conflict', 'etcd-quorum', 'raft', 'etcd-backup', 'lost-events', 'operator', 'service']) {
     await page.click('#tab-scenarios');
     await page.click(`#scenario-${id}`);
     for (let i = 0; i < 12 && (await page.isVisible('#scenario-next')); i++) {
@@ -448,6 +448,8 @@ test('the guided scenarios run step by step', async () => {
   assert.match(printed, /Leadership transferred from \S+ to cbf2c20e77654e15/);
   assert.match(printed, /labeledPUT\s*\/registry\/deployments\/production\/orders-api/);
   assert.match(printed, /watch was canceled \(etcdserver: no leader\)/);
+  assert.match(printed, /Snapshot saved at \/backup\/etcd\.db/);
+  assert.match(printed, /restored snapshot \/backup\/etcd\.db/);
   assert.match(printed, /website\.examples\.watchlab\.dev\/blog created/);
   await done(page);
 });

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_kubectl::{Follow, Kubectl, Outcome};
 
-use crate::etcd_console;
+use crate::etcd_console::{self, EtcdTool};
 use crate::seeds;
 use watchlab_apimachinery::client::{ApiResponse, WatchId};
 use watchlab_etcdctl::{EtcdClient, Watching};
@@ -165,10 +165,10 @@ impl Console {
         }
     }
 
-    /// Whether `line` is an etcdctl command (`etcdctl …`, `ETCDCTL_API=3 etcdctl …`).
+    /// Whether `line` runs an etcd tool (`etcdctl …`, `ETCDCTL_API=3 etcdctl …`, `etcdutl …`).
     pub fn is_etcdctl(line: &str) -> bool {
         watchlab_kubectl::shell::parse_pipeline(line.trim())
-            .is_ok_and(|p| etcd_console::etcdctl_args(&p.words).is_some())
+            .is_ok_and(|p| etcd_console::etcd_tool(&p.words).is_some())
     }
 
     /// Runs an etcdctl line against the etcd members (same scrollback, history and pipes as
@@ -178,8 +178,11 @@ impl Console {
         self.push(LineKind::Input, format!("$ {line}"));
         let mut opened = None;
         let mut beside = |words: &[String]| {
-            let args = etcd_console::etcdctl_args(words)?;
-            let mut out = watchlab_etcdctl::run(args, etcd);
+            let (tool, args) = etcd_console::etcd_tool(words)?;
+            let mut out = match tool {
+                EtcdTool::Etcdctl => watchlab_etcdctl::run(args, etcd),
+                EtcdTool::Etcdutl => watchlab_etcdctl::etcdutl::run(args, etcd),
+            };
             opened = out.watch.take().or(opened.take());
             Some((out.stdout, out.stderr, out.exit_code))
         };

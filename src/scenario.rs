@@ -15,7 +15,7 @@ pub struct BuiltIn {
 }
 
 /// The stories, in the order the texts tell them.
-pub const BUILT_IN: [BuiltIn; 9] = [
+pub const BUILT_IN: [BuiltIn; 10] = [
     BuiltIn {
         id: "watch",
         source: include_str!("../static/labs/watch.yaml"),
@@ -35,6 +35,10 @@ pub const BUILT_IN: [BuiltIn; 9] = [
     BuiltIn {
         id: "raft",
         source: include_str!("../static/labs/raft.yaml"),
+    },
+    BuiltIn {
+        id: "etcd-backup",
+        source: include_str!("../static/labs/etcd-backup.yaml"),
     },
     BuiltIn {
         id: "lost-events",

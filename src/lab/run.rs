@@ -491,4 +491,44 @@ steps:
         ));
         assert!(!engine.console.following());
     }
+
+    /// The backup lab: the namespace is gone before the restore, back after it, and the
+    /// Deployment's resourceVersion is the one it had when the snapshot was saved.
+    #[test]
+    fn the_backup_lab_restores_the_namespace_at_its_resource_versions() {
+        let lab = Lab::parse(include_str!("../../static/labs/etcd-backup.yaml")).unwrap();
+        let mut engine = lab_engine(&lab).unwrap();
+        let last_line = |engine: &Engine| {
+            engine
+                .console
+                .lines()
+                .back()
+                .map(|l| l.text.clone())
+                .unwrap_or_default()
+        };
+        enter(&mut engine, &lab.steps[0]);
+        let rv = last_line(&engine);
+        assert!(rv.parse::<u64>().is_ok(), "{rv}");
+        enter(&mut engine, &lab.steps[1]);
+        assert_eq!(
+            last_line(&engine),
+            "Error from server (NotFound): namespaces \"production\" not found"
+        );
+        enter(&mut engine, &lab.steps[2]);
+        for line in &lab.steps[2].solution.0 {
+            engine.run_command(line);
+        }
+        enter(&mut engine, &lab.steps[3]);
+        let printed: Vec<String> = engine
+            .console
+            .lines()
+            .iter()
+            .map(|l| l.text.clone())
+            .collect();
+        let at = printed
+            .iter()
+            .rposition(|l| l.starts_with("$ kubectl get deployment orders-api"))
+            .unwrap();
+        assert_eq!(printed[at + 1], rv, "restored at its resourceVersion");
+    }
 }

@@ -367,6 +367,15 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
             member: m.into(),
             id,
         })),
+        1 => member.clone().prop_map(|m| Op::Act(Action::EtcdSnapshotSave {
+            member: m.into(),
+            path: "backup.db".into(),
+        })),
+        1 => Just(Op::Act(Action::EtcdSnapshotRestore {
+            path: "backup.db".into(),
+            bump_revision: 1_000,
+            mark_compacted: true,
+        })),
         1 => member.prop_map(|m| Op::Act(Action::EtcdDelete {
             member: m.into(),
             key: "/registry/configmaps/default/".into(),

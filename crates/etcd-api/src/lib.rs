@@ -11,11 +11,11 @@ use std::sync::Arc;
 use watchlab_engine::api::Object;
 use watchlab_engine::apiserver::{EtcdRange, EtcdWatch};
 use watchlab_engine::cluster::{Action, Cluster};
-use watchlab_engine::store::{self, EventType as StoreEvent};
+use watchlab_engine::store::{self, EventType as StoreEvent, Snapshot};
 use watchlab_etcdctl::{
     DeleteRangeResponse, EtcdClient, EtcdError, Event, EventType, KeyValue,
     LeaseTimeToLiveResponse, Member, PutResponse, RangeRequest, RangeResponse, ResponseHeader,
-    StatusResponse, WatchRequest, WatchResponse, VERSION,
+    SnapshotStatus, StatusResponse, WatchRequest, WatchResponse, VERSION,
 };
 
 /// Member `i`'s port: 2379 for the first, then 22379, 32379… (`base` 2380 for peers).
@@ -326,6 +326,42 @@ impl EtcdClient for ClusterEtcd<'_> {
         self.cluster.api().etcd_leases(&name).map_err(EtcdError)
     }
 
+    fn snapshot_save(&mut self, member: usize, path: &str) -> Result<SnapshotStatus, EtcdError> {
+        let name = self.member_name(member)?;
+        self.write(
+            member,
+            Action::EtcdSnapshotSave {
+                member: name,
+                path: path.to_string(),
+            },
+        )?;
+        self.snapshot_status(path)
+            .ok_or_else(|| EtcdError(format!("open {path}: no such file or directory")))
+    }
+
+    fn snapshot_status(&self, path: &str) -> Option<SnapshotStatus> {
+        self.cluster.etcd_snapshot(path).map(snapshot_status)
+    }
+
+    fn snapshot_restore(
+        &mut self,
+        path: &str,
+        bump_revision: u64,
+        mark_compacted: bool,
+    ) -> Result<SnapshotStatus, EtcdError> {
+        let status = self
+            .snapshot_status(path)
+            .ok_or_else(|| EtcdError(format!("open {path}: no such file or directory")))?;
+        self.cluster
+            .apply(Action::EtcdSnapshotRestore {
+                path: path.to_string(),
+                bump_revision,
+                mark_compacted,
+            })
+            .map_err(|s| EtcdError(s.message().to_string()))?;
+        Ok(status)
+    }
+
     fn compact(&mut self, member: usize, revision: i64) -> Result<(), EtcdError> {
         let member = self
             .name(member)
@@ -369,6 +405,25 @@ impl EtcdClient for ClusterEtcd<'_> {
             )),
             _ => Err(bad()),
         }
+    }
+}
+
+/// What `etcdutl snapshot status` shows of a snapshot: its revision, keys, their size as the
+/// space quota counts it, and a hash of its keys and revisions (not etcd's CRC of the file).
+fn snapshot_status(s: &Snapshot<Arc<Object>>) -> SnapshotStatus {
+    let mut hash: u32 = 0x811c_9dc5;
+    let mut size: u64 = 0;
+    for kv in &s.kvs {
+        for b in kv.key.bytes().chain(kv.mod_revision.to_le_bytes()) {
+            hash = (hash ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+        size += u64::from(store::quota::put_cost(&kv.key, &kv.value).unwrap_or(0));
+    }
+    SnapshotStatus {
+        hash,
+        revision: s.revision as i64,
+        total_keys: s.kvs.len() as i64,
+        total_size: size as i64,
     }
 }
 

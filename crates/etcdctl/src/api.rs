@@ -132,6 +132,15 @@ pub struct LeaseTimeToLiveResponse {
     pub keys: Vec<String>,
 }
 
+/// What `etcdutl snapshot status` reports of a snapshot file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SnapshotStatus {
+    pub hash: u32,
+    pub revision: i64,
+    pub total_keys: i64,
+    pub total_size: i64,
+}
+
 /// A request that failed, with the text etcdctl prints after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EtcdError(pub String);
@@ -186,6 +195,18 @@ pub trait EtcdClient {
         key: &str,
         range_end: Option<&str>,
     ) -> Result<DeleteRangeResponse, EtcdError>;
+    /// `Snapshot` asked of `member`, written to the file `path`.
+    fn snapshot_save(&mut self, member: usize, path: &str) -> Result<SnapshotStatus, EtcdError>;
+    /// A snapshot file's status (`etcdutl snapshot status`); `None` when there is no such file.
+    fn snapshot_status(&self, path: &str) -> Option<SnapshotStatus>;
+    /// `etcdutl snapshot restore`: every member's data directory from the file, and etcd and
+    /// the API server restarted on it.
+    fn snapshot_restore(
+        &mut self,
+        path: &str,
+        bump_revision: u64,
+        mark_compacted: bool,
+    ) -> Result<SnapshotStatus, EtcdError>;
     /// `Compact` asked of `member`.
     fn compact(&mut self, member: usize, revision: i64) -> Result<(), EtcdError>;
     /// The cluster's clock in milliseconds (a watch's progress notifications run on it).

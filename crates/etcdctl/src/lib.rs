@@ -10,6 +10,7 @@
 pub mod api;
 mod args;
 mod commands;
+pub mod etcdutl;
 mod json;
 mod lease;
 mod table;
@@ -19,7 +20,7 @@ mod writes;
 pub use api::{
     DeleteRangeResponse, EtcdClient, EtcdError, Event, EventType, KeyValue,
     LeaseTimeToLiveResponse, Member, PutResponse, RangeRequest, RangeResponse, ResponseHeader,
-    StatusResponse, WatchRequest, WatchResponse, DEADLINE_EXCEEDED,
+    SnapshotStatus, StatusResponse, WatchRequest, WatchResponse, DEADLINE_EXCEEDED,
 };
 pub use watch::{Polled, Watching};
 

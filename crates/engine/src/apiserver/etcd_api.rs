@@ -12,7 +12,7 @@ use super::{errors, ApiServer};
 use crate::api::managed_fields::ManagedFields;
 use crate::api::Object;
 use crate::etcd::{ELECTION_TIMEOUT_MS, NO_LEADER};
-use crate::store::{EventType, KeyValue, LeaseId, Op, Revision, StoreError, Txn};
+use crate::store::{EventType, KeyValue, LeaseId, Op, Revision, Snapshot, Store, StoreError, Txn};
 use watchlab_apimachinery::status::Status;
 
 /// etcd's `maxNoLeaderCnt` (`api/v3rpc/interceptor.go`): a member cancels its
@@ -504,5 +504,36 @@ impl ApiServer {
     pub fn etcd_leases(&self, member: &str) -> Result<Vec<LeaseId>, String> {
         self.check_etcd_write(member)?;
         Ok(self.store.lease_ids().collect())
+    }
+}
+
+impl ApiServer {
+    /// `Snapshot` asked of member `member` (`etcdctl snapshot save`): its keys at the revision
+    /// it has applied.
+    pub fn etcd_snapshot(&self, member: &str) -> Result<Snapshot<Arc<Object>>, String> {
+        let m = self.reachable_member(member)?;
+        self.store
+            .snapshot(m.applied_revision)
+            .map_err(|e| etcdserver_text(&e))
+    }
+
+    /// etcd restored from `snapshot` (`etcdutl snapshot restore`, every member's data directory
+    /// from it) and the API server restarted on it: the store holds the snapshot's keys at their
+    /// revisions, its revision bumped by `bump` (and everything before marked compacted with
+    /// `mark_compacted`), and every watch stream ends as the old server goes away. Clients
+    /// watch again from the resourceVersion they last saw.
+    pub fn etcd_restore(
+        &mut self,
+        snapshot: &Snapshot<Arc<Object>>,
+        bump: Revision,
+        mark_compacted: bool,
+    ) {
+        let quota = self.store.quota_bytes();
+        self.store = Store::restored(snapshot, bump, mark_compacted, self.now, quota);
+        self.etcd.restored(self.store.revision());
+        let streams: Vec<_> = self.watch.streams().map(|s| s.id()).collect();
+        for id in streams {
+            self.stop_watch(id);
+        }
     }
 }

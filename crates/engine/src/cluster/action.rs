@@ -94,6 +94,17 @@ pub enum Action {
         member: String,
         id: i64,
     },
+    /// `etcdctl snapshot save PATH` asked of an etcd member.
+    EtcdSnapshotSave {
+        member: String,
+        path: String,
+    },
+    /// `etcdutl snapshot restore PATH`, then etcd and the API server restarted on it.
+    EtcdSnapshotRestore {
+        path: String,
+        bump_revision: u64,
+        mark_compacted: bool,
+    },
     /// Ends a watch stream from the server side, as a timeout would.
     DropWatch(WatchId),
     /// Two editors read the same Deployment at the same revision and both write it back.

@@ -23,15 +23,18 @@ mod session;
 mod views;
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use watchlab_apimachinery::status::Status;
 
+use crate::api::Object;
 use crate::apiserver::{ApiServer, ServerConfig};
 use crate::clock::{self, Timers, Timestamp};
 use crate::controllers::{ControlPlane, Profile, Settling};
 use crate::etcd::{EtcdCluster, MembershipEvent};
 use crate::reconnect_comparison::{ComparisonView, ReconnectComparison};
+use crate::store::Snapshot;
 use census::Census;
 
 pub use action::{Action, ConflictReport, Outcome, ResourceName};
@@ -62,6 +65,8 @@ pub struct Cluster {
     reconnect: Option<ReconnectComparison>,
     /// The cluster view's pod counts, folded forward at each read.
     census: RefCell<Census>,
+    /// `etcdctl snapshot save` files, by path.
+    etcd_snapshots: BTreeMap<String, Arc<Snapshot<Arc<Object>>>>,
 }
 
 impl std::fmt::Debug for ControlPlane {
@@ -88,6 +93,7 @@ impl Cluster {
             control_plane,
             killed_nodes: BTreeSet::new(),
             membership_log: Vec::new(),
+            etcd_snapshots: BTreeMap::new(),
             controllers_wake: None,
             settling: None,
             journal: Journal::new(config.clone()),
@@ -162,6 +168,11 @@ impl Cluster {
     }
 
     /// Membership changes with the virtual time they happened at.
+    /// A snapshot file `etcdctl snapshot save` wrote.
+    pub fn etcd_snapshot(&self, path: &str) -> Option<&Snapshot<Arc<Object>>> {
+        self.etcd_snapshots.get(path).map(|s| &**s)
+    }
+
     pub fn membership_log(&self) -> &[(Timestamp, MembershipEvent)] {
         &self.membership_log
     }

@@ -2,6 +2,8 @@
 //! two editors racing), plus the machine-level faults no API can express (a node's machine
 //! dying, an etcd member going down).
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::status::{Status, StatusReason};
@@ -205,6 +207,24 @@ impl Cluster {
                 .etcd_lease_keep_alive(&member, id)
                 .map(|_| ())
                 .map_err(refused),
+            Action::EtcdSnapshotSave { member, path } => {
+                let snapshot = self.api.etcd_snapshot(&member).map_err(refused)?;
+                self.etcd_snapshots.insert(path, Arc::new(snapshot));
+                Ok(())
+            }
+            Action::EtcdSnapshotRestore {
+                path,
+                bump_revision,
+                mark_compacted,
+            } => {
+                let snapshot =
+                    self.etcd_snapshots.get(&path).cloned().ok_or_else(|| {
+                        refused(format!("open {path}: no such file or directory"))
+                    })?;
+                self.api
+                    .etcd_restore(&snapshot, bump_revision, mark_compacted);
+                Ok(())
+            }
             other => Err(Status::internal_error(&format!(
                 "{other:?} is not an etcd action"
             ))),

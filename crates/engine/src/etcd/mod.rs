@@ -568,6 +568,16 @@ impl EtcdCluster {
         }
     }
 
+    /// Every member restarted on a store restored at `revision` (etcdutl writes each member's
+    /// data directory from one snapshot): each has applied exactly that.
+    pub fn restored(&mut self, revision: Revision) {
+        self.revisions.clear();
+        self.revisions.push_back((self.applied_index, revision));
+        for m in &mut self.view {
+            m.applied_revision = revision;
+        }
+    }
+
     /// Whether a linearizable read would be answered now, without asking: the client's member
     /// reaches a leader that reaches a majority and has committed an entry of its term (the
     /// check behind reads that cannot change the members, such as the API server's).

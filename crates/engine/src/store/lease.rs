@@ -66,6 +66,21 @@ impl Lessor {
         id
     }
 
+    /// A lease from a snapshot, under its own id, its TTL starting at `now`.
+    pub fn restore(&mut self, id: LeaseId, ttl_ms: u64, now: Timestamp) {
+        let deadline = now.plus_millis(ttl_ms);
+        self.expiry.insert((deadline, id));
+        self.leases.insert(
+            id,
+            Lease {
+                ttl_ms,
+                deadline,
+                keys: BTreeSet::new(),
+            },
+        );
+        self.next_id = self.next_id.max(id.saturating_add(1));
+    }
+
     pub fn get(&self, id: LeaseId) -> Option<&Lease> {
         self.leases.get(&id)
     }

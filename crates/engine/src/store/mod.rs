@@ -26,6 +26,7 @@ mod kv;
 mod lease;
 pub mod quota;
 mod revision;
+mod snapshot;
 mod txn;
 
 pub use error::StoreError;
@@ -33,6 +34,7 @@ pub use kv::{Event, EventType, KeyValue, NO_LEASE};
 pub use lease::{Lease, LeaseId, MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS};
 pub use quota::{Encoded, DEFAULT_QUOTA_BYTES, MAX_REQUEST_BYTES};
 pub use revision::{Revision, INITIAL_REVISION};
+pub use snapshot::Snapshot;
 pub use txn::{Compare, CompareOp, CompareTarget, Op, OpResponse, Txn, TxnResponse, MAX_TXN_OPS};
 
 use std::sync::Arc;
@@ -271,6 +273,11 @@ impl<V: Clone + Encoded> Store<V> {
     /// Sets `--quota-backend-bytes` (etcd: 0 means the default; here `u64::MAX` turns it off).
     pub fn set_quota_bytes(&mut self, bytes: u64) {
         self.quota_bytes = bytes;
+    }
+
+    /// `--quota-backend-bytes` as set.
+    pub fn quota_bytes(&self) -> u64 {
+        self.quota_bytes
     }
 
     /// What the kept revisions cost against the space quota (etcd's `dbSizeInUse`).
