@@ -51,22 +51,12 @@ impl Lessor {
     /// Grants a lease of `ttl_ms` (clamped to etcd's bounds) expiring `ttl` after `now`.
     pub fn grant(&mut self, ttl_ms: u64, now: Timestamp) -> LeaseId {
         let id = self.next_id;
-        self.next_id = self.next_id.saturating_add(1);
-        let ttl_ms = ttl_ms.clamp(MIN_LEASE_TTL_MS, MAX_LEASE_TTL_MS);
-        let deadline = now.plus_millis(ttl_ms);
-        self.expiry.insert((deadline, id));
-        self.leases.insert(
-            id,
-            Lease {
-                ttl_ms,
-                deadline,
-                keys: BTreeSet::new(),
-            },
-        );
+        self.restore(id, ttl_ms.clamp(MIN_LEASE_TTL_MS, MAX_LEASE_TTL_MS), now);
         id
     }
 
-    /// A lease from a snapshot, under its own id, its TTL starting at `now`.
+    /// A lease under `id` (one from a snapshot keeps its own), its TTL starting at `now`; later
+    /// grants take higher ids.
     pub fn restore(&mut self, id: LeaseId, ttl_ms: u64, now: Timestamp) {
         let deadline = now.plus_millis(ttl_ms);
         self.expiry.insert((deadline, id));
