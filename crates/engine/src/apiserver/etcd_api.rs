@@ -15,6 +15,11 @@ use crate::etcd::{ELECTION_TIMEOUT_MS, NO_LEADER};
 use crate::store::{EventType, KeyValue, LeaseId, Op, Revision, Snapshot, Store, StoreError, Txn};
 use watchlab_apimachinery::status::Status;
 
+/// The most events one poll of a watch hands out (whole revisions: the next poll goes on from
+/// there), so a watch from an old revision of a big cluster catches up over several polls
+/// rather than in one long pause of the page.
+const WATCH_BATCH: usize = 1000;
+
 /// etcd's `maxNoLeaderCnt` (`api/v3rpc/interceptor.go`): a member cancels its
 /// leader-requiring streams after this many election timeouts without a leader.
 const NO_LEADER_CHECKS: u64 = 3;
@@ -206,7 +211,8 @@ pub struct EtcdWatchEvent {
 #[derive(Debug, Clone)]
 pub struct EtcdWatchAnswer {
     pub events: Vec<EtcdWatchEvent>,
-    /// The header's revision: how far the member has applied (the next poll starts after it).
+    /// The header's revision: how far this answer goes (what the member has applied, or the
+    /// last revision delivered when the batch was full); the next poll starts after it.
     pub revision: Revision,
     pub member_id: u64,
     pub raft_term: u64,
@@ -245,25 +251,33 @@ impl ApiServer {
             key: &req.key,
             range_end: req.range_end.as_deref(),
         };
-        let events = self
+        let matching = self
             .store
             .events_after(keys.shared_prefix(), start - 1)
             .map_err(|e| etcdserver_text(&e))?
             .into_iter()
             .take_while(|e| e.kv.mod_revision <= applied)
-            .filter(|e| keys.contains(&e.kv.key))
-            .map(|e| EtcdWatchEvent {
+            .filter(|e| keys.contains(&e.kv.key));
+        let mut events = Vec::new();
+        let mut through = applied.max(start - 1);
+        for e in matching {
+            let last = events.last().map(|l: &EtcdWatchEvent| l.kv.mod_revision);
+            if events.len() >= WATCH_BATCH && last != Some(e.kv.mod_revision) {
+                through = last.unwrap_or(through);
+                break;
+            }
+            events.push(EtcdWatchEvent {
                 kind: e.kind,
                 kv: e.kv.clone(),
                 prev_kv: req
                     .prev_kv
                     .then(|| self.store.prev_kv(e).cloned())
                     .flatten(),
-            })
-            .collect();
+            });
+        }
         Ok(Some(EtcdWatchAnswer {
             events,
-            revision: applied.max(start - 1),
+            revision: through,
             member_id: m.id,
             raft_term: m.term,
         }))
