@@ -833,4 +833,45 @@ mod tests {
         assert!(more.starts_with("PUT\n/registry/configmaps/default/c1000\n"));
         assert_eq!(poll(&mut console, &mut c).0, "");
     }
+
+    /// etcd's space quota, as an administrator meets it: NOSPACE raised, puts refused even
+    /// after compaction, until `alarm disarm`.
+    #[test]
+    fn a_spent_space_quota_raises_nospace_until_it_is_disarmed() {
+        let used = cluster().api().store().bytes_in_use();
+        let mut c = Cluster::new(ClusterConfig {
+            quota_backend_bytes: used + 8 * 1024,
+            ..ClusterConfig::default()
+        });
+        advance(&mut c, 10_000);
+        let mut console = Console::new();
+        let value = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},"data":{"blob":"BLOB"}}"#
+            .replace("BLOB", &"x".repeat(12 * 1024));
+        let put = format!("etcdctl put /registry/configmaps/default/big '{value}'");
+        let (_, err) = run(&mut console, &mut c, &put);
+        assert_eq!(err, "Error: etcdserver: mvcc: database space exceeded\n");
+        let (out, _) = run(&mut console, &mut c, "etcdctl alarm list");
+        let id = c.etcd().members()[0].id;
+        assert_eq!(out, format!("memberID:{id} alarm:NOSPACE \n"));
+        let (out, _) = run(&mut console, &mut c, "etcdctl endpoint status");
+        assert!(
+            out.ends_with(&format!(", memberID:{id} alarm:NOSPACE \n")),
+            "{out}"
+        );
+        // Compaction frees the history, and puts are still refused.
+        let now = c.api().revision();
+        run(&mut console, &mut c, &format!("etcdctl compaction {now}"));
+        let small = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"small"}}"#;
+        let small_put = format!("etcdctl put /registry/configmaps/default/small '{small}'");
+        let (_, err) = run(&mut console, &mut c, &small_put);
+        assert_eq!(err, "Error: etcdserver: mvcc: database space exceeded\n");
+        let (out, _) = run(&mut console, &mut c, "etcdctl defrag");
+        assert_eq!(out, "Finished defragmenting etcd member[127.0.0.1:2379]\n");
+        let (out, _) = run(&mut console, &mut c, "etcdctl alarm disarm");
+        assert_eq!(out, format!("memberID:{id} alarm:NOSPACE \n"));
+        assert_eq!(run(&mut console, &mut c, "etcdctl alarm list").0, "");
+        assert_eq!(run(&mut console, &mut c, &small_put).0, "OK\n");
+        let (_, err) = run(&mut console, &mut c, "etcdctl alarm list extra");
+        assert_eq!(err, "Error: alarm list command accepts no arguments\n");
+    }
 }

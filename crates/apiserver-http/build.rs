@@ -1,37 +1,44 @@
 //! Generates the etcd v3 gRPC services' server stubs (tonic's `manual` builder: the services
 //! are listed here and their messages written in `src/etcd_grpc/pb.rs`, so no `.proto` file and
-//! no `protoc`). Method and route names are etcd's (`api/etcdserverpb/rpc.proto`).
+//! no `protoc`). Service, method and message names are etcd's (`api/etcdserverpb/rpc.proto`):
+//! method `Foo` takes `FooRequest` and answers `FooResponse`, but for `Compact`.
 
 use tonic_build::manual::{Builder, Method, Service};
 
-/// (rust name, route name, request, response, client streams, server streams).
-type MethodSpec = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    bool,
-    bool,
-);
+/// Each served service and its methods.
+const SERVICES: &[(&str, &[&str])] = &[
+    ("KV", &["Range", "Put", "DeleteRange", "Compact"]),
+    ("Watch", &["Watch"]),
+    (
+        "Lease",
+        &[
+            "LeaseGrant",
+            "LeaseRevoke",
+            "LeaseKeepAlive",
+            "LeaseTimeToLive",
+            "LeaseLeases",
+        ],
+    ),
+    ("Cluster", &["MemberList"]),
+    (
+        "Maintenance",
+        &["Status", "MoveLeader", "Alarm", "Defragment"],
+    ),
+];
 
-fn service(name: &str, methods: &[MethodSpec]) -> Service {
-    let mut b = Service::builder().name(name).package("etcdserverpb");
-    for &(rust, route, input, output, client_streaming, server_streaming) in methods {
-        let mut m = Method::builder()
-            .name(rust)
-            .route_name(route)
-            .input_type(format!("crate::etcd_grpc::pb::{input}"))
-            .output_type(format!("crate::etcd_grpc::pb::{output}"))
-            .codec_path("tonic_prost::ProstCodec");
-        if client_streaming {
-            m = m.client_streaming();
+/// The methods whose requests and answers are both streams.
+const BIDI: &[&str] = &["Watch", "LeaseKeepAlive"];
+
+/// `DeleteRange` → `delete_range`.
+fn snake(route: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in route.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
         }
-        if server_streaming {
-            m = m.server_streaming();
-        }
-        b = b.method(m.build());
+        out.push(c.to_ascii_lowercase());
     }
-    b.build()
+    out
 }
 
 fn main() {
@@ -39,125 +46,29 @@ fn main() {
     if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32") {
         return;
     }
-    let services = [
-        service(
-            "KV",
-            &[
-                (
-                    "range",
-                    "Range",
-                    "RangeRequest",
-                    "RangeResponse",
-                    false,
-                    false,
-                ),
-                ("put", "Put", "PutRequest", "PutResponse", false, false),
-                (
-                    "delete_range",
-                    "DeleteRange",
-                    "DeleteRangeRequest",
-                    "DeleteRangeResponse",
-                    false,
-                    false,
-                ),
-                (
-                    "compact",
-                    "Compact",
-                    "CompactionRequest",
-                    "CompactionResponse",
-                    false,
-                    false,
-                ),
-            ],
-        ),
-        service(
-            "Watch",
-            &[(
-                "watch",
-                "Watch",
-                "WatchRequest",
-                "WatchResponse",
-                true,
-                true,
-            )],
-        ),
-        service(
-            "Lease",
-            &[
-                (
-                    "lease_grant",
-                    "LeaseGrant",
-                    "LeaseGrantRequest",
-                    "LeaseGrantResponse",
-                    false,
-                    false,
-                ),
-                (
-                    "lease_revoke",
-                    "LeaseRevoke",
-                    "LeaseRevokeRequest",
-                    "LeaseRevokeResponse",
-                    false,
-                    false,
-                ),
-                (
-                    "lease_keep_alive",
-                    "LeaseKeepAlive",
-                    "LeaseKeepAliveRequest",
-                    "LeaseKeepAliveResponse",
-                    true,
-                    true,
-                ),
-                (
-                    "lease_time_to_live",
-                    "LeaseTimeToLive",
-                    "LeaseTimeToLiveRequest",
-                    "LeaseTimeToLiveResponse",
-                    false,
-                    false,
-                ),
-                (
-                    "lease_leases",
-                    "LeaseLeases",
-                    "LeaseLeasesRequest",
-                    "LeaseLeasesResponse",
-                    false,
-                    false,
-                ),
-            ],
-        ),
-        service(
-            "Cluster",
-            &[(
-                "member_list",
-                "MemberList",
-                "MemberListRequest",
-                "MemberListResponse",
-                false,
-                false,
-            )],
-        ),
-        service(
-            "Maintenance",
-            &[
-                (
-                    "status",
-                    "Status",
-                    "StatusRequest",
-                    "StatusResponse",
-                    false,
-                    false,
-                ),
-                (
-                    "move_leader",
-                    "MoveLeader",
-                    "MoveLeaderRequest",
-                    "MoveLeaderResponse",
-                    false,
-                    false,
-                ),
-            ],
-        ),
-    ];
+    let services: Vec<Service> = SERVICES
+        .iter()
+        .map(|(name, methods)| {
+            let mut b = Service::builder().name(*name).package("etcdserverpb");
+            for route in *methods {
+                let message = if *route == "Compact" {
+                    "Compaction"
+                } else {
+                    route
+                };
+                let mut m = Method::builder()
+                    .name(snake(route))
+                    .route_name(*route)
+                    .input_type(format!("crate::etcd_grpc::pb::{message}Request"))
+                    .output_type(format!("crate::etcd_grpc::pb::{message}Response"))
+                    .codec_path("tonic_prost::ProstCodec");
+                if BIDI.contains(route) {
+                    m = m.client_streaming().server_streaming();
+                }
+                b = b.method(m.build());
+            }
+            b.build()
+        })
+        .collect();
     Builder::new().build_client(false).compile(&services);
 }

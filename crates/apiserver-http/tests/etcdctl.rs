@@ -96,16 +96,23 @@ fn keys_revisions_and_writes_are_the_api_servers() {
         (out.lines().filter(|l| !l.is_empty()).count() == 3).then_some(out)
     });
     let keys: Vec<&str> = out.lines().filter(|l| !l.is_empty()).collect();
-    // A pod's mod_revision is its resourceVersion.
+    // A pod's mod_revision is its resourceVersion (read again if its kubelet wrote between the
+    // two reads).
     let key = keys[0].to_string();
     let name = key.rsplit('/').next().unwrap_or_default().to_string();
-    let (json, _, _) = etcdctl(&s, &["get", &key, "-w", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
-    let mod_revision = v["kvs"][0]["mod_revision"].as_i64().expect("mod_revision");
-    let rv = s.console(&format!(
-        "kubectl get pod {name} -n production -o jsonpath={{.metadata.resourceVersion}}"
-    ));
-    assert_eq!(rv.trim(), mod_revision.to_string());
+    wait_until(
+        "mod_revision = resourceVersion",
+        Duration::from_secs(20),
+        || {
+            let (json, _, _) = etcdctl(&s, &["get", &key, "-w", "json"]);
+            let v: serde_json::Value = serde_json::from_str(&json).ok()?;
+            let mod_revision = v["kvs"][0]["mod_revision"].as_i64()?;
+            let rv = s.console(&format!(
+                "kubectl get pod {name} -n production -o jsonpath={{.metadata.resourceVersion}}"
+            ));
+            (rv.trim() == mod_revision.to_string()).then_some(())
+        },
+    );
 
     // A ConfigMap put straight into etcd is served by the API server.
     let value = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"from-etcd"},"data":{"via":"grpc"}}"#;
@@ -148,15 +155,16 @@ fn a_watch_sees_a_kubectl_label_as_the_member_applies_it() {
     }
     let s = server();
     let key = "/registry/deployments/production/orders-api";
+    // From the next revision on: the label is seen however long etcdctl takes to connect.
+    let from = format!("--rev={}", s.with_cluster(|c| c.api().revision()) + 1);
     let mut watch = Command::new("etcdctl")
         .env("ETCDCTL_API", "3")
         .arg(format!("--endpoints={}", s.etcd[1]))
-        .args(["watch", key, "--prev-kv"])
+        .args(["watch", key, "--prev-kv", &from])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn etcdctl watch");
-    std::thread::sleep(Duration::from_millis(500));
     s.console("kubectl label deployment orders-api -n production team=etcd --overwrite");
     let mut stdout = watch.stdout.take().expect("stdout");
     let (tx, rx) = std::sync::mpsc::channel();

@@ -151,7 +151,7 @@ fn label_values_names_and_annotations_have_the_validation_bounds() {
 }
 
 #[test]
-fn a_full_store_refuses_puts_but_not_deletes_until_compaction_frees_history() {
+fn a_full_store_refuses_puts_but_not_deletes_until_compaction_and_an_alarm_disarm() {
     let mut s = ApiServer::new(1);
     for i in 0..5 {
         let r = s.request(
@@ -176,8 +176,16 @@ fn a_full_store_refuses_puts_but_not_deletes_until_compaction_frees_history() {
     let r = s.request("DELETE", &format!("{PODS}/p0"), None, None);
     assert_eq!(r.code, 200, "{}", r.body);
     assert!(s.get(Kind::Pod, Some("default"), "p0").is_err());
-    // Compaction drops the history; there is room again.
+    // The refusal raised etcd's NOSPACE alarm: compaction drops the history, but puts stay
+    // refused until the alarm is disarmed.
+    assert_eq!(s.etcd().alarms().len(), 1);
     s.compact_now().ok();
+    let r = s.request("POST", PODS, None, Some(&pod("p9", json!({})).to_string()));
+    assert_eq!(
+        (r.code, status(&r.body).1),
+        (500, StoreError::NoSpace.to_string())
+    );
+    assert_eq!(s.etcd_alarm_disarm("etcd-0").map(|a| a.len()), Ok(1));
     let r = s.request("POST", PODS, None, Some(&pod("p9", json!({})).to_string()));
     assert_eq!(r.code, 201, "{}", r.body);
 }

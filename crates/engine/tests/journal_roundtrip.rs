@@ -367,6 +367,7 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
             member: m.into(),
             id,
         })),
+        1 => member.clone().prop_map(|m| Op::Act(Action::EtcdAlarmDisarm { member: m.into() })),
         1 => member.clone().prop_map(|m| Op::Act(Action::EtcdSnapshotSave {
             member: m.into(),
             path: "backup.db".into(),

@@ -150,7 +150,7 @@ impl EtcdClient for ClusterEtcd<'_> {
             raft_index: s.raft_index,
             raft_term: s.raft_term,
             raft_applied_index: s.raft_applied_index,
-            errors: Vec::new(),
+            errors: s.errors.clone(),
             db_size_in_use: s.db_size as i64,
             is_learner: false,
         })
@@ -324,6 +324,27 @@ impl EtcdClient for ClusterEtcd<'_> {
     fn leases(&mut self, member: usize) -> Result<Vec<i64>, EtcdError> {
         let name = self.member_name(member)?;
         self.cluster.api().etcd_leases(&name).map_err(EtcdError)
+    }
+
+    fn alarms(&mut self, member: usize) -> Result<Vec<(u64, String)>, EtcdError> {
+        let name = self.member_name(member)?;
+        let alarms = self.cluster.api().etcd_alarms(&name).map_err(EtcdError)?;
+        Ok(alarms
+            .into_iter()
+            .map(|(id, a)| (id, a.to_string()))
+            .collect())
+    }
+
+    fn alarm_disarm(&mut self, member: usize) -> Result<Vec<(u64, String)>, EtcdError> {
+        let was = self.alarms(member)?;
+        let name = self.member_name(member)?;
+        self.write(member, Action::EtcdAlarmDisarm { member: name })?;
+        Ok(was)
+    }
+
+    fn defragment(&mut self, member: usize) -> Result<(), EtcdError> {
+        let name = self.member_name(member)?;
+        self.cluster.api().etcd_defragment(&name).map_err(EtcdError)
     }
 
     fn snapshot_save(&mut self, member: usize, path: &str) -> Result<SnapshotStatus, EtcdError> {

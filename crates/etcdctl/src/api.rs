@@ -195,6 +195,11 @@ pub trait EtcdClient {
         key: &str,
         range_end: Option<&str>,
     ) -> Result<DeleteRangeResponse, EtcdError>;
+    /// `Alarm` (GET) asked of `member`: the active alarms, as (member ID, type).
+    fn alarms(&mut self, member: usize) -> Result<Vec<(u64, String)>, EtcdError>;
+    /// `Alarm` (DEACTIVATE) of every alarm: those it disarmed.
+    fn alarm_disarm(&mut self, member: usize) -> Result<Vec<(u64, String)>, EtcdError>;
+    fn defragment(&mut self, member: usize) -> Result<(), EtcdError>;
     /// `Snapshot` asked of `member`, written to the file `path`.
     fn snapshot_save(&mut self, member: usize, path: &str) -> Result<SnapshotStatus, EtcdError>;
     /// A snapshot file's status (`etcdutl snapshot status`); `None` when there is no such file.

@@ -27,9 +27,12 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
         ["del", args @ ..] => crate::writes::del(inv, args, client),
         ["lease", args @ ..] => crate::lease::lease(inv, args, client),
         ["snapshot", "save", args @ ..] => snapshot_save(inv, args, client),
+        ["alarm", "list", args @ ..] => alarm(inv, args, client, false),
+        ["alarm", "disarm", args @ ..] => alarm(inv, args, client, true),
+        ["defrag", args @ ..] => defrag(inv, args, client),
         [cmd, ..] if NOT_YET.contains(cmd) => Outcome::error(
             EXIT_ERROR,
-            &format!("{cmd}: not in this console's etcdctl yet (it runs get, put, del, watch, compaction, lease, snapshot save, member list, endpoint status|health, move-leader and version)"),
+            &format!("{cmd}: not in this console's etcdctl yet (it runs get, put, del, watch, compaction, lease, snapshot save, alarm, defrag, member list, endpoint status|health, move-leader and version)"),
         ),
         [cmd, ..] => Outcome {
             stderr: format!(
@@ -42,7 +45,7 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
 }
 
 /// Commands etcdctl has that this console does not run yet.
-const NOT_YET: [&str; 4] = ["txn", "defrag", "alarm", "member"];
+const NOT_YET: [&str; 2] = ["txn", "member"];
 
 fn usage() -> String {
     "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\n\
@@ -54,6 +57,8 @@ fn usage() -> String {
      \tcompaction\t\tCompacts the event history in etcd\n\
      \tlease grant|revoke|timetolive|keep-alive --once|list\n\
      \tsnapshot save\t\tStores an etcd node backend snapshot to a given file\n\
+     \talarm list|disarm\tLists or disarms all alarms\n\
+     \tdefrag\t\t\tDefragments the storage of the etcd members with given endpoints\n\
      \tmember list\t\tLists all members in the cluster\n\
      \tendpoint status\t\tPrints out the status of endpoints specified in `--endpoints` flag\n\
      \tendpoint health\t\tChecks the healthiness of endpoints specified in `--endpoints` flag\n\
@@ -511,4 +516,80 @@ fn snapshot_save(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -
         Ok(_) => Outcome::ok(format!("Snapshot saved at {path}\n")),
         Err(e) => Outcome::error(EXIT_ERROR, &e.0),
     }
+}
+
+/// `etcdctl alarm list` and `alarm disarm`: each alarm as etcd prints an `AlarmMember`.
+fn alarm(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient, disarm: bool) -> Outcome {
+    let verb = if disarm { "disarm" } else { "list" };
+    if let Some(a) = args.first() {
+        return if a.starts_with('-') {
+            unknown_flag(a)
+        } else {
+            Outcome::error(
+                EXIT_BAD_ARGS,
+                &format!("alarm {verb} command accepts no arguments"),
+            )
+        };
+    }
+    let member = match first_member(inv, client) {
+        Ok(m) => m,
+        Err(out) => return out,
+    };
+    let alarms = if disarm {
+        client.alarm_disarm(member)
+    } else {
+        client.alarms(member)
+    };
+    match alarms {
+        Ok(list) => Outcome::ok(
+            list.iter()
+                .map(|(id, alarm)| format!("memberID:{id} alarm:{alarm} \n"))
+                .collect(),
+        ),
+        Err(e) => Outcome::error(EXIT_ERROR, &e.0),
+    }
+}
+
+/// `etcdctl defrag [--cluster]`: each endpoint's member in turn.
+fn defrag(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome {
+    let mut cluster = false;
+    for a in args {
+        match *a {
+            "--cluster" => cluster = true,
+            other => return unknown_flag(other),
+        }
+    }
+    let targets: Vec<(String, Option<usize>)> = if cluster {
+        client
+            .members()
+            .iter()
+            .enumerate()
+            .flat_map(|(i, m)| m.client_urls.iter().map(move |u| (u.clone(), Some(i))))
+            .collect()
+    } else {
+        inv.endpoints
+            .iter()
+            .map(|e| (e.clone(), member_at(client, e)))
+            .collect()
+    };
+    let mut out = Outcome::default();
+    for (ep, member) in targets {
+        match member.map(|m| client.defragment(m)) {
+            Some(Ok(())) => out
+                .stdout
+                .push_str(&format!("Finished defragmenting etcd member[{ep}]\n")),
+            Some(Err(e)) => out.stderr.push_str(&format!(
+                "Failed to defragment etcd member[{ep}] ({})\n",
+                e.0
+            )),
+            None => out.stderr.push_str(&format!(
+                "Failed to defragment etcd member[{ep}] ({})\n",
+                crate::DEADLINE_EXCEEDED
+            )),
+        }
+    }
+    if !out.stderr.is_empty() {
+        out.exit_code = EXIT_ERROR;
+    }
+    out
 }

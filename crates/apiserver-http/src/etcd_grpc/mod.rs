@@ -1,7 +1,7 @@
 //! The etcd v3 API over gRPC (`--etcd-port PORT`): member *i* of the cluster answers on
 //! 127.0.0.1:PORT+*i* with the KV (Range, Put, DeleteRange, Compact), Watch, Lease, Cluster
-//! (MemberList) and Maintenance (Status, MoveLeader) services, so the real etcdctl and etcd's
-//! client libraries work unchanged against the page's members. Every request is answered by
+//! (MemberList) and Maintenance (Status, MoveLeader, Alarm, Defragment) services, so the real
+//! etcdctl and etcd's client libraries work unchanged against the page's members. Every request is answered by
 //! [`ClusterEtcd`], as the console's etcdctl is: the services only translate messages.
 //!
 //! tonic's handlers must be `Send`; the cluster holds `Rc`s and lives on the server's
@@ -556,6 +556,47 @@ impl Maintenance for MemberApi {
             db_size_in_use: s.db_size_in_use,
             is_learner: s.is_learner,
         }))
+    }
+
+    /// GET lists the alarms; DEACTIVATE disarms (every alarm: the page has NOSPACE only);
+    /// ACTIVATE is refused (members raise alarms themselves).
+    async fn alarm(&self, req: Request<pb::AlarmRequest>) -> Answer<pb::AlarmResponse> {
+        let action = req.into_inner().action;
+        let (h, alarms) = self
+            .ask(move |etcd, m| {
+                let alarms = match action {
+                    0 => etcd.alarms(m)?,
+                    2 => etcd.alarm_disarm(m)?,
+                    _ => return Err(EtcdError("alarms are raised by the members".into())),
+                };
+                Ok((member_header(etcd, m)?, alarms))
+            })
+            .await?
+            .map_err(status)?;
+        Ok(Response::new(pb::AlarmResponse {
+            header: header(h),
+            alarms: alarms
+                .into_iter()
+                .map(|(member_id, a)| pb::AlarmMember {
+                    member_id,
+                    alarm: i32::from(a == "NOSPACE") + 2 * i32::from(a == "CORRUPT"),
+                })
+                .collect(),
+        }))
+    }
+
+    async fn defragment(
+        &self,
+        _req: Request<pb::DefragmentRequest>,
+    ) -> Answer<pb::DefragmentResponse> {
+        let h = self
+            .ask(|etcd, m| {
+                etcd.defragment(m)?;
+                member_header(etcd, m)
+            })
+            .await?
+            .map_err(status)?;
+        Ok(Response::new(pb::DefragmentResponse { header: header(h) }))
     }
 
     async fn move_leader(

@@ -345,3 +345,40 @@ pub struct MoveLeaderResponse {
     #[prost(message, optional, tag = "1")]
     pub header: Option<ResponseHeader>,
 }
+
+/// `etcdserverpb.AlarmRequest` (`action`: 0 GET, 1 ACTIVATE, 2 DEACTIVATE; `alarm`: 0 NONE,
+/// 1 NOSPACE, 2 CORRUPT).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct AlarmRequest {
+    #[prost(int32, tag = "1")]
+    pub action: i32,
+    #[prost(uint64, tag = "2")]
+    pub member_id: u64,
+    #[prost(int32, tag = "3")]
+    pub alarm: i32,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct AlarmMember {
+    #[prost(uint64, tag = "1")]
+    pub member_id: u64,
+    #[prost(int32, tag = "2")]
+    pub alarm: i32,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct AlarmResponse {
+    #[prost(message, optional, tag = "1")]
+    pub header: Option<ResponseHeader>,
+    #[prost(message, repeated, tag = "2")]
+    pub alarms: Vec<AlarmMember>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DefragmentRequest {}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DefragmentResponse {
+    #[prost(message, optional, tag = "1")]
+    pub header: Option<ResponseHeader>,
+}

@@ -103,6 +103,14 @@ pub struct EtcdStatus {
     /// The store revision its applied entries reached.
     pub revision: Revision,
     pub db_size: u64,
+    /// The active alarms, as etcd's status lists them.
+    pub errors: Vec<String>,
+}
+
+/// An alarm as etcd prints it (protobuf's text form of an `AlarmMember`, trailing space
+/// included).
+pub fn alarm_text(member_id: u64, alarm: &str) -> String {
+    format!("memberID:{member_id} alarm:{alarm} ")
 }
 
 impl ApiServer {
@@ -179,6 +187,12 @@ impl ApiServer {
             raft_applied_index: m.commit,
             revision: m.applied_revision,
             db_size: self.store.bytes_in_use(),
+            errors: self
+                .etcd
+                .alarms()
+                .into_iter()
+                .map(|(id, alarm)| alarm_text(id, alarm))
+                .collect(),
         })
     }
 }
@@ -430,6 +444,8 @@ impl ApiServer {
             [Op::Delete { key }] => format!("DeleteRange {key}"),
             more => format!("DeleteRange ({} keys)", more.len()),
         };
+        self.check_space_alarm(&ops)
+            .map_err(|e| etcdserver_text(&e))?;
         let committed = self.replicate(|| what).map_err(|e| e.text().to_string())?;
         let before = self.store.revision();
         let done = self.store.txn(Txn {
@@ -438,7 +454,8 @@ impl ApiServer {
             failure: Vec::new(),
         });
         self.applied(committed);
-        done.map_err(|e| etcdserver_text(&e))?;
+        done.inspect_err(|e| self.note_space_refusal(e))
+            .map_err(|e| etcdserver_text(&e))?;
         self.publish_range(before, ETCDCTL_WRITER, verb);
         let m = self.reachable_member(member)?;
         Ok(EtcdWritten {
@@ -464,6 +481,9 @@ impl ApiServer {
     /// etcd's minimum (2 s) as its lessor does. Returns the new lease's id.
     pub fn etcd_lease_grant(&mut self, member: &str, ttl_secs: i64) -> Result<LeaseId, String> {
         self.check_etcd_write(member)?;
+        if !self.etcd.alarms().is_empty() {
+            return Err(etcdserver_text(&StoreError::NoSpace));
+        }
         let committed = self
             .replicate(|| format!("LeaseGrant {ttl_secs}s"))
             .map_err(|e| e.text().to_string())?;
@@ -549,5 +569,30 @@ impl ApiServer {
         for id in streams {
             self.stop_watch(id);
         }
+    }
+}
+
+impl ApiServer {
+    /// `Alarm` (GET) asked of member `member`: the active alarms, as (member ID, type).
+    pub fn etcd_alarms(&self, member: &str) -> Result<Vec<(u64, &'static str)>, String> {
+        self.check_etcd_write(member)?;
+        Ok(self.etcd.alarms())
+    }
+
+    /// `Alarm` (DEACTIVATE, every alarm) asked of member `member`, through the log: puts are
+    /// taken again. Returns the alarms it disarmed.
+    pub fn etcd_alarm_disarm(&mut self, member: &str) -> Result<Vec<(u64, &'static str)>, String> {
+        self.check_etcd_write(member)?;
+        let committed = self
+            .replicate(|| "AlarmDisarm".to_string())
+            .map_err(|e| e.text().to_string())?;
+        self.applied(committed);
+        Ok(self.etcd.disarm_alarms())
+    }
+
+    /// `Defragment` asked of member `member`: its backend file rewritten without free pages.
+    /// The page measures the database by what its revisions hold, so nothing changes size.
+    pub fn etcd_defragment(&self, member: &str) -> Result<(), String> {
+        self.reachable_member(member).map(|_| ())
     }
 }

@@ -18,7 +18,10 @@
 use super::{errors, ApiServer};
 use crate::clock::Timestamp;
 use crate::etcd::{self, EtcdCluster, MembershipEvent};
-use crate::store::Revision;
+use std::sync::Arc;
+
+use crate::api::Object;
+use crate::store::{Op, Revision, StoreError};
 use watchlab_apimachinery::status::Status;
 
 /// A fault or operation on the etcd members.
@@ -112,5 +115,23 @@ impl ApiServer {
     /// The store revision a member has applied: what a serializable read there sees.
     pub fn etcd_applied_revision(&self, member: &str) -> Result<Revision, etcd::Error> {
         self.etcd.applied_revision(member)
+    }
+
+    /// Under etcd's NOSPACE alarm a write that puts is refused before it is proposed (deletes,
+    /// reads and compactions go on), however much room compaction has freed since.
+    pub(super) fn check_space_alarm(&self, ops: &[Op<Arc<Object>>]) -> Result<(), StoreError> {
+        let puts = ops.iter().any(|op| matches!(op, Op::Put { .. }));
+        if puts && !self.etcd.alarms().is_empty() {
+            Err(StoreError::NoSpace)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// A put the space quota refused raises the NOSPACE alarm.
+    pub(super) fn note_space_refusal(&mut self, error: &StoreError) {
+        if *error == StoreError::NoSpace {
+            self.etcd.raise_nospace();
+        }
     }
 }

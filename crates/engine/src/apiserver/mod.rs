@@ -42,7 +42,7 @@ pub use delete::{
     FINALIZER_ORPHAN,
 };
 pub use etcd_api::{
-    EtcdRange, EtcdRangeAnswer, EtcdStatus, EtcdWatch, EtcdWatchAnswer, EtcdWatchEvent,
+    alarm_text, EtcdRange, EtcdRangeAnswer, EtcdStatus, EtcdWatch, EtcdWatchAnswer, EtcdWatchEvent,
 };
 pub use etcd_client::EtcdFault;
 pub use http::UserSession;
@@ -450,12 +450,16 @@ impl ApiServer {
         if current_mod != expected_mod {
             return Err(CommitError::Conflict);
         }
+        self.check_space_alarm(&txn.success)
+            .map_err(|e| CommitError::Store(e.to_string()))?;
         let committed = self
             .replicate(|| format!("{verb} {}", txn.compare[0].key))
             .map_err(|e| CommitError::Store(e.text().to_string()))?;
         let resp = self.store.txn(txn);
         self.applied(committed);
-        let resp = resp.map_err(|e| CommitError::Store(e.to_string()))?;
+        let resp = resp
+            .inspect_err(|e| self.note_space_refusal(e))
+            .map_err(|e| CommitError::Store(e.to_string()))?;
         if !resp.succeeded {
             return Err(CommitError::Conflict);
         }

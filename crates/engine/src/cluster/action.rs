@@ -94,6 +94,10 @@ pub enum Action {
         member: String,
         id: i64,
     },
+    /// `etcdctl alarm disarm` asked of an etcd member.
+    EtcdAlarmDisarm {
+        member: String,
+    },
     /// `etcdctl snapshot save PATH` asked of an etcd member.
     EtcdSnapshotSave {
         member: String,

@@ -207,6 +207,11 @@ impl Cluster {
                 .etcd_lease_keep_alive(&member, id)
                 .map(|_| ())
                 .map_err(refused),
+            Action::EtcdAlarmDisarm { member } => self
+                .api
+                .etcd_alarm_disarm(&member)
+                .map(|_| ())
+                .map_err(refused),
             Action::EtcdSnapshotSave { member, path } => {
                 let snapshot = self.api.etcd_snapshot(&member).map_err(refused)?;
                 self.etcd_snapshots.insert(path, Arc::new(snapshot));

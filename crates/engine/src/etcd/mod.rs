@@ -202,6 +202,9 @@ pub struct EtcdCluster {
     batch: Vec<Message>,
     /// Per member, since when it has known no leader (`None`: it knows one, or is down).
     leaderless_since: Vec<Option<Timestamp>>,
+    /// The member that raised etcd's NOSPACE alarm (the cluster's one alarm kind here), until
+    /// it is disarmed.
+    nospace_alarm: Option<u64>,
 }
 
 impl EtcdCluster {
@@ -256,6 +259,7 @@ impl EtcdCluster {
             pending_events: Vec::new(),
             batch: Vec::new(),
             leaderless_since: vec![None; size],
+            nospace_alarm: None,
         };
         c.nodes[0].campaign(false);
         c.pump_now();
@@ -566,6 +570,31 @@ impl EtcdCluster {
         for m in self.view.iter_mut().filter(|m| m.commit >= committed.index) {
             m.applied_revision = revision;
         }
+    }
+
+    /// Raises NOSPACE for the member the client talks to (a put found the space quota spent):
+    /// from now on the members refuse every put, whatever compaction frees, until the alarm
+    /// is disarmed (etcd's `applierV3Capped`).
+    pub fn raise_nospace(&mut self) {
+        let member = self.route().map(|i| self.view[i].id);
+        if self.nospace_alarm.is_none() {
+            self.nospace_alarm = member;
+        }
+    }
+
+    /// The active alarms: (member ID, alarm type as etcd names it).
+    pub fn alarms(&self) -> Vec<(u64, &'static str)> {
+        self.nospace_alarm
+            .map(|m| (m, "NOSPACE"))
+            .into_iter()
+            .collect()
+    }
+
+    /// Disarms every alarm; returns those that were active.
+    pub fn disarm_alarms(&mut self) -> Vec<(u64, &'static str)> {
+        let was = self.alarms();
+        self.nospace_alarm = None;
+        was
     }
 
     /// Every member restarted on a store restored at `revision` (etcdutl writes each member's
