@@ -42,7 +42,8 @@ pub use delete::{
     FINALIZER_ORPHAN,
 };
 pub use etcd_api::{
-    alarm_text, EtcdRange, EtcdRangeAnswer, EtcdStatus, EtcdWatch, EtcdWatchAnswer, EtcdWatchEvent,
+    alarm_text, EtcdLease, EtcdRange, EtcdRangeAnswer, EtcdStatus, EtcdWatch, EtcdWatchAnswer,
+    EtcdWatchEvent, EtcdWritten,
 };
 pub use etcd_client::EtcdFault;
 pub use http::UserSession;
