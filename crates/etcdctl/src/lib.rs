@@ -1,8 +1,10 @@
 //! etcdctl as an administrator types it (v3.5 syntax), over any [`EtcdClient`]: the global
-//! flags (`--endpoints`, `-w`, `--hex`, timeouts), then `get`, `put`, `del`, `watch`, `compaction`, `lease`, `member
-//! list`, `endpoint status|health`, `move-leader` and `version`, printed as etcdctl prints
-//! them. A `watch` hands back the open [`Watching`] for the caller to poll. The caller
-//! splits the line into words (the console's shell) and pipes the output on.
+//! flags (`--endpoints`, `-w`, `--hex`, timeouts), then `get`, `put`, `del`, `watch`,
+//! `compaction`, `lease`, `snapshot save`, `alarm list|disarm`, `defrag`, `member list`,
+//! `endpoint status|health`, `move-leader` and `version`, printed as etcdctl prints them; and
+//! [`etcdutl`]'s `snapshot status|restore`. A `watch` hands back the open [`Watching`] for the
+//! caller to poll. The caller splits the line into words (the console's shell) and pipes the
+//! output on.
 //!
 //! Errors are etcdctl's: `Error: <text>` on stderr with its exit codes (cobrautl's `ExitError`
 //! 1, `ExitBadArgs` 128), cobra's texts for unknown commands and flags.
