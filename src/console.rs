@@ -13,7 +13,7 @@ use watchlab_kubectl::{Follow, Kubectl, Outcome};
 use crate::etcd_console::{self, EtcdTool};
 use crate::seeds;
 use watchlab_apimachinery::client::{ApiResponse, WatchId};
-use watchlab_etcdctl::{EtcdClient, Watching};
+use watchlab_etcdctl::{EtcdClient, TxnPrompt, Watching};
 
 /// The API server an etcdctl line is given: never asked (every word of such a line is
 /// etcdctl's), it answers 503 if it were.
@@ -96,6 +96,8 @@ pub struct Console {
     follow: Option<Follow>,
     /// An `etcdctl watch` being followed (beside a kubectl stream, if any: Ctrl-C ends both).
     etcd_watch: Option<Box<Watching>>,
+    /// An `etcdctl txn` reading the lines typed next (its standard input).
+    etcd_txn: Option<Box<TxnPrompt>>,
     /// Index into the history while browsing with ↑/↓ (None = at the fresh line).
     cursor: Option<usize>,
 }
@@ -123,6 +125,7 @@ impl Console {
             next_id: 0,
             follow: None,
             etcd_watch: None,
+            etcd_txn: None,
             cursor: None,
         }
     }
@@ -177,6 +180,7 @@ impl Console {
         self.cursor = None;
         self.push(LineKind::Input, format!("$ {line}"));
         let mut opened = None;
+        let mut prompt = None;
         let mut beside = |words: &[String]| {
             let (tool, args) = etcd_console::etcd_tool(words)?;
             let mut out = match tool {
@@ -184,6 +188,7 @@ impl Console {
                 EtcdTool::Etcdutl => watchlab_etcdctl::etcdutl::run(args, etcd),
             };
             opened = out.watch.take().or(opened.take());
+            prompt = out.txn.take().or(prompt.take());
             Some((out.stdout, out.stderr, out.exit_code))
         };
         let out = self.kubectl.exec_beside(line, &mut NoServer, &mut beside);
@@ -192,6 +197,24 @@ impl Console {
         if let Some(w) = opened {
             self.etcd_watch = Some(w);
         }
+        self.etcd_txn = prompt;
+    }
+
+    /// Whether an `etcdctl txn` is reading the next lines.
+    pub fn prompting_etcd(&self) -> bool {
+        self.etcd_txn.is_some()
+    }
+
+    /// A line typed while an `etcdctl txn` reads its input: shown as typed, fed to it.
+    pub fn feed_etcd(&mut self, line: &str, etcd: &mut dyn EtcdClient) {
+        let Some(mut txn) = self.etcd_txn.take() else {
+            return;
+        };
+        self.push(LineKind::Input, line.to_string());
+        let mut out = txn.feed(line, etcd);
+        self.push_text(LineKind::Stdout, &out.stdout);
+        self.push_text(LineKind::Stderr, &out.stderr);
+        self.etcd_txn = out.txn.take();
     }
 
     /// Whether an `etcdctl watch` is being followed.
@@ -209,6 +232,7 @@ impl Console {
         self.push_text(LineKind::Stderr, &out.stderr);
         if out.ended.is_some() {
             self.etcd_watch = None;
+            self.etcd_txn = None;
         }
     }
 

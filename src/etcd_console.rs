@@ -874,4 +874,68 @@ mod tests {
         let (_, err) = run(&mut console, &mut c, "etcdctl alarm list extra");
         assert_eq!(err, "Error: alarm list command accepts no arguments\n");
     }
+
+    /// `etcdctl txn -i`, typed line by line: the compare chooses the branch, the branch's
+    /// writes land at one revision, and a second run takes the other branch.
+    #[test]
+    fn txn_reads_its_lists_from_the_next_lines_and_writes_at_one_revision() {
+        let mut c = cluster();
+        let mut console = Console::new();
+        let cm = |name: &str| {
+            format!(r#"'{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}"}}}}'"#)
+        };
+        let lines = [
+            r#"mod("/registry/configmaps/default/a") = "0""#.to_string(),
+            String::new(),
+            format!("put /registry/configmaps/default/a {}", cm("a")),
+            format!("put /registry/configmaps/default/b {}", cm("b")),
+            String::new(),
+            "get /registry/configmaps/default/a".to_string(),
+            String::new(),
+        ];
+        let typed = |console: &mut Console, c: &mut Cluster| {
+            let (out, _) = run(console, c, "etcdctl txn -i");
+            assert_eq!(out, "compares:\n");
+            let mut printed = String::new();
+            for line in &lines {
+                let before = console.lines().len();
+                console.feed_etcd(line, &mut ClusterEtcd { cluster: c });
+                printed.push_str(&printed_since(console, before).0);
+            }
+            assert!(!console.prompting_etcd());
+            printed
+        };
+        let out = typed(&mut console, &mut c);
+        assert_eq!(
+            out,
+            "success requests (get, put, del):\nfailure requests (get, put, del):\nSUCCESS\n\nOK\n\nOK\n"
+        );
+        let a = c
+            .api()
+            .store()
+            .get("/registry/configmaps/default/a")
+            .unwrap()
+            .mod_revision;
+        let b = c
+            .api()
+            .store()
+            .get("/registry/configmaps/default/b")
+            .unwrap()
+            .mod_revision;
+        assert_eq!(a, b, "one revision");
+        let out = typed(&mut console, &mut c);
+        assert!(
+            out.contains("FAILURE\n\n/registry/configmaps/default/a\n{\"kind\":\"ConfigMap\""),
+            "{out}"
+        );
+        // A line that is no compare ends the txn with etcdctl's error.
+        run(&mut console, &mut c, "etcdctl txn");
+        let before = console.lines().len();
+        console.feed_etcd("size(\"a\") = \"1\"", &mut ClusterEtcd { cluster: &mut c });
+        assert_eq!(
+            printed_since(&console, before).1,
+            "Error: malformed comparison: size(\"a\") = \"1\" (unknown target size)\n"
+        );
+        assert!(!console.prompting_etcd());
+    }
 }

@@ -7,7 +7,7 @@ use tonic_build::manual::{Builder, Method, Service};
 
 /// Each served service and its methods.
 const SERVICES: &[(&str, &[&str])] = &[
-    ("KV", &["Range", "Put", "DeleteRange", "Compact"]),
+    ("KV", &["Range", "Put", "DeleteRange", "Txn", "Compact"]),
     ("Watch", &["Watch"]),
     (
         "Lease",

@@ -59,6 +59,13 @@ impl Engine {
 
     /// Runs a console line as `kubectl`.
     pub fn run_command(&mut self, line: &str) {
+        if self.console.prompting_etcd() {
+            let mut etcd = ClusterEtcd {
+                cluster: &mut self.cluster,
+            };
+            self.console.feed_etcd(line, &mut etcd);
+            return;
+        }
         if Console::is_etcdctl(line) {
             let mut etcd = ClusterEtcd {
                 cluster: &mut self.cluster,

@@ -144,6 +144,33 @@ fn keys_revisions_and_writes_are_the_api_servers() {
             1
         )
     );
+    // A txn read from etcdctl's standard input: the compare chooses the branch.
+    let txn = |stdin: &str| {
+        let mut child = Command::new("etcdctl")
+            .env("ETCDCTL_API", "3")
+            .arg(format!("--endpoints={}", s.etcd[0]))
+            .arg("txn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn etcdctl txn");
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin.as_bytes())
+            .expect("write");
+        String::from_utf8_lossy(&child.wait_with_output().expect("txn").stdout).into_owned()
+    };
+    let lines = format!(
+        "mod(\"/registry/configmaps/default/t\") = \"0\"\n\nput /registry/configmaps/default/t {}\n\nget /registry/configmaps/default/t\n\n",
+        r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"t"}}"#
+    );
+    assert_eq!(txn(&lines), "SUCCESS\n\nOK\n");
+    assert!(txn(&lines).starts_with("FAILURE\n\n/registry/configmaps/default/t\n{"));
+
     let (out, _, _) = etcdctl(&s, &["lease", "grant", "30"]);
     assert!(out.ends_with(" granted with TTL(30s)\n"), "{out}");
 }

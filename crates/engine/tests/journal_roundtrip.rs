@@ -5,6 +5,7 @@
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::table::TABLE_ACCEPT;
 use watchlab_engine::api::Kind;
+use watchlab_engine::apiserver::{EtcdCompare, EtcdCompareOp, EtcdCompareTarget, EtcdRequestOp};
 use watchlab_engine::cluster::{Action, Cluster, ClusterConfig};
 use watchlab_engine::journal::{history_digest, Input, JournalError, Refusal, MAX_INPUTS};
 
@@ -368,6 +369,28 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
             id,
         })),
         1 => member.clone().prop_map(|m| Op::Act(Action::EtcdAlarmDisarm { member: m.into() })),
+        1 => (member.clone(), 0i64..40).prop_map(|(m, rev)| Op::Act(Action::EtcdTxn {
+            member: m.into(),
+            compares: vec![EtcdCompare {
+                key: "/registry/configmaps/default/a".into(),
+                op: EtcdCompareOp::Less,
+                target: EtcdCompareTarget::Mod(rev),
+            }],
+            success: vec![
+                EtcdRequestOp::Put {
+                    key: "/registry/configmaps/default/t".into(),
+                    value: r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"t"}}"#.into(),
+                },
+                EtcdRequestOp::Delete {
+                    key: "/registry/configmaps/default/b".into(),
+                    range_end: None,
+                },
+            ],
+            failure: vec![EtcdRequestOp::Get {
+                key: "/registry/configmaps/default/t".into(),
+                range_end: None,
+            }],
+        })),
         1 => member.clone().prop_map(|m| Op::Act(Action::EtcdSnapshotSave {
             member: m.into(),
             path: "backup.db".into(),

@@ -9,13 +9,17 @@
 use std::sync::Arc;
 
 use watchlab_engine::api::Object;
-use watchlab_engine::apiserver::{EtcdRange, EtcdWatch};
+use watchlab_engine::apiserver::{
+    EtcdCompare, EtcdCompareOp, EtcdCompareTarget, EtcdOpAnswer, EtcdRange, EtcdRequestOp,
+    EtcdWatch,
+};
 use watchlab_engine::cluster::{Action, Cluster};
 use watchlab_engine::store::{self, EventType as StoreEvent, Snapshot};
 use watchlab_etcdctl::{
-    DeleteRangeResponse, EtcdClient, EtcdError, Event, EventType, KeyValue,
-    LeaseTimeToLiveResponse, Member, PutResponse, RangeRequest, RangeResponse, ResponseHeader,
-    SnapshotStatus, StatusResponse, WatchRequest, WatchResponse, VERSION,
+    Compare, CompareOp, CompareTarget, DeleteRangeResponse, EtcdClient, EtcdError, Event,
+    EventType, KeyValue, LeaseTimeToLiveResponse, Member, PutResponse, RangeRequest, RangeResponse,
+    RequestOp, ResponseHeader, ResponseOp, SnapshotStatus, StatusResponse, TxnResponse,
+    WatchRequest, WatchResponse, VERSION,
 };
 
 /// Member `i`'s port: 2379 for the first, then 22379, 32379… (`base` 2380 for peers).
@@ -326,6 +330,67 @@ impl EtcdClient for ClusterEtcd<'_> {
         self.cluster.api().etcd_leases(&name).map_err(EtcdError)
     }
 
+    fn txn(
+        &mut self,
+        member: usize,
+        compares: &[Compare],
+        success: &[RequestOp],
+        failure: &[RequestOp],
+    ) -> Result<TxnResponse, EtcdError> {
+        let name = self.member_name(member)?;
+        let compares: Vec<EtcdCompare> = compares.iter().map(engine_compare).collect();
+        let success: Vec<EtcdRequestOp> = success.iter().map(engine_op).collect();
+        let failure: Vec<EtcdRequestOp> = failure.iter().map(engine_op).collect();
+        let answer = self
+            .cluster
+            .api()
+            .etcd_txn_preview(&name, &compares, &success, &failure)
+            .map_err(EtcdError)?;
+        let branch = if answer.succeeded { &success } else { &failure };
+        let writes = branch
+            .iter()
+            .any(|op| !matches!(op, EtcdRequestOp::Get { .. }));
+        let header = if writes {
+            self.write(
+                member,
+                Action::EtcdTxn {
+                    member: name,
+                    compares,
+                    success: success.clone(),
+                    failure: failure.clone(),
+                },
+            )?
+        } else {
+            self.status(member)?.header
+        };
+        let responses = answer
+            .responses
+            .into_iter()
+            .map(|r| match r {
+                EtcdOpAnswer::Got(kvs) => ResponseOp::Range(RangeResponse {
+                    header,
+                    count: kvs.len() as i64,
+                    kvs: kvs.iter().map(|kv| key_value(kv, true)).collect(),
+                    more: false,
+                }),
+                EtcdOpAnswer::Put => ResponseOp::Put(PutResponse {
+                    header,
+                    prev_kv: None,
+                }),
+                EtcdOpAnswer::Deleted(n) => ResponseOp::DeleteRange(DeleteRangeResponse {
+                    header,
+                    deleted: n as i64,
+                    prev_kvs: Vec::new(),
+                }),
+            })
+            .collect();
+        Ok(TxnResponse {
+            header,
+            succeeded: answer.succeeded,
+            responses,
+        })
+    }
+
     fn alarms(&mut self, member: usize) -> Result<Vec<(u64, String)>, EtcdError> {
         let name = self.member_name(member)?;
         let alarms = self.cluster.api().etcd_alarms(&name).map_err(EtcdError)?;
@@ -426,6 +491,35 @@ impl EtcdClient for ClusterEtcd<'_> {
             )),
             _ => Err(bad()),
         }
+    }
+}
+
+/// A txn compare as the engine takes it.
+fn engine_compare(c: &Compare) -> EtcdCompare {
+    EtcdCompare {
+        key: c.key.clone(),
+        op: match c.op {
+            CompareOp::Equal => EtcdCompareOp::Equal,
+            CompareOp::NotEqual => EtcdCompareOp::NotEqual,
+            CompareOp::Greater => EtcdCompareOp::Greater,
+            CompareOp::Less => EtcdCompareOp::Less,
+        },
+        target: match &c.target {
+            CompareTarget::Value(v) => EtcdCompareTarget::Value(v.clone()),
+            CompareTarget::Version(n) => EtcdCompareTarget::Version(*n),
+            CompareTarget::Create(n) => EtcdCompareTarget::Create(*n),
+            CompareTarget::Mod(n) => EtcdCompareTarget::Mod(*n),
+            CompareTarget::Lease(n) => EtcdCompareTarget::Lease(*n),
+        },
+    }
+}
+
+/// A txn request as the engine takes it.
+fn engine_op(op: &RequestOp) -> EtcdRequestOp {
+    match op.clone() {
+        RequestOp::Get { key, range_end } => EtcdRequestOp::Get { key, range_end },
+        RequestOp::Put { key, value } => EtcdRequestOp::Put { key, value },
+        RequestOp::Delete { key, range_end } => EtcdRequestOp::Delete { key, range_end },
     }
 }
 

@@ -141,6 +141,66 @@ pub struct SnapshotStatus {
     pub total_size: i64,
 }
 
+/// What a txn compare reads of its key, and the value it is compared with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompareTarget {
+    Value(String),
+    Version(i64),
+    Create(i64),
+    Mod(i64),
+    Lease(i64),
+}
+
+/// `=`, `!=`, `>`, `<`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareOp {
+    Equal,
+    NotEqual,
+    Greater,
+    Less,
+}
+
+/// `etcdserverpb.Compare`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compare {
+    pub key: String,
+    pub op: CompareOp,
+    pub target: CompareTarget,
+}
+
+/// `etcdserverpb.RequestOp`: a get, put or delete of a txn's branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestOp {
+    Get {
+        key: String,
+        range_end: Option<String>,
+    },
+    Put {
+        key: String,
+        value: String,
+    },
+    Delete {
+        key: String,
+        range_end: Option<String>,
+    },
+}
+
+/// `etcdserverpb.ResponseOp`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResponseOp {
+    Range(RangeResponse),
+    Put(PutResponse),
+    DeleteRange(DeleteRangeResponse),
+}
+
+/// `etcdserverpb.TxnResponse`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TxnResponse {
+    pub header: ResponseHeader,
+    pub succeeded: bool,
+    pub responses: Vec<ResponseOp>,
+}
+
 /// A request that failed, with the text etcdctl prints after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EtcdError(pub String);
@@ -195,6 +255,14 @@ pub trait EtcdClient {
         key: &str,
         range_end: Option<&str>,
     ) -> Result<DeleteRangeResponse, EtcdError>;
+    /// `Txn` asked of `member`: the compares choose a branch, whose requests run in order.
+    fn txn(
+        &mut self,
+        member: usize,
+        compares: &[Compare],
+        success: &[RequestOp],
+        failure: &[RequestOp],
+    ) -> Result<TxnResponse, EtcdError>;
     /// `Alarm` (GET) asked of `member`: the active alarms, as (member ID, type).
     fn alarms(&mut self, member: usize) -> Result<Vec<(u64, String)>, EtcdError>;
     /// `Alarm` (DEACTIVATE) of every alarm: those it disarmed.

@@ -25,6 +25,7 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
         ["compaction", args @ ..] => compaction(inv, args, client),
         ["put", args @ ..] => crate::writes::put(inv, args, client),
         ["del", args @ ..] => crate::writes::del(inv, args, client),
+        ["txn", args @ ..] => crate::txn::txn(inv, args, client),
         ["lease", args @ ..] => crate::lease::lease(inv, args, client),
         ["snapshot", "save", args @ ..] => snapshot_save(inv, args, client),
         ["alarm", "list", args @ ..] => alarm(inv, args, client, false),
@@ -32,7 +33,7 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
         ["defrag", args @ ..] => defrag(inv, args, client),
         [cmd, ..] if NOT_YET.contains(cmd) => Outcome::error(
             EXIT_ERROR,
-            &format!("{cmd}: not in this console's etcdctl yet (it runs get, put, del, watch, compaction, lease, snapshot save, alarm, defrag, member list, endpoint status|health, move-leader and version)"),
+            &format!("{cmd}: not in this console's etcdctl yet (it runs get, put, del, txn, watch, compaction, lease, snapshot save, alarm, defrag, member list, endpoint status|health, move-leader and version)"),
         ),
         [cmd, ..] => Outcome {
             stderr: format!(
@@ -45,7 +46,7 @@ pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
 }
 
 /// Commands etcdctl has that this console does not run yet.
-const NOT_YET: [&str; 2] = ["txn", "member"];
+const NOT_YET: [&str; 1] = ["member"];
 
 fn usage() -> String {
     "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\n\
@@ -53,6 +54,7 @@ fn usage() -> String {
      \tget\t\t\tGets the key or a range of keys\n\
      \tput\t\t\tPuts the given key into the store\n\
      \tdel\t\t\tRemoves the specified key or range of keys [key, range_end)\n\
+     \ttxn\t\t\tTxn processes all the requests in one transaction\n\
      \twatch\t\t\tWatches events stream on keys or prefixes\n\
      \tcompaction\t\tCompacts the event history in etcd\n\
      \tlease grant|revoke|timetolive|keep-alive --once|list\n\
@@ -388,6 +390,7 @@ fn endpoint_status(
         stderr,
         exit_code: if failed { EXIT_ERROR } else { 0 },
         watch: None,
+        txn: None,
     }
 }
 

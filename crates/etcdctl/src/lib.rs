@@ -1,6 +1,6 @@
 //! etcdctl as an administrator types it (v3.5 syntax), over any [`EtcdClient`]: the global
 //! flags (`--endpoints`, `-w`, `--hex`, timeouts), then `get`, `put`, `del`, `watch`,
-//! `compaction`, `lease`, `snapshot save`, `alarm list|disarm`, `defrag`, `member list`,
+//! `txn`, `compaction`, `lease`, `snapshot save`, `alarm list|disarm`, `defrag`, `member list`,
 //! `endpoint status|health`, `move-leader` and `version`, printed as etcdctl prints them; and
 //! [`etcdutl`]'s `snapshot status|restore`. A `watch` hands back the open [`Watching`] for the
 //! caller to poll. The caller splits the line into words (the console's shell) and pipes the
@@ -16,14 +16,17 @@ pub mod etcdutl;
 mod json;
 mod lease;
 mod table;
+mod txn;
 mod watch;
 mod writes;
 
 pub use api::{
-    DeleteRangeResponse, EtcdClient, EtcdError, Event, EventType, KeyValue,
-    LeaseTimeToLiveResponse, Member, PutResponse, RangeRequest, RangeResponse, ResponseHeader,
-    SnapshotStatus, StatusResponse, WatchRequest, WatchResponse, DEADLINE_EXCEEDED,
+    Compare, CompareOp, CompareTarget, DeleteRangeResponse, EtcdClient, EtcdError, Event,
+    EventType, KeyValue, LeaseTimeToLiveResponse, Member, PutResponse, RangeRequest, RangeResponse,
+    RequestOp, ResponseHeader, ResponseOp, SnapshotStatus, StatusResponse, TxnResponse,
+    WatchRequest, WatchResponse, DEADLINE_EXCEEDED,
 };
+pub use txn::TxnPrompt;
 pub use watch::{Polled, Watching};
 
 /// The version this etcdctl reports (etcd 3.5.16 is kubeadm's etcd for Kubernetes v1.32).
@@ -43,6 +46,8 @@ pub struct Outcome {
     pub exit_code: i32,
     /// A `watch` that goes on after what it printed first.
     pub watch: Option<Box<Watching>>,
+    /// A `txn` waiting for its next input line.
+    pub txn: Option<Box<TxnPrompt>>,
 }
 
 impl Outcome {

@@ -135,6 +135,7 @@ pub fn watch(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Ou
         stderr: first.stderr,
         exit_code: first.ended.unwrap_or(0),
         watch: first.ended.is_none().then(|| Box::new(w)),
+        txn: None,
     }
 }
 

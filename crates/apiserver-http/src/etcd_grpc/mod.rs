@@ -1,8 +1,8 @@
 //! The etcd v3 API over gRPC (`--etcd-port PORT`): member *i* of the cluster answers on
-//! 127.0.0.1:PORT+*i* with the KV (Range, Put, DeleteRange, Compact), Watch, Lease, Cluster
+//! 127.0.0.1:PORT+*i* with the KV (Range, Put, DeleteRange, Txn, Compact), Watch, Lease, Cluster
 //! (MemberList) and Maintenance (Status, MoveLeader, Alarm, Defragment) services, so the real
-//! etcdctl and etcd's client libraries work unchanged against the page's members. Every request is answered by
-//! [`ClusterEtcd`], as the console's etcdctl is: the services only translate messages.
+//! etcdctl and etcd's client libraries work unchanged against the page's members. Every request is
+//! answered by [`ClusterEtcd`], as the console's etcdctl is: the services only translate messages.
 //!
 //! tonic's handlers must be `Send`; the cluster holds `Rc`s and lives on the server's
 //! `LocalSet`. So a handler sends a [`Job`] down a channel, the cluster's task runs it between
@@ -32,7 +32,8 @@ use watchlab_engine::cluster::Cluster;
 use watchlab_engine::etcd::{DEADLINE_EXCEEDED, REQUEST_TIMED_OUT};
 use watchlab_etcd_api::ClusterEtcd;
 use watchlab_etcdctl::{
-    EtcdClient, EtcdError, EventType, KeyValue, RangeRequest, ResponseHeader, WatchRequest,
+    Compare, CompareOp, CompareTarget, EtcdClient, EtcdError, EventType, KeyValue, RangeRequest,
+    RequestOp, ResponseHeader, ResponseOp, WatchRequest,
 };
 
 use stubs::cluster_server::{Cluster as ClusterService, ClusterServer};
@@ -159,6 +160,56 @@ fn range_end(bytes: &[u8]) -> Option<String> {
     (!bytes.is_empty()).then(|| text(bytes))
 }
 
+/// A txn compare from its protobuf form.
+fn compare(c: &pb::Compare) -> Result<Compare, Status> {
+    let op = match c.result {
+        0 => CompareOp::Equal,
+        1 => CompareOp::Greater,
+        2 => CompareOp::Less,
+        3 => CompareOp::NotEqual,
+        _ => return Err(Status::invalid_argument("unknown compare result")),
+    };
+    let target = match &c.target_union {
+        Some(pb::CompareTargetUnion::Version(n)) => CompareTarget::Version(*n),
+        Some(pb::CompareTargetUnion::CreateRevision(n)) => CompareTarget::Create(*n),
+        Some(pb::CompareTargetUnion::ModRevision(n)) => CompareTarget::Mod(*n),
+        Some(pb::CompareTargetUnion::Value(v)) => CompareTarget::Value(text(v)),
+        Some(pb::CompareTargetUnion::Lease(n)) => CompareTarget::Lease(*n),
+        // proto3 leaves a zero out: the target names what the zero compares.
+        None => match c.target {
+            0 => CompareTarget::Version(0),
+            1 => CompareTarget::Create(0),
+            2 => CompareTarget::Mod(0),
+            3 => CompareTarget::Value(String::new()),
+            _ => CompareTarget::Lease(0),
+        },
+    };
+    Ok(Compare {
+        key: text(&c.key),
+        op,
+        target,
+    })
+}
+
+/// A txn request from its protobuf form.
+fn request_op(op: &pb::RequestOp) -> Result<RequestOp, Status> {
+    match &op.request {
+        Some(pb::Request::RequestRange(r)) => Ok(RequestOp::Get {
+            key: text(&r.key),
+            range_end: range_end(&r.range_end),
+        }),
+        Some(pb::Request::RequestPut(p)) => Ok(RequestOp::Put {
+            key: text(&p.key),
+            value: text(&p.value),
+        }),
+        Some(pb::Request::RequestDeleteRange(d)) => Ok(RequestOp::Delete {
+            key: text(&d.key),
+            range_end: range_end(&d.range_end),
+        }),
+        None => Err(Status::invalid_argument("a txn request without a request")),
+    }
+}
+
 /// A header for answers that carry no revision of their own.
 fn member_header(etcd: &mut ClusterEtcd<'_>, member: usize) -> Result<ResponseHeader, EtcdError> {
     etcd.status(member).map(|s| s.header)
@@ -227,6 +278,52 @@ impl Kv for MemberApi {
             } else {
                 Vec::new()
             },
+        }))
+    }
+
+    /// A request a txn carries nested (another txn inside) is refused.
+    async fn txn(&self, req: Request<pb::TxnRequest>) -> Answer<pb::TxnResponse> {
+        let r = req.into_inner();
+        let compares = r
+            .compare
+            .iter()
+            .map(compare)
+            .collect::<Result<Vec<_>, _>>()?;
+        let ops =
+            |list: &[pb::RequestOp]| list.iter().map(request_op).collect::<Result<Vec<_>, _>>();
+        let (success, failure) = (ops(&r.success)?, ops(&r.failure)?);
+        let resp = self
+            .ask(move |etcd, m| etcd.txn(m, &compares, &success, &failure))
+            .await?
+            .map_err(status)?;
+        Ok(Response::new(pb::TxnResponse {
+            header: header(resp.header),
+            succeeded: resp.succeeded,
+            responses: resp
+                .responses
+                .into_iter()
+                .map(|op| pb::ResponseOp {
+                    response: Some(match op {
+                        ResponseOp::Range(r) => pb::Response::ResponseRange(pb::RangeResponse {
+                            header: header(r.header),
+                            kvs: r.kvs.into_iter().map(key_value).collect(),
+                            more: r.more,
+                            count: r.count,
+                        }),
+                        ResponseOp::Put(p) => pb::Response::ResponsePut(pb::PutResponse {
+                            header: header(p.header),
+                            prev_kv: None,
+                        }),
+                        ResponseOp::DeleteRange(d) => {
+                            pb::Response::ResponseDeleteRange(pb::DeleteRangeResponse {
+                                header: header(d.header),
+                                deleted: d.deleted,
+                                prev_kvs: Vec::new(),
+                            })
+                        }
+                    }),
+                })
+                .collect(),
         }))
     }
 

@@ -382,3 +382,87 @@ pub struct DefragmentResponse {
     #[prost(message, optional, tag = "1")]
     pub header: Option<ResponseHeader>,
 }
+
+/// `etcdserverpb.Compare` (`result`: 0 EQUAL, 1 GREATER, 2 LESS, 3 NOT_EQUAL; `target`: 0
+/// VERSION, 1 CREATE, 2 MOD, 3 VALUE, 4 LEASE, the value in the matching `target_union` field).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Compare {
+    #[prost(int32, tag = "1")]
+    pub result: i32,
+    #[prost(int32, tag = "2")]
+    pub target: i32,
+    #[prost(bytes = "vec", tag = "3")]
+    pub key: Vec<u8>,
+    #[prost(oneof = "CompareTargetUnion", tags = "4, 5, 6, 7, 8")]
+    pub target_union: Option<CompareTargetUnion>,
+    #[prost(bytes = "vec", tag = "64")]
+    pub range_end: Vec<u8>,
+}
+
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum CompareTargetUnion {
+    #[prost(int64, tag = "4")]
+    Version(i64),
+    #[prost(int64, tag = "5")]
+    CreateRevision(i64),
+    #[prost(int64, tag = "6")]
+    ModRevision(i64),
+    #[prost(bytes, tag = "7")]
+    Value(Vec<u8>),
+    #[prost(int64, tag = "8")]
+    Lease(i64),
+}
+
+/// `etcdserverpb.RequestOp`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct RequestOp {
+    #[prost(oneof = "Request", tags = "1, 2, 3")]
+    pub request: Option<Request>,
+}
+
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum Request {
+    #[prost(message, tag = "1")]
+    RequestRange(RangeRequest),
+    #[prost(message, tag = "2")]
+    RequestPut(PutRequest),
+    #[prost(message, tag = "3")]
+    RequestDeleteRange(DeleteRangeRequest),
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TxnRequest {
+    #[prost(message, repeated, tag = "1")]
+    pub compare: Vec<Compare>,
+    #[prost(message, repeated, tag = "2")]
+    pub success: Vec<RequestOp>,
+    #[prost(message, repeated, tag = "3")]
+    pub failure: Vec<RequestOp>,
+}
+
+/// `etcdserverpb.ResponseOp`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ResponseOp {
+    #[prost(oneof = "Response", tags = "1, 2, 3")]
+    pub response: Option<Response>,
+}
+
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum Response {
+    #[prost(message, tag = "1")]
+    ResponseRange(RangeResponse),
+    #[prost(message, tag = "2")]
+    ResponsePut(PutResponse),
+    #[prost(message, tag = "3")]
+    ResponseDeleteRange(DeleteRangeResponse),
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TxnResponse {
+    #[prost(message, optional, tag = "1")]
+    pub header: Option<ResponseHeader>,
+    #[prost(bool, tag = "2")]
+    pub succeeded: bool,
+    #[prost(message, repeated, tag = "3")]
+    pub responses: Vec<ResponseOp>,
+}

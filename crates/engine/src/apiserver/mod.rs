@@ -42,7 +42,8 @@ pub use delete::{
     FINALIZER_ORPHAN,
 };
 pub use etcd_api::{
-    alarm_text, EtcdLease, EtcdRange, EtcdRangeAnswer, EtcdStatus, EtcdWatch, EtcdWatchAnswer,
+    alarm_text, EtcdCompare, EtcdCompareOp, EtcdCompareTarget, EtcdLease, EtcdOpAnswer, EtcdRange,
+    EtcdRangeAnswer, EtcdRequestOp, EtcdStatus, EtcdTxnAnswer, EtcdWatch, EtcdWatchAnswer,
     EtcdWatchEvent, EtcdWritten,
 };
 pub use etcd_client::EtcdFault;

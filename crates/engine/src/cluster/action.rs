@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use watchlab_apimachinery::client::WatchId;
 
 use crate::api::{Kind, Registry};
+use crate::apiserver::{EtcdCompare, EtcdRequestOp};
 
 /// Something a learner does. Serialized into the [`super::journal::Journal`] (a kind by its plural name).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,6 +94,13 @@ pub enum Action {
     EtcdLeaseKeepAlive {
         member: String,
         id: i64,
+    },
+    /// `etcdctl txn` asked of an etcd member: compares, then one branch's requests.
+    EtcdTxn {
+        member: String,
+        compares: Vec<EtcdCompare>,
+        success: Vec<EtcdRequestOp>,
+        failure: Vec<EtcdRequestOp>,
     },
     /// `etcdctl alarm disarm` asked of an etcd member.
     EtcdAlarmDisarm {

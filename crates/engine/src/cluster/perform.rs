@@ -207,6 +207,15 @@ impl Cluster {
                 .etcd_lease_keep_alive(&member, id)
                 .map(|_| ())
                 .map_err(refused),
+            Action::EtcdTxn {
+                member,
+                compares,
+                success,
+                failure,
+            } => self
+                .api
+                .etcd_txn_request(&member, &compares, &success, &failure)
+                .map_err(refused),
             Action::EtcdAlarmDisarm { member } => self
                 .api
                 .etcd_alarm_disarm(&member)

@@ -7,16 +7,20 @@
 //! proposed through the log.
 //!
 //! One file per part of etcd's API: reads here (range, status), [`watch`], [`writes`] (put,
-//! delete, compaction), [`leases`], [`maintenance`] (snapshot and restore, alarms,
+//! delete, compaction), [`txn`], [`leases`], [`maintenance`] (snapshot and restore, alarms,
 //! defragmentation).
 
 mod leases;
 mod maintenance;
+mod txn;
 mod watch;
 mod writes;
 
 pub use leases::EtcdLease;
 pub use maintenance::alarm_text;
+pub use txn::{
+    EtcdCompare, EtcdCompareOp, EtcdCompareTarget, EtcdOpAnswer, EtcdRequestOp, EtcdTxnAnswer,
+};
 pub use watch::{EtcdWatch, EtcdWatchAnswer, EtcdWatchEvent};
 pub use writes::{EtcdWritten, ETCDCTL_WRITER};
 

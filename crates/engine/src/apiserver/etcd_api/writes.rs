@@ -40,6 +40,18 @@ impl ApiServer {
         if let Some(id) = lease.filter(|&id| self.store.lease(id).is_none()) {
             return Err(etcdserver_text(&StoreError::LeaseNotFound(id)));
         }
+        let put = self.put_op(key, value, lease)?;
+        self.etcd_txn(member, "put", vec![put])
+    }
+
+    /// The store write a put of `value` at `key` is: the value decoded as the kind the key
+    /// names (refused with the reason otherwise).
+    pub(super) fn put_op(
+        &mut self,
+        key: &str,
+        value: &str,
+        lease: Option<LeaseId>,
+    ) -> Result<Op<Arc<Object>>, String> {
         let (kind, namespace, name) = self.registry.by_key(key).ok_or_else(|| {
             format!("this etcd holds the API server's objects only: {key:?} names no served resource (keys are /registry/<resource>/[<namespace>/]<name>)")
         })?;
@@ -61,15 +73,11 @@ impl ApiServer {
         meta.resource_version = (self.store.revision() + 1).to_string();
         let obj = Arc::new(obj);
         ManagedFields::mark_stored(&obj);
-        self.etcd_txn(
-            member,
-            "put",
-            vec![Op::Put {
-                key: key.to_string(),
-                value: obj,
-                lease,
-            }],
-        )
+        Ok(Op::Put {
+            key: key.to_string(),
+            value: obj,
+            lease,
+        })
     }
 
     /// `DeleteRange` asked of member `member` (`etcdctl del`): every key in the range goes at
@@ -82,18 +90,7 @@ impl ApiServer {
         range_end: Option<&str>,
     ) -> Result<EtcdWritten, String> {
         self.check_etcd_write(member)?;
-        let keys = KeyRange { key, range_end };
-        let doomed: Vec<Op<Arc<Object>>> = self
-            .store
-            .range_prefix(keys.shared_prefix(), None, None, None)
-            .map_err(|e| etcdserver_text(&e))?
-            .kvs
-            .into_iter()
-            .filter(|kv| keys.contains(&kv.key))
-            .map(|kv| Op::Delete {
-                key: kv.key.to_string(),
-            })
-            .collect();
+        let doomed = self.delete_ops(key, range_end)?;
         if doomed.is_empty() {
             // etcd writes no revision when nothing matched.
             let m = self.reachable_member(member)?;
@@ -106,9 +103,29 @@ impl ApiServer {
         self.etcd_txn(member, "delete", doomed)
     }
 
+    /// The store writes a delete of `[key, range_end)` is: one per key there now.
+    pub(super) fn delete_ops(
+        &self,
+        key: &str,
+        range_end: Option<&str>,
+    ) -> Result<Vec<Op<Arc<Object>>>, String> {
+        let keys = KeyRange { key, range_end };
+        Ok(self
+            .store
+            .range_prefix(keys.shared_prefix(), None, None, None)
+            .map_err(|e| etcdserver_text(&e))?
+            .kvs
+            .into_iter()
+            .filter(|kv| keys.contains(&kv.key))
+            .map(|kv| Op::Delete {
+                key: kv.key.to_string(),
+            })
+            .collect())
+    }
+
     /// Proposes `ops` as one entry, applies them at one revision, and publishes the change to
     /// the ledger and the watchers like any write.
-    fn etcd_txn(
+    pub(super) fn etcd_txn(
         &mut self,
         member: &str,
         verb: &'static str,
@@ -117,7 +134,8 @@ impl ApiServer {
         let what = match ops.as_slice() {
             [Op::Put { key, .. }] => format!("Put {key}"),
             [Op::Delete { key }] => format!("DeleteRange {key}"),
-            more => format!("DeleteRange ({} keys)", more.len()),
+            more if verb == "delete" => format!("DeleteRange ({} keys)", more.len()),
+            more => format!("Txn ({} ops)", more.len()),
         };
         self.check_space_alarm(&ops)
             .map_err(|e| etcdserver_text(&e))?;
