@@ -11,6 +11,11 @@ use crate::{Invocation, Outcome, WriteOut, EXIT_BAD_ARGS, EXIT_ERROR, VERSION};
 
 pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
     let words: Vec<&str> = inv.words.iter().map(String::as_str).collect();
+    if inv.write_out == WriteOut::Fields && !matches!(words.first(), Some(&("get" | "put" | "del")))
+    {
+        // cobrautl's ExitBadFeature.
+        return Outcome::error(4, "this console prints -w fields for get, put and del");
+    }
     match words.as_slice() {
         [] | ["help", ..] | ["--help", ..] | ["-h", ..] => Outcome::ok(usage()),
         ["version"] | ["--version"] => Outcome::ok(format!(
@@ -184,8 +189,10 @@ fn get(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome 
 }
 
 fn print_get(inv: &Invocation, f: &GetFlags, resp: &RangeResponse) -> String {
-    if inv.write_out == WriteOut::Json {
-        return format!("{}\n", range_json(resp));
+    match inv.write_out {
+        WriteOut::Json => return format!("{}\n", range_json(resp)),
+        WriteOut::Fields => return crate::fields::get(inv.hex, resp),
+        _ => {}
     }
     if f.count_only {
         return format!("{}\n", resp.count);
@@ -231,7 +238,7 @@ fn member_list(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
         ]
     };
     let text = match inv.write_out {
-        WriteOut::Simple => members
+        WriteOut::Simple | WriteOut::Fields => members
             .iter()
             .map(|m| format!("{}\n", row(m).join(", ")))
             .collect(),
@@ -335,7 +342,7 @@ fn endpoint_status(
         ]
     };
     let stdout = match inv.write_out {
-        WriteOut::Simple => rows
+        WriteOut::Simple | WriteOut::Fields => rows
             .iter()
             .map(|(ep, s)| format!("{}\n", cells(ep, s).join(", ")))
             .collect(),

@@ -85,7 +85,7 @@ fn status(args: &[&str], write_out: WriteOut, client: &mut dyn EtcdClient) -> Ou
             "{{\"hash\":{},\"revision\":{},\"totalKey\":{},\"totalSize\":{}}}\n",
             s.hash, s.revision, s.total_keys, s.total_size
         ),
-        WriteOut::Simple => format!("{}\n", row(&s).join(", ")),
+        WriteOut::Simple | WriteOut::Fields => format!("{}\n", row(&s).join(", ")),
     })
 }
 

@@ -13,6 +13,7 @@ pub mod api;
 mod args;
 mod commands;
 pub mod etcdutl;
+mod fields;
 mod json;
 mod lease;
 mod table;
@@ -73,6 +74,8 @@ pub enum WriteOut {
     Simple,
     Json,
     Table,
+    /// `"Name" : value` lines (get, put and del here).
+    Fields,
 }
 
 /// The global flags, and the command's own words and flags left after them.
@@ -135,10 +138,11 @@ fn parse_globals(words: &[String]) -> Result<Invocation, Outcome> {
                 "simple" => WriteOut::Simple,
                 "json" => WriteOut::Json,
                 "table" => WriteOut::Table,
+                "fields" => WriteOut::Fields,
                 other => {
                     return Err(Outcome::error(
                         EXIT_BAD_ARGS,
-                        &format!("unknown output format {other:?} (this console prints simple, json and table)"),
+                        &format!("unknown output format {other:?}"),
                     ))
                 }
             };

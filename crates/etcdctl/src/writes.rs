@@ -95,6 +95,9 @@ pub fn put(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outc
 
 fn print_put(inv: &Invocation, resp: &PutResponse, with_prev: bool) -> String {
     let prev = resp.prev_kv.as_ref().filter(|_| with_prev);
+    if inv.write_out == WriteOut::Fields {
+        return crate::fields::put(inv.hex, resp, with_prev);
+    }
     if inv.write_out == WriteOut::Json {
         let mut o = Object::new().raw("header", &json::header(&resp.header));
         if let Some(kv) = prev {
@@ -150,6 +153,9 @@ pub fn del(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outc
 
 fn print_del(inv: &Invocation, resp: &DeleteRangeResponse, with_prev: bool) -> String {
     let prev: &[KeyValue] = if with_prev { &resp.prev_kvs } else { &[] };
+    if inv.write_out == WriteOut::Fields {
+        return crate::fields::del(inv.hex, resp, with_prev);
+    }
     if inv.write_out == WriteOut::Json {
         let kvs: Vec<String> = prev.iter().map(json::key_value).collect();
         let o = Object::new()
