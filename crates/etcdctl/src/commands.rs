@@ -11,9 +11,13 @@ use crate::{Invocation, Outcome, WriteOut, EXIT_BAD_ARGS, EXIT_ERROR, VERSION};
 
 pub fn run(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
     let words: Vec<&str> = inv.words.iter().map(String::as_str).collect();
+    // cobrautl's ExitBadFeature: etcdctl's table printer has member and endpoint answers only.
+    if inv.write_out == WriteOut::Table && !matches!(words.first(), Some(&("member" | "endpoint")))
+    {
+        return Outcome::error(4, "unsupported output format");
+    }
     if inv.write_out == WriteOut::Fields && !matches!(words.first(), Some(&("get" | "put" | "del")))
     {
-        // cobrautl's ExitBadFeature.
         return Outcome::error(4, "this console prints -w fields for get, put and del");
     }
     match words.as_slice() {

@@ -10,8 +10,6 @@ use crate::{Invocation, Outcome, WriteOut, EXIT_BAD_ARGS, EXIT_ERROR};
 
 /// cobrautl's `ExitInterrupted`: how etcdctl exits once the server cancelled its watch.
 const EXIT_INTERRUPTED: i32 = 5;
-/// cobrautl's `ExitBadFeature`: a valid flag with a value this command cannot use.
-const EXIT_BAD_FEATURE: i32 = 4;
 /// etcd's `progressReportInterval` (`api/v3rpc/watch.go`): a watch that asked for progress
 /// notifications gets one every 10 minutes that passed without an event.
 const PROGRESS_REPORT_MS: u64 = 10 * 60 * 1000;
@@ -103,9 +101,6 @@ pub fn watch(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Ou
             EXIT_BAD_ARGS,
             "`range_end` and `--prefix` are mutually exclusive",
         );
-    }
-    if inv.write_out == WriteOut::Table {
-        return Outcome::error(EXIT_BAD_FEATURE, "unsupported output format");
     }
     let member = match first_member(inv, client) {
         Ok(m) => m,
