@@ -446,7 +446,7 @@ test('the guided scenarios run step by step', async () => {
   assert.match(printed, /pod\/debug-tools created/);
   assert.match(printed, /Error from server: etcdserver: request timed out/);
   assert.match(printed, /Leadership transferred from \S+ to cbf2c20e77654e15/);
-  assert.match(printed, /labeledPUT\s*\/registry\/deployments\/production\/orders-api/);
+  assert.match(printed, /labeled\s*PUT\s*\/registry\/deployments\/production\/orders-api/);
   assert.match(printed, /watch was canceled \(etcdserver: no leader\)/);
   assert.match(printed, /Snapshot saved at \/backup\/etcd\.db/);
   assert.match(printed, /restored snapshot \/backup\/etcd\.db/);
