@@ -288,15 +288,21 @@ fn member_list(inv: &Invocation, client: &mut dyn EtcdClient) -> Outcome {
     Outcome::ok(text)
 }
 
-fn endpoint(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient, health: bool) -> Outcome {
+/// The endpoints a maintenance command goes through, each with the member it names:
+/// `--endpoints`, or with `--cluster` every member's client URL.
+fn targets(
+    inv: &Invocation,
+    args: &[&str],
+    client: &dyn EtcdClient,
+) -> Result<Vec<(String, Option<usize>)>, Outcome> {
     let mut cluster = false;
     for a in args {
         match *a {
             "--cluster" => cluster = true,
-            other => return unknown_flag(other),
+            other => return Err(unknown_flag(other)),
         }
     }
-    let targets: Vec<(String, Option<usize>)> = if cluster {
+    Ok(if cluster {
         client
             .members()
             .iter()
@@ -308,6 +314,13 @@ fn endpoint(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient, health
             .iter()
             .map(|e| (e.clone(), member_at(client, e)))
             .collect()
+    })
+}
+
+fn endpoint(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient, health: bool) -> Outcome {
+    let targets = match targets(inv, args, client) {
+        Ok(t) => t,
+        Err(out) => return out,
     };
     if health {
         endpoint_health(&targets, client)
@@ -566,25 +579,9 @@ fn alarm(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient, disarm: b
 
 /// `etcdctl defrag [--cluster]`: each endpoint's member in turn.
 fn defrag(inv: &Invocation, args: &[&str], client: &mut dyn EtcdClient) -> Outcome {
-    let mut cluster = false;
-    for a in args {
-        match *a {
-            "--cluster" => cluster = true,
-            other => return unknown_flag(other),
-        }
-    }
-    let targets: Vec<(String, Option<usize>)> = if cluster {
-        client
-            .members()
-            .iter()
-            .enumerate()
-            .flat_map(|(i, m)| m.client_urls.iter().map(move |u| (u.clone(), Some(i))))
-            .collect()
-    } else {
-        inv.endpoints
-            .iter()
-            .map(|e| (e.clone(), member_at(client, e)))
-            .collect()
+    let targets = match targets(inv, args, client) {
+        Ok(t) => t,
+        Err(out) => return out,
     };
     let mut out = Outcome::default();
     for (ep, member) in targets {
