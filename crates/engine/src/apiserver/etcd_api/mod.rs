@@ -135,19 +135,7 @@ impl ApiServer {
         } else {
             req.revision
         };
-        let keys = KeyRange {
-            key: &req.key,
-            range_end: req.range_end.as_deref(),
-        };
-        let resp = self
-            .store
-            .range_prefix(keys.shared_prefix(), None, Some(at), None)
-            .map_err(|e| etcdserver_text(&e))?;
-        let matching: Vec<KeyValue<Arc<Object>>> = resp
-            .kvs
-            .into_iter()
-            .filter(|kv| keys.contains(&kv.key))
-            .collect();
+        let matching = self.keys_in(&req.key, req.range_end.as_deref(), Some(at))?;
         let count = matching.len();
         let limit = if req.limit == 0 {
             usize::MAX
@@ -172,6 +160,25 @@ impl ApiServer {
         self.etcd
             .can_read_via(member)
             .map_err(|_| crate::etcd::DEADLINE_EXCEEDED.to_string())
+    }
+
+    /// Every live key of `[key, range_end)` (etcd's range forms, as [`KeyRange`]) at `at`
+    /// (`None`: now), in key order.
+    fn keys_in(
+        &self,
+        key: &str,
+        range_end: Option<&str>,
+        at: Option<Revision>,
+    ) -> Result<Vec<KeyValue<Arc<Object>>>, String> {
+        let keys = KeyRange { key, range_end };
+        Ok(self
+            .store
+            .range_prefix(keys.shared_prefix(), None, at, None)
+            .map_err(|e| etcdserver_text(&e))?
+            .kvs
+            .into_iter()
+            .filter(|kv| keys.contains(&kv.key))
+            .collect())
     }
 
     /// The member a client asks, if it is up (a member that is down does not answer: the

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::KeyRange;
 use crate::api::Object;
 use crate::apiserver::ApiServer;
 use crate::store::KeyValue;
@@ -109,19 +108,7 @@ impl ApiServer {
         for op in branch {
             responses.push(match op {
                 EtcdRequestOp::Get { key, range_end } => {
-                    let keys = KeyRange {
-                        key,
-                        range_end: range_end.as_deref(),
-                    };
-                    let kvs = self
-                        .store
-                        .range_prefix(keys.shared_prefix(), None, None, None)
-                        .map_err(|e| super::etcdserver_text(&e))?
-                        .kvs
-                        .into_iter()
-                        .filter(|kv| keys.contains(&kv.key))
-                        .collect();
-                    EtcdOpAnswer::Got(kvs)
+                    EtcdOpAnswer::Got(self.keys_in(key, range_end.as_deref(), None)?)
                 }
                 EtcdRequestOp::Put { .. } => EtcdOpAnswer::Put,
                 EtcdRequestOp::Delete { key, range_end } => {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::{etcdserver_text, KeyRange};
+use super::etcdserver_text;
 use crate::api::managed_fields::ManagedFields;
 use crate::api::Object;
 use crate::apiserver::{errors, ApiServer};
@@ -109,14 +109,9 @@ impl ApiServer {
         key: &str,
         range_end: Option<&str>,
     ) -> Result<Vec<Op<Arc<Object>>>, String> {
-        let keys = KeyRange { key, range_end };
         Ok(self
-            .store
-            .range_prefix(keys.shared_prefix(), None, None, None)
-            .map_err(|e| etcdserver_text(&e))?
-            .kvs
+            .keys_in(key, range_end, None)?
             .into_iter()
-            .filter(|kv| keys.contains(&kv.key))
             .map(|kv| Op::Delete {
                 key: kv.key.to_string(),
             })
