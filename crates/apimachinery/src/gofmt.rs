@@ -89,6 +89,10 @@ pub fn go_quote(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
                 out.push_str(&format!("\\x{:02x}", c as u32))
             }
@@ -125,5 +129,10 @@ mod tests {
         assert_eq!(go_float(1e21), "1e+21");
         assert_eq!(go_float(0.5), "0.5");
         assert_eq!(go_quote("a\"b\n"), r#""a\"b\n""#);
+        assert_eq!(
+            go_quote("\u{7}\u{1}"),
+            r#""\a\x01""#,
+            "strconv.Quote's short escapes"
+        );
     }
 }

@@ -1,31 +1,9 @@
 //! `-w fields` (`ctlv3/command/printer_fields.go`): one `"Name" : value` line per field of
 //! the response header and of each key, texts quoted as Go's `%q` quotes them.
 
-use crate::api::{DeleteRangeResponse, KeyValue, PutResponse, RangeResponse, ResponseHeader};
+use watchlab_apimachinery::gofmt::go_quote;
 
-/// Go's `%q` of a string: double-quoted, `"` and `\` escaped, control bytes as escapes.
-fn go_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+use crate::api::{DeleteRangeResponse, KeyValue, PutResponse, RangeResponse, ResponseHeader};
 
 fn header(out: &mut String, hex: bool, h: &ResponseHeader) {
     if hex {
