@@ -232,7 +232,6 @@ impl Console {
         self.push_text(LineKind::Stderr, &out.stderr);
         if out.ended.is_some() {
             self.etcd_watch = None;
-            self.etcd_txn = None;
         }
     }
 
@@ -259,12 +258,13 @@ impl Console {
         }
     }
 
-    /// Ctrl-C: ends the followed stream.
+    /// Ctrl-C: ends the followed streams and a txn still reading its lines.
     pub fn interrupt(&mut self, client: &mut dyn ApiClient) {
         if let Some(f) = self.follow.take() {
             f.stop(client);
         }
         self.etcd_watch = None;
+        self.etcd_txn = None;
         self.push(LineKind::Note, "^C".to_string());
     }
 

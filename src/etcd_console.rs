@@ -937,5 +937,10 @@ mod tests {
             "Error: malformed comparison: size(\"a\") = \"1\" (unknown target size)\n"
         );
         assert!(!console.prompting_etcd());
+        // Ctrl-C ends a txn still reading its lines.
+        run(&mut console, &mut c, "etcdctl txn -i");
+        assert!(console.prompting_etcd());
+        console.interrupt(&mut c.session("kubectl"));
+        assert!(!console.prompting_etcd());
     }
 }
