@@ -57,24 +57,19 @@ impl Engine {
         }
     }
 
-    /// Runs a console line as `kubectl`.
+    /// Runs a console line: kubectl's, an etcd tool's, or the next input of an `etcdctl txn`.
     pub fn run_command(&mut self, line: &str) {
+        let mut etcd = ClusterEtcd {
+            cluster: &mut self.cluster,
+        };
         if self.console.prompting_etcd() {
-            let mut etcd = ClusterEtcd {
-                cluster: &mut self.cluster,
-            };
             self.console.feed_etcd(line, &mut etcd);
-            return;
-        }
-        if Console::is_etcdctl(line) {
-            let mut etcd = ClusterEtcd {
-                cluster: &mut self.cluster,
-            };
+        } else if Console::is_etcdctl(line) {
             self.console.run_etcdctl(line, &mut etcd);
-            return;
+        } else {
+            let mut session = self.cluster.session(CONSOLE_USER);
+            self.console.run(line, &mut session);
         }
-        let mut session = self.cluster.session(CONSOLE_USER);
-        self.console.run(line, &mut session);
         // The etcd leader applies a write at once: an `etcdctl watch` on it prints the write
         // under the command, paused or not.
         self.poll_etcd_watch();
