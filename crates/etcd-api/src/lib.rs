@@ -109,9 +109,7 @@ impl EtcdClient for ClusterEtcd<'_> {
     }
 
     fn range(&mut self, member: usize, req: &RangeRequest) -> Result<RangeResponse, EtcdError> {
-        let name = self
-            .name(member)
-            .ok_or_else(|| EtcdError(watchlab_etcdctl::DEADLINE_EXCEEDED.into()))?;
+        let name = self.member_name(member)?;
         let ask = EtcdRange {
             key: req.key.clone(),
             range_end: req.range_end.clone(),
@@ -142,9 +140,7 @@ impl EtcdClient for ClusterEtcd<'_> {
     }
 
     fn status(&mut self, member: usize) -> Result<StatusResponse, EtcdError> {
-        let name = self
-            .name(member)
-            .ok_or_else(|| EtcdError(watchlab_etcdctl::DEADLINE_EXCEEDED.into()))?;
+        let name = self.member_name(member)?;
         let s = self.cluster.api().etcd_status(&name).map_err(EtcdError)?;
         Ok(StatusResponse {
             header: self.header(s.member_id, s.revision, s.raft_term),
@@ -449,9 +445,7 @@ impl EtcdClient for ClusterEtcd<'_> {
     }
 
     fn compact(&mut self, member: usize, revision: i64) -> Result<(), EtcdError> {
-        let member = self
-            .name(member)
-            .ok_or_else(|| EtcdError(watchlab_etcdctl::DEADLINE_EXCEEDED.into()))?;
+        let member = self.member_name(member)?;
         self.cluster
             .apply(Action::CompactEtcd {
                 member,
