@@ -121,7 +121,7 @@ impl ApiServer {
     /// reads and compactions go on), however much room compaction has freed since.
     pub(super) fn check_space_alarm(&self, ops: &[Op<Arc<Object>>]) -> Result<(), StoreError> {
         let puts = ops.iter().any(|op| matches!(op, Op::Put { .. }));
-        if puts && !self.etcd.alarms().is_empty() {
+        if puts && self.etcd.has_alarm() {
             Err(StoreError::NoSpace)
         } else {
             Ok(())

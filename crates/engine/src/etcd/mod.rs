@@ -582,6 +582,11 @@ impl EtcdCluster {
         }
     }
 
+    /// Whether an alarm is active (the members refuse puts).
+    pub fn has_alarm(&self) -> bool {
+        self.nospace_alarm.is_some()
+    }
+
     /// The active alarms: (member ID, alarm type as etcd names it).
     pub fn alarms(&self) -> Vec<(u64, &'static str)> {
         self.nospace_alarm

@@ -22,7 +22,7 @@ impl ApiServer {
     /// etcd's minimum (2 s) as its lessor does. Returns the new lease's id.
     pub fn etcd_lease_grant(&mut self, member: &str, ttl_secs: i64) -> Result<LeaseId, String> {
         self.check_etcd_write(member)?;
-        if !self.etcd.alarms().is_empty() {
+        if self.etcd.has_alarm() {
             return Err(etcdserver_text(&StoreError::NoSpace));
         }
         let committed = self
