@@ -107,7 +107,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
         let rv = c
             .api()
-            .get_cached(watchlab_engine::api::Kind::Namespace, None, "default")
+            .peek(watchlab_engine::api::Kind::Namespace, None, "default")
             .unwrap()
             .meta()
             .resource_version

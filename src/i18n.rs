@@ -211,6 +211,7 @@ texts! {
     StreamTimeout => "ended: timeout", "已结束：超时";
     StreamOverflow => "ended: too slow", "已结束：消费太慢";
     StreamExpired => "ended: 410 Gone", "已结束：410 Gone";
+    StreamTerminated => "ended: watch cache reinitializing", "已结束：watch 缓存重新初始化";
     Drop => "Drop", "断开";
     DropHint => "Close this stream as a timeout would; its client resumes from its last RV", "像超时那样关闭这条流，客户端从最后页码续订";
     Raw => "Raw", "原始";

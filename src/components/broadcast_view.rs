@@ -32,6 +32,7 @@ fn stream_row(ctx: &Ctx, s: &StreamRow) -> Html {
         StreamState::Ended(EndReason::Timeout) => tr(ctx, T::StreamTimeout),
         StreamState::Ended(EndReason::Overflow) => tr(ctx, T::StreamOverflow),
         StreamState::Ended(EndReason::Expired) => tr(ctx, T::StreamExpired),
+        StreamState::Ended(EndReason::Terminated) => tr(ctx, T::StreamTerminated),
     };
     let (reach_class, reach_text) = match s.reach {
         Some(Reach::Received(t)) => ("received", format!("{} {t}", tr(ctx, T::Received))),

@@ -799,7 +799,7 @@ fn the_fan_out_follows_the_newest_revision_until_held() {
 #[test]
 fn the_lost_events_scenario_leaves_the_naive_watcher_missing_and_the_informer_whole() {
     let mut s = run(fresh(), Action::StartScenario("lost-events".into()));
-    for _ in 0..3 {
+    for _ in 0..4 {
         s = run(s, Action::NextStep);
     }
     let v = s.engine.borrow().cluster.reconnect_comparison();

@@ -1,10 +1,12 @@
 //! The second text's §7 risk, side by side: two clients watch the same pods of one namespace —
 //! a [`NaiveWatcher`] that reconnects without its last resourceVersion, and an informer that
 //! resumes from it (and relists after `410 Expired`). The learner cuts both connections, writes
-//! while they are away (creates, labels, deletes; compacts the ledger, even), and restores them.
+//! while they are away (creates, labels, deletes; a busy minute, even, after which the API
+//! server's watch cache no longer holds their resourceVersion), and restores them.
 //! Then each client's cache is checked against etcd's truth: the naive one got every object again
 //! as ADDED (duplicates) and never heard of what was deleted meanwhile (missed); the informer
-//! neither — it caught up from the ledger, or, when the ledger was compacted past its RV, relisted.
+//! neither — it caught up from the watch cache's window, or, when the window had moved past its
+//! RV (410), relisted.
 //!
 //! Both are ordinary API clients (their streams show in the broadcast under [`NAIVE_USER`] and
 //! [`INFORMER_USER`]); the cluster steps them with its other clients and cuts their connections
@@ -37,7 +39,7 @@ pub struct Tally {
     /// objects it lacks, or holds at an older version. `None` while it cannot yet know
     /// (connection cut, or events still on their way).
     pub missed: Option<u64>,
-    /// Full relists after the first list (the informer's price for a compacted RV).
+    /// Full relists after the first list (the informer's price for an RV the cache dropped).
     pub relists: u64,
     /// `410 Expired` answers seen.
     pub expired: u64,

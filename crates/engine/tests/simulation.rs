@@ -605,8 +605,7 @@ impl Sim {
     fn get_deployment(&self) -> Option<Deployment> {
         self.cluster
             .api()
-            .get_cached(Kind::Deployment, Some(NAMESPACE), DEPLOYMENT)
-            .ok()
+            .peek(Kind::Deployment, Some(NAMESPACE), DEPLOYMENT)
             .and_then(|o| o.as_deployment().cloned())
     }
 
@@ -652,8 +651,8 @@ impl Sim {
             let gone = self
                 .cluster
                 .api()
-                .get_cached(Kind::Pod, Some(namespace), name)
-                .is_err();
+                .peek(Kind::Pod, Some(namespace), name)
+                .is_none();
             self.ack(&object, gone);
         }
     }
@@ -964,6 +963,17 @@ impl Sim {
                 self.run_for(1_000);
             }
         }
+        // The pods' watch cache may still be reinitializing (429): wait for it to answer.
+        for _ in 0..60 {
+            let listed =
+                self.cluster
+                    .api()
+                    .list(Kind::Pod, Some(NAMESPACE), &ListOptions::from_cache());
+            if listed.is_ok() {
+                break;
+            }
+            self.run_for(1_000);
+        }
         let debug: Vec<String> = self
             .pods()
             .iter()
@@ -979,8 +989,8 @@ impl Sim {
                     || self
                         .cluster
                         .api()
-                        .get_cached(Kind::Pod, Some(NAMESPACE), &name)
-                        .is_err(),
+                        .peek(Kind::Pod, Some(NAMESPACE), &name)
+                        .is_none(),
                 || format!("could not put {name} back into the Deployment"),
             );
         }

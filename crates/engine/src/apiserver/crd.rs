@@ -114,6 +114,9 @@ impl ApiServer {
         match (&conflict, self.defined(crd)) {
             (None, Some(kind)) => {
                 self.registry.register(kind);
+                if self.cacher(kind).is_none() {
+                    self.start_cacher(kind);
+                }
                 status.accepted_names = crd.spec.names.clone();
                 status.conditions.push(condition(
                     "NamesAccepted",
@@ -209,5 +212,6 @@ impl ApiServer {
             }
         }
         self.registry.unregister(kind);
+        self.stop_cacher(kind);
     }
 }

@@ -169,15 +169,10 @@ impl ApiServer {
         let sub = info.subresource.as_deref();
         match (info.verb, sub) {
             (Verb::Get, None | Some("status")) => {
-                let cached = query
-                    .list
-                    .resource_version
-                    .as_deref()
-                    .is_some_and(|v| !v.is_empty());
-                let obj = if cached {
-                    self.get_cached(r.kind(), ns, name)?
-                } else {
-                    self.get(r.kind(), ns, name)?
+                let rv = query.list.resource_version.as_deref();
+                let obj = match rv.filter(|v| !v.is_empty()) {
+                    Some(v) => self.get_at(r.kind(), ns, name, super::errors::parse_rv(v)?)?,
+                    None => self.get(r.kind(), ns, name)?,
                 };
                 Ok(respond(200, obj.to_json()))
             }
@@ -236,7 +231,9 @@ impl ApiServer {
                 if obj.name() != name {
                     return Err(name_mismatch(obj.name(), name));
                 }
-                let existed = self.get_cached(r.kind(), ns, name).is_ok();
+                let existed = self
+                    .current(&r.kind().key(ns.unwrap_or(""), name))
+                    .is_some();
                 let out = if sub == Some("status") {
                     self.update_status_in(ctx, obj)?
                 } else {

@@ -6,6 +6,7 @@
 
 pub mod admission;
 pub mod apply;
+pub mod cacher;
 pub mod compaction;
 pub mod continue_token;
 pub mod crd;
@@ -147,6 +148,9 @@ pub struct ApiServer {
     now: Timestamp,
     rng: SimRng,
     watch: WatchHub,
+    /// The watch caches, one per served resource ([`cacher`]): every client watch and every
+    /// list the cache may answer is served from them.
+    cachers: BTreeMap<Kind, cacher::Cacher>,
     ledger: Ledger,
     /// Writers' and field managers' names, one string each for all the ledger lines and
     /// pending `managedFields` updates that name them (a kubelet's status writes and events,
@@ -198,6 +202,7 @@ impl ApiServer {
             now: config.start,
             rng: SimRng::child(seed, "kube-apiserver"),
             watch: WatchHub::new(config.watch),
+            cachers: BTreeMap::new(),
             ledger: Ledger::new(config.ledger_limit),
             names: Interner::default(),
             pod_conditions: Interner::default(),
@@ -213,6 +218,9 @@ impl ApiServer {
             table_watches: BTreeMap::new(),
         };
         s.etcd.start_clock(s.config.start);
+        for kind in s.registry.kinds().to_vec() {
+            s.start_cacher(kind);
+        }
         for ns in SYSTEM_NAMESPACES {
             let obj = Object::Namespace(Namespace {
                 metadata: ObjectMeta::named("", ns),
@@ -296,7 +304,11 @@ impl ApiServer {
                 }
             }
         }
-        self.watch.tick(self.now, self.store.revision());
+        self.run_cachers();
+        let cachers = &self.cachers;
+        self.watch.tick(self.now, |kind| {
+            cachers.get(&kind).map_or(0, |c| c.revision())
+        });
     }
 
     /// The earliest time something is scheduled (stream deadline, bookmark, compaction, lease
@@ -311,6 +323,7 @@ impl ApiServer {
                 .next_lease_expiry()
                 .filter(|at| *at > self.now || self.etcd.can_commit()),
             self.etcd.next_timer(),
+            self.cachers_next_timer(),
         ]
         .into_iter()
         .flatten()
@@ -513,7 +526,7 @@ impl ApiServer {
                     last_tombstone.clone_from(&c.tombstone);
                 }
             }
-            self.watch.dispatch(&changes);
+            self.feed_cachers(rev, &changes);
         }
         last_tombstone
     }
@@ -543,6 +556,7 @@ pub(crate) fn change_of(
     match e.kind {
         EventType::Put => Change {
             kind: e.kv.value.kind(),
+            key: e.kv.key.clone(),
             revision: e.kv.mod_revision,
             prev,
             cur: Some(e.kv.value.clone()),
@@ -553,6 +567,7 @@ pub(crate) fn change_of(
             last.meta_mut().resource_version = e.kv.mod_revision.to_string();
             Change {
                 kind: last.kind(),
+                key: e.kv.key.clone(),
                 revision: e.kv.mod_revision,
                 prev: prev.or_else(|| Some(e.kv.value.clone())),
                 cur: None,

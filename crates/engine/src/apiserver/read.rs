@@ -1,8 +1,19 @@
-//! Reads: `get`, and `list` with selectors, `limit`/`continue` paging and the resourceVersion /
-//! resourceVersionMatch semantics of the real server (unset = latest; "0" = any, served whole
-//! like the watch cache; N = not older than N; N + Exact, or N with a limit = that revision from
-//! the store's history, 410 once compacted).
+//! Reads: `get`, and `list` with selectors, `limit`/`continue` paging and the read paths of
+//! kube-apiserver v1.32 (`storage/cacher/cacher.go` `GetList`, `shouldDelegateList`):
+//!
+//! - no resourceVersion: a consistent read from the watch cache (`ConsistentListFromCache`):
+//!   a quorum read of etcd's current revision, then the cache once it has reached it; a cache
+//!   that cannot (its etcd watch is stuck) would answer 504 after 3 s, and the list falls back
+//!   to etcd;
+//! - "0": the cache as it is, whole (no limit), answered while etcd has no majority;
+//! - N (not older than): the cache once it has reached N, else `504 Too large resource version`;
+//! - N + `Exact`, N with a limit, or a `continue` token: etcd at that revision, 410 once
+//!   compacted.
+//!
+//! A cache that is reinitializing answers `429 storage is (re)initializing`, but for a list
+//! without selectors and with a limit, which goes to etcd (`shouldDelegateListOnNotReadyCache`).
 
+use super::cacher::Cacher;
 use super::continue_token;
 use super::errors;
 use super::watch::Filter;
@@ -64,12 +75,80 @@ impl ObjectList {
     }
 }
 
-/// Where a list reads and whether `limit` applies.
+/// Where a list read from etcd reads: at a revision (`None`: the latest), after a key.
 struct ReadPlan {
     at: Option<Revision>,
-    paged: bool,
     start_after: Option<String>,
     from_continue: bool,
+}
+
+/// An etcd read at `at` from the first key.
+fn etcd_at(at: Option<Revision>) -> ReadPlan {
+    ReadPlan {
+        at,
+        start_after: None,
+        from_continue: false,
+    }
+}
+
+/// An etcd read at its latest revision.
+fn etcd_latest() -> ReadPlan {
+    etcd_at(None)
+}
+
+/// Who answers a list.
+enum Route {
+    Etcd(ReadPlan),
+    Cache(Freshness),
+}
+
+/// How fresh the cache must be to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Freshness {
+    /// resourceVersion "0": as it is.
+    Any,
+    /// resourceVersion N: at least N.
+    NotOlderThan(Revision),
+    /// No resourceVersion: at etcd's current revision.
+    Consistent,
+}
+
+/// A list answered by the watch cache at `at`: the matches in key order, at most `limit` of
+/// them, with a continue token (read from etcd) when more remain (`PrepareContinueToken`:
+/// `remainingItemCount` only without selectors).
+fn list_from_cache(
+    cacher: &Cacher,
+    prefix: &str,
+    filter: &Filter,
+    at: Revision,
+    limit: Option<usize>,
+) -> ObjectList {
+    let mut items: Vec<Arc<Object>> = Vec::new();
+    let mut more = false;
+    for obj in cacher.matching(filter) {
+        if limit.is_some_and(|l| items.len() >= l) {
+            more = true;
+            break;
+        }
+        items.push(obj.clone());
+    }
+    let mut continue_token = None;
+    let mut remaining = None;
+    if let (true, Some(last)) = (more, items.last()) {
+        let key = filter.kind.key(last.namespace(), &last.meta().name);
+        continue_token = Some(continue_token::encode(prefix, &key, at));
+        if filter.labels.is_empty() && filter.fields.is_empty() {
+            let total = cacher.matching(filter).count();
+            remaining = Some(total.saturating_sub(items.len()) as u64);
+        }
+    }
+    ObjectList {
+        kind: filter.kind,
+        resource_version: at,
+        continue_token,
+        remaining_item_count: remaining,
+        items,
+    }
 }
 
 impl ApiServer {
@@ -82,12 +161,55 @@ impl ApiServer {
     ) -> Result<Arc<Object>, Status> {
         // A GET without a resourceVersion is a quorum read of etcd ([`super::etcd_client`]).
         self.check_consistent_read()?;
-        self.get_cached(kind, namespace, name)
+        self.get_stored(kind, namespace, name)
     }
 
-    /// One object as a GET with a resourceVersion ("0", or not older than one) reads it: from
-    /// the watch cache, without asking etcd, so it answers while etcd has no majority.
+    /// One object as a GET with resourceVersion "0" reads it: from the watch cache as it is,
+    /// without asking etcd, so it answers while etcd has no majority.
     pub fn get_cached(
+        &self,
+        kind: Kind,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Arc<Object>, Status> {
+        self.get_at(kind, namespace, name, 0)
+    }
+
+    /// One object as a GET with resourceVersion `rv` reads it (`Cacher.Get`): from the watch
+    /// cache once it has reached `rv` (else `504 Too large resource version`); while the cache
+    /// is reinitializing, from etcd.
+    pub fn get_at(
+        &self,
+        kind: Kind,
+        namespace: Option<&str>,
+        name: &str,
+        rv: Revision,
+    ) -> Result<Arc<Object>, Status> {
+        let Ok(cacher) = self.ready_cacher(kind) else {
+            self.check_consistent_read()?;
+            return self.get_stored(kind, namespace, name);
+        };
+        if rv > cacher.revision() {
+            let fresh = self.fresh_revision(cacher);
+            if fresh < rv {
+                return Err(errors::too_large_resource_version(rv, fresh));
+            }
+        }
+        let r = kind.resource();
+        cacher
+            .get(namespace.unwrap_or(""), name)
+            .cloned()
+            .ok_or_else(|| Status::not_found(&r.group_resource(), name))
+    }
+
+    /// One object as etcd holds it now, without a request (no quorum, no cache): for the
+    /// façade's own checks and the views of the ledger.
+    pub fn peek(&self, kind: Kind, namespace: Option<&str>, name: &str) -> Option<Arc<Object>> {
+        self.get_stored(kind, namespace, name).ok()
+    }
+
+    /// One object as etcd holds it now.
+    fn get_stored(
         &self,
         kind: Kind,
         namespace: Option<&str>,
@@ -110,26 +232,72 @@ impl ApiServer {
         r.check_field_selector(&opts.field_selector)?;
         let namespace = namespace.filter(|_| r.namespaced);
         let prefix = r.prefix(namespace);
-        let plan = self.plan_list(opts, &prefix)?;
-        if plan.paged {
-            // Served by etcd (or by the cache after a quorum read of etcd's revision).
-            self.check_consistent_read()?;
-        }
         let filter = Filter {
             kind,
             namespace: namespace.map(str::to_string),
             labels: opts.label_selector.clone(),
             fields: opts.field_selector.clone(),
         };
-        let limit = opts
-            .limit
-            .filter(|l| *l > 0 && plan.paged)
-            .map(|l| l as usize);
+        let plan = match self.plan_list(opts, &prefix)? {
+            Route::Etcd(plan) => plan,
+            Route::Cache(freshness) => {
+                let limit = opts.limit.filter(|l| *l > 0);
+                let Ok(cacher) = self.ready_cacher(kind) else {
+                    if filter.labels.is_empty() && filter.fields.is_empty() && limit.is_some() {
+                        // `shouldDelegateListOnNotReadyCache`: etcd serves it.
+                        self.check_consistent_read()?;
+                        return self.list_from_etcd(opts, &prefix, &filter, etcd_latest());
+                    }
+                    return Err(Status::too_many_requests(super::cacher::REINITIALIZING, 1));
+                };
+                let at = match freshness {
+                    Freshness::Any => cacher.revision(),
+                    Freshness::NotOlderThan(n) if cacher.revision() >= n => cacher.revision(),
+                    Freshness::NotOlderThan(n) => {
+                        let fresh = self.fresh_revision(cacher);
+                        if fresh < n {
+                            return Err(errors::too_large_resource_version(n, fresh));
+                        }
+                        fresh
+                    }
+                    Freshness::Consistent => {
+                        // The quorum read of etcd's current revision.
+                        self.check_consistent_read()?;
+                        let current = self.store.revision();
+                        let fresh = self.fresh_revision(cacher);
+                        if fresh < current {
+                            // 504 after 3 s; a consistent read then falls back to etcd.
+                            return self.list_from_etcd(opts, &prefix, &filter, etcd_latest());
+                        }
+                        fresh
+                    }
+                };
+                let limit = limit
+                    .filter(|_| freshness != Freshness::Any)
+                    .map(|l| l as usize);
+                return Ok(list_from_cache(cacher, &prefix, &filter, at, limit));
+            }
+        };
+        // Served by etcd at a revision, or at its latest (a quorum read).
+        self.check_consistent_read()?;
+        self.list_from_etcd(opts, &prefix, &filter, plan)
+    }
+
+    /// A list read from etcd (the store) as `plan` says.
+    fn list_from_etcd(
+        &self,
+        opts: &ListOptions,
+        prefix: &str,
+        filter: &Filter,
+        plan: ReadPlan,
+    ) -> Result<ObjectList, Status> {
+        let kind = filter.kind;
+        let limit = opts.limit.filter(|l| *l > 0).map(|l| l as usize);
         let read_err = |e: StoreError| match e {
             StoreError::Compacted { .. } if plan.from_continue => {
                 let fresh = plan.start_after.as_deref().unwrap_or_default();
                 Status::resource_expired(CONTINUE_EXPIRED)
-                    .with_continue(continue_token::encode_latest(&prefix, fresh))
+                    .with_continue(continue_token::encode_latest(prefix, fresh))
             }
             StoreError::Compacted { .. } => Status::resource_expired(LIST_EXPIRED),
             StoreError::FutureRevision { requested, current } => {
@@ -152,7 +320,7 @@ impl ApiServer {
             chunk_size = chunk_size.saturating_mul(2);
             let resp = self
                 .store
-                .range_prefix(&prefix, start_after.as_deref(), at, chunk)
+                .range_prefix(prefix, start_after.as_deref(), at, chunk)
                 .map_err(read_err)?;
             let n = resp.kvs.len();
             let mut last_key = None;
@@ -172,7 +340,7 @@ impl ApiServer {
             }
             if full {
                 if let Some(k) = last_key {
-                    continue_token = Some(continue_token::encode(&prefix, &k, revision));
+                    continue_token = Some(continue_token::encode(prefix, &k, revision));
                 }
                 break;
             }
@@ -190,7 +358,7 @@ impl ApiServer {
         })
     }
 
-    fn plan_list(&self, opts: &ListOptions, prefix: &str) -> Result<ReadPlan, Status> {
+    fn plan_list(&self, opts: &ListOptions, prefix: &str) -> Result<Route, Status> {
         let rv = opts.resource_version.as_deref().filter(|v| !v.is_empty());
         let mut errs = Vec::new();
         if let Some(m) = opts.resource_version_match {
@@ -224,34 +392,22 @@ impl ApiServer {
             }
             let (at, key) =
                 continue_token::decode(token, prefix).map_err(|e| Status::bad_request(&e))?;
-            return Ok(ReadPlan {
+            return Ok(Route::Etcd(ReadPlan {
                 at,
-                paged: true,
                 start_after: Some(key),
                 from_continue: true,
-            });
+            }));
         }
-        let current = self.store.revision();
-        let plan = |at, paged| ReadPlan {
-            at,
-            paged,
-            start_after: None,
-            from_continue: false,
-        };
+        let parse = |v: &str| errors::parse_rv(v);
         Ok(match (rv, opts.resource_version_match) {
-            (None, _) => plan(None, true),
-            (Some("0"), _) => plan(None, false),
-            (Some(v), Some(ResourceVersionMatch::Exact)) => plan(Some(errors::parse_rv(v)?), true),
+            (None, _) => Route::Cache(Freshness::Consistent),
+            (Some("0"), _) => Route::Cache(Freshness::Any),
+            (Some(v), Some(ResourceVersionMatch::Exact)) => Route::Etcd(etcd_at(Some(parse(v)?))),
+            // The legacy exact match: a resourceVersion with a limit (`isLegacyExactMatch`).
             (Some(v), None) if opts.limit.is_some_and(|l| l > 0) => {
-                plan(Some(errors::parse_rv(v)?), true)
+                Route::Etcd(etcd_at(Some(parse(v)?)))
             }
-            (Some(v), _) => {
-                let n = errors::parse_rv(v)?;
-                if n > current {
-                    return Err(errors::too_large_resource_version(n, current));
-                }
-                plan(None, opts.limit.is_some_and(|l| l > 0))
-            }
+            (Some(v), _) => Route::Cache(Freshness::NotOlderThan(parse(v)?)),
         })
     }
 }

@@ -1,14 +1,15 @@
-//! Opening a watch: where the stream starts. resourceVersion unset or "0" → synthetic ADDED for
-//! every current match (their own revisions, key order), then live changes; N → every change
-//! after N from the store's history; a compacted N → one ERROR 410 Expired and the end (HTTP
-//! 200 then the error event, as the real server). `sendInitialEvents=true` adds the
-//! initial-events-end BOOKMARK.
+//! Opening a watch, served by the resource's watch cache ([`super::cacher`]): where the stream
+//! starts. resourceVersion unset or "0" → synthetic ADDED for every object the cache holds
+//! (their own revisions, key order), then live changes; N → every change after N from the
+//! cache's window of events; an N older than the window → one ERROR 410 Expired and the end
+//! (HTTP 200 then the error event, as the real server), even while etcd still has N; an N the
+//! cache has not reached → accepted, its events once the cache passes N.
+//! `sendInitialEvents=true` waits for a fresh cache and adds the initial-events-end BOOKMARK.
 
 use super::errors;
 use super::watch::{bookmark, Filter, StreamStart, WatchEvent, WatchEventType};
-use super::{change_of, ApiServer};
+use super::ApiServer;
 use crate::api::Kind;
-use crate::store::StoreError;
 use std::sync::Arc;
 use watchlab_apimachinery::client::WatchId;
 use watchlab_apimachinery::request::{ListOptions, ResourceVersionMatch};
@@ -17,8 +18,10 @@ use watchlab_apimachinery::validation::FieldError;
 
 impl ApiServer {
     // Long on purpose: the watch request's checks in the order the real server answers them,
-    // then where the stream starts (now, a resourceVersion, or its history); read top down.
-    /// Opens a watch stream for `user` on `kind` (in `namespace`, or all).
+    // then where the stream starts (the cache's objects, or its window of events); read top
+    // down beside `Cacher.Watch` (`storage/cacher/cacher.go`, v1.32).
+    /// Opens a watch stream for `user` on `kind` (in `namespace`, or all), served by the
+    /// kind's watch cache.
     pub fn watch(
         &mut self,
         user: &str,
@@ -36,72 +39,83 @@ impl ApiServer {
             labels: opts.label_selector.clone(),
             fields: opts.field_selector.clone(),
         };
-        let prefix = r.prefix(namespace);
-        let current = self.store.revision();
         let rv = opts.resource_version.as_deref().filter(|v| !v.is_empty());
+        let requested = match rv {
+            Some(v) => errors::parse_rv(v)?,
+            None => 0,
+        };
+        // An unready cache refuses the watch outright (429, `ResilientWatchCacheInitialization`).
+        let cacher = self.ready_cacher(kind)?;
+        let cache_rv = cacher.revision();
         let mut initial: Vec<Arc<WatchEvent>> = Vec::new();
         let mut expired = false;
-        let mut revision = current;
+        let mut revision = cache_rv;
+        let mut resume_after = 0;
         let send_initial = opts
             .send_initial_events
             .unwrap_or(matches!(rv, None | Some("0")));
-        match rv {
-            Some(v) if v != "0" && !send_initial => {
-                let n = errors::parse_rv(v)?;
-                if n > current {
-                    return Err(errors::too_large_resource_version(n, current));
+        if opts.send_initial_events == Some(true) {
+            // A watch-list waits until the cache is as fresh as asked: etcd's current revision
+            // for no resourceVersion (a quorum read), the given one otherwise; after 3 s the
+            // stream carries one ERROR 504 (`waitUntilWatchCacheFreshAndForceAllEvents`).
+            let required = match rv {
+                None => {
+                    self.check_consistent_read()?;
+                    self.store.revision()
                 }
-                match self.store.events_after(&prefix, n) {
-                    Ok(events) => {
-                        for e in events {
-                            let change = change_of(&self.store, e);
-                            if let Some(t) = filter.decide(&change) {
-                                if let Some(obj) = change.object_for_event(t) {
-                                    initial.push(Arc::new(WatchEvent::new(
-                                        t,
-                                        obj,
-                                        change.revision,
-                                    )));
-                                }
+                Some(_) => requested,
+            };
+            let fresh = self.fresh_revision(cacher);
+            if fresh < required {
+                let e = errors::too_large_resource_version(required, fresh);
+                initial.push(Arc::new(WatchEvent::error(e, fresh)));
+                expired = true;
+            } else {
+                revision = fresh;
+            }
+        }
+        if expired {
+            // The ERROR above ends it.
+        } else if send_initial {
+            // Every current match as ADDED (`getIntervalFromStoreLocked`), at its own revision.
+            for obj in cacher.matching(&filter) {
+                let at = obj.meta().resource_version.parse().unwrap_or(revision);
+                initial.push(Arc::new(WatchEvent::new(
+                    WatchEventType::Added,
+                    obj.clone(),
+                    at,
+                )));
+            }
+            if opts.send_initial_events == Some(true) {
+                initial.push(Arc::new(bookmark(kind, revision, true)));
+            }
+        } else {
+            // From a resourceVersion: the window's events after it, or 410 when the window no
+            // longer reaches back that far (`getAllEventsSinceLocked`), however long etcd
+            // keeps it. A resourceVersion the cache has not reached is accepted: events come
+            // once the cache passes it (`cacheWatcher.process` sends only newer ones).
+            match cacher.window().since(requested) {
+                Ok(events) => {
+                    for change in events {
+                        if let Some(t) = filter.decide(change) {
+                            if let Some(obj) = change.object_for_event(t) {
+                                initial.push(Arc::new(WatchEvent::new(t, obj, change.revision)));
                             }
                         }
                     }
-                    Err(StoreError::Compacted {
-                        compact_revision, ..
-                    }) => {
-                        let msg = format!("too old resource version: {n} ({compact_revision})");
-                        initial.push(Arc::new(WatchEvent::error(
-                            Status::resource_expired(&msg),
-                            n,
-                        )));
-                        expired = true;
-                        revision = n;
+                    if requested > cache_rv {
+                        resume_after = requested;
                     }
-                    Err(e) => return Err(errors::unknown(&e.to_string())),
+                    revision = requested.max(cache_rv);
                 }
-            }
-            _ => {
-                if let Some(v) = rv.filter(|v| *v != "0") {
-                    let n = errors::parse_rv(v)?;
-                    if n > current {
-                        return Err(errors::too_large_resource_version(n, current));
-                    }
-                }
-                if send_initial {
-                    let list = self
-                        .store
-                        .range_prefix(&prefix, None, None, None)
-                        .map_err(|e| errors::unknown(&e.to_string()))?;
-                    for kv in list.kvs.iter().filter(|kv| filter.matches(&kv.value)) {
-                        initial.push(Arc::new(WatchEvent::new(
-                            WatchEventType::Added,
-                            kv.value.clone(),
-                            kv.mod_revision,
-                        )));
-                    }
-                    if opts.send_initial_events == Some(true) {
-                        initial.push(Arc::new(bookmark(kind, current, true)));
-                    }
+                Err(oldest) => {
+                    let msg = format!("too old resource version: {requested} ({oldest})");
+                    initial.push(Arc::new(WatchEvent::error(
+                        Status::resource_expired(&msg),
+                        requested,
+                    )));
+                    expired = true;
+                    revision = requested;
                 }
             }
         }
@@ -122,6 +136,7 @@ impl ApiServer {
             initial,
             revision,
             expired,
+            resume_after,
         };
         Ok(self.watch.open(start))
     }

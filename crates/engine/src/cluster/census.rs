@@ -132,9 +132,7 @@ impl Cluster {
         self.with_census(|census| {
             census
                 .on_node(node)
-                .filter_map(|(namespace, name)| {
-                    self.api.get_cached(Kind::Pod, Some(namespace), name).ok()
-                })
+                .filter_map(|(namespace, name)| self.api.peek(Kind::Pod, Some(namespace), name))
                 .filter_map(|o| o.as_pod().map(pod_view))
                 .collect()
         })

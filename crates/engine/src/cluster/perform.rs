@@ -246,7 +246,10 @@ impl Cluster {
     }
 
     fn known_node(&self, name: &str) -> Result<(), Status> {
-        self.api.get_cached(Kind::Node, None, name).map(|_| ())
+        self.api
+            .peek(Kind::Node, None, name)
+            .map(|_| ())
+            .ok_or_else(|| Status::not_found(&Kind::Node.resource().group_resource(), name))
     }
 
     pub(super) fn create_seed_objects(&mut self) {

@@ -369,6 +369,43 @@ impl EtcdCluster {
         Ok(self.revision_at(self.nodes[i].commit))
     }
 
+    /// The member index the client's requests (and a watch it opens now) go to, if any can
+    /// take one: up, and knowing a leader.
+    pub fn client_index(&self) -> Option<usize> {
+        self.route()
+    }
+
+    /// A member's name by index.
+    pub fn member_name(&self, i: usize) -> &str {
+        self.view.get(i).map_or("", |m| m.name.as_str())
+    }
+
+    /// How far a watch served by member `i` has delivered: what the member has applied, or,
+    /// while it follows a leader it reaches, what that leader has (etcd sends a follower the
+    /// new commit index at once; the page's synchronous rounds skip that message, so a watch on
+    /// a linked follower hears a commit in the same instant, as it would within a round trip).
+    /// `None` while the member is down.
+    pub fn watch_revision(&self, i: usize) -> Option<Revision> {
+        if !self.alive.get(i).copied().unwrap_or(false) {
+            return None;
+        }
+        let node = match self.leader_of(i) {
+            Some(l) if self.nodes[l].term == self.nodes[i].term => &self.nodes[l],
+            _ => &self.nodes[i],
+        };
+        Some(self.revision_at(node.commit))
+    }
+
+    /// Since when member `i` has known no leader (`None` while it knows one, or is down).
+    pub fn leaderless_since_index(&self, i: usize) -> Option<Timestamp> {
+        self.leaderless_since.get(i).copied().flatten()
+    }
+
+    /// Whether any member is up.
+    pub fn any_alive(&self) -> bool {
+        self.alive.iter().any(|a| *a)
+    }
+
     /// The member the client's requests go to now, if any can take one.
     pub fn client_member(&self) -> Option<&str> {
         self.route().map(|i| self.view[i].name.as_str())

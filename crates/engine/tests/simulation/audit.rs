@@ -8,11 +8,13 @@
 //!   sees, by the watch cache's rule (ADDED on entering the filter, MODIFIED inside it, DELETED
 //!   on leaving it or on deletion, carrying the previous state at the deletion's revision);
 //! - atomic per revision: a revision's events arrive in one poll, never split;
-//! - complete: while the stream is open, every committed write it should see has been queued;
 //! - bookmarks never go backwards (nor behind a delivered event, nor past the store's revision)
 //!   and promise nothing was skipped;
-//! - resumable: a stream that ended (timeout, overflow, dropped) resumes from the last revision
-//!   received without loss or duplicate; `410 Expired` comes only for a compacted revision;
+//! - resumable: a stream that ended (timeout, overflow, dropped, its cache reinitializing)
+//!   resumes from the last revision received without loss or duplicate; `410 Expired` comes
+//!   only for a revision before the watch cache's window (`429` while it reinitializes: retried);
+//! - complete up to the cache: every write its watch cache has taken in is queued (a cache whose
+//!   etcd watch is stuck holds events back; none is lost);
 //! - a re-list shows exactly the ledger's objects at the list's revision, never older than what
 //!   the stream already delivered;
 //! - list + watch reconstructs the ledger (checked once quiet, by the caller).
@@ -167,7 +169,10 @@ impl Auditor {
                 .stream(id)
                 .is_some_and(|s| s.state() == StreamState::Open);
             if open {
-                let missing = self.expected(tape, api.revision());
+                // Complete up to what its cache has: a cache whose etcd watch is stuck (its
+                // member cut off) delivers nothing newer until the watch moves on.
+                let delivered = api.cache_delivered(self.spec.kind);
+                let missing = self.expected(tape, delivered);
                 if let Some((w, t, _)) = missing.first() {
                     return Err(format!(
                         "{}: stream open at revision {}, yet {t:?} {} at revision {} was never \
@@ -178,7 +183,7 @@ impl Auditor {
                         w.revision
                     ));
                 }
-                self.checked = self.checked.max(api.revision());
+                self.checked = self.checked.max(delivered);
             }
         }
         Ok(())
@@ -189,16 +194,19 @@ impl Auditor {
         opts.resource_version = Some(self.pos.to_string());
         opts.allow_watch_bookmarks = true;
         opts.timeout_seconds = Some(30 + self.rng.below(300));
-        let id = api
-            .watch(USER, self.spec.kind, self.spec.namespace, &opts)
-            .map_err(|s| {
-                format!(
+        let id = match api.watch(USER, self.spec.kind, self.spec.namespace, &opts) {
+            Ok(id) => id,
+            // The cache is reinitializing: try again on the next step.
+            Err(s) if s.code() == 429 => return Ok(()),
+            Err(s) => {
+                return Err(format!(
                     "{}: watch from revision {} refused: {}",
                     self.name,
                     self.pos,
                     s.message()
-                )
-            })?;
+                ))
+            }
+        };
         self.id = Some(id);
         self.fresh = true;
         Ok(())
@@ -212,6 +220,8 @@ impl Auditor {
             Err(s) if !api.store_writable() && s.message() == REQUEST_TIMED_OUT => {
                 return Ok(false)
             }
+            // The cache is reinitializing.
+            Err(s) if s.code() == 429 => return Ok(false),
             Err(s) => return Err(format!("{}: list refused: {}", self.name, s.message())),
         };
         if list.resource_version < self.pos || list.resource_version != tape.upto() {
@@ -267,7 +277,10 @@ impl Auditor {
                     let WatchObject::Status(s) = &e.object else {
                         return Err(format!("{name}: an ERROR event without a Status"));
                     };
-                    let compacted = api.store().compact_revision();
+                    // 410 only for a revision before the cache's window.
+                    let compacted = api
+                        .cacher(self.spec.kind)
+                        .map_or(0, |c| c.window().oldest_servable());
                     if !fresh
                         || i != 0
                         || batch.len() != 1

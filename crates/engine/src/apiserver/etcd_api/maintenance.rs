@@ -42,6 +42,7 @@ impl ApiServer {
         for id in streams {
             self.stop_watch(id);
         }
+        self.restart_cachers();
     }
 }
 

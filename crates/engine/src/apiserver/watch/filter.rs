@@ -49,6 +49,8 @@ impl Filter {
 #[derive(Debug, Clone)]
 pub struct Change {
     pub kind: Kind,
+    /// The etcd key (shared with the store).
+    pub key: Arc<str>,
     pub revision: Revision,
     /// The state before (None for a creation).
     pub prev: Option<Arc<Object>>,

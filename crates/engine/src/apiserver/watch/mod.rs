@@ -78,6 +78,8 @@ pub struct StreamStart {
     pub revision: Revision,
     /// Ends the stream right after `initial` (the compacted-RV case).
     pub expired: bool,
+    /// Live events at or before this revision are skipped (0: none).
+    pub resume_after: Revision,
 }
 
 /// All open streams and their index.
@@ -137,6 +139,7 @@ impl WatchHub {
             live_pending: 0,
             capacity: self.config.buffer_limit,
             last_revision: start.revision,
+            resume_after: start.resume_after,
             delivered: 0,
             filtered_out: 0,
             recent: VecDeque::new(),
@@ -168,6 +171,9 @@ impl WatchHub {
                 let Some(s) = self.streams.get_mut(&id) else {
                     continue;
                 };
+                if change.revision <= s.resume_after {
+                    continue;
+                }
                 self.offered += 1;
                 let Some(t) = s.filter.decide(change) else {
                     s.refuse(change.revision);
@@ -233,9 +239,37 @@ impl WatchHub {
         std::mem::take(&mut self.ready)
     }
 
-    /// Ends timed-out streams and sends due bookmarks at `revision`: the streams whose timer is
-    /// due, in id order.
-    pub fn tick(&mut self, now: Timestamp, revision: Revision) {
+    /// Ends every open stream of `kind` (its cache went unready); returns how many.
+    pub fn end_kind(&mut self, kind: Kind) -> usize {
+        let ids: Vec<WatchId> = self
+            .ids
+            .iter()
+            .copied()
+            .filter(|id| {
+                self.streams
+                    .get(id)
+                    .is_some_and(|s| s.filter.kind == kind && s.state == StreamState::Open)
+            })
+            .collect();
+        for &id in &ids {
+            let Some(s) = self.streams.get_mut(&id) else {
+                continue;
+            };
+            let due = s.next_timer();
+            s.end(EndReason::Terminated);
+            let filter = s.filter.clone();
+            self.index.remove(id, &filter);
+            if let Some(due) = due {
+                self.timers.remove(&(due, id));
+            }
+            self.ready.insert(id);
+        }
+        ids.len()
+    }
+
+    /// Ends timed-out streams and sends due bookmarks at their cache's resourceVersion
+    /// (`revision_of` a kind): the streams whose timer is due, in id order.
+    pub fn tick(&mut self, now: Timestamp, revision_of: impl Fn(Kind) -> Revision) {
         let mut due: Vec<WatchId> = Vec::new();
         while let Some(&(at, id)) = self.timers.first() {
             if at > now {
@@ -260,8 +294,12 @@ impl WatchHub {
                     let kind = s.filter.kind;
                     let e = bookmarks
                         .entry(kind)
-                        .or_insert_with(|| Arc::new(bookmark(kind, revision, false)));
-                    s.push(e.clone(), true);
+                        .or_insert_with(|| Arc::new(bookmark(kind, revision_of(kind), false)));
+                    // A watch from a resourceVersion the cache has not reached hears no
+                    // bookmark before it.
+                    if e.resource_version >= s.resume_after {
+                        s.push(e.clone(), true);
+                    }
                     s.next_bookmark = Some(now.plus_millis(every.max(1)));
                 }
             }
@@ -340,6 +378,7 @@ mod tests {
             initial: Vec::new(),
             revision: 1,
             expired: false,
+            resume_after: 0,
         }
     }
 
@@ -354,10 +393,10 @@ mod tests {
         let chatty = hub.open(start(500_000, true));
         assert_eq!(hub.next_timer(), Some(Timestamp::from_millis(60_000)));
         // Nothing is due before its time.
-        hub.tick(Timestamp::from_millis(59_999), 7);
+        hub.tick(Timestamp::from_millis(59_999), |_| 7);
         assert_eq!(hub.poll(chatty).map(|e| e.len()), Some(0));
         // The bookmark is sent and the next one is a minute later.
-        hub.tick(Timestamp::from_millis(60_000), 7);
+        hub.tick(Timestamp::from_millis(60_000), |_| 7);
         let sent = hub.poll(chatty).unwrap_or_default();
         assert_eq!(sent.len(), 1);
         assert_eq!(sent[0].event_type, WatchEventType::Bookmark);
@@ -366,7 +405,7 @@ mod tests {
         hub.stop(chatty);
         assert_eq!(hub.next_timer(), Some(Timestamp::from_millis(300_000)));
         // At its deadline a stream ends (its reader learns it at the next poll).
-        hub.tick(Timestamp::from_millis(300_000), 9);
+        hub.tick(Timestamp::from_millis(300_000), |_| 9);
         assert_eq!(hub.next_timer(), None);
         assert!(hub.poll(quiet).is_none());
         // A stream ended by an overflow leaves no timer behind either.
@@ -375,6 +414,7 @@ mod tests {
         for revision in [10, 11] {
             hub.dispatch(&[Change {
                 kind: Kind::Pod,
+                key: Arc::from("/registry/pods/default/p"),
                 revision,
                 prev: None,
                 cur: Some(pod.clone()),

@@ -22,6 +22,9 @@ pub enum EndReason {
     Overflow,
     /// The requested resourceVersion was compacted; the stream carried one ERROR 410.
     Expired,
+    /// Its watch cache went unready and ended every watch it served (`terminateAllWatchers`):
+    /// closed without an ERROR, as a timeout.
+    Terminated,
 }
 
 /// A stream's lifecycle.
@@ -47,6 +50,9 @@ pub struct WatchStream {
     pub(super) live_pending: usize,
     pub(super) capacity: usize,
     pub(super) last_revision: Revision,
+    /// Events at or before this revision are not sent (a watch from a resourceVersion the
+    /// cache had not reached: `cacheWatcher` sends only newer ones).
+    pub(super) resume_after: Revision,
     pub(super) delivered: u64,
     pub(super) filtered_out: u64,
     pub(super) recent: VecDeque<Arc<WatchEvent>>,
