@@ -367,6 +367,8 @@ struct Coverage {
     dropped_watches: u64,
     /// Acknowledged relabels of the Deployment's pods.
     relabels: u64,
+    /// Watch caches compared with etcd's state at their revision.
+    cache_checks: u64,
     /// Container restarts seen by the lifecycle check, and pods seen Succeeded or Failed.
     restarts: u64,
     terminal_pods: u64,
@@ -390,6 +392,7 @@ impl Coverage {
         self.failed_scheduling += o.failed_scheduling;
         self.dropped_watches += o.dropped_watches;
         self.relabels += o.relabels;
+        self.cache_checks += o.cache_checks;
         self.restarts += o.restarts;
         self.terminal_pods += o.terminal_pods;
         self.endpoint_checks += o.endpoint_checks;
@@ -568,6 +571,42 @@ impl Sim {
             self.check_no_binding_to_a_cordoned_node();
             self.check_pod_lifecycles_move_forward();
             self.check_one_etcd_leader_per_term();
+            self.check_caches_hold_etcds_state();
+        }
+    }
+
+    /// Every watch cache holds exactly etcd's objects of its resource as of the revision its
+    /// etcd watch has delivered (a gap-free prefix of etcd's history: nothing missed, nothing
+    /// invented, nothing from a revision its member had not applied).
+    fn check_caches_hold_etcds_state(&mut self) {
+        let api = self.cluster.api();
+        for c in api.cachers() {
+            if !c.is_ready() {
+                continue;
+            }
+            let at = api.cache_delivered(c.kind());
+            if at < api.store().compact_revision() {
+                continue;
+            }
+            let Ok(etcd) = api.store().range_prefix(c.prefix(), None, Some(at), None) else {
+                continue;
+            };
+            let same = etcd.kvs.len() == c.len()
+                && etcd
+                    .kvs
+                    .iter()
+                    .zip(c.objects())
+                    .all(|(kv, (key, obj))| *kv.key == *key && Arc::ptr_eq(&kv.value, obj));
+            if !same {
+                let plural = c.kind().resource().plural;
+                let cached: Vec<&str> = c.objects().map(|(k, _)| k).collect();
+                let stored: Vec<&str> = etcd.kvs.iter().map(|kv| &*kv.key).collect();
+                self.fail(&format!(
+                    "the {plural} cache (at {at}) differs from etcd there:\n  cache {cached:?}\n  \
+                     etcd  {stored:?}"
+                ));
+            }
+            self.coverage.cache_checks += 1;
         }
     }
 
@@ -1247,6 +1286,10 @@ fn faults_heal_into_a_converged_cluster_whose_caches_match_the_ledger() {
         assert!(total.failed_scheduling > 0, "no pod ever waited: {total:?}");
         assert!(total.dropped_watches > 0, "no watch dropped: {total:?}");
         assert!(total.relabels > 0, "no pod relabelled: {total:?}");
+        assert!(
+            total.cache_checks > 0,
+            "no watch cache compared with etcd: {total:?}"
+        );
         assert!(total.restarts > 0, "no container restarted: {total:?}");
         assert!(total.terminal_pods > 0, "no pod completed: {total:?}");
         assert!(

@@ -278,6 +278,11 @@ impl Cacher {
         self.next_progress
     }
 
+    /// Every object it holds, in key order, with its etcd key.
+    pub fn objects(&self) -> impl Iterator<Item = (&str, &Arc<Object>)> {
+        self.objects.iter().map(|(k, v)| (&**k, v))
+    }
+
     /// The object at `namespace/name`.
     pub fn get(&self, namespace: &str, name: &str) -> Option<&Arc<Object>> {
         self.objects.get(self.kind.key(namespace, name).as_str())
