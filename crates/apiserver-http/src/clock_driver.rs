@@ -32,6 +32,12 @@ impl ClockDriver {
         self.origin.plus_millis(virtual_ms)
     }
 
+    /// The real time that `virtual_ms` of virtual time take at this speed.
+    pub fn real_duration(&self, virtual_ms: u64) -> std::time::Duration {
+        let speed = if self.speed > 0.0 { self.speed } else { 1.0 };
+        std::time::Duration::from_secs_f64(virtual_ms as f64 / 1000.0 / speed)
+    }
+
     /// The virtual now: the origin plus the real time elapsed since, times the speed.
     pub fn target(&self) -> Timestamp {
         self.virtual_at(self.started.elapsed().as_millis())

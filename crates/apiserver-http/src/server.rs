@@ -331,8 +331,21 @@ async fn handle(shared: Rc<Shared>, req: Request<Incoming>) -> Response<Body> {
         body.as_deref(),
     );
     shared.notify();
+    if answer.extensions().get::<EtcdTimedOut>().is_some() {
+        // etcd gives up on a request no leader could carry out after its request timeout; the
+        // engine decides at once, the client hears it when a real server would answer.
+        tokio::time::sleep(shared.clock.real_duration(ETCD_REQUEST_TIMEOUT_MS)).await;
+    }
     answer
 }
+
+/// etcd's `ReqTimeout()`: 5 s plus two election timeouts (2 × 1 s), how long a request waits
+/// for a leader and a majority before `etcdserver: request timed out`.
+const ETCD_REQUEST_TIMEOUT_MS: u64 = 7_000;
+
+/// Marks an answer that is etcd's request timeout (sent after [`ETCD_REQUEST_TIMEOUT_MS`]).
+#[derive(Debug, Clone, Copy)]
+struct EtcdTimedOut;
 
 /// Whether the request is for a resource the engine's `registry` serves.
 fn served(registry: &Registry, method: &Method, uri: &Uri) -> bool {
@@ -409,7 +422,11 @@ fn respond(
     };
     let warnings = session.take_warnings();
     drop(cluster);
+    let timed_out = r.code == 500 && r.body.contains(watchlab_engine::etcd::REQUEST_TIMED_OUT);
     let mut resp = api(r);
+    if timed_out {
+        resp.extensions_mut().insert(EtcdTimedOut);
+    }
     for text in warnings {
         // RFC 7234 warn-code 299, agent "-", the text quoted (`"` and `\` escaped), as
         // `warning.NewWarningsRecorder` writes it.
