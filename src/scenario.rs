@@ -15,7 +15,7 @@ pub struct BuiltIn {
 }
 
 /// The stories, in the order the texts tell them.
-pub const BUILT_IN: [BuiltIn; 10] = [
+pub const BUILT_IN: [BuiltIn; 11] = [
     BuiltIn {
         id: "watch",
         source: include_str!("../static/labs/watch.yaml"),
@@ -43,6 +43,10 @@ pub const BUILT_IN: [BuiltIn; 10] = [
     BuiltIn {
         id: "lost-events",
         source: include_str!("../static/labs/lost-events.yaml"),
+    },
+    BuiltIn {
+        id: "watch-cache",
+        source: include_str!("../static/labs/watch-cache.yaml"),
     },
     BuiltIn {
         id: "operator",
@@ -164,6 +168,127 @@ mod tests {
             assert_eq!(requested(&search), Some(Err(bad.to_string())), "{bad}");
         }
         assert_eq!(requested("?live"), None);
+    }
+
+    /// Runs a lab as `./x lab` does (each step, each task's solution) and hands `look` the
+    /// engine and what the console printed while each step ran, as each step ends.
+    fn walk(source: &str, mut look: impl FnMut(usize, &crate::state::Engine, &str)) {
+        let lab = Lab::parse(source).unwrap_or_else(|e| panic!("{e}"));
+        let mut engine = crate::lab::lab_engine(&lab).unwrap_or_else(|e| panic!("{e}"));
+        for (i, step) in lab.steps.iter().enumerate() {
+            let before = engine.console.lines().back().map(|l| l.id);
+            crate::lab::enter(&mut engine, step);
+            for line in &step.solution.0 {
+                engine.run_command(line);
+            }
+            let printed: String = engine
+                .console
+                .lines()
+                .iter()
+                .filter(|l| before.is_none_or(|b| l.id > b))
+                .map(|l| format!("{}\n", l.text))
+                .collect();
+            look(i, &engine, &printed);
+        }
+    }
+
+    /// The informers' relists and 410s, summed over every component.
+    fn relists(engine: &crate::state::Engine) -> (u64, u64, usize) {
+        let informers = engine.cluster.informers();
+        let all_relisted = informers.iter().filter(|i| i.relists > 0).count();
+        let relists = informers.iter().map(|i| i.relists).sum();
+        let expired = informers.iter().map(|i| i.expired).sum();
+        assert!(!informers.is_empty());
+        (relists, expired, informers.len() - all_relisted)
+    }
+
+    /// What the etcd-quorum lab prints beside its checks: the etcd watch cancelled for want of
+    /// a leader, the console's `get -w` kept through the short outage (nobody relists) and
+    /// ended by the long one (429), then every informer relisting after a 410.
+    #[test]
+    fn the_etcd_quorum_scenario_keeps_watches_through_a_short_outage_and_not_a_long_one() {
+        let source = BUILT_IN
+            .iter()
+            .find(|b| b.id == "etcd-quorum")
+            .map(|b| b.source)
+            .unwrap_or_default();
+        walk(source, |i, engine, printed| match i {
+            1 => {
+                assert!(printed.contains("Error from server: etcdserver: request timed out"));
+                assert!(printed.contains("watch was canceled (etcdserver: no leader)"));
+                assert!(printed.contains(r#"{"kind":"PodList""#), "{printed}");
+            }
+            2 => {
+                assert!(engine.console.following(), "the get -w is still open");
+                assert!(
+                    printed
+                        .lines()
+                        .any(|l| l.starts_with("after-outage ") && l.contains("Running")),
+                    "{printed}"
+                );
+                assert_eq!(relists(engine).0, 0, "nobody relisted");
+            }
+            3 => assert!(printed.contains(r#"{"kind":"PodList""#), "{printed}"),
+            4 => {
+                assert!(printed
+                    .contains("Error from server (TooManyRequests): storage is (re)initializing"));
+                assert!(!engine.console.following(), "the get -w ended");
+                assert_eq!(relists(engine).0, 0);
+            }
+            5 => {
+                let (_, expired, not_relisted) = relists(engine);
+                assert!(expired > 0);
+                assert_eq!(not_relisted, 0, "every informer listed again");
+            }
+            _ => {}
+        });
+    }
+
+    /// What the watch-cache lab prints that its checks cannot see (a watch's events): 504 for
+    /// a list ahead of the cache, the waiting watch's first event past 400, 410 for the watch
+    /// from 50 while etcd still answers revision 50, and no relist after a 5 s outage.
+    #[test]
+    fn the_watch_cache_scenario_shows_504_the_waiting_watch_and_410_with_etcd_still_at_50() {
+        let source = BUILT_IN
+            .iter()
+            .find(|b| b.id == "watch-cache")
+            .map(|b| b.source)
+            .unwrap_or_default();
+        walk(source, |i, engine, printed| match i {
+            0 => assert!(printed.contains("\"ModRevision\" : 50"), "{printed}"),
+            1 => {
+                assert!(printed.contains(
+                    "Error from server (Timeout): Timeout: Too large resource version: 400, current: "
+                ));
+                assert!(engine.console.following(), "the watch from 400 waits");
+            }
+            2 => {
+                let first = printed
+                    .lines()
+                    .find(|l| l.starts_with(r#"{"type":"#))
+                    .unwrap_or_else(|| panic!("no event: {printed}"));
+                let event: serde_json::Value = serde_json::from_str(first).unwrap_or_default();
+                let rv = event["object"]["metadata"]["resourceVersion"]
+                    .as_str()
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or_default();
+                assert!(rv > 400, "{first}");
+                assert!(!engine.console.following(), "head -1 closed it");
+            }
+            3 => {
+                assert!(
+                    printed.contains(r#""message":"too old resource version: 50 ("#),
+                    "{printed}"
+                );
+                assert!(printed.contains(r#""reason":"Expired","code":410"#));
+                assert!(printed.contains("\"ModRevision\" : 50"), "{printed}");
+            }
+            5 => {
+                assert!(printed.contains("Error from server: etcdserver: request timed out"));
+                assert_eq!(relists(engine).0, 0, "nobody relisted");
+            }
+            _ => {}
+        });
     }
 
     /// What `./x lab static/labs/*.yaml` does, in the test suite too.

@@ -523,13 +523,29 @@ fn status(s: &Status) -> Response<Body> {
 }
 
 fn json(code: StatusCode, body: String) -> Response<Body> {
+    let retry_after = retry_after(code, &body);
     let mut resp = Response::new(Full::new(Bytes::from(body)).boxed_unsync());
     *resp.status_mut() = code;
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    if let Some(seconds) = retry_after {
+        resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
     resp
+}
+
+/// `Retry-After` for a 429 or a 5xx Status that carries `details.retryAfterSeconds`, as
+/// `responsewriters.ErrorNegotiated` sets it (client-go then retries such a request).
+fn retry_after(code: StatusCode, body: &str) -> Option<u64> {
+    if code != StatusCode::TOO_MANY_REQUESTS && !code.is_server_error() {
+        return None;
+    }
+    let status: serde_json::Value = serde_json::from_str(body).ok()?;
+    status["details"]["retryAfterSeconds"]
+        .as_u64()
+        .filter(|s| *s > 0)
 }
 
 #[cfg(test)]

@@ -5,8 +5,10 @@
 
 mod common;
 
-use common::{kubectl_available, wait_until, TestServer};
+use common::{kubectl_available, move_pods_window_on, wait_until, TestServer};
+use std::process::Command;
 use std::time::Duration;
+use watchlab_engine::cluster::Action;
 
 macro_rules! need_kubectl {
     ($name:expr) => {
@@ -572,4 +574,249 @@ fn ages_agree_with_kubectls_own_clock() {
         let age = row.split_whitespace().nth(3).unwrap_or_default();
         assert!(under_two_minutes(age), "{nodes}");
     }
+}
+
+// The read paths of the watch cache (kube-apiserver v1.32): what kubectl sees of each.
+
+/// A pod only this test writes: its scheduler is one nobody runs, so no kubelet touches it.
+fn quiet_pod(s: &TestServer, name: &str) {
+    s.ok(&[
+        "run",
+        name,
+        "--image=nginx",
+        r#"--overrides={"spec":{"schedulerName":"nobody"}}"#,
+    ]);
+}
+
+/// The resourceVersion of the last write, as etcd has it.
+fn revision(s: &TestServer) -> u64 {
+    s.with_cluster(|c| c.api().revision())
+}
+
+#[test]
+fn a_list_ahead_of_the_watch_cache_is_504_too_large_resource_version() {
+    need_kubectl!("a_list_ahead_of_the_watch_cache_is_504_too_large_resource_version");
+    let s = TestServer::start();
+    let future = revision(&s) + 1000;
+    let r = s.kubectl(&[
+        "get",
+        "--raw",
+        &format!("/api/v1/namespaces/default/pods?resourceVersion={future}"),
+    ]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.stdout, "");
+    // "current" is the cache's resourceVersion: etcd's, as far as its watch has delivered.
+    // `NewTimeoutError`'s "Timeout: " is part of the message, so kubectl prints it twice.
+    let prefix = format!(
+        "Error from server (Timeout): Timeout: Too large resource version: {future}, current: "
+    );
+    let current: u64 = r
+        .stderr
+        .trim_end()
+        .strip_prefix(&prefix)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{:?}", r.stderr));
+    assert!(current < future, "{}", r.stderr);
+    // A resourceVersion the cache has reached is answered from it.
+    let list = s.ok(&[
+        "get",
+        "--raw",
+        &format!("/api/v1/namespaces/default/pods?resourceVersion={current}"),
+    ]);
+    let list: serde_json::Value = serde_json::from_str(&list).expect("list");
+    assert_eq!(list["kind"], "PodList", "{list}");
+}
+
+#[test]
+fn a_watch_ahead_of_the_watch_cache_is_accepted_and_starts_there() {
+    need_kubectl!("a_watch_ahead_of_the_watch_cache_is_accepted_and_starts_there");
+    let s = TestServer::start();
+    quiet_pod(&s, "ahead");
+    // Far ahead: accepted (no 504, unlike a list), and nothing to deliver within its second.
+    let far = revision(&s) + 1000;
+    let quiet = s.kubectl(&[
+        "get",
+        "--raw",
+        &format!("/api/v1/namespaces/default/pods?watch=1&resourceVersion={far}&timeoutSeconds=1"),
+    ]);
+    assert_eq!(
+        (quiet.code, quiet.stdout.as_str(), quiet.stderr.as_str()),
+        (0, "", "")
+    );
+    // A little ahead: the watch delivers the events after it, and none before.
+    let from = revision(&s) + 5;
+    let mut watch = s.spawn(&[
+        "get",
+        "--raw",
+        &format!(
+            "/api/v1/namespaces/default/pods?watch=1&resourceVersion={from}&timeoutSeconds=60"
+        ),
+    ]);
+    let mut writes = Vec::new();
+    for round in 0..10 {
+        s.ok(&[
+            "label",
+            "pod",
+            "ahead",
+            &format!("round={round}"),
+            "--overwrite",
+        ]);
+        // (`kubectl label -o` prints the object as it read it before its patch: read again.)
+        writes.push((round, rv(&s, &["get", "pod", "ahead"])));
+    }
+    watch.wait_for(Duration::from_secs(10), |t| t.contains(r#""round":"9""#));
+    let text = watch.stop();
+    let seen: Vec<(String, u64)> = text
+        .lines()
+        .map(|l| {
+            let e: serde_json::Value =
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+            let meta = &e["object"]["metadata"];
+            (
+                meta["labels"]["round"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                meta["resourceVersion"]
+                    .as_str()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, u64)> = writes
+        .iter()
+        .filter(|(_, at)| *at > from)
+        .map(|(round, at)| (round.to_string(), *at))
+        .collect();
+    assert_eq!(seen, expected, "from {from}: {writes:?}\n{text}");
+}
+
+#[test]
+fn a_watch_from_a_resource_version_the_watch_cache_dropped_is_410() {
+    need_kubectl!("a_watch_from_a_resource_version_the_watch_cache_dropped_is_410");
+    let s = TestServer::start_with(watchlab_apiserver_http::Args {
+        port: 0,
+        etcd_port: Some(0),
+        ..Default::default()
+    });
+    quiet_pod(&s, "old");
+    let old = revision(&s);
+    let oldest = s.with_cluster(move_pods_window_on);
+    assert!(oldest > old, "{oldest} {old}");
+    // HTTP 200, then one ERROR event: kubectl prints it and exits 0.
+    let r = s.kubectl(&[
+        "get",
+        "--raw",
+        &format!("/api/v1/namespaces/default/pods?watch=1&resourceVersion={old}"),
+    ]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{}", r.stdout);
+    let event: serde_json::Value = serde_json::from_str(r.stdout.trim()).expect("one event");
+    assert_eq!(
+        event,
+        serde_json::json!({
+            "type": "ERROR",
+            "object": {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Failure",
+                "message": format!("too old resource version: {old} ({oldest})"),
+                "reason": "Expired",
+                "code": 410
+            }
+        })
+    );
+    // etcd still has that revision: an Exact list, read from etcd, shows it.
+    let exact = s.ok(&[
+        "get",
+        "--raw",
+        &format!(
+            "/api/v1/namespaces/default/pods?resourceVersion={old}&resourceVersionMatch=Exact"
+        ),
+    ]);
+    let exact: serde_json::Value = serde_json::from_str(&exact).expect("list");
+    assert_eq!(exact["metadata"]["resourceVersion"], old.to_string());
+    assert_eq!(exact["items"][0]["metadata"]["name"], "old", "{exact}");
+    // And so does etcdctl, when it is installed.
+    let etcdctl = Command::new("etcdctl")
+        .env("ETCDCTL_API", "3")
+        .arg(format!("--endpoints={}", s.etcd[0]))
+        .args(["get", "/registry/pods/default/old", "--keys-only"])
+        .arg(format!("--rev={old}"))
+        .output();
+    match etcdctl {
+        Ok(out) => {
+            assert!(out.status.success(), "{out:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                "/registry/pods/default/old\n\n"
+            );
+        }
+        Err(e) => eprintln!("note: etcdctl not run ({e})"),
+    }
+}
+
+#[test]
+fn without_an_etcd_majority_quorum_reads_fail_and_the_watch_cache_answers() {
+    need_kubectl!("without_an_etcd_majority_quorum_reads_fail_and_the_watch_cache_answers");
+    let s = TestServer::start();
+    quiet_pod(&s, "survivor");
+    s.with_cluster(|c| {
+        for member in ["etcd-1", "etcd-2"] {
+            c.apply(Action::KillEtcdMember(member.into()))
+                .expect("kill a member");
+        }
+    });
+    // etcd-0 alone cannot confirm it still leads; the watch cache keeps what it has (for about
+    // 33 s: three election timeouts, then 30 s of retries, before it reinitializes).
+    std::thread::sleep(Duration::from_secs(2));
+    // A list and a get without resourceVersion are quorum reads: etcd cannot answer them.
+    let timed_out = "Error from server: etcdserver: request timed out\n";
+    let list = s.kubectl(&["get", "pods"]);
+    assert_eq!(
+        (list.code, list.stderr.as_str()),
+        (1, timed_out),
+        "{}",
+        list.stdout
+    );
+    let one = s.kubectl(&["get", "pod", "survivor"]);
+    assert_eq!(
+        (one.code, one.stderr.as_str()),
+        (1, timed_out),
+        "{}",
+        one.stdout
+    );
+    // resourceVersion=0 (a list, and a get): the watch cache as it is, without asking etcd.
+    let cached = s.ok(&[
+        "get",
+        "--raw",
+        "/api/v1/namespaces/default/pods?resourceVersion=0",
+    ]);
+    let cached: serde_json::Value = serde_json::from_str(&cached).expect("list");
+    let names: Vec<&str> = cached["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["metadata"]["name"].as_str())
+        .collect();
+    assert_eq!(names, ["survivor"], "{cached}");
+    let pod = s.ok(&[
+        "get",
+        "--raw",
+        "/api/v1/namespaces/default/pods/survivor?resourceVersion=0",
+    ]);
+    let pod: serde_json::Value = serde_json::from_str(&pod).expect("pod");
+    assert_eq!(pod["metadata"]["name"], "survivor", "{pod}");
+    s.with_cluster(|c| {
+        for member in ["etcd-1", "etcd-2"] {
+            c.apply(Action::RestoreEtcdMember(member.into()))
+                .expect("restore a member");
+        }
+    });
+    let table = wait_until("a quorum read again", Duration::from_secs(20), || {
+        let r = s.kubectl(&["get", "pods"]);
+        (r.code == 0).then_some(r.stdout)
+    });
+    assert!(table.lines().any(|l| l.starts_with("survivor ")), "{table}");
 }

@@ -2,13 +2,17 @@
 //! package and `@kubernetes/client-node` 2.x, installed by `scripts/setup.sh` (which `./x test`
 //! runs) into `target/clients/`. Each script in `tests/clients/` prints `ok NAME` / `FAIL NAME`
 //! per check; a missing client fails the test with the command that installs it (no silent skip).
-//! The Python controller of `examples/python-controller/` runs here too.
+//! A script asks the test for what no client can do by printing a line: `@compact` (etcd
+//! compacts at its revision: continue tokens and Exact lists before it expire) and `@busy` (the
+//! pods watch cache's window of events moves past every revision so far: watches from them
+//! expire, while etcd still has them). The Python controller of `examples/python-controller/`
+//! runs here too.
 
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 
-use common::TestServer;
+use common::{label, move_pods_window_on, move_window_on, TestServer};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -43,8 +47,9 @@ fn node() -> PathBuf {
     installed("target/clients/node/node_modules/.bin/node")
 }
 
-/// Runs `program args` against `s`, answering its `@compact` requests by compacting the store;
-/// returns its whole output after asserting it exited 0.
+/// Runs `program args` against `s`, answering its `@compact` requests by compacting the store
+/// and its `@busy` requests by moving the pods watch cache on; returns its whole output after
+/// asserting it exited 0.
 fn run(s: &TestServer, program: PathBuf, args: &[PathBuf]) -> String {
     // client-node refuses plain http unless the cluster says `insecure-skip-tls-verify: true`
     // (its own rule, `createDispatcherOptions`); the Python client and kubectl ignore the line.
@@ -77,6 +82,11 @@ fn run(s: &TestServer, program: PathBuf, args: &[PathBuf]) -> String {
                 c.session("test").server().compact_now().expect("compact");
             });
             writeln!(stdin, "compacted").expect("answer");
+            continue;
+        }
+        if line == "@busy" {
+            s.with_cluster(move_pods_window_on);
+            writeln!(stdin, "moved on").expect("answer");
             continue;
         }
         println!("{line}");
@@ -191,8 +201,9 @@ impl Drop for Controller {
 }
 
 /// `examples/python-controller`: the Greeter custom resource's controller lists, watches from the
-/// list's resourceVersion, retries its status write after a 409 and a re-read, relists after a
-/// compaction's 410, and the Pods it reconciles follow the Greeter's `spec.replicas`.
+/// list's resourceVersion, retries its status write after a 409 and a re-read, relists after the
+/// 410 of a watch from a resourceVersion the greeters watch cache no longer holds, and the Pods
+/// it reconciles follow the Greeter's `spec.replicas`.
 #[test]
 fn the_example_python_controller_reconciles_through_409_and_410() {
     const GREETERS: &str = "/apis/example.watchlab.dev/v1/namespaces/default/greeters";
@@ -255,39 +266,33 @@ fn the_example_python_controller_reconciles_through_409_and_410() {
     let greeter = get(format!("{GREETERS}/hello"));
     assert_eq!(greeter["status"]["observedReplicas"], 3, "{greeter}");
 
-    // Writes the controller does not watch, a compaction past its position, and its stream
-    // ended (as an API server restart would): it resumes from its last resourceVersion, gets
-    // 410 Gone and relists.
+    // Its stream ended (as an API server restart would), then 80 busy seconds: the
+    // greeters watch cache's window moves past the controller's position. It resumes from its
+    // last resourceVersion, gets 410 Gone (etcd compacted nothing) and relists.
     s.with_cluster(|c| {
-        let mut session = c.session("test");
-        let server = session.server();
-        for i in 0..3 {
-            let patch = format!(r#"{{"metadata":{{"labels":{{"round":"{i}"}}}}}}"#);
-            let r = server.handle(
-                "test",
-                "PATCH",
-                "/api/v1/namespaces/default/pods/hello-0",
-                Some("application/merge-patch+json"),
-                Some(&patch),
+        {
+            let mut session = c.session("test");
+            let server = session.server();
+            let greeter_watches: Vec<_> = server
+                .streams()
+                .filter(|st| st.filter().kind.resource().plural == "greeters")
+                .map(|st| st.id())
+                .collect();
+            assert!(
+                !greeter_watches.is_empty(),
+                "the controller watches greeters"
             );
-            assert_eq!(r.code, 200, "{}", r.body);
+            for id in greeter_watches {
+                server.stop_watch(id);
+            }
         }
-        server.compact_now().expect("compact");
-        let greeter_watches: Vec<_> = server
-            .streams()
-            .filter(|st| st.filter().kind.resource().plural == "greeters")
-            .map(|st| st.id())
-            .collect();
-        assert!(
-            !greeter_watches.is_empty(),
-            "the controller watches greeters"
-        );
-        for id in greeter_watches {
-            server.stop_watch(id);
-        }
+        let path = format!("{GREETERS}/hello");
+        move_window_on(c, "greeters", |c, i| label(c, &path, i));
+        assert_eq!(c.api().store().compact_revision(), 0, "nothing compacted");
     });
     ctl.until("watch ended; resuming");
-    ctl.until("watch from");
+    let expired = ctl.until("watch from");
+    assert!(expired.contains("expired (410 Expired)"), "{expired}");
     ctl.until("synced");
     request(
         "PATCH",

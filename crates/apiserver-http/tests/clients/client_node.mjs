@@ -2,7 +2,9 @@
 // watchlab-apiserver. Run by crates/apiserver-http/tests/official_clients.rs with KUBECONFIG
 // pointing at a fresh server and NODE_PATH at the installed node_modules. Each check prints
 // `ok NAME` or `FAIL NAME: why`; the exit code is the number of failures. A line `@compact` asks
-// the Rust test to compact the store; it answers `compacted` on stdin.
+// the Rust test to compact the store (etcd's compaction); it answers `compacted` on stdin. A line
+// `@busy` asks it to move the pods watch cache's window of events past every revision so far (80 s
+// of virtual time, then about a hundred pod writes); it answers `moved on`.
 
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -31,6 +33,14 @@ async function compact() {
   console.log('@compact');
   const { value } = await stdin.next();
   expect(value === 'compacted', 'the test did not compact');
+}
+
+// Has the test make the cluster busy until the pods watch cache has dropped every event so far
+// from its window: watches from those resourceVersions then expire, though etcd still has them.
+async function busy() {
+  console.log('@busy');
+  const { value } = await stdin.next();
+  expect(value === 'moved on', 'the test did not move the cache on');
 }
 
 // Left alone by the cluster's scheduler (another schedulerName), so only this script writes
@@ -218,13 +228,23 @@ check('send_initial_events_ends_with_a_bookmark', async () => {
   expect(events.at(-1).obj.metadata.annotations['k8s.io/initial-events-end'] === 'true', events.at(-1));
 });
 
-check('a_watch_from_a_compacted_resource_version_is_410', async () => {
+check('a_watch_from_a_resource_version_the_watch_cache_dropped_is_410', async () => {
   const listed = await core.listNamespacedPod({ namespace: NS });
+  const rv = listed.metadata.resourceVersion;
   await core.createNamespacedPod({ namespace: NS, body: pod('js-gone') });
   await core.deleteNamespacedPod({ name: 'js-gone', namespace: NS, gracePeriodSeconds: 0 });
-  await compact();
-  const [event] = await watchEvents(`/api/v1/namespaces/${NS}/pods`, { resourceVersion: listed.metadata.resourceVersion }, 1);
+  await busy();
+  const [event] = await watchEvents(`/api/v1/namespaces/${NS}/pods`, { resourceVersion: rv }, 1);
   expect(event.type === 'ERROR' && event.obj.code === 410 && event.obj.reason === 'Expired', event);
+  expect(event.obj.message.startsWith(`too old resource version: ${rv} (`), event.obj.message);
+  // etcd still has that revision: an Exact list (read from etcd) shows the pods as they were...
+  const names = (l) => l.items.map((p) => p.metadata.name).sort().join();
+  const exact = await core.listNamespacedPod({ namespace: NS, resourceVersion: rv, resourceVersionMatch: 'Exact' });
+  expect(exact.metadata.resourceVersion === rv && names(exact) === names(listed), names(exact));
+  // ...until etcd compacts it.
+  await compact();
+  const expired = await status(core.listNamespacedPod({ namespace: NS, resourceVersion: rv, resourceVersionMatch: 'Exact' }));
+  expect(expired.code === 410 && expired.body.message === 'The resourceVersion for the provided list is too old.', expired);
 });
 
 check('make_informer_lists_then_watches', async () => {

@@ -2,7 +2,9 @@
 
 Run by crates/apiserver-http/tests/official_clients.rs with KUBECONFIG pointing at a fresh
 server. Each check prints `ok NAME` or `FAIL NAME: why`; the exit code is the number of
-failures. A line `@compact` asks the Rust test to compact the store; it answers on stdin once done.
+failures. A line `@compact` asks the Rust test to compact the store (etcd's compaction); a line
+`@busy` asks it to move the pods watch cache's window of events past every revision so far (80 s
+of virtual time, then about a hundred pod writes). It answers on stdin once done.
 """
 
 import json
@@ -35,6 +37,14 @@ def compact():
     """Has the test compact the store at its current revision (etcd's compaction)."""
     print("@compact", flush=True)
     expect(sys.stdin.readline().strip() == "compacted", "the test did not compact")
+
+
+def busy():
+    """Has the test make the cluster busy until the pods watch cache has dropped every event so
+    far from its window: watches from those resourceVersions then expire, though etcd still has
+    them (nothing is compacted)."""
+    print("@busy", flush=True)
+    expect(sys.stdin.readline().strip() == "moved on", "the test did not move the cache on")
 
 
 def pod(name, labels=None):
@@ -257,19 +267,34 @@ def send_initial_events_ends_with_a_bookmark():
 
 
 @check
-def a_watch_from_a_compacted_resource_version_is_410():
+def a_watch_from_a_resource_version_the_watch_cache_dropped_is_410():
     listed = core.list_namespaced_pod(NS)
+    rv = listed.metadata.resource_version
     core.create_namespaced_pod(NS, pod("py-gone"))
     core.delete_namespaced_pod("py-gone", NS, grace_period_seconds=0)
-    compact()
+    busy()
     try:
         # The client retries once on a 410 ERROR event, then raises it.
-        watch_events(core.list_namespaced_pod, 1, namespace=NS,
-                     resource_version=listed.metadata.resource_version)
-        raise AssertionError("a compacted resourceVersion was watched")
+        watch_events(core.list_namespaced_pod, 1, namespace=NS, resource_version=rv)
+        raise AssertionError("a resourceVersion the watch cache dropped was watched")
     except ApiException as e:
         expect(e.status == 410, e.status)
-        expect("too old resource version" in str(e.reason), e.reason)
+        expect(str(e.reason).startswith(f"Expired: too old resource version: {rv} ("), e.reason)
+    # etcd still has that revision: an Exact list (read from etcd) shows the pods as they were...
+    names = sorted(p.metadata.name for p in listed.items)
+    exact = core.list_namespaced_pod(NS, resource_version=rv, resource_version_match="Exact")
+    expect(exact.metadata.resource_version == rv, exact.metadata.resource_version)
+    expect(sorted(p.metadata.name for p in exact.items) == names,
+           [p.metadata.name for p in exact.items])
+    # ...until etcd compacts it.
+    compact()
+    try:
+        core.list_namespaced_pod(NS, resource_version=rv, resource_version_match="Exact")
+        raise AssertionError("an Exact list at a compacted revision was served")
+    except ApiException as e:
+        expect(e.status == 410, e.status)
+        message = json.loads(e.body)["message"]
+        expect(message == "The resourceVersion for the provided list is too old.", message)
 
 
 @check

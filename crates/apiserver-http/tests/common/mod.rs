@@ -266,3 +266,72 @@ impl Streaming {
         self.text
     }
 }
+
+/// Moves the watch cache of `plural` past every revision up to now, as a busy cluster does:
+/// 80 s of virtual time (a full window grows instead of dropping its oldest event while that
+/// event is younger than 75 s), then `write(cluster, i)` until the window has dropped every
+/// event up to now (about a hundred: it starts at 100 events). etcd compacts nothing. Returns
+/// the oldest resourceVersion a watch may now start from. The server's clock, 80 s ahead of
+/// the wall clock's target then, stands still until the wall clock catches up.
+pub fn move_window_on(
+    c: &mut Cluster,
+    plural: &str,
+    mut write: impl FnMut(&mut Cluster, usize),
+) -> u64 {
+    let seen = c.api().revision();
+    let later = c.now().plus_millis(80_000);
+    c.advance_to(later);
+    let oldest = |c: &Cluster| {
+        c.api()
+            .cachers()
+            .find(|w| w.kind().resource().plural == plural)
+            .unwrap_or_else(|| panic!("no watch cache of {plural}"))
+            .window()
+            .oldest_servable()
+    };
+    let mut writes = 0;
+    while oldest(c) <= seen {
+        assert!(
+            writes < 1000,
+            "the {plural} watch cache never moved past {seen}"
+        );
+        write(c, writes);
+        writes += 1;
+    }
+    oldest(c)
+}
+
+/// [`move_window_on`] for pods, by label patches of a pod of `production` (which the tests'
+/// watchers do not look at), or of the first pod there is when `production` has none.
+pub fn move_pods_window_on(c: &mut Cluster) -> u64 {
+    let list = c
+        .session("test")
+        .server()
+        .handle("test", "GET", "/api/v1/pods", None, None);
+    let list: serde_json::Value = serde_json::from_str(&list.body).expect("list");
+    let items = list["items"].as_array().cloned().unwrap_or_default();
+    let pod = items
+        .iter()
+        .find(|p| p["metadata"]["namespace"] == "production")
+        .or(items.first())
+        .expect("a pod to patch");
+    let path = format!(
+        "/api/v1/namespaces/{}/pods/{}",
+        pod["metadata"]["namespace"].as_str().unwrap_or_default(),
+        pod["metadata"]["name"].as_str().unwrap_or_default()
+    );
+    move_window_on(c, "pods", |c, i| label(c, &path, i))
+}
+
+/// A merge patch of the label `round=i` on the object at `path`.
+pub fn label(c: &mut Cluster, path: &str, i: usize) {
+    let patch = format!(r#"{{"metadata":{{"labels":{{"round":"{i}"}}}}}}"#);
+    let r = c.session("test").server().handle(
+        "test",
+        "PATCH",
+        path,
+        Some("application/merge-patch+json"),
+        Some(&patch),
+    );
+    assert_eq!(r.code, 200, "{}", r.body);
+}
