@@ -10,7 +10,8 @@ It is the loop client-go's reflector and a controller's work function run, writt
   2. WATCH from that resourceVersion, reconciling every ADDED/MODIFIED Greeter, remembering the
      resourceVersion of every event (BOOKMARKs included);
   3. when the watch ends (its timeout), WATCH again from the last resourceVersion seen;
-  4. when the server answers 410 Gone (that resourceVersion was compacted), LIST again (1.);
+  4. when the server answers 410 Gone (that resourceVersion has left the API server's watch
+     cache), LIST again (1.);
   5. a write refused with 409 Conflict (someone changed the object since we read it) is retried
      after reading the object again.
 

@@ -24,8 +24,8 @@ impl ClientError {
         }
     }
 
-    /// `410 Expired`, what a watch from a compacted resourceVersion receives:
-    /// `too old resource version: 5 (10)`.
+    /// `410 Expired`, what a watch from a resourceVersion older than the watch cache's window
+    /// receives: `too old resource version: 5 (10)`.
     pub fn expired(message: impl Into<String>) -> Self {
         ClientError::new(410, "Expired", message)
     }
