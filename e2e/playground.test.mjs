@@ -1393,3 +1393,30 @@ test('pictures for the README: every view at 1280×720 and 1024×576, in English
   }
   await done(page);
 });
+
+test('the broadcast view draws the chain through the watch cache: pods watching on an etcd member, its resourceVersion and window', async () => {
+  const page = await open();
+  await run(page, 'kubectl run via-cache --image=nginx -n production');
+  await page.click('#tab-broadcast');
+  const row = '#cachers [data-cacher="pods"]';
+  await page.waitForSelector(row);
+  assert.equal(await page.getAttribute(row, 'data-cacher-state'), 'watching');
+  assert.match(await page.textContent(`${row} .cache-state`), /^Watching on etcd-\d$/);
+  // The cache's resourceVersion against etcd's revision, caught up (the clock is paused).
+  const etcd = await revision(page);
+  const rv = Number(await page.getAttribute(`${row} .cache-rv`, 'data-rv'));
+  assert.ok(rv > 0 && rv <= etcd, `rv ${rv}, etcd ${etcd}`);
+  assert.equal(await page.textContent(`${row} .cache-rv`), `rv ${rv} / etcd ${etcd}`);
+  assert.equal(await page.getAttribute(`${row} .cache-rv`, 'data-delivered'), String(etcd));
+  assert.doesNotMatch(await page.getAttribute(row, 'class'), /\bbehind\b/);
+  assert.match(await page.textContent(`${row} .cache-window`), /^\d+ of \d+ events$/);
+  assert.ok(Number(await page.textContent(`${row} .cache-objects`)) >= 1, 'the pods it holds');
+  // The newest revision is the pod's create: in the diagram it goes from etcd through the pods
+  // cache (whose row is marked) to the streams.
+  assert.match(await page.textContent('#fanout-summary'), /^Revision \d+ \(create \/registry\/pods\/production\/via-cache/);
+  assert.equal(await page.getAttribute('#fanout-diagram g.cache-node', 'data-via-cacher'), 'pods');
+  assert.equal(await page.getAttribute('#fanout-diagram g.etcd-watch', 'data-watch'), 'reached');
+  assert.match(await page.getAttribute(row, 'class'), /\bcurrent\b/);
+  await screenshot(page, 'broadcast-cachers');
+  await done(page);
+});

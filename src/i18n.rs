@@ -248,6 +248,39 @@ texts! {
     NextRevision => "Next revision", "下一页";
     ColIndex => "index", "索引";
     ColSubscriber => "subscriber · what it watches", "订阅者 · 监听什么";
+    // Watch caches (the API server's cacher per resource)
+    CachersTitle => "Watch caches: one etcd watch per resource feeds its streams", "watch 缓存：每种资源一个 etcd watch，供给它的所有流";
+    CachersHint => "kube-apiserver lists each resource from etcd once, then holds one etcd watch on its prefix and keeps a window of recent events; every client watch of the resource is fed from it. A watch from a resourceVersion older than the window serves gets 410 Gone; while a cache reinitializes, its lists and watches get 429.", "kube-apiserver 对每种资源只从 etcd list 一次，之后在其前缀上保持一个 etcd watch，并保留一个最近事件的窗口；该资源的每个客户端 watch 都由它供给。从比窗口更早的 resourceVersion 开始的 watch 得到 410 Gone；缓存重新初始化期间，对它的 list 和 watch 得到 429。";
+    CachersShowIdle => "show idle ({})", "显示空闲的（{}）";
+    NoCachers => "No watch cache has a stream or an event yet.", "还没有带流或事件的 watch 缓存。";
+    ColCacheWatch => "etcd watch", "etcd watch 状态";
+    ColCacheRv => "cache RV / etcd", "缓存页码 / etcd";
+    ColOldestServed => "from RV", "最早页码";
+    ColWindow => "window", "事件窗口";
+    ColObjects => "objects", "对象数";
+    CacheWatching => "Watching on {}", "正在 watch {}";
+    CacheRewatching => "Rewatching: {}", "重新 watch：{}";
+    CacheReinitializing => "Reinitializing: {} — 429", "重新初始化：{} — 429";
+    CacheRvOf => "rv {} / etcd {}", "页码 {} / etcd {}";
+    CacheWindowOf => "{} of {} events", "{} / {} 个事件";
+    CacheUpToDate => "The cache's resourceVersion is its newest event's revision (or the last progress notification's); its etcd watch has delivered everything up to etcd's revision {}.", "缓存的页码是它最新事件的页码（或最近一次进度通知的页码）；它的 etcd watch 已送达 etcd 第 {} 页之前的全部事件。";
+    CacheBehind => "Behind: its etcd watch has delivered up to revision {}, etcd is at {}.", "落后：它的 etcd watch 只送达到第 {} 页，etcd 在第 {} 页。";
+    CacheWindowHint => "A watch may start from revision {} or later; older gets 410 Gone. The window holds {} events before it drops the oldest or grows (events taken in since start: {}).", "watch 可以从第 {} 页或更晚开始，更早的得到 410 Gone。窗口装满 {} 个事件后丢弃最旧的或扩容（自启动以来收到的事件：{}）。";
+    CacheTerminated => "client watches ended by reinitializing: {}", "因重新初始化而结束的客户端 watch：{}";
+    // Fan-out diagram: the revision's path through etcd and its watch cache
+    WatchCache => "watch cache", "watch 缓存";
+    CacheNodeRv => "rv {}", "页码 {}";
+    CacheNodeOn => "on {}", "连 {}";
+    CacheNodeRewatching => "rewatching", "重新 watch";
+    CacheNodeReinitializing => "429 relisting", "429 重新 list";
+    CacheNodeRing => "{}/{} events", "{}/{} 事件";
+    CacheNodeFrom => "serves ≥ {}", "可续订 ≥ {}";
+    CacheNodeObjects => "{} objects", "{} 个对象";
+    NoCacheFor => "no watch cache", "无 watch 缓存";
+    EtcdWatchOn => "the watch cache's etcd watch is on {}", "watch 缓存的 etcd watch 连在 {} 上";
+    EtcdWatchReached => "revision {} reached the watch cache of {} through its etcd watch", "第 {} 页已经由 etcd watch 送达 {} 的 watch 缓存";
+    EtcdWatchPending => "revision {} not yet delivered to the watch cache of {} by its etcd watch", "第 {} 页尚未由 etcd watch 送达 {} 的 watch 缓存";
+    EtcdWatchCut => "the etcd watch of the {} cache is not open: {}", "{} 缓存的 etcd watch 未打开：{}";
     // Watch cost
     WatchCostTitle => "The cost of many watches", "大量 watch 连接的代价";
     CostStreams => "open streams", "打开的流";

@@ -1,4 +1,5 @@
-//! The broadcast: the fan-out diagram of one revision beside the cost of the watches and the
+//! The broadcast: the fan-out diagram of one revision (from etcd through its resource's watch
+//! cache to every stream), the API server's watch caches, the cost of the watches and the
 //! reconnect comparison (§7 of the second text); every open watch stream (newest first) with its
 //! filter, last delivered revision and counters, and its part in the revision's fan-out (who
 //! received it, whose filter refused it, whom the index never offered it); and one stream's raw
@@ -10,6 +11,7 @@
 //!
 //! Everything drawn comes from the frame ([`crate::state::Broadcast`]), never the engine.
 
+use super::cacher_panel::CacherPanel;
 use super::fanout_diagram::FanOutDiagram;
 use super::reconnect_panel::ReconnectPanel;
 use super::watch_cost::WatchCost;
@@ -133,6 +135,7 @@ pub fn BroadcastView() -> Html {
         <div class="broadcast-view">
             <h3>{ tr(&ctx, T::Streams) }<span class="muted" id="stream-count" data-count={total.to_string()}>{ fill(&ctx, T::StreamsOffered, &[&total.to_string(), &b.offers.to_string()]) }</span></h3>
             <FanOutDiagram />
+            <CacherPanel />
             <div class="broadcast-side">
                 <WatchCost />
                 <ReconnectPanel />

@@ -3,6 +3,7 @@
 
 pub mod actions_panel;
 pub mod broadcast_view;
+pub mod cacher_panel;
 pub mod cluster_file;
 pub mod cluster_view;
 pub mod console_panel;

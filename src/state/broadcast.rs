@@ -1,12 +1,17 @@
 //! What the Broadcast view draws, read from the engine once per frame while it shows: the
 //! revision whose fan-out is drawn and each stream's part in it, the stream table's rows (or,
 //! past [`GROUP_STREAMS_ABOVE`] streams, its groups and the rows of the one group opened), the
-//! diagram's lanes and ledger pages, the watch cost, the reconnect comparison and the raw
-//! stream. The components render these and never read the engine.
+//! diagram's lanes and ledger pages, the API server's watch caches (one per resource: the etcd
+//! watch that feeds it, its resourceVersion, its window of events), the watch cost, the
+//! reconnect comparison and the raw stream. The components render these and never read the
+//! engine.
+
+use std::collections::BTreeMap;
 
 use watchlab_apimachinery::client::WatchId;
+use watchlab_engine::apiserver::cacher::{Cacher, CacherState};
 use watchlab_engine::apiserver::watch::StreamState;
-use watchlab_engine::apiserver::{LedgerEntry, WatchStream};
+use watchlab_engine::apiserver::{ApiServer, LedgerEntry, WatchStream};
 use watchlab_engine::reconnect_comparison::ComparisonView;
 
 use super::engine::Engine;
@@ -51,6 +56,104 @@ pub struct StreamRow {
     pub recent: Vec<String>,
 }
 
+/// Where a watch cache's etcd watch stands (the engine's [`CacherState`], as its row says it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheWatch {
+    /// Its etcd watch is open on its member.
+    Watching,
+    /// etcd ended the watch with `error`; the cache serves what it has while the reflector
+    /// opens it again.
+    Rewatching { error: String },
+    /// Not ready (every client watch ended, lists and watches answered 429) until a list
+    /// succeeds; the last list failed with `error`, or the watch ended with it.
+    Reinitializing { error: String },
+}
+
+impl CacheWatch {
+    /// The `data-cacher-state` value.
+    pub fn key(&self) -> &'static str {
+        match self {
+            CacheWatch::Watching => "watching",
+            CacheWatch::Rewatching { .. } => "rewatching",
+            CacheWatch::Reinitializing { .. } => "reinitializing",
+        }
+    }
+}
+
+/// One resource's watch cache (the engine's [`Cacher`]) as the Broadcast view draws it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacherRow {
+    /// The resource, plural (`pods`).
+    pub resource: &'static str,
+    pub watch: CacheWatch,
+    /// The etcd member its etcd watch is on (`etcd-0`).
+    pub member: String,
+    /// The cache's resourceVersion (its newest event's revision, or the last progress
+    /// notification's).
+    pub revision: u64,
+    /// Up to where every event of the resource has reached the cache (etcd's revision while
+    /// its etcd watch is caught up).
+    pub delivered: u64,
+    /// The oldest resourceVersion a watch may start from (older gets `410 Gone`).
+    pub oldest: u64,
+    /// Events in its window, and how many the window holds before it drops or grows.
+    pub events: usize,
+    pub capacity: usize,
+    /// Objects held.
+    pub objects: usize,
+    /// Open client streams on the resource (all fed by this cache).
+    pub streams: usize,
+    /// Events taken in since it started.
+    pub events_seen: u64,
+    /// Client watches its reinitializations ended.
+    pub terminated: u64,
+}
+
+impl CacherRow {
+    fn of(api: &ApiServer, c: &Cacher, streams: usize) -> CacherRow {
+        let error = |e: &String| e.clone();
+        let window = c.window();
+        CacherRow {
+            resource: c.kind().resource().plural,
+            watch: match c.state() {
+                CacherState::Watching => CacheWatch::Watching,
+                CacherState::Rewatching { error: e, .. } => {
+                    CacheWatch::Rewatching { error: error(e) }
+                }
+                CacherState::Reinitializing { error: e, .. } => {
+                    CacheWatch::Reinitializing { error: error(e) }
+                }
+            },
+            member: api.etcd().member_name(c.member()).to_string(),
+            revision: c.revision(),
+            delivered: api.cache_delivered(c.kind()),
+            oldest: window.oldest_servable(),
+            events: window.len(),
+            capacity: window.capacity(),
+            objects: c.len(),
+            streams,
+            events_seen: c.events_seen(),
+            terminated: c.terminated(),
+        }
+    }
+
+    /// Whether its etcd watch has not delivered up to etcd's revision `etcd`.
+    pub fn behind(&self, etcd: u64) -> bool {
+        self.delivered < etcd
+    }
+
+    /// Whether the view lists it without asking for idle caches: a stream reads it, it has
+    /// taken in events, or its etcd watch is not simply open.
+    pub fn active(&self) -> bool {
+        self.streams > 0 || self.events_seen > 0 || self.watch != CacheWatch::Watching
+    }
+
+    /// Whether the revision `rev` has reached it (through its etcd watch).
+    pub fn has(&self, rev: u64) -> bool {
+        self.delivered >= rev
+    }
+}
+
 /// The Broadcast view's frame.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Broadcast {
@@ -80,6 +183,10 @@ pub struct Broadcast {
     pub next: Option<u64>,
     /// Each informer's stream and the revision its cache holds.
     pub caches: Vec<(WatchId, u64)>,
+    /// The API server's watch caches, one per served resource, in resource order.
+    pub cachers: Vec<CacherRow>,
+    /// The index in `cachers` of the cache the shown revision's resource goes through.
+    pub shown_cacher: Option<usize>,
     /// Events delivered and refused, over all streams.
     pub delivered: u64,
     pub filtered: u64,
@@ -118,6 +225,26 @@ fn stream_row(s: &WatchStream, entry: Option<&LedgerEntry>) -> StreamRow {
             })
             .collect(),
     }
+}
+
+/// Every watch cache, with the open client streams of its resource.
+fn cacher_rows(api: &ApiServer, streams: &[&WatchStream]) -> Vec<CacherRow> {
+    let mut open: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for s in streams.iter().filter(|s| s.state() == StreamState::Open) {
+        *open.entry(s.filter().kind.resource().plural).or_default() += 1;
+    }
+    api.cachers()
+        .map(|c| {
+            let plural = c.kind().resource().plural;
+            CacherRow::of(api, c, open.get(plural).copied().unwrap_or(0))
+        })
+        .collect()
+}
+
+/// The index of the cache that `entry`'s resource goes through (`pods` for `pods/status`).
+fn cacher_of(cachers: &[CacherRow], entry: Option<&LedgerEntry>) -> Option<usize> {
+    let written = entry?.resource.split('/').next().unwrap_or_default();
+    cachers.iter().position(|c| c.resource == written)
 }
 
 impl Broadcast {
@@ -174,6 +301,8 @@ impl Broadcast {
         let (delivered, filtered) = streams.iter().fold((0u64, 0u64), |(d, f), s| {
             (d + s.delivered(), f + s.filtered_out())
         });
+        let cachers = cacher_rows(api, &streams);
+        let shown_cacher = cacher_of(&cachers, entry.as_ref());
         Broadcast {
             total,
             offers: api.watch_offers(),
@@ -206,6 +335,8 @@ impl Broadcast {
                 .into_iter()
                 .filter_map(|i| i.stream.map(|s| (s, i.cache_revision)))
                 .collect(),
+            cachers,
+            shown_cacher,
             delivered,
             filtered,
             reconnect: e.cluster.reconnect_comparison(),
@@ -217,8 +348,119 @@ impl Broadcast {
         }
     }
 
+    /// The watch cache the shown revision went through.
+    pub fn shown_cacher(&self) -> Option<&CacherRow> {
+        self.shown_cacher.and_then(|i| self.cachers.get(i))
+    }
+
     /// The cache revision of the informer reading stream `id`, if one does.
     pub fn cache_of(&self, id: WatchId) -> Option<u64> {
         self.caches.iter().find(|(s, _)| *s == id).map(|(_, r)| *r)
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use watchlab_apimachinery::client::ApiClient;
+    use watchlab_engine::apiserver::EtcdFault;
+    use watchlab_engine::clock::Timestamp;
+
+    const PODS: &str = "/api/v1/namespaces/default/pods";
+
+    fn post(s: &mut ApiServer, name: &str) {
+        let body = format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}"}},"spec":{{"containers":[{{"name":"c","image":"nginx"}}]}}}}"#
+        );
+        let r = s.request("POST", PODS, None, Some(&body));
+        assert_eq!(r.code, 201, "{}", r.body);
+    }
+
+    fn rows(s: &ApiServer) -> Vec<CacherRow> {
+        let streams: Vec<&WatchStream> = s.streams().collect();
+        cacher_rows(s, &streams)
+    }
+
+    fn pods(rows: &[CacherRow]) -> CacherRow {
+        rows.iter()
+            .find(|c| c.resource == "pods")
+            .cloned()
+            .unwrap_or_else(|| panic!("no pods cache in {rows:?}"))
+    }
+
+    #[test]
+    fn a_cache_row_says_what_the_engines_cacher_holds() {
+        let mut s = ApiServer::new(1);
+        post(&mut s, "a");
+        let id = ApiClient::watch(&mut s, &format!("{PODS}?watch=1")).unwrap_or(0);
+        s.poll_watch(id);
+        post(&mut s, "b");
+        let etcd = s.revision();
+        let all = rows(&s);
+        assert_eq!(all.len(), s.cachers().count(), "one row per cacher");
+        let p = pods(&all);
+        assert_eq!(p.watch, CacheWatch::Watching);
+        assert_eq!(p.watch.key(), "watching");
+        assert_eq!(p.member, "etcd-0");
+        assert_eq!((p.revision, p.delivered), (etcd, etcd));
+        assert!(!p.behind(etcd) && p.has(etcd));
+        assert_eq!((p.objects, p.events, p.events_seen), (2, 2, 2));
+        assert_eq!(p.capacity, 100);
+        assert_eq!(p.streams, 1);
+        assert!(p.active());
+        // A cache nobody watches and nothing was written to is idle.
+        assert!(all
+            .iter()
+            .any(|c| c.streams == 0 && c.events_seen == 0 && !c.active()));
+    }
+
+    #[test]
+    fn a_cache_row_follows_its_etcd_watch_into_rewatching_and_reinitializing() {
+        let mut s = ApiServer::new(1);
+        post(&mut s, "a");
+        for m in ["etcd-1", "etcd-2"] {
+            s.etcd_fault(&EtcdFault::Kill(m.into())).expect("kill");
+        }
+        s.advance_to(Timestamp::from_secs(6));
+        let p = pods(&rows(&s));
+        assert_eq!(
+            p.watch,
+            CacheWatch::Rewatching {
+                error: "etcdserver: no leader".into()
+            }
+        );
+        assert!(
+            p.active(),
+            "a cache whose watch is not open is always listed"
+        );
+        s.advance_to(Timestamp::from_secs(40));
+        let p = pods(&rows(&s));
+        assert_eq!(p.watch.key(), "reinitializing");
+    }
+
+    #[test]
+    fn the_shown_revision_goes_through_its_resources_cache() {
+        use crate::state::{Action, State};
+        use crate::view::View;
+        let run = |s: State, a: Action| s.apply(a).unwrap_or_else(|| panic!("no change"));
+        let s = run(
+            State::new(7, crate::i18n::Lang::En),
+            Action::Show(View::Broadcast),
+        );
+        let s = run(
+            s,
+            Action::Command("kubectl run via-cache --image=nginx -n production".into()),
+        );
+        let b = s.frame.broadcast.clone();
+        let c = b
+            .shown_cacher()
+            .unwrap_or_else(|| panic!("no cache for the shown revision"));
+        assert_eq!(c.resource, "pods");
+        assert!(c.has(b.shown), "the create reached the pods cache");
+        assert_eq!(c.revision, b.shown);
+        assert_eq!(b.cachers.len(), {
+            let e = s.engine.borrow();
+            e.cluster.api().cachers().count()
+        });
     }
 }

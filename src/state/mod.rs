@@ -28,7 +28,7 @@ use crate::scenario::{self, LabEntry};
 use crate::view::View;
 
 pub use crate::seeds::{SEED_DEPLOYMENT, SEED_NAMESPACE};
-pub use broadcast::{Broadcast, BroadcastAsk, StreamRow, RECENT_SHOWN};
+pub use broadcast::{Broadcast, BroadcastAsk, CacheWatch, CacherRow, StreamRow, RECENT_SHOWN};
 pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS, REDRAW_EVERY_MS};
 pub use frame::{shows_node_map, EventList, Frame, Shown, NODE_MAP_THRESHOLD};
 pub use navigation::Tool;
