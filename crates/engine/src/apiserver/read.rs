@@ -123,23 +123,17 @@ fn list_from_cache(
     at: Revision,
     limit: Option<usize>,
 ) -> ObjectList {
-    let mut items: Vec<Arc<Object>> = Vec::new();
-    let mut more = false;
-    for obj in cacher.matching(filter) {
-        if limit.is_some_and(|l| items.len() >= l) {
-            more = true;
-            break;
-        }
-        items.push(obj.clone());
-    }
+    let matching = cacher.matching(filter);
+    let total = matching.len();
+    let take = limit.map_or(total, |l| l.min(total));
+    let items: Vec<Arc<Object>> = matching[..take].iter().map(|o| (*o).clone()).collect();
     let mut continue_token = None;
     let mut remaining = None;
-    if let (true, Some(last)) = (more, items.last()) {
+    if let (true, Some(last)) = (take < total, items.last()) {
         let key = filter.kind.key(last.namespace(), &last.meta().name);
         continue_token = Some(continue_token::encode(prefix, &key, at));
         if filter.labels.is_empty() && filter.fields.is_empty() {
-            let total = cacher.matching(filter).count();
-            remaining = Some(total.saturating_sub(items.len()) as u64);
+            remaining = Some((total - take) as u64);
         }
     }
     ObjectList {

@@ -22,12 +22,12 @@
 mod feed;
 pub mod window;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::api::{Kind, Object};
 use crate::apiserver::watch::{Change, Filter};
 use crate::clock::Timestamp;
+use crate::hash::FixedHashMap;
 use crate::store::Revision;
 use window::EventWindow;
 
@@ -62,9 +62,10 @@ pub struct Cacher {
     kind: Kind,
     /// The etcd prefix it lists and watches (`/registry/pods/`).
     prefix: String,
-    /// The objects as of [`Cacher::revision`], by etcd key (the store's own key strings), in
-    /// key order.
-    objects: BTreeMap<Arc<str>, Arc<Object>>,
+    /// The objects as of [`Cacher::revision`], by etcd key (the store's own key strings). A
+    /// hash map, as the watch cache's thread-safe store: every event finds its key at once,
+    /// and a list sorts what it returns by key (`sortableStoreElements`).
+    objects: FixedHashMap<Arc<str>, Arc<Object>>,
     window: EventWindow,
     /// `watchCache.resourceVersion`: the last event's revision, or the last progress
     /// notification's.
@@ -97,7 +98,7 @@ impl Cacher {
     ) -> Self {
         let mut c = Cacher {
             kind,
-            objects: BTreeMap::new(),
+            objects: FixedHashMap::default(),
             window: EventWindow::new(revision),
             revision,
             through: revision,
@@ -278,9 +279,12 @@ impl Cacher {
         self.next_progress
     }
 
-    /// Every object it holds, in key order, with its etcd key.
-    pub fn objects(&self) -> impl Iterator<Item = (&str, &Arc<Object>)> {
-        self.objects.iter().map(|(k, v)| (&**k, v))
+    /// Every object it holds with its etcd key, in key order.
+    pub fn objects(&self) -> Vec<(&str, &Arc<Object>)> {
+        let mut all: Vec<(&str, &Arc<Object>)> =
+            self.objects.iter().map(|(k, v)| (&**k, v)).collect();
+        all.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        all
     }
 
     /// The object at `namespace/name`.
@@ -289,16 +293,15 @@ impl Cacher {
     }
 
     /// The objects `filter` matches, in key order (a namespace's only, when it names one).
-    pub fn matching<'a>(&'a self, filter: &'a Filter) -> impl Iterator<Item = &'a Arc<Object>> {
+    pub fn matching(&self, filter: &Filter) -> Vec<&Arc<Object>> {
         let within = self.kind.resource().prefix(filter.namespace.as_deref());
-        let start = within.clone();
-        self.objects
-            .range::<str, _>((
-                std::ops::Bound::Included(start.as_str()),
-                std::ops::Bound::Unbounded,
-            ))
-            .take_while(move |(k, _)| k.starts_with(within.as_str()))
-            .map(|(_, v)| v)
-            .filter(move |v| filter.matches(v))
+        let mut found: Vec<(&str, &Arc<Object>)> = self
+            .objects
+            .iter()
+            .filter(|(k, v)| k.starts_with(within.as_str()) && filter.matches(v))
+            .map(|(k, v)| (&**k, v))
+            .collect();
+        found.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        found.into_iter().map(|(_, v)| v).collect()
     }
 }
