@@ -288,10 +288,7 @@ pub struct EventList {
 impl EventList {
     /// The Events and namespaces now.
     pub fn of(api: &ApiServer) -> EventList {
-        let items = api
-            .list(Kind::Event, None, &Default::default())
-            .map(|l| l.items)
-            .unwrap_or_default();
+        let items = api.peek_all(Kind::Event);
         let newest = items
             .iter()
             .map(|o| o.resource_version())
@@ -301,9 +298,10 @@ impl EventList {
             fingerprint: (items.len(), newest),
             items,
             namespaces: api
-                .list(Kind::Namespace, None, &Default::default())
-                .map(|l| l.items.iter().map(|o| o.name().to_string()).collect())
-                .unwrap_or_default(),
+                .peek_all(Kind::Namespace)
+                .iter()
+                .map(|o| o.name().to_string())
+                .collect(),
         }
     }
 

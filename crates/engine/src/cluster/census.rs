@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use watchlab_apimachinery::request::ListOptions;
 
 use crate::api::pod::Pod;
 use crate::api::Kind;
@@ -74,10 +73,8 @@ impl Census {
             }
         } else {
             *self = Census::default();
-            if let Ok(list) = api.list(Kind::Pod, None, &ListOptions::from_cache()) {
-                for p in list.items.iter().filter_map(|o| o.as_pod()) {
-                    self.count(p, true);
-                }
+            for p in api.peek_all(Kind::Pod).iter().filter_map(|o| o.as_pod()) {
+                self.count(p, true);
             }
         }
         self.revision = now;

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use watchlab_apimachinery::client::WatchId;
-use watchlab_apimachinery::request::ListOptions;
 
 use crate::api::node::Node;
 use crate::api::pod::Pod;
@@ -61,10 +60,8 @@ pub struct InformerView {
 
 impl Cluster {
     pub fn nodes(&self) -> Vec<NodeView> {
-        let Ok(list) = self.api.list(Kind::Node, None, &ListOptions::from_cache()) else {
-            return Vec::new();
-        };
-        list.items
+        self.api
+            .peek_all(Kind::Node)
             .iter()
             .filter_map(|o| o.as_node())
             .map(|n| node_view(n, self.killed_nodes.contains(&n.metadata.name)))
@@ -72,10 +69,8 @@ impl Cluster {
     }
 
     pub fn pods(&self) -> Vec<PodView> {
-        let Ok(list) = self.api.list(Kind::Pod, None, &ListOptions::from_cache()) else {
-            return Vec::new();
-        };
-        list.items
+        self.api
+            .peek_all(Kind::Pod)
             .iter()
             .filter_map(|o| o.as_pod())
             .map(pod_view)
