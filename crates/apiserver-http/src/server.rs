@@ -531,7 +531,8 @@ fn json(code: StatusCode, body: String) -> Response<Body> {
         HeaderValue::from_static("application/json"),
     );
     if let Some(seconds) = retry_after {
-        resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
     resp
 }

@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-
 use crate::api::pod::Pod;
 use crate::api::Kind;
 use crate::apiserver::ApiServer;
