@@ -152,7 +152,7 @@ texts! {
     Term => "term", "任期";
     Quorum => "quorum", "法定人数";
     QuorumOk => "majority: writes commit", "多数派在线：写入可提交";
-    QuorumLost => "no leader reaching a majority: writes and quorum reads fail, cached reads (resourceVersion=0) still served", "没有能联系到多数派的领导者：写入和法定读失败，缓存读（resourceVersion=0）仍可用";
+    QuorumLost => "no leader reaching a majority: writes and quorum reads fail; the watch caches answer resourceVersion=0 reads and keep open watches for about 33 s, then reinitialize (429) until the majority is back", "没有能联系到多数派的领导者：写入和法定读失败；watch 缓存约 33 秒内仍回答 resourceVersion=0 的读并保持已打开的 watch，之后重新初始化（429），直到多数派恢复";
     RaftIndex => "index", "索引";
     RaftCommit => "commit", "已提交";
     AppliedRevision => "applied rev", "已应用版本";
@@ -297,7 +297,7 @@ texts! {
     ReconnectCut => "connection cut", "连接已断开";
     ReconnectCutButton => "Cut their connection", "断开它们的连接";
     ReconnectRestore => "Restore the connection", "恢复连接";
-    ReconnectHint => "Cut, then write in the console (kubectl delete pod …, kubectl label pod … --overwrite) or compact the ledger, then restore.", "先断开，再在终端中写入（kubectl delete pod …、kubectl label pod … --overwrite）或压缩账本，然后恢复连接。";
+    ReconnectHint => "Cut, then write in the console (kubectl delete pod …, kubectl label pod … --overwrite), then restore. For a 410, let a busy minute pass first (kubectl scale deployment orders-api -n production --replicas=30, then back to 5): the API server's watch cache keeps about 75 s of events.", "先断开，再在终端中写入（kubectl delete pod …、kubectl label pod … --overwrite），然后恢复连接。想看到 410，先让繁忙的一分钟过去（kubectl scale deployment orders-api -n production --replicas=30，再缩回 5）：API Server 的 watch 缓存只保留约 75 秒的事件。";
     NaiveWatcher => "naive watcher", "简单 watcher";
     ResumingInformer => "informer (resumes)", "Informer（续订）";
     TallyMissed => "missed (cache ≠ etcd)", "遗漏（缓存 ≠ etcd）";
@@ -369,7 +369,7 @@ texts! {
     EtcdFailures => "etcd members", "etcd 成员故障";
     Ledger => "Ledger", "账本";
     CompactNow => "Compact the ledger now", "立即压缩账本";
-    CompactHint => "A watcher behind the compacted revision gets 410 Gone and relists", "落后于压缩点的 watcher 会收到 410 Gone 并重新 list";
+    CompactHint => "Old pages (continue) and exact reads behind the compacted revision get 410 Gone; watches are served by the API server's watch cache, whose own window decides their 410", "落后于压缩点的旧分页（continue）和精确读会收到 410 Gone；watch 由 API Server 的 watch 缓存提供，它们的 410 取决于缓存自己的窗口";
     Conflict => "Conflicting write", "冲突写入";
     ConflictHint => "Two editors read the same object at the same RV and both submit", "两个编辑者在同一页码读取同一对象，并先后提交";
     ConflictTarget => "Deployment", "Deployment";
