@@ -8,7 +8,9 @@ SVG plot. Standard library only; every figure comes from a run.
 A run may measure only some shapes (`./x bench 1000x30000`), so the rows of NEW replace the
 rows of ALL with the same shape (a cluster's nodes × pods, the ledger's puts, keys and watchers,
 the fan-out's watchers and kind) and the other rows of ALL stay; each row carries the commit and
-date of the run that measured it. ALL is rewritten, then the page and the plot from it.
+date of the run that measured it. ALL is rewritten, then the page and the plot from it; docs/bench-comparisons.md (paired
+comparisons of a change against the commit before it, written by hand from `farm-bench --vs`
+runs) is appended to the page.
 """
 
 import json
@@ -602,6 +604,10 @@ def write_markdown(rows, path, svg_rel):
             f"| {r['us_per_write']:.2f} | {r['us_per_delivered']:.3f} | `{r.get('commit', '?')}` |"
         )
     lines.append("")
+    comparisons = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "bench-comparisons.md")
+    if os.path.exists(comparisons):
+        with open(comparisons, encoding="utf-8") as f:
+            lines += [f.read().rstrip("\n"), ""]
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
 
