@@ -599,7 +599,7 @@ impl Sim {
                     .all(|(kv, (key, obj))| *kv.key == *key && Arc::ptr_eq(&kv.value, obj));
             if !same {
                 let plural = c.kind().resource().plural;
-                let cached: Vec<&str> = c.objects().map(|(k, _)| k).collect();
+                let cached: Vec<&str> = c.objects().into_iter().map(|(k, _)| k).collect();
                 let stored: Vec<&str> = etcd.kvs.iter().map(|kv| &*kv.key).collect();
                 self.fail(&format!(
                     "the {plural} cache (at {at}) differs from etcd there:\n  cache {cached:?}\n  \
