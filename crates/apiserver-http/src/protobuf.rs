@@ -23,6 +23,7 @@
 
 use serde_json::{Map, Value};
 use watchlab_engine::api::{config, Kind};
+use watchlab_engine::apiserver::authorization;
 use watchlab_engine::clock::Timestamp;
 
 /// The prefix of every Kubernetes protobuf document.
@@ -501,6 +502,83 @@ static KINDS: [(Kind, &Schema); 7] = [
     (Kind::ReplicaSet, &REPLICA_SET),
 ];
 
+static SELECTOR_ATTRIBUTES: Schema = Schema {
+    name: "SelectorAttributes",
+    // `requirements` (2) is not decoded: refused with 415 when set.
+    fields: &[f(1, "rawSelector", Ty::Str)],
+};
+
+static RESOURCE_ATTRIBUTES: Schema = Schema {
+    name: "ResourceAttributes",
+    fields: &[
+        f(1, "namespace", Ty::Str),
+        f(2, "verb", Ty::Str),
+        f(3, "group", Ty::Str),
+        f(4, "version", Ty::Str),
+        f(5, "resource", Ty::Str),
+        f(6, "subresource", Ty::Str),
+        f(7, "name", Ty::Str),
+        ptr(8, "fieldSelector", Ty::Msg(&SELECTOR_ATTRIBUTES)),
+        ptr(9, "labelSelector", Ty::Msg(&SELECTOR_ATTRIBUTES)),
+    ],
+};
+
+static NON_RESOURCE_ATTRIBUTES: Schema = Schema {
+    name: "NonResourceAttributes",
+    fields: &[f(1, "path", Ty::Str), f(2, "verb", Ty::Str)],
+};
+
+static SELF_SUBJECT_ACCESS_REVIEW_SPEC: Schema = Schema {
+    name: "SelfSubjectAccessReviewSpec",
+    fields: &[
+        ptr(1, "resourceAttributes", Ty::Msg(&RESOURCE_ATTRIBUTES)),
+        ptr(
+            2,
+            "nonResourceAttributes",
+            Ty::Msg(&NON_RESOURCE_ATTRIBUTES),
+        ),
+    ],
+};
+
+static SELF_SUBJECT_ACCESS_REVIEW: Schema = Schema {
+    name: "SelfSubjectAccessReview",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&SELF_SUBJECT_ACCESS_REVIEW_SPEC)),
+        f(3, "status", Ty::Ignore),
+    ],
+};
+
+static SELF_SUBJECT_RULES_REVIEW_SPEC: Schema = Schema {
+    name: "SelfSubjectRulesReviewSpec",
+    fields: &[f(1, "namespace", Ty::Str)],
+};
+
+static SELF_SUBJECT_RULES_REVIEW: Schema = Schema {
+    name: "SelfSubjectRulesReview",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&SELF_SUBJECT_RULES_REVIEW_SPEC)),
+        f(3, "status", Ty::Ignore),
+    ],
+};
+
+/// The message schemas of objects that are not registry kinds: `authorization.k8s.io/v1`'s
+/// self reviews (`kubectl auth can-i` sends them through the typed clientset), by `apiVersion`
+/// and `kind` (`k8s.io/api/authorization/v1/generated.proto`).
+static REVIEWS: [(&str, &str, &Schema); 2] = [
+    (
+        authorization::API_VERSION,
+        "SelfSubjectAccessReview",
+        &SELF_SUBJECT_ACCESS_REVIEW,
+    ),
+    (
+        authorization::API_VERSION,
+        "SelfSubjectRulesReview",
+        &SELF_SUBJECT_RULES_REVIEW,
+    ),
+];
+
 static TYPE_META: Schema = Schema {
     name: "TypeMeta",
     fields: &[f(1, "apiVersion", Ty::Str), f(2, "kind", Ty::Str)],
@@ -546,11 +624,23 @@ pub fn to_json(body: &[u8]) -> Result<Value, Error> {
     let meta = type_meta.unwrap_or_default();
     let text = |k: &str| meta.get(k).and_then(Value::as_str).unwrap_or_default();
     let (api_version, kind) = (text("apiVersion").to_string(), text("kind").to_string());
-    let Some((_, schema)) = KINDS.iter().find(|(k, _)| {
-        let r = k.resource();
-        r.api_version == api_version && r.kind_name == kind
-    }) else {
-        let names: Vec<&str> = KINDS.iter().map(|(k, _)| k.resource().kind_name).collect();
+    let review = REVIEWS
+        .iter()
+        .find(|(v, k, _)| *v == api_version && *k == kind)
+        .map(|(_, _, schema)| *schema);
+    let registry_kind = KINDS
+        .iter()
+        .find(|(k, _)| {
+            let r = k.resource();
+            r.api_version == api_version && r.kind_name == kind
+        })
+        .map(|(_, schema)| *schema);
+    let Some(schema) = registry_kind.or(review) else {
+        let names: Vec<&str> = KINDS
+            .iter()
+            .map(|(k, _)| k.resource().kind_name)
+            .chain(REVIEWS.iter().map(|(_, k, _)| *k))
+            .collect();
         let decoded = match names.split_last() {
             Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
             _ => names.join(""),
@@ -927,6 +1017,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `kubectl auth can-i create pods` as its typed client encodes it: an empty metadata
+    /// message, the resource attributes, an empty status.
+    #[test]
+    fn self_subject_access_reviews_decode_to_their_json() {
+        let mut attrs = Vec::new();
+        len(1, b"default", &mut attrs);
+        len(2, b"create", &mut attrs);
+        len(5, b"pods", &mut attrs);
+        let mut spec = Vec::new();
+        len(1, &attrs, &mut spec);
+        let mut object = Vec::new();
+        len(1, b"", &mut object);
+        len(2, &spec, &mut object);
+        len(3, b"", &mut object);
+        let doc = document(
+            "authorization.k8s.io/v1",
+            "SelfSubjectAccessReview",
+            &object,
+        );
+        let v = to_json(&doc).expect("decodes");
+        assert_eq!(
+            v,
+            serde_json::json!({"apiVersion": "authorization.k8s.io/v1",
+                "kind": "SelfSubjectAccessReview",
+                "spec": {"resourceAttributes": {"namespace": "default", "verb": "create",
+                                                "resource": "pods"}}})
+        );
+        let mut rules = Vec::new();
+        len(1, b"default", &mut rules);
+        let mut object = Vec::new();
+        len(2, &rules, &mut object);
+        let doc = document("authorization.k8s.io/v1", "SelfSubjectRulesReview", &object);
+        assert_eq!(
+            to_json(&doc).expect("decodes")["spec"]["namespace"],
+            "default"
+        );
     }
 
     #[test]

@@ -427,15 +427,19 @@ fn respond(
     if timed_out {
         resp.extensions_mut().insert(EtcdTimedOut);
     }
+    add_warnings(&mut resp, warnings);
+    resp
+}
+
+/// The answer's `Warning` headers: RFC 7234 warn-code 299, agent "-", the text quoted (`"` and
+/// `\` escaped), as `warning.NewWarningsRecorder` writes them.
+fn add_warnings(resp: &mut Response<Body>, warnings: Vec<String>) {
     for text in warnings {
-        // RFC 7234 warn-code 299, agent "-", the text quoted (`"` and `\` escaped), as
-        // `warning.NewWarningsRecorder` writes it.
         let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
         if let Ok(v) = HeaderValue::from_str(&format!("299 - \"{quoted}\"")) {
             resp.headers_mut().append(hyper::header::WARNING, v);
         }
     }
-    resp
 }
 
 /// Whether a create/update body's Content-Type is JSON (absent counts as JSON, as `curl -d`).

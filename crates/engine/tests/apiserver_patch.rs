@@ -173,7 +173,7 @@ fn other_patch_media_types_are_refused_with_415() {
 }
 
 #[test]
-fn a_server_dry_run_is_refused_and_writes_nothing() {
+fn a_server_dry_run_answers_the_patched_object_and_writes_nothing() {
     let mut s = server_with_two_containers();
     let before = s.revision();
     let r = s.request(
@@ -182,7 +182,10 @@ fn a_server_dry_run_is_refused_and_writes_nothing() {
         Some(MERGE),
         Some(r#"{"spec":{"replicas":5}}"#),
     );
-    assert_eq!(r.code, 400, "{}", r.body);
-    assert!(r.body.contains("dryRun is not supported"), "{}", r.body);
+    assert_eq!(r.code, 200, "{}", r.body);
+    let out: Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(out["spec"]["replicas"], 5);
     assert_eq!(s.revision(), before);
+    let stored: Value = serde_json::from_str(&s.request("GET", DEPLOY, None, None).body).unwrap();
+    assert_eq!(stored["spec"]["replicas"], 1);
 }

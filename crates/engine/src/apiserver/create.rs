@@ -1,6 +1,6 @@
 //! `create`: generateName, uid, creationTimestamp, defaults, validation, the namespace check
 //! (NamespaceLifecycle admission), DefaultTolerationSeconds on pods and AlreadyExists — then
-//! one compare-and-swap on "absent".
+//! one compare-and-swap on "absent", or, for a dry run, the object as it would be stored.
 
 use super::errors;
 use super::field_manager::{self, Owner};
@@ -105,6 +105,12 @@ impl ApiServer {
                     Subresource::None,
                     self.now,
                 );
+            }
+            if ctx.dry_run() {
+                // `DryRunnableStorage.Create`: the object as it would be stored, never written
+                // (no lease, revision or resourceVersion; the ClusterIP drawn is not kept, as
+                // allocations are read from the stored Services).
+                return Ok(super::update::as_stored(candidate));
             }
             let lease = self.lease_for(kind);
             let name = candidate.name().to_string();

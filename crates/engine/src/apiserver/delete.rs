@@ -1,7 +1,8 @@
 //! `delete`: preconditions, graceful pod deletion (deletionTimestamp first, removal when the
 //! kubelet deletes again with grace 0, immediately for unbound pods), finalizers (removal waits
 //! for the last one), namespaces (the first delete marks them Terminating; the namespace
-//! controller's `/finalize` removes them), and the protected system namespaces.
+//! controller's `/finalize` removes them), and the protected system namespaces. A dry run
+//! (`?dryRun=All`) answers what the delete would do and removes or marks nothing.
 
 use super::errors;
 use super::read::ObjectList;
@@ -13,7 +14,7 @@ use serde::Deserialize;
 use std::sync::Arc;
 use watchlab_apimachinery::request::ListOptions;
 use watchlab_apimachinery::status::{Status, StatusDetails};
-use watchlab_apimachinery::validation::FieldError;
+use watchlab_apimachinery::validation::{BadValue, FieldError};
 
 /// `metav1.DeleteOptions` (the fields the server honours).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
@@ -28,6 +29,16 @@ pub struct DeleteOptions {
     /// Deprecated: `true` is propagationPolicy Orphan, `false` Background.
     #[serde(default)]
     pub orphan_dependents: Option<bool>,
+    /// `["All"]` for a dry run (kubectl sends it in the body; `?dryRun=All` without a body).
+    #[serde(default)]
+    pub dry_run: Vec<String>,
+}
+
+impl DeleteOptions {
+    /// Whether these options ask for a dry run (`dryrun.IsDryRun`: any value, once valid).
+    pub fn is_dry_run(&self) -> bool {
+        !self.dry_run.is_empty()
+    }
 }
 
 /// `metav1.Preconditions`.
@@ -120,8 +131,11 @@ impl ApiServer {
                 return Err(Status::conflict(&gr, name, &msg));
             }
         }
+        let dry_run = ctx.dry_run() || opts.is_dry_run();
         if let Object::CustomResourceDefinition(crd) = &*old {
-            self.retire(crd);
+            if !dry_run {
+                self.retire(crd);
+            }
         }
         let grace = self.grace_period(&old, opts);
         let meta = old.meta();
@@ -137,6 +151,13 @@ impl ApiServer {
         }
         let finalizers = gc_finalizers(&meta.finalizers, opts);
         if grace == 0 && finalizers.is_empty() && !spec_finalizers_pending(&old) {
+            if dry_run {
+                // `DryRunnableStorage.Delete`: the stored object, preconditions checked, kept.
+                return Ok(DeleteOutcome {
+                    object: old,
+                    removed: true,
+                });
+            }
             let object = self.commit_or_conflict(
                 user,
                 "delete",
@@ -170,6 +191,14 @@ impl ApiServer {
         if pending == *old {
             return Ok(DeleteOutcome {
                 object: old,
+                removed: false,
+            });
+        }
+        if dry_run {
+            // `updateForGracefulDeletionAndFinalizers` under a dry run: the object as it would
+            // be marked (deletionTimestamp, finalizers), the stored one untouched.
+            return Ok(DeleteOutcome {
+                object: super::update::as_stored(pending),
                 removed: false,
             });
         }
@@ -274,6 +303,14 @@ fn validate_options(opts: &DeleteOptions) -> Result<(), Status> {
                 &["Foreground", "Background", "Orphan", "nil"],
             ));
         }
+    }
+    // `ValidateDryRun`.
+    if opts.dry_run.iter().any(|v| v != "All") {
+        errs.push(FieldError::not_supported(
+            "dryRun",
+            BadValue::string_slice(&opts.dry_run),
+            &["All"],
+        ));
     }
     if errs.is_empty() {
         Ok(())

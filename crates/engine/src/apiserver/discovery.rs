@@ -6,6 +6,7 @@
 //! asks for `apidiscovery.k8s.io/v2` first and falls back when the answer's Content-Type is
 //! plain `application/json`.
 
+use super::authorization;
 use crate::api::resource::ResourceInfo;
 use crate::api::Registry;
 use serde_json::{json, Value};
@@ -45,6 +46,9 @@ pub fn document(registry: &Registry, path: &str) -> Option<Value> {
         "/api/v1" => Some(resource_list(registry, "", "v1")),
         _ => {
             let rest = trimmed.strip_prefix("/apis/")?;
+            if rest == format!("{}/{}", authorization::GROUP, authorization::VERSION) {
+                return Some(authorization_list());
+            }
             let (group, version) = rest.split_once('/')?;
             if version.contains('/') || !registry.groups().contains(&(group, version)) {
                 return None;
@@ -54,9 +58,27 @@ pub fn document(registry: &Registry, path: &str) -> Option<Value> {
     }
 }
 
+/// The named groups in discovery order: the registry's, with `authorization.k8s.io` after
+/// `apps` (as kube-apiserver's group priorities order them), whose reviews are not objects.
+fn groups(registry: &Registry) -> Vec<(&'static str, &'static str)> {
+    let mut groups = registry.groups();
+    let at = groups
+        .iter()
+        .position(|(g, _)| *g == "apps")
+        .map_or(0, |i| i + 1);
+    groups.insert(at, (authorization::GROUP, authorization::VERSION));
+    groups
+}
+
+/// `/apis/authorization.k8s.io/v1`: the create-only self reviews.
+fn authorization_list() -> Value {
+    json!({"kind": "APIResourceList", "apiVersion": "v1",
+           "groupVersion": authorization::API_VERSION,
+           "resources": authorization::discovery_resources()})
+}
+
 fn group_list(registry: &Registry) -> Value {
-    let groups: Vec<Value> = registry
-        .groups()
+    let groups: Vec<Value> = groups(registry)
         .into_iter()
         .map(|(name, version)| {
             let gv = json!({"groupVersion": format!("{name}/{version}"), "version": version});
@@ -150,6 +172,7 @@ mod tests {
             names(&list, "groups", "name"),
             [
                 "apps",
+                "authorization.k8s.io",
                 "coordination.k8s.io",
                 "apiextensions.k8s.io",
                 "discovery.k8s.io"
@@ -181,6 +204,22 @@ mod tests {
             .is_some_and(|v| v.contains(&json!("watch"))));
         let names = names(&list, "resources", "name");
         assert!(names.contains(&"pods/binding".to_string()) && names.contains(&"nodes".into()));
+    }
+
+    #[test]
+    fn the_authorization_group_lists_its_create_only_reviews() {
+        let reg = Registry::default();
+        let list = document(&reg, "/apis/authorization.k8s.io/v1/").unwrap_or_default();
+        assert_eq!(list["groupVersion"], "authorization.k8s.io/v1");
+        assert_eq!(
+            names(&list, "resources", "name"),
+            ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]
+        );
+        for r in list["resources"].as_array().into_iter().flatten() {
+            assert_eq!(r["verbs"], json!(["create"]));
+            assert_eq!(r["namespaced"], false);
+        }
+        assert!(document(&reg, "/apis/authorization.k8s.io/v1beta1").is_none());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod admission;
 pub mod apply;
+pub mod authorization;
 pub mod cacher;
 pub mod compaction;
 pub mod continue_token;

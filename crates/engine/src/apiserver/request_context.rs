@@ -1,5 +1,5 @@
 //! What one request carries through the API server besides its object: who it is by, the
-//! options its query set (`fieldManager`, `fieldValidation`) and the warnings it earns on the
+//! options its query set (`fieldManager`, `fieldValidation`, `dryRun`) and the warnings it earns on the
 //! way. kube-apiserver's handlers build a `context.Context` per request (the user from
 //! authentication, the request's options decoded by the handler, `warning.WithWarningRecorder`
 //! collecting what `warning.AddWarning` records) and pass it down to `rest.Creater.Create`,
@@ -24,6 +24,10 @@ pub struct RequestContext<'a> {
     /// The request's `fieldValidation`: what unknown or duplicate fields in a PATCH's result
     /// cost. The engine's own typed writes have no JSON to check: `Ignore`.
     field_validation: FieldValidation,
+    /// The request's `dryRun=All`: the whole request runs (admission, defaults, validation,
+    /// the resourceVersion precondition, managedFields, apply's conflicts) and the storage
+    /// write is skipped, as `DryRunnableStorage` skips it (`registry/generic/registry/dryrun.go`).
+    dry_run: bool,
     /// The warnings recorded so far (`unknown field "spec.foo"`), each one `Warning: 299 - "…"`
     /// header of the answer (`warning.AddWarning` into the request's recorder).
     warnings: Vec<String>,
@@ -37,6 +41,7 @@ impl<'a> RequestContext<'a> {
             user,
             field_manager: None,
             field_validation: FieldValidation::Ignore,
+            dry_run: false,
             warnings: Vec::new(),
         }
     }
@@ -53,11 +58,19 @@ impl<'a> RequestContext<'a> {
         self
     }
 
-    /// Takes the options `query` carries (`fieldManager`, `fieldValidation`), as the handler
-    /// decodes `metav1.CreateOptions` / `UpdateOptions` / `PatchOptions` from the URL.
+    /// This context as a `?dryRun=All` request (`dry_run`) or not.
+    pub fn with_dry_run(mut self, dry_run: bool) -> Self {
+        self.dry_run = dry_run;
+        self
+    }
+
+    /// Takes the options `query` carries (`fieldManager`, `fieldValidation`, `dryRun`), as the
+    /// handler decodes `metav1.CreateOptions` / `UpdateOptions` / `PatchOptions` /
+    /// `DeleteOptions` from the URL.
     pub fn set_options(&mut self, query: &Query) {
         self.field_manager.clone_from(&query.field_manager);
         self.field_validation = query.field_validation;
+        self.dry_run = query.dry_run;
     }
 
     /// The user agent the request is made as.
@@ -82,6 +95,11 @@ impl<'a> RequestContext<'a> {
     /// The request's `fieldValidation`.
     pub fn field_validation(&self) -> FieldValidation {
         self.field_validation
+    }
+
+    /// Whether the request is a dry run (`?dryRun=All`): nothing it does may be stored.
+    pub fn dry_run(&self) -> bool {
+        self.dry_run
     }
 
     /// Records a warning for the answer (`warning.AddWarning`).
@@ -112,6 +130,7 @@ impl<'a> RequestContext<'a> {
             user,
             field_manager: self.field_manager.clone(),
             field_validation: self.field_validation,
+            dry_run: self.dry_run,
             warnings: Vec::new(),
         }
     }
@@ -136,12 +155,21 @@ mod tests {
         let mut ctx = RequestContext::new("kubectl").with_field_manager(Some("old".into()));
         let (_, query) = watchlab_apimachinery::request::parse_request(
             "PATCH",
-            "/api/v1/namespaces/default/pods/web?fieldValidation=Strict",
+            "/api/v1/namespaces/default/pods/web?fieldValidation=Strict&dryRun=All",
         )
         .unwrap();
         ctx.set_options(&query);
         assert_eq!(ctx.field_manager(), None);
         assert_eq!(ctx.field_validation(), FieldValidation::Strict);
+        assert!(ctx.dry_run());
+        assert!(ctx.on_behalf_of("apiextensions-apiserver").dry_run());
+        let (_, query) = watchlab_apimachinery::request::parse_request(
+            "DELETE",
+            "/api/v1/namespaces/default/pods/web",
+        )
+        .unwrap();
+        ctx.set_options(&query);
+        assert!(!ctx.dry_run());
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! `metadata.resourceVersion` (stale → 409; absent → unconditional, as these kinds allow),
 //! the main resource keeping the stored status and the status subresource keeping everything
 //! else, generation bumps on spec changes, no-op updates writing nothing, and removal once the
-//! last finalizer of a deleted object goes.
+//! last finalizer of a deleted object goes. A dry run (`?dryRun=All`) runs every step and
+//! answers the object as it would be stored, writing nothing.
 
 use super::field_manager::{self, Owner};
 use super::{errors, service_allocation};
@@ -117,7 +118,7 @@ impl ApiServer {
         owner: Owner<'_>,
     ) -> Result<Arc<Object>, Status> {
         let written = self.write_part(ctx, obj, part, verb, owner)?;
-        if part == Part::Main {
+        if part == Part::Main && !ctx.dry_run() {
             self.after_main_write(ctx, &written);
         }
         Ok(written)
@@ -224,6 +225,10 @@ impl ApiServer {
             && m.deletion_grace_period_seconds == Some(0)
             && !spec_finalizers_pending(&new)
         {
+            if ctx.dry_run() {
+                // `ShouldDeleteDuringUpdate` under a dry run: the object as it would go.
+                return Ok(as_stored(new));
+            }
             return self.commit_or_conflict(
                 ctx.user(),
                 "delete",
@@ -237,6 +242,11 @@ impl ApiServer {
         }
         if new == *old {
             return Ok(old);
+        }
+        if ctx.dry_run() {
+            // `DryRunnableStorage.GuaranteedUpdate`: the update function's result, keeping
+            // the stored resourceVersion (no revision is spent).
+            return Ok(as_stored(new));
         }
         let resource = match part {
             Part::Main => r.plural.to_string(),
@@ -288,6 +298,14 @@ impl ApiServer {
                 CommitError::Store(msg) => errors::unknown(&msg),
             })
     }
+}
+
+/// The answer of a dry run: `obj` as the write would have stored it (its `managedFields`
+/// resolved from it, as from a stored version), though it is stored nowhere.
+pub(super) fn as_stored(obj: Object) -> Arc<Object> {
+    let obj = Arc::new(obj);
+    crate::api::managed_fields::ManagedFields::mark_stored(&obj);
+    obj
 }
 
 /// Whether a namespace still has `spec.finalizers` (which hold it like metadata finalizers).
