@@ -27,11 +27,12 @@ use tokio::task::{spawn_local, LocalSet};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 use watchlab_apimachinery::client::{ApiClient, ApiResponse, WatchId};
-use watchlab_apimachinery::request::{parse_request, Verb};
+use watchlab_apimachinery::request::{parse_request, RequestInfo, Verb};
 use watchlab_apimachinery::status::Status;
 use watchlab_apimachinery::table::wants_table;
 use watchlab_engine::api::Registry;
 use watchlab_engine::apiserver::limits::MAX_REQUEST_BODY_BYTES;
+use watchlab_engine::apiserver::pod_log::PodLogOptions;
 use watchlab_engine::clock::{Timestamp, EPOCH_UNIX_SECONDS};
 use watchlab_engine::cluster::{Action, Cluster, ClusterConfig};
 use watchlab_engine::journal::MAX_START_MS;
@@ -413,6 +414,13 @@ fn respond(
             table.then_some(accept),
         );
     }
+    if info.verb == Verb::Get
+        && info.group.is_empty()
+        && info.resource == "pods"
+        && info.subresource.as_deref() == Some("log")
+    {
+        return pod_log(shared.clone(), &info, path_and_query);
+    }
     let mut cluster = shared.catch_up();
     let mut session = cluster.session(&user);
     let r = if table && *method == Method::GET {
@@ -509,6 +517,56 @@ fn watch(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    resp
+}
+
+/// `pods/log`: the text as the kubelet writes it (`text/plain`), or the refusal as a Status; with
+/// `follow=true` a stream that sends the run's new lines as the virtual clock writes them and
+/// ends with the run (the engine's `LogFollow`, polled like a watch).
+fn pod_log(shared: Rc<Shared>, info: &RequestInfo, path_and_query: &str) -> Response<Body> {
+    let ns = info.namespace.as_deref();
+    let name = info.name.as_deref().unwrap_or_default();
+    let opts = match PodLogOptions::from_query(path_and_query) {
+        Ok(o) => o,
+        Err(s) => return status(&s),
+    };
+    if !opts.follow {
+        let answer = shared.catch_up().api().pod_log(ns, name, &opts);
+        return match answer {
+            Ok(text) => plain_text(Full::new(Bytes::from(text)).boxed_unsync()),
+            Err(s) => status(&s),
+        };
+    }
+    let opened = shared.catch_up().api().follow_pod_log(ns, name, &opts);
+    let (first, mut follow) = match opened {
+        Ok(o) => o,
+        Err(s) => return status(&s),
+    };
+    let (tx, rx) = mpsc::channel::<String>(256);
+    spawn_local(async move {
+        let mut next = Some(first);
+        while let Some(text) = next {
+            if !text.is_empty() && tx.send(text).await.is_err() {
+                return;
+            }
+            tokio::select! {
+                _ = shared.changed.notified() => {}
+                _ = tokio::time::sleep(Duration::from_millis(TICK_MS * 2)) => {}
+                _ = tx.closed() => return,
+            }
+            let cluster = shared.catch_up();
+            next = follow.poll(cluster.api());
+        }
+    });
+    let stream =
+        ReceiverStream::new(rx).map(|text| Ok::<_, Infallible>(Frame::data(Bytes::from(text))));
+    plain_text(StreamBody::new(stream).boxed_unsync())
+}
+
+fn plain_text(body: Body) -> Response<Body> {
+    let mut resp = Response::new(body);
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
     resp
 }
 

@@ -907,7 +907,10 @@ fn api_resources_lists_the_served_types() {
         "NAME                        SHORTNAMES   APIVERSION                NAMESPACED   KIND\n\
          namespaces                  ns           v1                        false        Namespace\n\
          nodes                       no           v1                        false        Node\n\
-         customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1   false        CustomResourceDefinition\n"
+         customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1   false        CustomResourceDefinition\n\
+         selfsubjectaccessreviews                 authorization.k8s.io/v1   false        SelfSubjectAccessReview\n\
+         selfsubjectrulesreviews                  authorization.k8s.io/v1   false        SelfSubjectRulesReview\n\
+         nodes                                    metrics.k8s.io/v1beta1    false        NodeMetrics\n"
     );
     assert!(api.sent.is_empty());
 }

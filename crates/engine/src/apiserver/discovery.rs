@@ -7,6 +7,7 @@
 //! plain `application/json`.
 
 use super::authorization;
+use super::metrics;
 use crate::api::resource::ResourceInfo;
 use crate::api::Registry;
 use serde_json::{json, Value};
@@ -49,6 +50,9 @@ pub fn document(registry: &Registry, path: &str) -> Option<Value> {
             if rest == format!("{}/{}", authorization::GROUP, authorization::VERSION) {
                 return Some(authorization_list());
             }
+            if rest == format!("{}/{}", metrics::GROUP, metrics::VERSION) {
+                return Some(metrics_list());
+            }
             let (group, version) = rest.split_once('/')?;
             if version.contains('/') || !registry.groups().contains(&(group, version)) {
                 return None;
@@ -67,7 +71,16 @@ fn groups(registry: &Registry) -> Vec<(&'static str, &'static str)> {
         .position(|(g, _)| *g == "apps")
         .map_or(0, |i| i + 1);
     groups.insert(at, (authorization::GROUP, authorization::VERSION));
+    // An aggregated group (an APIService of metrics-server) comes after the built-in ones.
+    groups.push((metrics::GROUP, metrics::VERSION));
     groups
+}
+
+/// `/apis/metrics.k8s.io/v1beta1`: metrics-server's read-only NodeMetrics and PodMetrics.
+fn metrics_list() -> Value {
+    json!({"kind": "APIResourceList", "apiVersion": "v1",
+           "groupVersion": metrics::API_VERSION,
+           "resources": metrics::discovery_resources()})
 }
 
 /// `/apis/authorization.k8s.io/v1`: the create-only self reviews.
@@ -106,7 +119,7 @@ fn main_entry(r: &ResourceInfo) -> Value {
     main
 }
 
-/// A subresource's entry: `binding` creates a `Binding`, `finalize` only updates, `scale` reads and writes an
+/// A subresource's entry: `binding` creates a `Binding`, `finalize` only updates, `log` only reads, `scale` reads and writes an
 /// `autoscaling/v1` `Scale`, `status` reads and writes the object itself.
 fn subresource_entry(r: &ResourceInfo, sub: &str) -> Value {
     let mut entry = json!({
@@ -122,6 +135,8 @@ fn subresource_entry(r: &ResourceInfo, sub: &str) -> Value {
             entry["verbs"] = json!(["create"]);
         }
         "finalize" => entry["verbs"] = json!(["update"]),
+        // `pods/log` is read only (`LogREST`: kind Pod, verb get).
+        "log" => entry["verbs"] = json!(["get"]),
         "scale" => {
             entry["group"] = json!("autoscaling");
             entry["version"] = json!("v1");
@@ -175,7 +190,8 @@ mod tests {
                 "authorization.k8s.io",
                 "coordination.k8s.io",
                 "apiextensions.k8s.io",
-                "discovery.k8s.io"
+                "discovery.k8s.io",
+                "metrics.k8s.io"
             ]
         );
         assert_eq!(

@@ -158,6 +158,10 @@ impl ApiServer {
             ctx.warn_all(review.warnings);
             return Ok(review.response);
         }
+        // `metrics.k8s.io`'s figures are computed, not stored (metrics-server's aggregated API).
+        if let Some(answer) = self.metrics_answer(method, path_and_query) {
+            return Ok(answer);
+        }
         super::limits::check_body(body)?;
         let (info, query) = parse_request(method, path_and_query)?;
         let r = route(&self.registry, &info)?;
@@ -256,6 +260,11 @@ impl ApiServer {
                     200,
                     self.finalize_namespace_in(ctx, obj)?.to_json(),
                 ))
+            }
+            (Verb::Get, Some("log")) => {
+                // `pods/log` (`pod_log.rs`); a follow stream is served by the caller's loop.
+                let opts = super::pod_log::PodLogOptions::from_query(path_and_query)?;
+                Ok(respond(200, self.pod_log(ns, name, &opts)?))
             }
             (Verb::Get, Some("scale")) => {
                 Ok(respond(200, self.get_scale(r.kind(), ns, name)?.to_json()))

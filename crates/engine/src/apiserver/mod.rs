@@ -18,7 +18,9 @@ pub mod kubernetes_service;
 pub mod lease_manager;
 pub mod ledger;
 pub mod limits;
+pub mod metrics;
 pub mod patch;
+pub mod pod_log;
 pub mod request_context;
 pub mod strategic_merge;
 pub mod table;
@@ -176,6 +178,11 @@ pub struct ApiServer {
     client_warnings: Vec<String>,
     /// The watch streams whose events are printed as Tables (opened with a Table Accept).
     table_watches: BTreeMap<WatchId, (&'static ResourceInfo, table::IncludeObject)>,
+    /// The seed of the made-up resource metrics ([`metrics`]), a child of the cluster's.
+    metrics_seed: u64,
+    /// Nodes whose kubelet does not answer metrics-server's scrapes (killed machines): a
+    /// handful of names, set by the cluster ([`ApiServer::set_node_scrapable`]).
+    unscrapable_nodes: std::collections::BTreeSet<String>,
 }
 
 /// What a committed write does to its key.
@@ -217,6 +224,8 @@ impl ApiServer {
             config,
             client_warnings: Vec::new(),
             table_watches: BTreeMap::new(),
+            metrics_seed: SimRng::child(seed, "metrics-server").next_u64(),
+            unscrapable_nodes: std::collections::BTreeSet::new(),
         };
         s.etcd.start_clock(s.config.start);
         for kind in s.registry.kinds().to_vec() {

@@ -145,6 +145,8 @@ impl Cluster {
         if let Some(p) = self.control_plane.kube_proxy_mut(&node) {
             p.set_running(running);
         }
+        // metrics-server's scrapes of its kubelet fail with it ([`crate::apiserver::metrics`]).
+        self.api.set_node_scrapable(&node, running);
         if running {
             self.killed_nodes.remove(&node);
         } else {

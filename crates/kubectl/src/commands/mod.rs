@@ -12,11 +12,13 @@ mod expose;
 mod get;
 mod info;
 mod label;
+mod logs;
 mod node;
 mod patch;
 mod rollout;
 mod run;
 mod scale;
+mod top;
 
 use crate::errors::CmdError;
 use crate::flags::{self, FlagSpec, Parsed};
@@ -208,6 +210,8 @@ pub(crate) fn run(
         "label" => label::run(&mut ctx, &args, label::Kind::Label),
         "annotate" => label::run(&mut ctx, &args, label::Kind::Annotate),
         "patch" => patch::run(&mut ctx, &args),
+        "logs" => logs::run(&mut ctx, &args),
+        "top" => top::run(&mut ctx, &args),
         "cordon" => node::run(&mut ctx, &args, true),
         "uncordon" => node::run(&mut ctx, &args, false),
         "api-resources" => info::api_resources(&mut ctx, &args),

@@ -14,6 +14,7 @@
 //! pure transition of `pod_runtime.rs` and its effects applied here, in order (API writes,
 //! Events, wake-ups, the runtime's new state). The statuses it writes are `pod_status.rs`'s.
 
+pub mod container_logs;
 mod node_status;
 mod pod_runtime;
 mod pod_status;
