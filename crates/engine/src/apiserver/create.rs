@@ -35,6 +35,8 @@ impl ApiServer {
         self.create_as(ctx, obj, Owner::Update(&manager))
     }
 
+    // Long on purpose: the create handler's steps in the real server's order (decode checks,
+    // admission, defaulting, validation, allocation, a dry run's stop before storage, commit).
     /// [`ApiServer::create_in`] recorded in `managedFields` for `owner`.
     pub(super) fn create_as(
         &mut self,

@@ -29,6 +29,8 @@ const FLAGS: &[FlagSpec] = &[
 /// The annotation naming the container kubectl picks by default.
 const DEFAULT_CONTAINER: &str = "kubectl.kubernetes.io/default-container";
 
+// Long on purpose: kubectl's `LogsOptions` Complete, Validate and Run in order (the pod and
+// container arguments, the flags' conflicts, the default container's note, the request).
 pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     let p = parse_flags("logs", args, FLAGS)?;
     let flag_err = |e| CmdError::flag("logs", &e);
