@@ -22,14 +22,15 @@ KINDS = pathlib.Path(__file__).resolve().parent.parent / "crates/engine/src/api/
 
 
 def roots():
-    """(kind, root model) of every kind module that declares a `schema_root`."""
+    """(module, root model) of every kind module that declares a `schema_root` (a kind served
+    in two versions, `event.rs` and `events_v1.rs`, has a module and a root for each)."""
     out = {}
     for module in sorted(KINDS.glob("*.rs")):
         text = module.read_text()
         kind = re.search(r'^\s*kind_name: "(\w+)",', text, re.M)
         root = re.search(r'^\s*schema_root: "(\w*)",', text, re.M)
         if kind and root and root.group(1):
-            out[kind.group(1)] = root.group(1)
+            out[module.name] = root.group(1)
         elif kind:
             raise SystemExit(f"{module.name}: {kind.group(1)} declares no schema_root")
     return out

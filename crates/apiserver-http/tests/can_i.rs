@@ -1,7 +1,7 @@
 //! The real kubectl v1.32 against watchlab-apiserver: `kubectl auth can-i`, whose
 //! SelfSubjectAccessReview and SelfSubjectRulesReview (sent as protobuf by kubectl's typed
 //! client) are answered as under `--authorization-mode=AlwaysAllow`. Skipped (with a note)
-//! without kubectl. (`events.k8s.io/v1` is not served yet: see the README's "not served" list.)
+//! without kubectl.
 
 #![cfg(not(target_arch = "wasm32"))]
 

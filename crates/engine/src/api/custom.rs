@@ -70,6 +70,10 @@ impl CustomRules {
 }
 
 impl Rules for CustomRules {
+    fn openapi_schema(&self) -> Option<&Value> {
+        Some(&self.schema)
+    }
+
     fn decode(&self, value: Value) -> Result<Object, serde_json::Error> {
         let kind = self.kind()?;
         let Value::Object(mut map) = value else {

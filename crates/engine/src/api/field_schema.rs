@@ -12,6 +12,8 @@ pub const TYPES: &[(&str, &[(&str, &str)])] = &[
     ("CoreV1EventSeries", &[("count", ""), ("lastObservedTime", "")]),
     ("CoreV1ResourceClaim", &[("name", ""), ("request", "")]),
     ("DiscoveryV1EndpointPort", &[("appProtocol", ""), ("name", ""), ("port", ""), ("protocol", "")]),
+    ("EventsV1Event", &[("action", ""), ("apiVersion", ""), ("deprecatedCount", ""), ("deprecatedFirstTimestamp", ""), ("deprecatedLastTimestamp", ""), ("deprecatedSource", "V1EventSource"), ("eventTime", ""), ("kind", ""), ("metadata", "V1ObjectMeta"), ("note", ""), ("reason", ""), ("regarding", "V1ObjectReference"), ("related", "V1ObjectReference"), ("reportingController", ""), ("reportingInstance", ""), ("series", "EventsV1EventSeries"), ("type", "")]),
+    ("EventsV1EventSeries", &[("count", ""), ("lastObservedTime", "")]),
     ("V1AWSElasticBlockStoreVolumeSource", &[("fsType", ""), ("partition", ""), ("readOnly", ""), ("volumeID", "")]),
     ("V1Affinity", &[("nodeAffinity", "V1NodeAffinity"), ("podAffinity", "V1PodAffinity"), ("podAntiAffinity", "V1PodAntiAffinity")]),
     ("V1AppArmorProfile", &[("localhostProfile", ""), ("type", "")]),

@@ -42,9 +42,16 @@ impl Registry {
         self.kinds.retain(|k| !k.is_custom() || *k != kind);
     }
 
-    /// Every served resource's description, in discovery order.
+    /// Every served resource's description, in discovery order: each kind, followed by the
+    /// other versions served over its storage ([`kinds::OTHER_VERSIONS`]).
     pub fn resources(&self) -> impl Iterator<Item = &'static ResourceInfo> + '_ {
-        self.kinds.iter().map(|k| k.resource())
+        self.kinds.iter().flat_map(|&k| {
+            let others = kinds::OTHER_VERSIONS
+                .iter()
+                .filter(move |(_, stored)| *stored == k)
+                .map(|(served, _)| *served);
+            std::iter::once(k.resource()).chain(others)
+        })
     }
 
     /// The resource a URL names (`group`, `version`, plural), as the server routes it.
@@ -120,11 +127,34 @@ mod tests {
             );
         }
         assert_eq!(reg.resolve("po").map(|r| r.kind()), Some(Kind::Pod));
+        // `events.k8s.io/v1` is served over the core Events' storage; the bare names (`ev`
+        // included) name the core group's first, as kubectl's RESTMapper prefers it.
+        let v1 = reg.lookup("events.k8s.io", "v1", "events");
+        assert_eq!(
+            v1.map(|r| (r.api_version, r.kind())),
+            Some(("events.k8s.io/v1", Kind::Event))
+        );
+        assert!(v1.is_some_and(|r| r.is_converted()) && !Kind::Event.resource().is_converted());
+        assert_eq!(reg.resolve("ev").map(|r| r.api_version), Some("v1"));
+        assert_eq!(
+            reg.resolve("events.v1.events.k8s.io")
+                .map(|r| r.api_version),
+            Some("events.k8s.io/v1")
+        );
+        assert_eq!(
+            reg.by_kind("events.k8s.io/v1", "Event").map(|r| r.kind()),
+            Some(Kind::Event)
+        );
+        assert_eq!(
+            reg.by_key("/registry/events/default/x").map(|k| k.0),
+            Some(Kind::Event)
+        );
         assert_eq!(reg.resolve("widgets").map(|r| r.kind()), None);
         assert_eq!(
             reg.groups(),
             [
                 ("apps", "v1"),
+                ("events.k8s.io", "v1"),
                 ("coordination.k8s.io", "v1"),
                 ("apiextensions.k8s.io", "v1"),
                 ("discovery.k8s.io", "v1")

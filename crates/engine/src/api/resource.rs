@@ -182,6 +182,12 @@ pub trait Rules: Sync {
         let _ = now_unix_ms;
         printer::default_row(obj)
     }
+    /// A custom resource's `openAPIV3Schema` (of its storage version), which its group's
+    /// OpenAPI v3 document publishes. `None` for a built-in kind: the document generates its
+    /// schema from [`ResourceInfo::schema_root`] (`apiserver::openapi`).
+    fn openapi_schema(&self) -> Option<&serde_json::Value> {
+        None
+    }
 }
 
 /// The merge keys every kind shares (ObjectMeta's `patchMergeKey` tags).
@@ -203,9 +209,17 @@ pub const fn meta_fields() -> &'static [&'static str] {
 }
 
 impl ResourceInfo {
-    /// The handle of this description.
+    /// The handle of the kind this resource stores: its own, or for a version served over
+    /// another kind's storage (`events.k8s.io/v1` events, [`super::kinds::OTHER_VERSIONS`]) the
+    /// stored kind's (`Kind::Event`).
     pub fn kind(&'static self) -> Kind {
-        Kind::of(self)
+        super::kinds::stored_kind(self).unwrap_or(Kind::of(self))
+    }
+
+    /// Whether this resource is a version served over another one's storage, so its requests
+    /// and answers are converted ([`ResourceInfo::kind`] names the stored kind).
+    pub fn is_converted(&'static self) -> bool {
+        !std::ptr::eq(self, self.kind().resource())
     }
 
     /// Whether this resource serves `sub` (`status`, `scale`, `binding`).

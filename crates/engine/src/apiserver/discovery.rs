@@ -63,12 +63,13 @@ pub fn document(registry: &Registry, path: &str) -> Option<Value> {
 }
 
 /// The named groups in discovery order: the registry's, with `authorization.k8s.io` after
-/// `apps` (as kube-apiserver's group priorities order them), whose reviews are not objects.
+/// `apps` and `events.k8s.io` (as kube-apiserver's group priorities order them), whose
+/// reviews are not objects.
 fn groups(registry: &Registry) -> Vec<(&'static str, &'static str)> {
     let mut groups = registry.groups();
     let at = groups
         .iter()
-        .position(|(g, _)| *g == "apps")
+        .rposition(|(g, _)| matches!(*g, "apps" | "events.k8s.io"))
         .map_or(0, |i| i + 1);
     groups.insert(at, (authorization::GROUP, authorization::VERSION));
     // An aggregated group (an APIService of metrics-server) comes after the built-in ones.
@@ -187,6 +188,7 @@ mod tests {
             names(&list, "groups", "name"),
             [
                 "apps",
+                "events.k8s.io",
                 "authorization.k8s.io",
                 "coordination.k8s.io",
                 "apiextensions.k8s.io",

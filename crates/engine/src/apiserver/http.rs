@@ -45,7 +45,7 @@ fn route(registry: &Registry, info: &RequestInfo) -> Result<&'static ResourceInf
 }
 
 /// Whether a PATCH's `Content-Type` is server-side apply's.
-fn is_apply(content_type: Option<&str>) -> bool {
+pub(super) fn is_apply(content_type: Option<&str>) -> bool {
     content_type
         .and_then(|c| c.split(';').next())
         .is_some_and(|c| c.trim() == APPLY_PATCH)
@@ -53,7 +53,7 @@ fn is_apply(content_type: Option<&str>) -> bool {
 
 /// A PATCH body as JSON with its type, refusing other media types in the real server's words
 /// (its list: custom resources have no strategic merge patch).
-fn patch_of(
+pub(super) fn patch_of(
     r: &'static ResourceInfo,
     content_type: Option<&str>,
     body: Option<&str>,
@@ -83,7 +83,7 @@ fn is_version_path(path_and_query: &str) -> bool {
     matches!(path, "/version" | "/version/")
 }
 
-fn body_of(body: Option<&str>) -> Result<&str, Status> {
+pub(super) fn body_of(body: Option<&str>) -> Result<&str, Status> {
     body.filter(|b| !b.trim().is_empty())
         .ok_or_else(|| Status::bad_request("the body of the request was empty"))
 }
@@ -152,6 +152,9 @@ impl ApiServer {
             if let Some(doc) = super::discovery::document(&self.registry, path) {
                 return Ok(respond(200, doc.to_string()));
             }
+            if let Some(doc) = super::openapi::document(&self.registry, path) {
+                return Ok(respond(200, doc.to_string()));
+            }
         }
         // `authorization.k8s.io`'s self reviews read and write nothing (AlwaysAllow).
         if let Some(review) = super::authorization::answer(method, path_and_query, body) {
@@ -165,6 +168,19 @@ impl ApiServer {
         super::limits::check_body(body)?;
         let (info, query) = parse_request(method, path_and_query)?;
         let r = route(&self.registry, &info)?;
+        if r.is_converted() {
+            // `events.k8s.io/v1` Events: the core route, converted both ways (`conversion.rs`).
+            return self.serve_converted(
+                ctx,
+                r,
+                &info,
+                &query,
+                method,
+                path_and_query,
+                content_type,
+                body,
+            );
+        }
         ctx.set_options(&query);
         let user = ctx.user();
         let ns = info.namespace.as_deref().filter(|_| r.namespaced);
@@ -353,6 +369,9 @@ impl ApiServer {
     pub fn watch_path(&mut self, user: &str, path_and_query: &str) -> Result<WatchId, ApiResponse> {
         let (info, query) = parse_request("GET", path_and_query).map_err(error)?;
         let r = route(&self.registry, &info).map_err(error)?;
+        if r.is_converted() {
+            return self.watch_converted(user, r, &query, path_and_query);
+        }
         if info.name.is_some() || info.subresource.is_some() {
             // A watch on one object is a list watch with a metadata.name selector in the real
             // server; route it the same way.
@@ -381,12 +400,13 @@ impl ApiServer {
             });
         let Some(events) = self.poll(id) else {
             self.table_watches.remove(&id);
-            return None;
+            return self.converted_lines(id, None);
         };
-        Some(match printer {
+        let lines = match printer {
             Some(p) => events.iter().map(|e| p.watch_line(e)).collect(),
             None => events.iter().map(|e| e.json().to_string()).collect(),
-        })
+        };
+        self.converted_lines(id, Some(lines))
     }
 
     /// A GET by `user` answered in the representation `accept` names, in a context of its own
@@ -421,7 +441,10 @@ impl ApiServer {
     }
 
     /// The Table of a get or list; `None` for any other request, or one that does not parse.
-    fn table_answer(&mut self, path_and_query: &str) -> Option<Result<ApiResponse, Status>> {
+    pub(super) fn table_answer(
+        &mut self,
+        path_and_query: &str,
+    ) -> Option<Result<ApiResponse, Status>> {
         let path = path_and_query.split(['?', '#']).next().unwrap_or_default();
         if is_version_path(path_and_query)
             || super::discovery::is_discovery_path(&self.registry, path)
@@ -433,6 +456,9 @@ impl ApiServer {
             return None;
         }
         let r = route(&self.registry, &info).ok()?;
+        if r.is_converted() {
+            return self.table_converted(r, &query, path_and_query);
+        }
         let printer = self.table_request(r, path_and_query);
         let ns = info.namespace.as_deref().filter(|_| r.namespaced);
         match info.verb {
@@ -485,7 +511,7 @@ impl ApiServer {
 }
 
 /// `ValidatePatchOptions`: an apply names its manager; only an apply may force.
-fn patch_options(apply: bool, query: &Query) -> Result<(), Status> {
+pub(super) fn patch_options(apply: bool, query: &Query) -> Result<(), Status> {
     use watchlab_apimachinery::validation::FieldError;
     let err = if apply
         && query

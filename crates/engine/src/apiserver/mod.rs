@@ -19,6 +19,7 @@ pub mod lease_manager;
 pub mod ledger;
 pub mod limits;
 pub mod metrics;
+pub mod openapi;
 pub mod patch;
 pub mod pod_log;
 pub mod request_context;
@@ -28,6 +29,7 @@ pub mod version;
 pub mod watch;
 
 mod binding;
+mod conversion;
 mod create;
 mod delete;
 mod errors;
@@ -178,6 +180,9 @@ pub struct ApiServer {
     client_warnings: Vec<String>,
     /// The watch streams whose events are printed as Tables (opened with a Table Accept).
     table_watches: BTreeMap<WatchId, (&'static ResourceInfo, table::IncludeObject)>,
+    /// The watch streams of a version served over another's storage (`events.k8s.io/v1`),
+    /// whose lines are converted ([`conversion`]).
+    converted_watches: std::collections::BTreeSet<WatchId>,
     /// The seed of the made-up resource metrics ([`metrics`]), a child of the cluster's.
     metrics_seed: u64,
     /// Nodes whose kubelet does not answer metrics-server's scrapes (killed machines): a
@@ -224,6 +229,7 @@ impl ApiServer {
             config,
             client_warnings: Vec::new(),
             table_watches: BTreeMap::new(),
+            converted_watches: std::collections::BTreeSet::new(),
             metrics_seed: SimRng::child(seed, "metrics-server").next_u64(),
             unscrapable_nodes: std::collections::BTreeSet::new(),
         };
@@ -403,6 +409,7 @@ impl ApiServer {
 
     pub fn stop_watch(&mut self, id: WatchId) {
         self.table_watches.remove(&id);
+        self.converted_watches.remove(&id);
         self.watch.stop(id);
     }
 

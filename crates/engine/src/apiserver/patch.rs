@@ -49,7 +49,7 @@ pub use json_patch::merge;
 /// is a 400, as the real server's `jsonpatch.DecodePatch`; an operation that cannot apply (a
 /// missing path, a failed `test`) is a 422 with the library's words, as the real one answers
 /// with its JSON patch library's error.
-fn json_patch(target: &mut Value, patch: &Value) -> Result<(), Status> {
+pub(super) fn json_patch(target: &mut Value, patch: &Value) -> Result<(), Status> {
     let ops: json_patch::Patch = serde_json::from_value(patch.clone())
         .map_err(|e| Status::bad_request(&format!("error decoding patch: {e}")))?;
     json_patch::patch(target, &ops).map_err(|e| {

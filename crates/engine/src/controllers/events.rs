@@ -384,6 +384,7 @@ impl EventRecorder {
                 count: Some(1),
                 type_: Term::Borrowed(p.event_type.as_str()),
                 event_time: None,
+                extension: None,
                 reporting_component: self.source.component.clone(),
                 reporting_instance: self.source.host.clone(),
             };

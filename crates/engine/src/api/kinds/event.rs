@@ -53,7 +53,9 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     rules: &EventRules,
 };
 
-struct EventRules;
+/// The core Events' rules, which `events.k8s.io/v1` ([`super::events_v1`]) shares: one storage,
+/// one internal type, one printer.
+pub(super) struct EventRules;
 
 fn event(obj: &Object) -> Option<&Event> {
     match obj {
@@ -84,6 +86,8 @@ impl Rules for EventRules {
             "involvedObject.fieldPath" => io.field_path.clone(),
             "reason" => e.reason.to_string(),
             "reportingComponent" => e.reporting_component.to_string(),
+            // `ToSelectableFields`: the reporting controller of an event without a source.
+            "source" if e.source.component.is_empty() => e.reporting_component.to_string(),
             "source" => e.source.component.to_string(),
             "type" => e.type_.to_string(),
             _ => return None,
@@ -91,18 +95,7 @@ impl Rules for EventRules {
     }
 
     fn validate(&self, obj: &Object) -> Vec<FieldError> {
-        let Some(e) = event(obj) else {
-            return Vec::new();
-        };
-        let ns = &e.involved_object.namespace;
-        if !ns.is_empty() && *ns != e.metadata.namespace {
-            return vec![FieldError::invalid(
-                "involvedObject.namespace",
-                ns,
-                "does not match event.namespace",
-            )];
-        }
-        Vec::new()
+        event(obj).map(legacy_validate).unwrap_or_default()
     }
 
     fn spec_changed(&self, _new: &Object, _old: &Object) -> bool {
@@ -116,6 +109,72 @@ impl Rules for EventRules {
     fn row(&self, obj: &Value, now_unix_ms: i64) -> Vec<Value> {
         row(obj, now_unix_ms)
     }
+}
+
+/// The most `reportingInstance`, `action` and `reason` may hold, and `message` (`note`).
+const TERM_LIMIT: usize = 128;
+const NOTE_LIMIT: usize = 1024;
+
+/// `legacyValidateEvent`, what every Event passes whichever version wrote it: an event without
+/// `eventTime` (a core recorder's) in its object's namespace (or, about a cluster-scoped
+/// object, in `default`); one with `eventTime` (a new recorder's) in its object's namespace or
+/// in `default`/`kube-system`, naming its reporting controller and instance, action and reason,
+/// within their lengths. The paths are the internal type's (`message`, `reportingController`).
+pub(super) fn legacy_validate(e: &Event) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let (ns, involved_ns) = (e.metadata.namespace.as_str(), &e.involved_object.namespace);
+    let mismatch = || {
+        FieldError::invalid(
+            "involvedObject.namespace",
+            involved_ns,
+            "does not match event.namespace",
+        )
+    };
+    if e.event_time.is_none() {
+        let cluster_scoped_ok = ns.is_empty() || ns == "default";
+        if (involved_ns.is_empty() && !cluster_scoped_ok)
+            || (!involved_ns.is_empty() && involved_ns != ns)
+        {
+            errs.push(mismatch());
+        }
+        return errs;
+    }
+    if involved_ns.is_empty() && ns != "default" && ns != "kube-system" {
+        errs.push(mismatch());
+    }
+    let controller = &e.reporting_component;
+    if controller.is_empty() {
+        errs.push(FieldError::required("reportingController", ""));
+    }
+    for msg in watchlab_apimachinery::validation::is_qualified_name(controller) {
+        errs.push(FieldError::invalid(
+            "reportingController",
+            &**controller,
+            &msg,
+        ));
+    }
+    let mut bounded = |field: &str, len: usize, limit: usize, required: bool| {
+        if required && len == 0 {
+            errs.push(FieldError::required(field, ""));
+        }
+        if len > limit {
+            errs.push(FieldError::invalid(
+                field,
+                "",
+                &format!("can have at most {limit} characters"),
+            ));
+        }
+    };
+    bounded(
+        "reportingInstance",
+        e.reporting_instance.len(),
+        TERM_LIMIT,
+        true,
+    );
+    bounded("action", e.action().len(), TERM_LIMIT, true);
+    bounded("reason", e.reason.len(), TERM_LIMIT, true);
+    bounded("message", e.message.len(), NOTE_LIMIT, false);
+    errs
 }
 
 /// `printEvent`'s columns (pkg/printers/internalversion `eventColumnDefinitions`).

@@ -39,6 +39,7 @@ pub mod deployment;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod event;
+pub mod events_v1;
 pub mod lease;
 pub mod namespace;
 pub mod node;
@@ -47,7 +48,7 @@ pub mod replicaset;
 pub mod secret;
 pub mod service;
 
-use super::resource::meta_merge_key;
+use super::resource::{meta_merge_key, ResourceInfo};
 use super::Kind;
 
 /// The built-in kinds, in discovery order (each one's `rank` is its index here).
@@ -66,6 +67,23 @@ pub const BUILT_IN: [Kind; 13] = [
     Kind::ConfigMap,
     Kind::Secret,
 ];
+
+/// Versions served besides the stored ones, each over the storage of a built-in kind and
+/// converted to and from it on the way in and out (kube-apiserver serves `events.k8s.io/v1`
+/// Events from the core Events' storage): (the served resource, the kind it stores). A served
+/// version is routed, discovered and named like a kind, but its [`ResourceInfo::kind`] is the
+/// stored kind's, so it has no store, watch cache or etcd keys of its own.
+///
+/// [`ResourceInfo::kind`]: super::resource::ResourceInfo::kind
+pub const OTHER_VERSIONS: [(&ResourceInfo, Kind); 1] = [(&events_v1::RESOURCE, Kind::Event)];
+
+/// The kind `r` stores, if it is one of the [`OTHER_VERSIONS`].
+pub fn stored_kind(r: &ResourceInfo) -> Option<Kind> {
+    OTHER_VERSIONS
+        .iter()
+        .find(|(served, _)| std::ptr::eq(*served, r))
+        .map(|(_, kind)| *kind)
+}
 
 /// The built-in kinds' handles, each on its registry module's static (named like the former
 /// enum's variants, so `Kind::Pod` reads as it always did).
