@@ -209,19 +209,6 @@ pub const fn meta_fields() -> &'static [&'static str] {
 }
 
 impl ResourceInfo {
-    /// The handle of the kind this resource stores: its own, or for a version served over
-    /// another kind's storage (`events.k8s.io/v1` events, [`super::kinds::OTHER_VERSIONS`]) the
-    /// stored kind's (`Kind::Event`).
-    pub fn kind(&'static self) -> Kind {
-        super::kinds::stored_kind(self).unwrap_or(Kind::of(self))
-    }
-
-    /// Whether this resource is a version served over another one's storage, so its requests
-    /// and answers are converted ([`ResourceInfo::kind`] names the stored kind).
-    pub fn is_converted(&'static self) -> bool {
-        !std::ptr::eq(self, self.kind().resource())
-    }
-
     /// Whether this resource serves `sub` (`status`, `scale`, `binding`).
     pub fn has_subresource(&self, sub: &str) -> bool {
         self.subresources.contains(&sub)

@@ -85,6 +85,23 @@ pub fn stored_kind(r: &ResourceInfo) -> Option<Kind> {
         .map(|(_, kind)| *kind)
 }
 
+/// Which kind a resource stores (here, beside [`OTHER_VERSIONS`], so that the resource
+/// description need not know the kinds).
+impl ResourceInfo {
+    /// The handle of the kind this resource stores: its own, or for a version served over
+    /// another kind's storage (`events.k8s.io/v1` events, [`OTHER_VERSIONS`]) the
+    /// stored kind's (`Kind::Event`).
+    pub fn kind(&'static self) -> Kind {
+        stored_kind(self).unwrap_or(Kind::of(self))
+    }
+
+    /// Whether this resource is a version served over another one's storage, so its requests
+    /// and answers are converted ([`ResourceInfo::kind`] names the stored kind).
+    pub fn is_converted(&'static self) -> bool {
+        !std::ptr::eq(self, self.kind().resource())
+    }
+}
+
 /// The built-in kinds' handles, each on its registry module's static (named like the former
 /// enum's variants, so `Kind::Pod` reads as it always did).
 #[allow(non_upper_case_globals)]
