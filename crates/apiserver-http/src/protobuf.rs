@@ -12,7 +12,8 @@
 //! `contentEncoding` = 3, `contentType` = 4) whose `raw` is the object's message. The message
 //! schemas below give the field numbers and JSON names of the kinds the engine serves (Pod,
 //! Namespace, Deployment, ReplicaSet, ConfigMap, Secret, Service) from `k8s.io/api`'s
-//! `generated.proto`.
+//! `generated.proto`, and of the two non-kind bodies `kubectl drain` sends: a DELETE's
+//! `DeleteOptions` and a `policy/v1` Eviction.
 //!
 //! Go's generated marshallers write every non-pointer field, zero or not; Go's JSON leaves
 //! them out (`omitempty`), and the API server cannot tell the two apart. So a zero scalar of a
@@ -579,6 +580,45 @@ static REVIEWS: [(&str, &str, &Schema); 2] = [
     ),
 ];
 
+static PRECONDITIONS: Schema = Schema {
+    name: "Preconditions",
+    fields: &[ptr(1, "uid", Ty::Str), ptr(2, "resourceVersion", Ty::Str)],
+};
+
+/// `meta/v1` `DeleteOptions` (`k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto`): every
+/// field a Go pointer but `dryRun`. `ignoreStoreReadErrorWithClusterBreakingPotential` (6) is
+/// not decoded: refused with 415 when set.
+static DELETE_OPTIONS: Schema = Schema {
+    name: "DeleteOptions",
+    fields: &[
+        ptr(1, "gracePeriodSeconds", Ty::I64),
+        ptr(2, "preconditions", Ty::Msg(&PRECONDITIONS)),
+        ptr(3, "orphanDependents", Ty::Bool),
+        ptr(4, "propagationPolicy", Ty::Str),
+        list(5, "dryRun", Ty::Str),
+    ],
+};
+
+/// `policy/v1` `Eviction` (`k8s.io/api/policy/v1/generated.proto`), the body of a
+/// `pods/eviction` create (`kubectl drain` sends it through the typed clientset).
+static EVICTION: Schema = Schema {
+    name: "Eviction",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        ptr(2, "deleteOptions", Ty::Msg(&DELETE_OPTIONS)),
+    ],
+};
+
+/// The `apiVersion` of an Eviction.
+const POLICY_V1: &str = "policy/v1";
+
+/// Whether a document is a `DeleteOptions`: the body of a DELETE, in whatever group version the
+/// client's resource has (`metav1.AddToGroupVersion` registers the options in every one: `v1`
+/// for pods, `apps/v1` for deployments…).
+fn is_delete_options(api_version: &str, kind: &str) -> bool {
+    kind == "DeleteOptions" && (api_version == "v1" || api_version.ends_with("/v1"))
+}
+
 static TYPE_META: Schema = Schema {
     name: "TypeMeta",
     fields: &[f(1, "apiVersion", Ty::Str), f(2, "kind", Ty::Str)],
@@ -635,11 +675,19 @@ pub fn to_json(body: &[u8]) -> Result<Value, Error> {
             r.api_version == api_version && r.kind_name == kind
         })
         .map(|(_, schema)| *schema);
-    let Some(schema) = registry_kind.or(review) else {
+    let options = if is_delete_options(&api_version, &kind) {
+        Some(&DELETE_OPTIONS)
+    } else if api_version == POLICY_V1 && kind == "Eviction" {
+        Some(&EVICTION)
+    } else {
+        None
+    };
+    let Some(schema) = registry_kind.or(review).or(options) else {
         let names: Vec<&str> = KINDS
             .iter()
             .map(|(k, _)| k.resource().kind_name)
             .chain(REVIEWS.iter().map(|(_, k, _)| *k))
+            .chain(["DeleteOptions", "Eviction"])
             .collect();
         let decoded = match names.split_last() {
             Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
@@ -1121,6 +1169,58 @@ mod tests {
             json!({"replicas": 0, "strategy": {"type": "RollingUpdate",
                 "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": 2}}})
         );
+    }
+
+    /// A DELETE's `DeleteOptions`, in the group version of the resource deleted, with a zero
+    /// grace period kept (a pointer) and the preconditions, and an Eviction carrying them.
+    #[test]
+    fn delete_options_and_evictions_decode_to_their_json() {
+        let mut pre = Vec::new();
+        len(1, b"u-1", &mut pre);
+        len(2, b"42", &mut pre);
+        let mut opts = Vec::new();
+        num(1, 0, &mut opts);
+        len(2, &pre, &mut opts);
+        num(3, 0, &mut opts);
+        len(4, b"Background", &mut opts);
+        len(5, b"All", &mut opts);
+        let expected = json!({"gracePeriodSeconds": 0,
+            "preconditions": {"uid": "u-1", "resourceVersion": "42"},
+            "orphanDependents": false, "propagationPolicy": "Background", "dryRun": ["All"]});
+        for api_version in ["v1", "apps/v1", "meta.k8s.io/v1"] {
+            let mut want = json!({"apiVersion": api_version, "kind": "DeleteOptions"});
+            want.as_object_mut()
+                .unwrap()
+                .extend(expected.as_object().unwrap().clone());
+            assert_eq!(
+                to_json(&document(api_version, "DeleteOptions", &opts)).unwrap(),
+                want
+            );
+        }
+        // What a grace-period-less `kubectl drain --disable-eviction` sends: nothing set.
+        assert_eq!(
+            to_json(&document("v1", "DeleteOptions", &[])).unwrap(),
+            json!({"apiVersion": "v1", "kind": "DeleteOptions"})
+        );
+        let mut meta = Vec::new();
+        len(1, b"web-1", &mut meta);
+        len(3, b"default", &mut meta);
+        let mut eviction = Vec::new();
+        len(1, &meta, &mut eviction);
+        len(2, &opts, &mut eviction);
+        assert_eq!(
+            to_json(&document("policy/v1", "Eviction", &eviction)).unwrap(),
+            json!({"apiVersion": "policy/v1", "kind": "Eviction",
+                "metadata": {"name": "web-1", "namespace": "default"},
+                "deleteOptions": expected})
+        );
+        // The options' field 6 (ignoreStoreReadErrorWithClusterBreakingPotential) is refused.
+        let mut unsafe_delete = Vec::new();
+        num(6, 1, &mut unsafe_delete);
+        assert!(matches!(
+            to_json(&document("v1", "DeleteOptions", &unsafe_delete)),
+            Err(Error::Unsupported(m)) if m.contains("field 6 of DeleteOptions")
+        ));
     }
 
     #[test]

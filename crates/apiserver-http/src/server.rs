@@ -287,7 +287,9 @@ async fn handle(shared: Rc<Shared>, req: Request<Incoming>) -> Response<Body> {
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
     };
-    if writes && protobuf::is_protobuf(content_type(&parts).as_deref()) {
+    // A DELETE's body is its DeleteOptions (`kubectl drain --disable-eviction`, typed deletes).
+    let deletes = !body.is_empty() && parts.method == Method::DELETE;
+    if (writes || deletes) && protobuf::is_protobuf(content_type(&parts).as_deref()) {
         // kubectl's typed clients (`create deployment`...) send protobuf: read as JSON.
         match protobuf::to_json(&body) {
             Ok(object) => {

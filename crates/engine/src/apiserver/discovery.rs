@@ -135,6 +135,13 @@ fn subresource_entry(r: &ResourceInfo, sub: &str) -> Value {
             entry["kind"] = json!("Binding");
             entry["verbs"] = json!(["create"]);
         }
+        // `pods/eviction` takes a `policy/v1` Eviction (`kubectl drain` looks for it here).
+        "eviction" => {
+            entry["group"] = json!("policy");
+            entry["version"] = json!("v1");
+            entry["kind"] = json!("Eviction");
+            entry["verbs"] = json!(["create"]);
+        }
         "finalize" => entry["verbs"] = json!(["update"]),
         // `pods/log` is read only (`LogREST`: kind Pod, verb get).
         "log" => entry["verbs"] = json!(["get"]),

@@ -235,6 +235,11 @@ impl ApiServer {
                 ok.code = 201;
                 Ok(respond(201, ok.to_json()))
             }
+            (Verb::Create, Some("eviction")) => {
+                let eviction = super::eviction::Eviction::from_json(body_of(body)?)?;
+                let ok = self.evict_in(ctx, ns, name, &eviction, query.dry_run)?;
+                Ok(respond(201, ok.to_json()))
+            }
             (Verb::Create, None) => {
                 ctx.warn_all(field_validation::check(
                     r,

@@ -35,6 +35,7 @@ mod delete;
 mod errors;
 mod etcd_api;
 mod etcd_client;
+mod eviction;
 mod field_manager;
 mod field_validation;
 mod read;

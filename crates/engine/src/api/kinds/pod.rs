@@ -25,7 +25,7 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     namespaced: true,
     short_names: &["po"],
     categories: &["all"],
-    subresources: &["status", "binding", "log"],
+    subresources: &["status", "binding", "eviction", "log"],
     registry: "pods",
     field_labels: &[
         "metadata.name",
