@@ -5,17 +5,10 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+#[macro_use]
 mod common;
 
-use common::{kubectl_available, TestServer};
-
-macro_rules! need_kubectl {
-    ($name:expr) => {
-        if !kubectl_available($name) {
-            return;
-        }
-    };
-}
+use common::TestServer;
 
 /// How many writes kubectl made (the ledger's lines by user agent `kubectl`): the cluster's
 /// own components keep writing, so the revision alone says nothing.

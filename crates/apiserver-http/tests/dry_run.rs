@@ -1,22 +1,14 @@
 //! The real kubectl v1.32's `--dry-run=server` (and `kubectl diff`, which is made of server dry
 //! runs) against watchlab-apiserver: what kubectl prints, and that the cluster holds nothing
-//! of it afterwards (the object as it was, no ledger line for its key). `kubectl apply` and
-//! `kubectl diff` run with `--validate=false` where they take it: the server serves no OpenAPI
-//! documents yet. Skipped (with a note) without kubectl.
+//! of it afterwards (the object as it was, no ledger line for its key). Skipped (with a note)
+//! without kubectl.
 
 #![cfg(not(target_arch = "wasm32"))]
 
+#[macro_use]
 mod common;
 
-use common::{kubectl_available, TestServer};
-
-macro_rules! need_kubectl {
-    ($name:expr) => {
-        if !kubectl_available($name) {
-            return;
-        }
-    };
-}
+use common::TestServer;
 
 const WEB: &str = "apiVersion: apps/v1
 kind: Deployment

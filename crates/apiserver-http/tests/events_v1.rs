@@ -7,18 +7,11 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+#[macro_use]
 mod common;
 
-use common::{kubectl_available, TestServer};
+use common::TestServer;
 use std::time::Duration;
-
-macro_rules! need_kubectl {
-    ($name:expr) => {
-        if !kubectl_available($name) {
-            return;
-        }
-    };
-}
 
 const V1: &str = "events.v1.events.k8s.io";
 

@@ -3,20 +3,13 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+#[macro_use]
 mod common;
 
-use common::{kubectl_available, move_pods_window_on, wait_until, TestServer};
+use common::{move_pods_window_on, wait_until, TestServer};
 use std::process::Command;
 use std::time::Duration;
 use watchlab_engine::cluster::Action;
-
-macro_rules! need_kubectl {
-    ($name:expr) => {
-        if !kubectl_available($name) {
-            return;
-        }
-    };
-}
 
 fn rv(s: &TestServer, args: &[&str]) -> u64 {
     let mut all = args.to_vec();

@@ -7,17 +7,10 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+#[macro_use]
 mod common;
 
-use common::{kubectl_available, TestServer};
-
-macro_rules! need_kubectl {
-    ($name:expr) => {
-        if !kubectl_available($name) {
-            return;
-        }
-    };
-}
+use common::TestServer;
 
 const DEPLOYMENT: &str = "apiVersion: apps/v1
 kind: Deployment

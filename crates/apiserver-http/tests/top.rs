@@ -5,17 +5,10 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+#[macro_use]
 mod common;
 
-use common::{kubectl_available, TestServer};
-
-macro_rules! need_kubectl {
-    ($name:expr) => {
-        if !kubectl_available($name) {
-            return;
-        }
-    };
-}
+use common::TestServer;
 
 /// A server whose seed pods have run for a minute of virtual time (metrics need a window).
 fn started() -> TestServer {

@@ -15,6 +15,17 @@ use watchlab_engine::cluster::Cluster;
 /// Work to run on the server's thread, where the (`!Send`) cluster lives.
 type Job = Box<dyn FnOnce(&mut Cluster) + Send>;
 
+/// Returns from the calling test when the real kubectl is not installed (after
+/// [`kubectl_available`] printed why). A test file takes it with `#[macro_use] mod common;`.
+#[allow(unused_macros)]
+macro_rules! need_kubectl {
+    ($name:expr) => {
+        if !$crate::common::kubectl_available($name) {
+            return;
+        }
+    };
+}
+
 /// Whether the real kubectl is installed; prints why a test is skipped when it is not.
 pub fn kubectl_available(test: &str) -> bool {
     let ok = Command::new("kubectl")
