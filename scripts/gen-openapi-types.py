@@ -21,7 +21,7 @@ KINDS = pathlib.Path(__file__).resolve().parent.parent / "crates/engine/src/api/
 
 EXTRA_ROOTS = [
     "V1Scale", "V1Binding", "V1SelfSubjectAccessReview", "V1SelfSubjectRulesReview", "V1ListMeta",
-    "V1Status", "V1DeleteOptions",
+    "V1Status", "V1DeleteOptions", "V1Eviction",
 ]
 
 # The fields whose Go type is `intstr.IntOrString` (the Python models say `object`).
@@ -31,6 +31,8 @@ INT_OR_STRING = {
     ("V1TCPSocketAction", "port"),
     ("V1RollingUpdateDeployment", "max_surge"),
     ("V1RollingUpdateDeployment", "max_unavailable"),
+    ("V1PodDisruptionBudgetSpec", "min_available"),
+    ("V1PodDisruptionBudgetSpec", "max_unavailable"),
 }
 
 META = {
@@ -75,6 +77,8 @@ def component(model):
         package = "io.k8s.apimachinery.pkg.apis.meta.v1"
     elif name.startswith(APPS):
         package = "io.k8s.api.apps.v1"
+    elif name.startswith("PodDisruptionBudget") or name == "Eviction":
+        package = "io.k8s.api.policy.v1"
     elif name.startswith("Lease"):
         package = "io.k8s.api.coordination.v1"
     elif name in ("Scale", "ScaleSpec", "ScaleStatus"):

@@ -14,6 +14,7 @@ pub mod clock_driver;
 pub mod discovery;
 pub mod etcd_grpc;
 pub mod faults;
+pub mod openapi_v2_pb;
 pub mod protobuf;
 pub mod server;
 

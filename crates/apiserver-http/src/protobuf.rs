@@ -13,7 +13,10 @@
 //! schemas below give the field numbers and JSON names of the kinds the engine serves (Pod,
 //! Namespace, Deployment, ReplicaSet, ConfigMap, Secret, Service) from `k8s.io/api`'s
 //! `generated.proto`, and of the two non-kind bodies `kubectl drain` sends: a DELETE's
-//! `DeleteOptions` and a `policy/v1` Eviction.
+//! `DeleteOptions` and a `policy/v1` Eviction. The Pod's covers what `kubectl debug` sends:
+//! `kubectl debug node/NAME`'s hostPath volume, host namespaces, volume mounts, stdin/tty and
+//! `Exists` toleration, `--copy-to`'s copy of a stored pod, a profile's `securityContext`, and
+//! `ephemeralContainers`.
 //!
 //! Go's generated marshallers write every non-pointer field, zero or not; Go's JSON leaves
 //! them out (`omitempty`), and the API server cannot tell the two apart. So a zero scalar of a
@@ -252,6 +255,52 @@ static PROBE: Schema = Schema {
     ],
 };
 
+static VOLUME_MOUNT: Schema = Schema {
+    name: "VolumeMount",
+    // `name` and `mountPath` without omitempty; the propagation and recursive modes pointers.
+    fields: &[
+        ptr(1, "name", Ty::Str),
+        f(2, "readOnly", Ty::Bool),
+        ptr(3, "mountPath", Ty::Str),
+        f(4, "subPath", Ty::Str),
+        ptr(5, "mountPropagation", Ty::Str),
+        f(6, "subPathExpr", Ty::Str),
+        ptr(7, "recursiveReadOnly", Ty::Str),
+    ],
+};
+
+static CAPABILITIES: Schema = Schema {
+    name: "Capabilities",
+    fields: &[list(1, "add", Ty::Str), list(2, "drop", Ty::Str)],
+};
+
+/// `SeccompProfile` and `AppArmorProfile` have the same two fields.
+static SECURITY_PROFILE: Schema = Schema {
+    name: "SeccompProfile",
+    // `type` without omitempty, `localhostProfile` a pointer.
+    fields: &[ptr(1, "type", Ty::Str), ptr(2, "localhostProfile", Ty::Str)],
+};
+
+/// A container's `securityContext` (what `kubectl debug --profile=…` sets): every field a Go
+/// pointer. `seLinuxOptions` (3) and `windowsOptions` (10) are refused when set.
+static SECURITY_CONTEXT: Schema = Schema {
+    name: "SecurityContext",
+    fields: &[
+        ptr(1, "capabilities", Ty::Msg(&CAPABILITIES)),
+        ptr(2, "privileged", Ty::Bool),
+        ptr(4, "runAsUser", Ty::I64),
+        ptr(5, "runAsNonRoot", Ty::Bool),
+        ptr(6, "readOnlyRootFilesystem", Ty::Bool),
+        ptr(7, "allowPrivilegeEscalation", Ty::Bool),
+        ptr(8, "runAsGroup", Ty::I64),
+        ptr(9, "procMount", Ty::Str),
+        ptr(11, "seccompProfile", Ty::Msg(&SECURITY_PROFILE)),
+        ptr(12, "appArmorProfile", Ty::Msg(&SECURITY_PROFILE)),
+    ],
+};
+
+/// `Container`, and `EphemeralContainerCommon` (the same field numbers: an ephemeral
+/// container's are inline in it, [`EPHEMERAL_CONTAINER`]).
 static CONTAINER: Schema = Schema {
     name: "Container",
     fields: &[
@@ -263,10 +312,12 @@ static CONTAINER: Schema = Schema {
         list(6, "ports", Ty::Msg(&CONTAINER_PORT)),
         list(7, "env", Ty::Msg(&ENV_VAR)),
         f(8, "resources", Ty::Msg(&RESOURCE_REQUIREMENTS)),
+        list(9, "volumeMounts", Ty::Msg(&VOLUME_MOUNT)),
         ptr(10, "livenessProbe", Ty::Msg(&PROBE)),
         ptr(11, "readinessProbe", Ty::Msg(&PROBE)),
         f(13, "terminationMessagePath", Ty::Str),
         f(14, "imagePullPolicy", Ty::Str),
+        ptr(15, "securityContext", Ty::Msg(&SECURITY_CONTEXT)),
         f(16, "stdin", Ty::Bool),
         f(17, "stdinOnce", Ty::Bool),
         f(18, "tty", Ty::Bool),
@@ -287,9 +338,40 @@ static TOLERATION: Schema = Schema {
     ],
 };
 
+/// `EphemeralContainer`: `EphemeralContainerCommon` inline, and the targeted container.
+static EPHEMERAL_CONTAINER: Schema = Schema {
+    name: "EphemeralContainer",
+    fields: &[
+        f(1, "ephemeralContainerCommon", Ty::Inline(&CONTAINER)),
+        f(2, "targetContainerName", Ty::Str),
+    ],
+};
+
+static HOST_PATH_VOLUME_SOURCE: Schema = Schema {
+    name: "HostPathVolumeSource",
+    // `path` without omitempty, `type` a pointer.
+    fields: &[ptr(1, "path", Ty::Str), ptr(2, "type", Ty::Str)],
+};
+
+/// The one volume source decoded, `hostPath` (`kubectl debug node/NAME` mounts the node's `/`);
+/// any other source is refused with 415.
+static VOLUME_SOURCE: Schema = Schema {
+    name: "VolumeSource",
+    fields: &[ptr(1, "hostPath", Ty::Msg(&HOST_PATH_VOLUME_SOURCE))],
+};
+
+static VOLUME: Schema = Schema {
+    name: "Volume",
+    fields: &[
+        ptr(1, "name", Ty::Str),
+        f(2, "volumeSource", Ty::Inline(&VOLUME_SOURCE)),
+    ],
+};
+
 static POD_SPEC: Schema = Schema {
     name: "PodSpec",
     fields: &[
+        list(1, "volumes", Ty::Msg(&VOLUME)),
         list(2, "containers", Ty::Msg(&CONTAINER)),
         f(3, "restartPolicy", Ty::Str),
         ptr(4, "terminationGracePeriodSeconds", Ty::I64),
@@ -310,8 +392,10 @@ static POD_SPEC: Schema = Schema {
         list(22, "tolerations", Ty::Msg(&TOLERATION)),
         f(24, "priorityClassName", Ty::Str),
         ptr(25, "priority", Ty::I32),
+        ptr(27, "shareProcessNamespace", Ty::Bool),
         ptr(30, "enableServiceLinks", Ty::Bool),
         ptr(31, "preemptionPolicy", Ty::Str),
+        list(34, "ephemeralContainers", Ty::Msg(&EPHEMERAL_CONTAINER)),
     ],
 };
 
@@ -1223,16 +1307,99 @@ mod tests {
         ));
     }
 
+    /// The pod `kubectl debug node/node-a --image=busybox` builds (legacy profile: the node's
+    /// `/` at `/host`, the host's namespaces, every taint tolerated), and an ephemeral
+    /// container with its target, as the typed client encodes them.
+    #[test]
+    fn node_debugger_pods_and_ephemeral_containers_decode_to_their_json() {
+        let mut host_path = Vec::new();
+        len(1, b"/", &mut host_path);
+        let mut source = Vec::new();
+        len(1, &host_path, &mut source);
+        let mut volume = Vec::new();
+        len(1, b"host-root", &mut volume);
+        len(2, &source, &mut volume);
+        let mut mount = Vec::new();
+        len(1, b"host-root", &mut mount);
+        num(2, 0, &mut mount);
+        len(3, b"/host", &mut mount);
+        let mut caps = Vec::new();
+        len(1, b"SYS_PTRACE", &mut caps);
+        let mut security = Vec::new();
+        len(1, &caps, &mut security);
+        let mut c = Vec::new();
+        len(1, b"debugger", &mut c);
+        len(2, b"busybox", &mut c);
+        len(8, b"", &mut c);
+        len(9, &mount, &mut c);
+        len(15, &security, &mut c);
+        num(16, 0, &mut c);
+        num(18, 1, &mut c);
+        len(20, b"File", &mut c);
+        let mut tol = Vec::new();
+        len(2, b"Exists", &mut tol);
+        let mut spec = Vec::new();
+        len(1, &volume, &mut spec);
+        len(2, &c, &mut spec);
+        len(3, b"Never", &mut spec);
+        len(10, b"node-a", &mut spec);
+        num(11, 1, &mut spec);
+        num(12, 1, &mut spec);
+        num(13, 1, &mut spec);
+        len(22, &tol, &mut spec);
+        let mut ec = Vec::new();
+        len(1, &c, &mut ec);
+        len(2, b"app", &mut ec);
+        len(34, &ec, &mut spec);
+        let mut meta = Vec::new();
+        len(1, b"node-debugger-node-a-x7k2p", &mut meta);
+        let mut pod = Vec::new();
+        len(1, &meta, &mut pod);
+        len(2, &spec, &mut pod);
+        let container = json!({"name": "debugger", "image": "busybox",
+            "volumeMounts": [{"name": "host-root", "mountPath": "/host"}],
+            "securityContext": {"capabilities": {"add": ["SYS_PTRACE"]}},
+            "tty": true, "terminationMessagePolicy": "File"});
+        let mut ephemeral = container.clone();
+        ephemeral["targetContainerName"] = json!("app");
+        assert_eq!(
+            to_json(&document("v1", "Pod", &pod)).unwrap(),
+            json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "node-debugger-node-a-x7k2p"},
+            "spec": {
+                "volumes": [{"name": "host-root", "hostPath": {"path": "/"}}],
+                "containers": [container],
+                "restartPolicy": "Never", "nodeName": "node-a",
+                "hostNetwork": true, "hostPID": true, "hostIPC": true,
+                "tolerations": [{"operator": "Exists"}],
+                "ephemeralContainers": [ephemeral],
+            }})
+        );
+    }
+
     #[test]
     fn what_is_not_decoded_is_refused_not_dropped() {
-        // A volume (PodSpec field 1) is set.
+        // An affinity (PodSpec field 18) is set.
         let mut spec = Vec::new();
-        len(1, b"\x0a\x01v", &mut spec);
+        len(18, b"\x0a\x00", &mut spec);
         let mut pod = Vec::new();
         len(2, &spec, &mut pod);
         let err = to_json(&document("v1", "Pod", &pod)).unwrap_err();
         assert!(
-            matches!(&err, Error::Unsupported(m) if m.contains("field 1 of PodSpec")),
+            matches!(&err, Error::Unsupported(m) if m.contains("field 18 of PodSpec")),
+            "{err:?}"
+        );
+        // A volume whose source is not a hostPath (an emptyDir, VolumeSource field 2).
+        let mut volume = Vec::new();
+        len(1, b"scratch", &mut volume);
+        len(2, b"\x12\x02\x0a\x00", &mut volume);
+        let mut spec = Vec::new();
+        len(1, &volume, &mut spec);
+        let mut pod = Vec::new();
+        len(2, &spec, &mut pod);
+        let err = to_json(&document("v1", "Pod", &pod)).unwrap_err();
+        assert!(
+            matches!(&err, Error::Unsupported(m) if m.contains("field 2 of VolumeSource")),
             "{err:?}"
         );
         // Empty unknown fields (as Go writes them) pass.

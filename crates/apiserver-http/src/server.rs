@@ -32,6 +32,7 @@ use watchlab_apimachinery::status::Status;
 use watchlab_apimachinery::table::wants_table;
 use watchlab_engine::api::Registry;
 use watchlab_engine::apiserver::limits::MAX_REQUEST_BODY_BYTES;
+use watchlab_engine::apiserver::openapi;
 use watchlab_engine::apiserver::pod_log::PodLogOptions;
 use watchlab_engine::clock::{Timestamp, EPOCH_UNIX_SECONDS};
 use watchlab_engine::cluster::{Action, Cluster, ClusterConfig};
@@ -41,6 +42,7 @@ use crate::args::{Args, Start};
 use crate::clock_driver::{ClockDriver, TICK_MS};
 use crate::discovery;
 use crate::etcd_grpc;
+use crate::openapi_v2_pb;
 use crate::protobuf;
 
 /// A response body: a whole JSON document or a stream of watch lines.
@@ -395,6 +397,10 @@ fn respond(
         if let Some(doc) = discovery::document(&registry, path, &shared.address) {
             return json(StatusCode::OK, doc.to_string());
         }
+        // `/openapi/v3` is the engine's (below); v2 is answered here, in JSON or protobuf.
+        if openapi::v2::is_path(path) {
+            return openapi_v2(&registry, accept);
+        }
     }
     let Ok((info, _)) = parse_request(method.as_str(), path_and_query) else {
         // Not an API path (or a malformed one): let the engine word the error.
@@ -438,6 +444,15 @@ fn respond(
         resp.extensions_mut().insert(EtcdTimedOut);
     }
     add_warnings(&mut resp, warnings);
+    resp
+}
+
+/// `/openapi/v2` in the form `accept` asks for (`openapi_v2_pb`).
+fn openapi_v2(registry: &Registry, accept: &str) -> Response<Body> {
+    let (media, bytes) = openapi_v2_pb::answer(registry, accept);
+    let mut resp = Response::new(Full::new(Bytes::from(bytes)).boxed_unsync());
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(media));
     resp
 }
 

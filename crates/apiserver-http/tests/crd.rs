@@ -1,8 +1,10 @@
 //! CustomResourceDefinitions with the real kubectl v1.32 against watchlab-apiserver: `apply -f`
-//! (with `--validate=false`: no OpenAPI is served, see the README)
 //! of a CRD, the new resource in `api-resources` and `get` (its additionalPrinterColumns, as the
 //! server's Table), `get -w`, `-o yaml`, a schema error, and `delete crd` taking the resource
-//! away. Skipped (with a note) without kubectl.
+//! away; a custom object with a field its schema does not declare refused by kubectl's default
+//! `--validate=strict` (the server's strict decoding error), warned about with
+//! `--validate=warn`, stored pruned with `--validate=false`. Skipped (with a note) without
+//! kubectl.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -172,4 +174,67 @@ fn kubectl_applies_a_crd_and_serves_its_resource() {
             .is_some()
     });
     assert!(!left, "the definition's objects are deleted with it");
+}
+
+#[test]
+fn kubectl_validation_refuses_warns_or_prunes_an_undeclared_field() {
+    if !kubectl_available("kubectl_validation_refuses_warns_or_prunes_an_undeclared_field") {
+        return;
+    }
+    let s = TestServer::start();
+    let crd = s.write("crd.yaml", CRD);
+    s.ok(&["apply", "-f", crd.to_str().unwrap_or_default()]);
+    // BLOG says `colour`, which the schema does not declare: kubectl's default
+    // `--validate=strict` sends `fieldValidation=Strict`, and the server refuses.
+    let blog = s.write("blog.yaml", BLOG);
+    let blog = blog.to_str().unwrap_or_default();
+    for verb in ["apply", "create"] {
+        let r = s.kubectl(&[verb, "-f", blog]);
+        assert_eq!(r.code, 1, "{verb}: {}{}", r.stdout, r.stderr);
+        assert_eq!(
+            r.stderr.trim(),
+            format!(
+                "Error from server (BadRequest): error when creating \"{blog}\": Website in \
+                 version \"v1\" cannot be handled as a Website: strict decoding error: unknown \
+                 field \"spec.colour\""
+            ),
+            "{verb}"
+        );
+    }
+    assert_eq!(s.kubectl(&["get", "website", "blog"]).code, 1);
+    let ssa = s.kubectl(&["apply", "--server-side", "-f", blog]);
+    assert_eq!(ssa.code, 1, "{}{}", ssa.stdout, ssa.stderr);
+    assert!(
+        ssa.stderr.contains(
+            "failed to create typed patch object (example.com/v1, Kind=Website): .spec.colour: field not declared in schema"
+        ),
+        "{}",
+        ssa.stderr
+    );
+
+    // `--validate=warn`: created, with the server's warning.
+    let warned = s.write("warned.yaml", &BLOG.replace("name: blog", "name: warned"));
+    let r = s.kubectl(&[
+        "apply",
+        "--validate=warn",
+        "-f",
+        warned.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout.trim(), "website.example.com/warned created");
+    assert_eq!(r.stderr.trim(), "Warning: unknown field \"spec.colour\"");
+
+    // `--validate=false`: created without a word, and stored pruned.
+    let r = s.kubectl(&["apply", "--validate=false", "-f", blog]);
+    assert_eq!(
+        (r.code, r.stdout.trim(), r.stderr.as_str()),
+        (0, "website.example.com/blog created", "")
+    );
+    for name in ["blog", "warned"] {
+        assert_eq!(
+            s.ok(&["get", "website", name, "-o", "jsonpath={.spec}"]),
+            r#"{"host":"blog.example.com","replicas":2}"#,
+            "{name}"
+        );
+    }
 }

@@ -1,8 +1,11 @@
 //! CustomResourceDefinitions through the API server's JSON edge, as a user of kubectl would
 //! notice them: a definition is established and its resource appears in discovery and is served
 //! with everything built-in kinds have (validation by the schema, pruning, the status
-//! subresource, selectors, watch, 409s); bad definitions are refused with the apiextensions
-//! texts; deleting the definition deletes its objects and its endpoints.
+//! subresource, selectors, watch, 409s); a field the schema does not declare is refused under
+//! `fieldValidation=Strict` with the strict decoding error, warned about under `Warn`, and
+//! pruned in every mode, on create, update, patch and server-side apply; bad definitions are
+//! refused with the apiextensions texts; deleting the definition deletes its objects and its
+//! endpoints.
 
 use serde_json::{json, Value};
 use watchlab_apimachinery::client::ApiClient;
@@ -491,4 +494,158 @@ fn custom_objects_page_bookmark_expire_and_wait_for_finalizers() {
         gone["object"]["message"],
         format!("too old resource version: 2 ({oldest})")
     );
+}
+
+/// A Website with `spec.extra` open to anything (`x-kubernetes-preserve-unknown-fields`).
+fn open_site_server() -> ApiServer {
+    let mut definition = crd("websites.example.com", "websites", "Website");
+    definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        ["properties"]["extra"] =
+        json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+    let mut s = ApiServer::new(1);
+    let (code, body) = call(&mut s, "POST", CRDS, Some(definition));
+    assert_eq!(code, 201, "{body}");
+    s
+}
+
+#[test]
+fn strict_refuses_what_the_schema_does_not_declare_warn_warns_and_ignore_prunes() {
+    let mut s = open_site_server();
+    let body = r#"{"apiVersion":"example.com/v1","kind":"Website","zeta":1,
+        "metadata":{"name":"blog","labelz":{"a":"b"}},
+        "spec":{"host":"a.example.com","host":"b.example.com","typo":1,"extra":{"free":{"form":true}}},
+        "status":{"ready":true,"bogus":2}}"#;
+    let r = s.request(
+        "POST",
+        &format!("{SITES}?fieldValidation=Strict"),
+        None,
+        Some(body),
+    );
+    assert_eq!(r.code, 400, "{}", r.body);
+    let status: Value = serde_json::from_str(&r.body).unwrap_or_default();
+    assert_eq!(status["reason"], "BadRequest");
+    assert_eq!(
+        status["message"],
+        "Website in version \"v1\" cannot be handled as a Website: strict decoding error: \
+         duplicate field \"spec.host\", unknown field \"metadata.labelz\", \
+         unknown field \"spec.typo\", unknown field \"status.bogus\", unknown field \"zeta\""
+    );
+    assert_eq!(call(&mut s, "GET", &format!("{SITES}/blog"), None).0, 404);
+
+    // Warn (the default): one warning each, and the object stored pruned.
+    let r = s.request("POST", SITES, None, Some(body));
+    assert_eq!(r.code, 201, "{}", r.body);
+    assert_eq!(
+        s.take_warnings(),
+        [
+            "duplicate field \"spec.host\"",
+            "unknown field \"metadata.labelz\"",
+            "unknown field \"spec.typo\"",
+            "unknown field \"status.bogus\"",
+            "unknown field \"zeta\"",
+        ]
+    );
+    let (_, stored) = call(&mut s, "GET", &format!("{SITES}/blog"), None);
+    assert_eq!(
+        stored["spec"],
+        json!({"host": "b.example.com", "extra": {"free": {"form": true}}})
+    );
+    assert_eq!(stored.get("zeta"), None);
+    assert_eq!(stored["metadata"].get("labelz"), None);
+
+    // Ignore: nothing said, the same pruning.
+    let quiet = body.replace("\"blog\"", "\"quiet\"");
+    let r = s.request(
+        "POST",
+        &format!("{SITES}?fieldValidation=Ignore"),
+        None,
+        Some(&quiet),
+    );
+    assert_eq!(r.code, 201, "{}", r.body);
+    assert!(s.take_warnings().is_empty());
+    let created: Value = serde_json::from_str(&r.body).unwrap_or_default();
+    assert_eq!(created["spec"].get("typo"), None);
+
+    // A declared body passes Strict without a word.
+    let clean = site("clean", "c.example.com").to_string();
+    let r = s.request(
+        "POST",
+        &format!("{SITES}?fieldValidation=Strict"),
+        None,
+        Some(&clean),
+    );
+    assert_eq!(r.code, 201, "{}", r.body);
+    assert!(s.take_warnings().is_empty());
+}
+
+#[test]
+fn updates_patches_and_applies_of_custom_objects_are_checked_too() {
+    let mut s = open_site_server();
+    let (code, created) = call(
+        &mut s,
+        "POST",
+        SITES,
+        Some(site("blog", "blog.example.com")),
+    );
+    assert_eq!(code, 201, "{created}");
+    let mut changed = created.clone();
+    changed["spec"]["replicaz"] = json!(3);
+    let r = s.request(
+        "PUT",
+        &format!("{SITES}/blog?fieldValidation=Strict"),
+        None,
+        Some(&changed.to_string()),
+    );
+    assert_eq!(r.code, 400, "{}", r.body);
+    assert!(
+        r.body
+            .contains(r#"strict decoding error: unknown field \"spec.replicaz\""#),
+        "{}",
+        r.body
+    );
+
+    let r = s.request(
+        "PATCH",
+        &format!("{SITES}/blog?fieldValidation=Strict"),
+        Some("application/merge-patch+json"),
+        Some(r#"{"spec":{"replicaz":3}}"#),
+    );
+    assert_eq!(r.code, 422, "{}", r.body);
+    assert!(
+        r.body
+            .contains(r#"strict decoding error: unknown field \"spec.replicaz\""#),
+        "{}",
+        r.body
+    );
+    let r = s.request(
+        "PATCH",
+        &format!("{SITES}/blog?fieldValidation=Warn"),
+        Some("application/merge-patch+json"),
+        Some(r#"{"spec":{"replicaz":3,"extra":{"anything":1}}}"#),
+    );
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!(s.take_warnings(), ["unknown field \"spec.replicaz\""]);
+
+    // Server-side apply: the typed conversion refuses an undeclared field, as for built-ins.
+    let config = "apiVersion: example.com/v1\nkind: Website\nmetadata: {name: blog}\nspec: {host: x.example.com, hots: y}\n";
+    let r = s.request(
+        "PATCH",
+        &format!("{SITES}/blog?fieldManager=me"),
+        Some("application/apply-patch+yaml"),
+        Some(config),
+    );
+    assert_eq!(r.code, 500, "{}", r.body);
+    let status: Value = serde_json::from_str(&r.body).unwrap_or_default();
+    assert_eq!(
+        status["message"],
+        "failed to create typed patch object (example.com/v1, Kind=Website): .spec.hots: field not declared in schema"
+    );
+    let open = config.replace("hots: y", "extra: {hots: y}");
+    let r = s.request(
+        "PATCH",
+        &format!("{SITES}/blog?fieldManager=me&force=true"),
+        Some("application/apply-patch+yaml"),
+        Some(&open),
+    );
+    assert_eq!(r.code, 200, "{}", r.body);
 }

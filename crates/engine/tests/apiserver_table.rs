@@ -62,6 +62,12 @@ fn busy() -> Cluster {
     );
     post(
         &mut c,
+        "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+        json!({"metadata": {"name": "web"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}}),
+    );
+    post(
+        &mut c,
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
         crd(
             json!([{"name": "Host", "type": "string", "jsonPath": ".spec.host"},

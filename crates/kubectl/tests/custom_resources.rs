@@ -122,3 +122,31 @@ fn get_prints_the_definitions_printer_columns() {
     let host = k.exec("kubectl get ws blog -o jsonpath={.spec.host}", &mut api);
     assert_eq!(host.stdout, "blog.example.com");
 }
+
+#[test]
+fn a_field_the_schema_does_not_declare_is_refused_by_default_and_pruned_without_validation() {
+    let mut api = ApiServer::new(1);
+    let mut k = Kubectl::new();
+    k.set_file("crd.yaml", CRD);
+    k.set_file(
+        "typo.yaml",
+        &BLOG.replace("spec: {host", "spec: {hots: x, host"),
+    );
+    let out = k.exec("kubectl apply -f crd.yaml", &mut api);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    let refused = k.exec("kubectl apply -f typo.yaml", &mut api);
+    assert_eq!(
+        (refused.stderr.as_str(), refused.exit_code),
+        (
+            "Error from server (BadRequest): error when creating \"typo.yaml\": Website in version \"v1\" cannot be handled as a Website: strict decoding error: unknown field \"spec.hots\"\n",
+            1
+        )
+    );
+    let out = k.exec("kubectl apply -f typo.yaml --validate=false", &mut api);
+    assert_eq!(
+        (out.stdout.as_str(), out.stderr.as_str()),
+        ("website.example.com/blog created\n", "")
+    );
+    let spec = k.exec("kubectl get ws blog -o jsonpath={.spec}", &mut api);
+    assert_eq!(spec.stdout, r#"{"host":"blog.example.com"}"#);
+}

@@ -64,6 +64,16 @@ pub fn pod_spec(spec: &mut PodSpec) {
     if containers != *spec.containers {
         spec.containers = containers.into();
     }
+    // Ephemeral containers get a container's defaults too (`SetObjectDefaults_Pod`).
+    if !spec.ephemeral_containers.is_empty() {
+        let mut ephemeral = spec.ephemeral_containers.to_vec();
+        ephemeral
+            .iter_mut()
+            .for_each(|e| container_defaults(&mut e.container));
+        if ephemeral != *spec.ephemeral_containers {
+            spec.ephemeral_containers = ephemeral.into();
+        }
+    }
 }
 
 /// A container's defaults (`SetDefaults_Container`, its ports and probes).

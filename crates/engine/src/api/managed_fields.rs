@@ -109,6 +109,8 @@ pub enum Subresource {
     Status,
     Scale,
     Finalize,
+    /// `pods/ephemeralcontainers` (`kubectl debug POD`).
+    EphemeralContainers,
 }
 
 impl Subresource {
@@ -119,6 +121,7 @@ impl Subresource {
             Subresource::Status => "status",
             Subresource::Scale => "scale",
             Subresource::Finalize => "finalize",
+            Subresource::EphemeralContainers => "ephemeralcontainers",
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod custom_table;
 pub mod defaults;
 pub mod endpoint_slice;
 pub mod endpoints;
+pub mod ephemeral_containers;
 pub mod event;
 pub mod field_diff;
 pub mod field_set;
@@ -25,6 +26,7 @@ pub mod meta;
 pub mod namespace;
 pub mod node;
 pub mod pod;
+pub mod policy;
 pub mod printer;
 pub mod registry;
 pub mod resource;
@@ -50,6 +52,7 @@ pub use meta::ObjectMeta;
 pub use namespace::Namespace;
 pub use node::Node;
 pub use pod::Pod;
+pub use policy::PodDisruptionBudget;
 pub use registry::Registry;
 pub use resource::{Kind, ResourceInfo};
 pub use service::Service;
@@ -74,6 +77,7 @@ pub enum Object {
     EndpointSlice(EndpointSlice),
     ConfigMap(ConfigMap),
     Secret(Secret),
+    PodDisruptionBudget(Box<PodDisruptionBudget>),
     /// An object of a custom resource (a CRD's): typed metadata, the rest as JSON.
     Custom(Box<CustomObject>),
 }
@@ -95,6 +99,7 @@ macro_rules! each_kind {
             Object::EndpointSlice($o) => $body,
             Object::ConfigMap($o) => $body,
             Object::Secret($o) => $body,
+            Object::PodDisruptionBudget($o) => $body,
             Object::Custom($o) => $body,
         }
     };
@@ -144,6 +149,7 @@ impl Object {
             Object::EndpointSlice(_) => Kind::EndpointSlice,
             Object::ConfigMap(_) => Kind::ConfigMap,
             Object::Secret(_) => Kind::Secret,
+            Object::PodDisruptionBudget(_) => Kind::PodDisruptionBudget,
             Object::Custom(c) => c.kind,
         }
     }
@@ -201,6 +207,13 @@ impl Object {
     pub fn as_replica_set(&self) -> Option<&ReplicaSet> {
         match self {
             Object::ReplicaSet(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub fn as_pod_disruption_budget(&self) -> Option<&PodDisruptionBudget> {
+        match self {
+            Object::PodDisruptionBudget(p) => Some(p),
             _ => None,
         }
     }
@@ -350,7 +363,13 @@ macro_rules! into_boxed_object {
         }
     )*};
 }
-into_boxed_object!(ReplicaSet, Deployment, CustomResourceDefinition, Service);
+into_boxed_object!(
+    ReplicaSet,
+    Deployment,
+    CustomResourceDefinition,
+    Service,
+    PodDisruptionBudget
+);
 
 #[cfg(test)]
 mod tests {

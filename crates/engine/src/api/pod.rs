@@ -4,7 +4,7 @@
 pub use super::intstr::IntOrString;
 use super::meta::{skip_false, ObjectMeta, Term};
 pub use super::resource_list::ResourceList;
-use super::shared::{sharable_vec, Shared};
+use super::shared::{sharable_vec, Shared, StringMap};
 use super::time;
 use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -29,22 +29,41 @@ pub struct Pod {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodSpec {
+    /// Only a name and a `hostPath` source are modelled (what `kubectl debug node/NAME`
+    /// mounts); other sources are dropped on decode. Shared and empty for most pods, as the
+    /// containers are.
+    #[serde(default, skip_serializing_if = "Volumes::is_empty")]
+    pub volumes: Volumes,
     /// Shared: every pod a ReplicaSet creates holds its template's containers, and every later
     /// version of a pod (bound, started, ready) the same ones, until someone changes them.
     #[serde(default)]
     pub containers: Containers,
+    /// Added only through the `pods/ephemeralcontainers` subresource (`kubectl debug POD`),
+    /// never removed; empty (no allocation) for every other pod.
+    #[serde(default, skip_serializing_if = "EphemeralContainers::is_empty")]
+    pub ephemeral_containers: EphemeralContainers,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub termination_grace_period_seconds: Option<i64>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub node_selector: BTreeMap<String, String>,
+    /// Shared like the labels: a template's pods hold one selector (and the spec stays the size
+    /// it was before `volumes` and `ephemeralContainers` joined it).
+    #[serde(default, skip_serializing_if = "StringMap::is_empty")]
+    pub node_selector: StringMap,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub service_account_name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub node_name: String,
     #[serde(default, skip_serializing_if = "skip_false")]
     pub host_network: bool,
+    /// `hostPID`, `hostIPC`: Kubernetes spells the initialism in capitals. Bools sit in the
+    /// spec's padding: no pod gets bigger for them.
+    #[serde(default, rename = "hostPID", skip_serializing_if = "skip_false")]
+    pub host_pid: bool,
+    #[serde(default, rename = "hostIPC", skip_serializing_if = "skip_false")]
+    pub host_ipc: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_process_namespace: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,
     /// Shared like the containers: the two tolerations admission gives a pod that has none
@@ -66,6 +85,21 @@ sharable_vec!(Container);
 pub type Tolerations = Shared<Vec<Toleration>>;
 
 sharable_vec!(Toleration);
+
+/// A pod's ephemeral containers, shared copy-on-write like [`Containers`].
+pub type EphemeralContainers = Shared<Vec<EphemeralContainer>>;
+
+sharable_vec!(EphemeralContainer);
+
+/// A pod's volumes, shared copy-on-write like [`Containers`].
+pub type Volumes = Shared<Vec<Volume>>;
+
+sharable_vec!(Volume);
+
+/// A container's volume mounts, shared copy-on-write (empty, no allocation, for most).
+pub type VolumeMounts = Shared<Vec<VolumeMount>>;
+
+sharable_vec!(VolumeMount);
 
 /// A pod's conditions, shared copy-on-write: the API server keeps one list of equal ones (the
 /// kubelets write the same five conditions at the same instants for many pods).
@@ -99,6 +133,76 @@ pub struct Container {
     pub readiness_probe: Option<Box<Probe>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_probe: Option<Box<Probe>>,
+    #[serde(default, skip_serializing_if = "VolumeMounts::is_empty")]
+    pub volume_mounts: VolumeMounts,
+    /// `File` or `FallbackToLogsOnError`, kept as sent (not defaulted, see DIFFERENCES.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_message_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "skip_false")]
+    pub stdin: bool,
+    #[serde(default, skip_serializing_if = "skip_false")]
+    pub stdin_once: bool,
+    #[serde(default, skip_serializing_if = "skip_false")]
+    pub tty: bool,
+}
+
+/// `v1.EphemeralContainer`: a container added to a running pod (`kubectl debug POD`), with
+/// the fields of a [`Container`] (`EphemeralContainerCommon`, inline in the JSON) and the
+/// container whose namespaces it targets. Never restarted, never removed.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EphemeralContainer {
+    #[serde(flatten)]
+    pub container: Container,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub target_container_name: String,
+    /// Fields of `EphemeralContainerCommon` that [`Container`] does not model, read only so
+    /// that validation can refuse them as the real server does (`lifecycle`, `resizePolicy`,
+    /// a container `restartPolicy`: "cannot be set for an Ephemeral Container"); a valid
+    /// ephemeral container never holds them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resize_policy: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+}
+
+/// `v1.Volume` with its one modelled source, `hostPath` (the source is inline in the JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Volume {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_path: Option<HostPathVolumeSource>,
+}
+
+/// `v1.HostPathVolumeSource`: a file or directory of the node (`type` as sent, unchecked).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct HostPathVolumeSource {
+    #[serde(default)]
+    pub path: String,
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+}
+
+/// `v1.VolumeMount` (`subPath`/`subPathExpr` kept: ephemeral containers may not set them).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VolumeMount {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "skip_false")]
+    pub read_only: bool,
+    #[serde(default)]
+    pub mount_path: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sub_path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mount_propagation: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sub_path_expr: String,
 }
 
 /// The three probes, named as the kubelet's prober names them in its events.
@@ -313,8 +417,10 @@ pub struct PodStatus {
     pub message: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub nominated_node_name: String,
+    /// Boxed text (the scheduler never nominates here): the room it gave up holds
+    /// `ephemeralContainerStatuses`, so a pod is no bigger for them.
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub nominated_node_name: Box<str>,
     /// `hostIP`, `podIP`: Kubernetes spells the initialism in capitals (not serde's `hostIp`).
     /// Shared: the kubelet gives all its pods its node's one.
     #[serde(default, rename = "hostIP", skip_serializing_if = "str::is_empty")]
@@ -333,6 +439,9 @@ pub struct PodStatus {
     pub container_statuses: ContainerStatuses,
     #[serde(default, skip_serializing_if = "str::is_empty")]
     pub qos_class: Term,
+    /// The kubelet's statuses of the ephemeral containers (empty for every other pod).
+    #[serde(default, skip_serializing_if = "ContainerStatuses::is_empty")]
+    pub ephemeral_container_statuses: ContainerStatuses,
 }
 
 /// `v1.PodCondition` (types PodScheduled, Initialized, ContainersReady, Ready).
@@ -444,6 +553,11 @@ pub struct ContainerStateTerminated {
         with = "time::rfc3339"
     )]
     pub finished_at: Option<Timestamp>,
+}
+
+/// `podutil.IsPodReady`: the Ready condition is True (the API server's eviction asks too).
+pub fn is_pod_ready(pod: &Pod) -> bool {
+    pod.condition("Ready").is_some_and(|c| c.status == "True")
 }
 
 impl Pod {

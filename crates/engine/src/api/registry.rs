@@ -157,7 +157,8 @@ mod tests {
                 ("events.k8s.io", "v1"),
                 ("coordination.k8s.io", "v1"),
                 ("apiextensions.k8s.io", "v1"),
-                ("discovery.k8s.io", "v1")
+                ("discovery.k8s.io", "v1"),
+                ("policy", "v1")
             ]
         );
     }

@@ -1,8 +1,9 @@
 //! A CustomResourceDefinition's `openAPIV3Schema`, for the common subset the apiextensions
 //! apiserver enforces on custom objects: `type`, `properties`, `required`, `enum`,
-//! `minimum`/`maximum`, `minLength`/`maxLength`, `pattern`, `items` and
+//! `minimum`/`maximum`, `minLength`/`maxLength`, `pattern`, `items`, `additionalProperties` and
 //! `x-kubernetes-preserve-unknown-fields`, with kube-openapi's 422 texts (`spec.replicas in body
-//! must be of type integer: "x"`). It also prunes unknown fields as a structural schema does, and
+//! must be of type integer: "x"`). It also prunes unknown fields as a structural schema does
+//! (listing their paths for `fieldValidation`), and
 //! checks that a schema is structural (every specified field has a type) and that its patterns
 //! compile before a CRD is accepted. Patterns are RE2 syntax (Go's `regexp`), matched with the
 //! `regex` crate, which implements the same syntax in linear time.
@@ -14,6 +15,7 @@ use watchlab_apimachinery::validation::{BadValue, FieldError};
 
 const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
 const INT_OR_STRING: &str = "x-kubernetes-int-or-string";
+const EMBEDDED: &str = "x-kubernetes-embedded-resource";
 /// The deepest schema walked (a bound against hostile nesting).
 const MAX_DEPTH: usize = 64;
 
@@ -160,11 +162,10 @@ fn validate_at<'s>(
                 errs.push(FieldError::required(&join(path, name), ""));
             }
         }
-        if let Some(props) = schema["properties"].as_object() {
-            for (k, v) in obj {
-                if let Some(s) = props.get(k) {
-                    validate_at(s, v, &join(path, k), depth + 1, patterns, errs);
-                }
+        let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+        for (k, v) in obj {
+            if let Some(s) = schema["properties"].get(k).or(additional) {
+                validate_at(s, v, &join(path, k), depth + 1, patterns, errs);
             }
         }
     }
@@ -187,36 +188,158 @@ fn number(n: f64) -> String {
 /// Drops the fields `schema` does not declare (unless it preserves unknown fields), as the
 /// apiserver prunes a structural schema's objects before storing them.
 pub fn prune(schema: &Value, value: &mut Value) {
-    prune_at(schema, value, 0);
+    let mut pruner = Pruner::default();
+    pruner.prune(Some(schema), value, true, 0);
 }
 
-fn prune_at(schema: &Value, value: &mut Value, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let preserve = schema[PRESERVE].as_bool() == Some(true);
-    match value {
-        Value::Object(obj) => {
-            let props = schema["properties"].as_object();
-            if !preserve {
-                obj.retain(|k, _| props.is_some_and(|p| p.contains_key(k)));
+/// [`prune`], returning the paths of the fields it dropped (`spec.foo`, `spec.routes[0].x`),
+/// sorted, as apiextensions-apiserver's pruning lists them for `fieldValidation`
+/// (`unknown field "spec.foo"`). `value` is a whole object: at its root `apiVersion`, `kind`
+/// and `metadata` are not the schema's to prune.
+pub fn prune_unknown(schema: &Value, value: &mut Value) -> Vec<String> {
+    let mut pruner = Pruner {
+        track: true,
+        ..Pruner::default()
+    };
+    pruner.prune(Some(schema), value, true, 0);
+    pruner.unknown.sort();
+    pruner.unknown
+}
+
+/// The fields every object has outside its schema (skipped at the root and in an
+/// `x-kubernetes-embedded-resource`).
+const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
+
+/// The structural pruning algorithm (k8s.io/apiextensions-apiserver `schema/pruning`): a field
+/// goes unless `properties` or `additionalProperties` describe it, or a schema on the way has
+/// `x-kubernetes-preserve-unknown-fields` (whose declared fields are still pruned inside).
+#[derive(Default)]
+struct Pruner {
+    track: bool,
+    /// Where the walk is (`spec.routes[0]`), kept only when tracking.
+    path: String,
+    unknown: Vec<String>,
+}
+
+impl Pruner {
+    /// Runs `f` with `key` (or `[i]`) appended to the path.
+    fn at(&mut self, key: Result<&str, usize>, f: impl FnOnce(&mut Self)) {
+        let len = self.path.len();
+        if self.track {
+            match key {
+                Ok(k) if self.path.is_empty() => self.path.push_str(k),
+                Ok(k) => {
+                    self.path.push('.');
+                    self.path.push_str(k);
+                }
+                Err(i) => self.path.push_str(&format!("[{i}]")),
             }
-            if let Some(props) = props {
+        }
+        f(self);
+        self.path.truncate(len);
+    }
+
+    fn record(&mut self, key: &str) {
+        if self.track {
+            self.at(Ok(key), |p| p.unknown.push(p.path.clone()));
+        }
+    }
+
+    /// The schema a map's value `key` is pruned by: its property, else `additionalProperties`
+    /// (`true`/`false` prune as a missing schema does); `None` when neither describes it.
+    fn schema_of<'s>(schema: &'s Value, key: &str) -> Option<Option<&'s Value>> {
+        if let Some(p) = schema["properties"].get(key) {
+            return Some(Some(p));
+        }
+        match schema.get("additionalProperties") {
+            Some(a) if a.is_object() => Some(Some(a)),
+            Some(a) if a.is_boolean() => Some(None),
+            _ => None,
+        }
+    }
+
+    fn prune(&mut self, schema: Option<&Value>, value: &mut Value, root: bool, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        if let Some(s) = schema.filter(|s| s[PRESERVE].as_bool() == Some(true)) {
+            self.skip_prune(s, value, root, depth);
+            return;
+        }
+        match value {
+            Value::Object(obj) => {
+                let Some(s) = schema else {
+                    for k in obj.keys() {
+                        self.record(k);
+                    }
+                    obj.clear();
+                    return;
+                };
+                let embedded = root || s[EMBEDDED].as_bool() == Some(true);
+                let mut dropped = Vec::new();
                 for (k, v) in obj.iter_mut() {
-                    if let Some(s) = props.get(k) {
-                        prune_at(s, v, depth + 1);
+                    if embedded && META_FIELDS.contains(&k.as_str()) {
+                        continue;
+                    }
+                    match Self::schema_of(s, k) {
+                        Some(child) => self.at(Ok(k), |p| p.prune(child, v, false, depth + 1)),
+                        None => {
+                            self.record(k);
+                            dropped.push(k.clone());
+                        }
+                    }
+                }
+                for k in dropped {
+                    obj.remove(&k);
+                }
+            }
+            Value::Array(list) => match schema {
+                None => self.prune_items(None, list, depth),
+                Some(s) => {
+                    // A list without `items` (not structural: the real server refuses such a
+                    // schema) is left as it is.
+                    if let Some(items) = s.get("items") {
+                        self.prune_items(Some(items), list, depth);
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+
+    fn prune_items(&mut self, items: Option<&Value>, list: &mut [Value], depth: usize) {
+        for (i, v) in list.iter_mut().enumerate() {
+            self.at(Err(i), |p| p.prune(items, v, false, depth + 1));
+        }
+    }
+
+    /// Under `x-kubernetes-preserve-unknown-fields`: unknown fields stay, declared ones are
+    /// pruned by their own schemas (a list's items by this same rule).
+    fn skip_prune(&mut self, schema: &Value, value: &mut Value, root: bool, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let embedded = root || schema[EMBEDDED].as_bool() == Some(true);
+        match value {
+            Value::Object(obj) => {
+                for (k, v) in obj.iter_mut() {
+                    if embedded && META_FIELDS.contains(&k.as_str()) {
+                        continue;
+                    }
+                    if let Some(child) = Self::schema_of(schema, k) {
+                        self.at(Ok(k), |p| p.prune(child, v, false, depth + 1));
                     }
                 }
             }
-        }
-        Value::Array(list) => {
-            if let Some(items) = schema.get("items") {
-                for v in list {
-                    prune_at(items, v, depth + 1);
+            Value::Array(list) => {
+                if let Some(items) = schema.get("items") {
+                    for (i, v) in list.iter_mut().enumerate() {
+                        self.at(Err(i), |p| p.skip_prune(items, v, false, depth + 1));
+                    }
                 }
             }
+            _ => {}
         }
-        _ => {}
     }
 }
 
@@ -379,6 +502,51 @@ mod tests {
         assert_eq!(
             v,
             json!({"spec": {"host": "a", "extra": {"anything": [1]}}})
+        );
+    }
+
+    #[test]
+    fn pruning_lists_what_it_drops_sorted_and_follows_maps_and_lists() {
+        let schema = json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {
+                "routes": {"type": "array", "items": {"type": "object",
+                    "properties": {"path": {"type": "string"}}}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "ports": {"type": "object", "additionalProperties": {"type": "object",
+                    "properties": {"port": {"type": "integer"}}}},
+                "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                    "properties": {"inner": {"type": "object", "properties": {}}}}}}}});
+        let mut v = json!({
+            "apiVersion": "example.com/v1", "kind": "Website", "metadata": {"name": "a"},
+            "zeta": 1,
+            "spec": {"routes": [{"path": "/", "weight": 2}, {"path": "/b"}],
+                "labels": {"a": "b"},
+                "ports": {"http": {"port": 80, "proto": "TCP"}},
+                "extra": {"kept": true, "inner": {"gone": 1}},
+                "bogus": {"deep": 1}}});
+        assert_eq!(
+            prune_unknown(&schema, &mut v),
+            [
+                "spec.bogus",
+                "spec.extra.inner.gone",
+                "spec.ports.http.proto",
+                "spec.routes[0].weight",
+                "zeta"
+            ]
+        );
+        assert_eq!(
+            v,
+            json!({
+                "apiVersion": "example.com/v1", "kind": "Website", "metadata": {"name": "a"},
+                "spec": {"routes": [{"path": "/"}, {"path": "/b"}],
+                    "labels": {"a": "b"},
+                    "ports": {"http": {"port": 80}},
+                    "extra": {"kept": true, "inner": {}}}})
+        );
+        let bad_label = json!({"spec": {"labels": {"a": 1}}});
+        assert_eq!(
+            texts(&validate(&schema, &bad_label, "")),
+            ["spec.labels.a: Invalid value: 1: spec.labels.a in body must be of type string: \"integer\""]
         );
     }
 

@@ -59,6 +59,39 @@ pub mod micro_time {
     }
 }
 
+/// serde for a map of `metav1.Time` values (a PodDisruptionBudget's `disruptedPods`).
+pub mod rfc3339_map {
+    use super::*;
+    use serde::ser::SerializeMap;
+    use std::collections::BTreeMap;
+
+    pub fn serialize<S: Serializer>(
+        m: &BTreeMap<String, Timestamp>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(m.len()))?;
+        for (k, t) in m {
+            map.serialize_entry(k, &t.to_rfc3339())?;
+        }
+        map.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<String, Timestamp>, D::Error> {
+        let text: Option<BTreeMap<String, String>> = Option::deserialize(d)?;
+        text.unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| match parse(&v) {
+                Some(t) => Ok((k, t)),
+                None => Err(serde::de::Error::custom(format!(
+                    "parsing time {v:?}: invalid RFC 3339 time"
+                ))),
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

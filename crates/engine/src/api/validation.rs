@@ -7,6 +7,7 @@ use super::behaviour::{self, Behaviour};
 use super::meta::{go_string_map, LabelSelector, ObjectMeta};
 use super::pod::ProbeKind;
 use super::pod::{Container, PodSpec, Probe};
+use super::policy::{PodDisruptionBudgetSpec, ALWAYS_ALLOW, IF_HEALTHY_BUDGET};
 use super::{Kind, Object};
 use watchlab_apimachinery::labels::LabelSelector as Selector;
 use watchlab_apimachinery::validation::{
@@ -23,6 +24,7 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
     let r = obj.kind().resource();
     let mut errs = validate_meta(obj.kind(), obj.meta());
     errs.extend(r.rules.validate(obj));
+    errs.extend(super::ephemeral_containers::on_create(obj));
     errs
 }
 
@@ -38,7 +40,7 @@ pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
 /// The real text of the pod spec update rule (`ValidatePodUpdate`).
 pub const POD_UPDATE_FORBIDDEN: &str = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
-fn validate_meta(kind: Kind, meta: &ObjectMeta) -> Vec<FieldError> {
+pub(crate) fn validate_meta(kind: Kind, meta: &ObjectMeta) -> Vec<FieldError> {
     let mut errs = Vec::new();
     // Namespaces are DNS labels; every other kind here is a DNS subdomain.
     let subdomain = !kind.resource().dns_label_names;
@@ -130,6 +132,10 @@ pub(crate) fn selector_and_template(
         "spec.template.metadata.labels",
     ));
     errs.extend(pod_spec(&template.spec, "spec.template.spec"));
+    errs.extend(super::ephemeral_containers::in_template(
+        &template.spec,
+        "spec.template.spec",
+    ));
     if let Some(p) = template
         .spec
         .restart_policy
@@ -233,6 +239,53 @@ fn int_or_percent(v: Option<&IntOrString>, field: &str) -> Vec<FieldError> {
     }
 }
 
+/// `ValidatePodDisruptionBudgetSpec` (pkg/apis/policy/validation): one bound at most, each a
+/// non-negative number or a percentage up to 100%, a selector that parses, a known
+/// `unhealthyPodEvictionPolicy`. (Both bounds set: the real value printed is the Go struct
+/// with its pointers; this one names the two values.)
+pub(crate) fn pod_disruption_budget_spec(spec: &PodDisruptionBudgetSpec) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let (Some(min), Some(max)) = (&spec.min_available, &spec.max_unavailable) {
+        errs.push(FieldError::invalid(
+            "spec",
+            BadValue::Verbatim(format!(
+                "policy.PodDisruptionBudgetSpec{{MinAvailable:{min}, MaxUnavailable:{max}}}"
+            )),
+            "minAvailable and maxUnavailable cannot be both set",
+        ));
+    }
+    errs.extend(int_or_percent(
+        spec.min_available.as_ref(),
+        "spec.minAvailable",
+    ));
+    errs.extend(int_or_percent(
+        spec.max_unavailable.as_ref(),
+        "spec.maxUnavailable",
+    ));
+    if let Some(s) = &spec.selector {
+        if s.to_selector().is_err() {
+            errs.push(FieldError::invalid(
+                "spec.selector",
+                selector_value(s),
+                "invalid label selector",
+            ));
+        }
+    }
+    let supported = [ALWAYS_ALLOW, IF_HEALTHY_BUDGET];
+    if let Some(p) = spec
+        .unhealthy_pod_eviction_policy
+        .as_deref()
+        .filter(|p| !supported.contains(p))
+    {
+        errs.push(FieldError::not_supported(
+            "spec.unhealthyPodEvictionPolicy",
+            p,
+            &supported,
+        ));
+    }
+    errs
+}
+
 pub(crate) fn pod_spec(spec: &PodSpec, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if spec.containers.is_empty() {
@@ -249,6 +302,7 @@ pub(crate) fn pod_spec(spec: &PodSpec, path: &str) -> Vec<FieldError> {
             seen.push(&c.name);
         }
     }
+    errs.extend(super::ephemeral_containers::validate_spec(spec, path));
     if let Some(p) = spec
         .restart_policy
         .as_deref()

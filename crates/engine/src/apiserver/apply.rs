@@ -25,8 +25,9 @@ pub fn decode_config(body: &str) -> Result<Value, Status> {
     Ok(value)
 }
 
-/// The first unknown field of a built-in kind's configuration, as the typed conversion refuses
-/// it whatever `fieldValidation` says (`.spec.foo: field not declared in schema`).
+/// The first unknown field of a configuration (a custom resource's: one its schema would prune),
+/// as the typed conversion refuses it whatever `fieldValidation` says (`.spec.foo: field not
+/// declared in schema`).
 fn undeclared_field(r: &'static ResourceInfo, config: &Value) -> Option<String> {
     let problems = super::field_validation::problems(r, &config.to_string());
     problems.into_iter().find_map(|p| {
@@ -73,13 +74,11 @@ impl ApiServer {
         } = target;
         self.check_writable()?;
         let r = kind.resource();
-        if !kind.is_custom() {
-            if let Some(msg) = undeclared_field(r, config) {
-                return Err(errors::unknown(&format!(
-                    "failed to create typed patch object ({}): {msg}",
-                    gvk(r)
-                )));
-            }
+        if let Some(msg) = undeclared_field(r, config) {
+            return Err(errors::unknown(&format!(
+                "failed to create typed patch object ({}): {msg}",
+                gvk(r)
+            )));
         }
         if let Some(body_name) = config.pointer("/metadata/name").and_then(Value::as_str) {
             if body_name != name {

@@ -200,6 +200,7 @@ mod tests {
                 "coordination.k8s.io",
                 "apiextensions.k8s.io",
                 "discovery.k8s.io",
+                "policy",
                 "metrics.k8s.io"
             ]
         );

@@ -1,7 +1,10 @@
 //! `fieldValidation` on create, update and patch: the body is checked for fields the Kubernetes schema
 //! does not have (`spec.containers[0].imagePullPolicyy`) and for fields given twice, against the
 //! real schema ([`crate::api::field_schema`], not the engine's smaller model, so a real field the
-//! engine does not keep is still accepted). `Strict` refuses with the real 400 text
+//! engine does not keep is still accepted); a custom resource's against its definition's
+//! structural schema (the fields pruning drops, `x-kubernetes-preserve-unknown-fields`
+//! honoured) and its `metadata` against `ObjectMeta`, as apiextensions-apiserver's decoder
+//! reports them. `Strict` refuses with the real 400 text
 //! (`Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field
 //! "spec.foo"`), `Warn` (the default) returns one warning per field for the `Warning` header,
 //! `Ignore` checks nothing.
@@ -61,10 +64,12 @@ pub fn check_patched(
 }
 
 /// Every unknown or duplicate field of `body` (`unknown field "spec.foo"`), in document order;
-/// none for a body that is not JSON (decoding reports it afterwards with its own error).
+/// none for a body that is not JSON (decoding reports it afterwards with its own error). A
+/// custom resource's come as apiextensions-apiserver lists them: the duplicates, then the
+/// unknown fields of `metadata` (by name), then those its schema prunes (sorted).
 pub fn problems(r: &'static ResourceInfo, body: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    // The kind's root type; none for a custom resource, pruned by its own schema instead.
+    // The kind's root type; none for a custom resource, checked by its own schema below.
     let root = r.schema_root;
     let mut de = serde_json::Deserializer::from_str(body);
     let scan = Scan {
@@ -72,9 +77,36 @@ pub fn problems(r: &'static ResourceInfo, body: &str) -> Vec<String> {
         ty: root,
         problems: &mut problems,
     };
-    if scan.deserialize(&mut de).is_err() {
+    let Ok(value) = scan.deserialize(&mut de) else {
         return Vec::new();
+    };
+    if root.is_empty() {
+        if let Some(schema) = r.rules.openapi_schema() {
+            problems.extend(custom_unknown_fields(schema, value));
+        }
     }
+    problems
+}
+
+/// A custom object's unknown fields: `metadata`'s against `ObjectMeta` (its keys in order, as
+/// the apiextensions decoder reads metadata back from a Go map), then the paths its
+/// structural schema prunes.
+fn custom_unknown_fields(schema: &Value, mut value: Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Some(meta) = value.get("metadata").filter(|m| m.is_object()) {
+        let mut found = Vec::new();
+        let scan = Scan {
+            path: "metadata".to_string(),
+            ty: "V1ObjectMeta",
+            problems: &mut found,
+        };
+        // A `Value` is its own deserializer; its maps are sorted by key.
+        if scan.deserialize(meta.clone()).is_ok() {
+            problems.extend(found.into_iter().filter(|p| p.starts_with("unknown field")));
+        }
+    }
+    let pruned = crate::api::schema::prune_unknown(schema, &mut value);
+    problems.extend(pruned.iter().map(|p| format!("unknown field \"{p}\"")));
     problems
 }
 

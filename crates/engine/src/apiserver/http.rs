@@ -187,7 +187,7 @@ impl ApiServer {
         let name = info.name.as_deref().unwrap_or_default();
         let sub = info.subresource.as_deref();
         match (info.verb, sub) {
-            (Verb::Get, None | Some("status")) => {
+            (Verb::Get, None | Some("status" | "ephemeralcontainers")) => {
                 let rv = query.list.resource_version.as_deref();
                 let obj = match rv.filter(|v| !v.is_empty()) {
                     Some(v) => self.get_at(r.kind(), ns, name, super::errors::parse_rv(v)?)?,
@@ -270,6 +270,27 @@ impl ApiServer {
                     self.update_in(ctx, obj)?
                 };
                 Ok(respond(if existed { 200 } else { 201 }, out.to_json()))
+            }
+            (Verb::Update, Some("ephemeralcontainers")) => {
+                // `pods/ephemeralcontainers` (`ephemeral_containers.rs`): a Pod body.
+                ctx.warn_all(field_validation::check(
+                    r,
+                    body_of(body)?,
+                    ctx.field_validation(),
+                )?);
+                let mut obj = Object::decode(r.kind(), body_of(body)?)?;
+                place(&mut obj, r, ns)?;
+                if obj.name() != name {
+                    return Err(name_mismatch(obj.name(), name));
+                }
+                let out = self.update_ephemeral_containers_in(ctx, obj)?;
+                Ok(respond(200, out.to_json()))
+            }
+            (Verb::Patch, Some("ephemeralcontainers")) if !is_apply(content_type) => {
+                patch_options(false, &query)?;
+                let (patch, patch_type) = patch_of(r, content_type, body)?;
+                let out = self.patch_ephemeral_containers_in(ctx, ns, name, &patch, patch_type)?;
+                Ok(respond(200, out.to_json()))
             }
             (Verb::Update, Some("finalize")) => {
                 let mut obj = Object::decode(r.kind(), body_of(body)?)?;

@@ -32,6 +32,7 @@ mod binding;
 mod conversion;
 mod create;
 mod delete;
+mod ephemeral_containers;
 mod errors;
 mod etcd_api;
 mod etcd_client;

@@ -137,11 +137,29 @@ impl ApiServer {
         patch: &Value,
         patch_type: PatchType,
     ) -> Result<Arc<Object>, Status> {
+        let part = if target.status {
+            Part::Status
+        } else {
+            Part::Main
+        };
+        self.patch_part_in(ctx, target, patch, patch_type, part)
+    }
+
+    /// [`ApiServer::patch_in`] of `part` of the object (a subresource's patch: the patched
+    /// object is written through that part's strategy).
+    pub(super) fn patch_part_in(
+        &mut self,
+        ctx: &mut RequestContext<'_>,
+        target: PatchTarget<'_>,
+        patch: &Value,
+        patch_type: PatchType,
+        part: Part,
+    ) -> Result<Arc<Object>, Status> {
         let PatchTarget {
             kind,
             namespace,
             name,
-            status,
+            ..
         } = target;
         self.check_writable()?;
         if patch_type != PatchType::Json && !patch.is_object() {
@@ -188,7 +206,6 @@ impl ApiServer {
         if !pinned {
             obj.meta_mut().resource_version = current.meta().resource_version.clone();
         }
-        let part = if status { Part::Status } else { Part::Main };
         self.update_part(ctx, obj, part, "patch")
     }
 }

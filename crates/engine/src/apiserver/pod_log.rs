@@ -14,7 +14,7 @@
 
 use super::ApiServer;
 use crate::api::behaviour::Behaviour;
-use crate::api::pod::Pod;
+use crate::api::pod::{Container, ContainerStatus, Pod};
 use crate::api::Kind;
 use crate::clock::Timestamp;
 use crate::controllers::kubelet::container_logs::{
@@ -166,18 +166,61 @@ impl PodLogOptions {
     }
 }
 
-/// `validateContainer`: the container named (it must be the pod's), or the only one.
-fn container_of<'p>(pod: &'p Pod, asked: &str) -> Result<&'p crate::api::pod::Container, Status> {
+/// One of a pod's containers as a log request reads it: its spec, its status (`None` before
+/// the kubelet wrote one), and how its process behaves (an ephemeral container runs a debug
+/// image, which ignores the pod's `watchlab.dev/behaviour`: it starts and keeps running).
+struct LogContainer<'p> {
+    spec: &'p Container,
+    status: Option<&'p ContainerStatus>,
+    behaviour: Behaviour,
+}
+
+/// The container `name` of `pod` — a regular one or an ephemeral one (`podHasContainerWithName`
+/// visits every list) — with its status.
+fn find_container<'p>(pod: &'p Pod, name: &str) -> Option<LogContainer<'p>> {
+    let status_in = |list: &'p [ContainerStatus]| list.iter().find(|s| s.name == name);
+    if let Some(c) = pod.spec.containers.iter().find(|c| c.name == name) {
+        return Some(LogContainer {
+            spec: c,
+            status: status_in(&pod.status.container_statuses),
+            behaviour: Behaviour::of(pod),
+        });
+    }
+    let e = pod
+        .spec
+        .ephemeral_containers
+        .iter()
+        .find(|e| e.container.name == name)?;
+    Some(LogContainer {
+        spec: &e.container,
+        status: status_in(&pod.status.ephemeral_container_statuses),
+        behaviour: Behaviour::default(),
+    })
+}
+
+/// `validateContainer`: the container named (it must be one of the pod's, ephemeral ones
+/// included), or the only regular one; the choices listed are every container's.
+fn container_of<'p>(pod: &'p Pod, asked: &str) -> Result<LogContainer<'p>, Status> {
     let name = pod.metadata.name.as_str();
     let containers = &pod.spec.containers;
     if asked.is_empty() {
         return match containers.len() {
-            1 => Ok(&containers[0]),
+            1 => find_container(pod, &containers[0].name)
+                .ok_or_else(|| Status::internal_error("container vanished")),
             0 => Err(Status::bad_request(&format!(
                 "a container name must be specified for pod {name}"
             ))),
             _ => {
-                let names: Vec<&str> = containers.iter().map(|c| c.name.as_str()).collect();
+                let names: Vec<&str> = containers
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .chain(
+                        pod.spec
+                            .ephemeral_containers
+                            .iter()
+                            .map(|e| e.container.name.as_str()),
+                    )
+                    .collect();
                 Err(Status::bad_request(&format!(
                     "a container name must be specified for pod {name}, choose one of: [{}]",
                     names.join(" ")
@@ -185,7 +228,7 @@ fn container_of<'p>(pod: &'p Pod, asked: &str) -> Result<&'p crate::api::pod::Co
             }
         };
     }
-    containers.iter().find(|c| c.name == asked).ok_or_else(|| {
+    find_container(pod, asked).ok_or_else(|| {
         Status::bad_request(&format!("container {asked} is not valid for pod {name}"))
     })
 }
@@ -215,17 +258,12 @@ impl ApiServer {
         if pod.spec.node_name.is_empty() {
             return Ok(None);
         }
-        let status = pod
-            .status
-            .container_statuses
-            .iter()
-            .find(|s| s.name == c.name);
-        let run = run_to_read(name, &c.name, status, opts.previous)
+        let run = run_to_read(name, &c.spec.name, c.status, opts.previous)
             .map_err(|m| Status::bad_request(&m))?;
         Ok(Some(Resolved {
-            image: c.image.clone(),
-            behaviour: Behaviour::of(pod),
-            container: c.name.clone(),
+            image: c.spec.image.clone(),
+            behaviour: c.behaviour,
+            container: c.spec.name.clone(),
             run,
         }))
     }
@@ -305,16 +343,8 @@ impl LogFollow {
         }
         let obj = api.get(Kind::Pod, Some(&self.namespace), &self.pod).ok()?;
         let pod = obj.as_pod()?;
-        let c = pod
-            .spec
-            .containers
-            .iter()
-            .find(|c| c.name == self.container)?;
-        let cs = pod
-            .status
-            .container_statuses
-            .iter()
-            .find(|s| s.name == self.container)?;
+        let found = find_container(pod, &self.container)?;
+        let (c, cs) = (found.spec, found.status?);
         // The run followed, as the status records it now: still the current one, or already
         // the previous one (it exited and the container was restarted).
         let now_run = [&cs.state, &cs.last_state].into_iter().find_map(|s| {
@@ -331,7 +361,7 @@ impl LogFollow {
             };
             run.filter(|r| r.started_at == started_at)
         })?;
-        let lines = run_lines(&c.image, &Behaviour::of(pod), now_run, api.now());
+        let lines = run_lines(&c.image, &found.behaviour, now_run, api.now());
         let mut text: String = lines
             .iter()
             .skip(self.sent)

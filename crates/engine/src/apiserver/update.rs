@@ -9,7 +9,7 @@ use super::field_manager::{self, Owner};
 use super::{errors, service_allocation};
 use super::{ApiServer, CommitError, RequestContext, Write};
 use crate::api::managed_fields::Subresource;
-use crate::api::{defaults, strategy, validation, Kind, Object};
+use crate::api::{defaults, ephemeral_containers, strategy, validation, Kind, Object};
 use std::sync::Arc;
 use watchlab_apimachinery::status::Status;
 
@@ -22,6 +22,9 @@ pub(super) enum Part {
     Scale,
     /// A namespace's `finalize` subresource: only `spec.finalizers` changes.
     Finalize,
+    /// A pod's `ephemeralcontainers` subresource: only `spec.ephemeralContainers` changes
+    /// ([`crate::api::ephemeral_containers`]).
+    EphemeralContainers,
 }
 
 impl Part {
@@ -32,6 +35,7 @@ impl Part {
             Part::Status => Subresource::Status,
             Part::Scale => Subresource::Scale,
             Part::Finalize => Subresource::Finalize,
+            Part::EphemeralContainers => Subresource::EphemeralContainers,
         }
     }
 }
@@ -174,6 +178,7 @@ impl ApiServer {
                 }
                 new
             }
+            Part::EphemeralContainers => ephemeral_containers::prepare_for_update(&obj, &old),
             Part::Main | Part::Scale => {
                 let mut new = obj;
                 strategy::keep_status(&mut new, &old);
@@ -198,7 +203,11 @@ impl ApiServer {
         if strategy::has_generation(kind) && strategy::spec_changed(&new, &old) {
             new.meta_mut().generation = Some(old.meta().generation.unwrap_or(0) + 1);
         }
-        let errs = validation::validate_update(&new, &old);
+        let errs = if part == Part::EphemeralContainers {
+            ephemeral_containers::validate_update(&new, &old)
+        } else {
+            validation::validate_update(&new, &old)
+        };
         if !errs.is_empty() {
             return Err(Status::invalid(r.kind_name, r.group, &name, &errs));
         }
@@ -253,6 +262,7 @@ impl ApiServer {
             Part::Status => format!("{}/status", r.plural),
             Part::Scale => format!("{}/scale", r.plural),
             Part::Finalize => format!("{}/finalize", r.plural),
+            Part::EphemeralContainers => format!("{}/ephemeralcontainers", r.plural),
         };
         let lease = self.lease_for(kind);
         self.commit_or_conflict(

@@ -10,6 +10,7 @@
 //! controller type the engine defines is in it.
 
 use super::deployment::DeploymentController;
+use super::disruption::DisruptionController;
 use super::endpoints::EndpointsController;
 use super::endpointslice::EndpointSliceController;
 use super::garbage_collector::GarbageCollector;
@@ -41,6 +42,7 @@ pub fn controllers(seed: u64, profile: &Profile) -> Vec<Box<dyn Controller>> {
         Box::new(Runner::new(EndpointSliceController::new(&informers))),
         Box::new(Runner::new(EndpointsController::new(&informers))),
         Box::new(Runner::new(NamespaceController::new(&informers))),
+        Box::new(Runner::new(DisruptionController::new(&informers))),
         Box::new(GarbageCollector::new(&informers)),
         Box::new(Runner::new(WebsiteOperator::new(seed, profile))),
     ]

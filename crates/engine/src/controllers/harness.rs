@@ -127,6 +127,7 @@ mod tests {
                 "endpointslice-controller",
                 "endpoint-controller",
                 "namespace-controller",
+                "disruption-controller",
                 "generic-garbage-collector",
                 "website-operator"
             ]

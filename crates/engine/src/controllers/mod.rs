@@ -16,6 +16,7 @@ pub mod adapter;
 pub mod container_lifecycle;
 pub mod control_plane;
 pub mod deployment;
+pub mod disruption;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod event_spam;

@@ -3,6 +3,7 @@
 //! and toleration matching (the DefaultTolerationSeconds defaults are the API server's admission).
 
 use crate::api::node::{Node, Taint};
+pub use crate::api::pod::is_pod_ready;
 use crate::api::pod::{Pod, PodSpec, Toleration};
 use crate::clock::Timestamp;
 
@@ -14,11 +15,6 @@ pub use crate::api::node::{
 /// only (`schedutil.DefaultMilliCPURequest` = 100m, `DefaultMemoryRequest` = 200 MiB).
 pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
 pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
-
-/// `podutil.IsPodReady`: the Ready condition is True.
-pub fn is_pod_ready(pod: &Pod) -> bool {
-    pod.condition("Ready").is_some_and(|c| c.status == "True")
-}
 
 /// `podutil.IsPodAvailable`: ready for at least `min_ready_seconds`.
 pub fn is_pod_available(pod: &Pod, min_ready_seconds: i32, now: Timestamp) -> bool {

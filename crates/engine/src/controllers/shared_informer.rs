@@ -315,6 +315,7 @@ mod tests {
                 "replicaset-controller",
                 "endpointslice-controller",
                 "endpoint-controller",
+                "disruption-controller",
                 "generic-garbage-collector"
             ]
         );

@@ -140,6 +140,7 @@ pub(crate) fn root_help() -> String {
 Basic Commands:\n\
   create          Create a resource from a file or from stdin\n\
   run             Run a particular image on the cluster\n\
+  explain         Get documentation for a resource\n\
   get             Display one or many resources\n\
   delete          Delete resources by file names, stdin, resources and names, or by resources and label selector\n\n\
 Deploy Commands:\n\
@@ -169,6 +170,7 @@ Use \"kubectl <command> --help\" for more information about a given command.\n"
 pub(crate) fn command_help(cmd: &str) -> Option<String> {
     let (summary, usage) = match cmd {
         "get" => ("Display one or many resources.", "kubectl get [(-o|--output=)json|yaml|name|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file|custom-columns|custom-columns-file|wide] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags] [options]"),
+        "explain" => ("Describe fields and structure of various resources.", "kubectl explain TYPE [--recursive=FALSE|TRUE] [--api-version=api-version-group] [-o|--output=plaintext|plaintext-openapiv2] [options]"),
         "describe" => ("Show details of a specific resource or group of resources.", "kubectl describe (-f FILENAME | TYPE [NAME_PREFIX | -l label] | TYPE/NAME) [options]"),
         "run" => ("Create and run a particular image in a pod.", "kubectl run NAME --image=image [--env=\"key=value\"] [--port=port] [--dry-run=server|client] [--overrides=inline-json] [--command] -- [COMMAND] [args...] [options]"),
         "create" => ("Create a resource from a file or from stdin.", "kubectl create -f FILENAME [options]\n  kubectl create deployment NAME --image=image -- [COMMAND] [args...] [options]\n  kubectl create namespace NAME [--dry-run=server|client|none] [options]"),
@@ -179,6 +181,7 @@ pub(crate) fn command_help(cmd: &str) -> Option<String> {
         "patch" => ("Update fields of a resource using strategic merge patch, a JSON merge patch, or a JSON patch.", "kubectl patch (-f FILENAME | TYPE NAME) [-p PATCH|--patch-file FILE] [options]"),
         "label" => ("Update the labels on a resource.", "kubectl label [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),
         "annotate" => ("Update the annotations on one or more resources.", "kubectl annotate [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),
+        "debug" => ("Create debugging sessions for troubleshooting workloads and nodes.", "kubectl debug (POD | TYPE[[.VERSION].GROUP]/NAME) [ -- COMMAND [args...] ] [options]"),
         "cordon" => ("Mark node as unschedulable.", "kubectl cordon NODE [options]"),
         "uncordon" => ("Mark node as schedulable.", "kubectl uncordon NODE [options]"),
         "api-resources" => ("Print the supported API resources on the server.", "kubectl api-resources [flags] [options]"),

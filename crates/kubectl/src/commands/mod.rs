@@ -6,8 +6,10 @@
 mod apply;
 mod config;
 mod create;
+mod debug;
 mod delete;
 mod describe;
+mod explain;
 mod expose;
 mod get;
 mod info;
@@ -211,7 +213,9 @@ pub(crate) fn run(
         "annotate" => label::run(&mut ctx, &args, label::Kind::Annotate),
         "patch" => patch::run(&mut ctx, &args),
         "logs" => logs::run(&mut ctx, &args),
+        "debug" => debug::run(&mut ctx, &args),
         "top" => top::run(&mut ctx, &args),
+        "explain" => explain::run(&mut ctx, &args),
         "cordon" => node::run(&mut ctx, &args, true),
         "uncordon" => node::run(&mut ctx, &args, false),
         "api-resources" => info::api_resources(&mut ctx, &args),

@@ -44,6 +44,7 @@ pub mod lease;
 pub mod namespace;
 pub mod node;
 pub mod pod;
+pub mod poddisruptionbudget;
 pub mod replicaset;
 pub mod secret;
 pub mod service;
@@ -52,7 +53,7 @@ use super::resource::{meta_merge_key, ResourceInfo};
 use super::Kind;
 
 /// The built-in kinds, in discovery order (each one's `rank` is its index here).
-pub const BUILT_IN: [Kind; 13] = [
+pub const BUILT_IN: [Kind; 14] = [
     Kind::Namespace,
     Kind::Node,
     Kind::Pod,
@@ -66,6 +67,7 @@ pub const BUILT_IN: [Kind; 13] = [
     Kind::EndpointSlice,
     Kind::ConfigMap,
     Kind::Secret,
+    Kind::PodDisruptionBudget,
 ];
 
 /// Versions served besides the stored ones, each over the storage of a built-in kind and
@@ -119,6 +121,7 @@ impl Kind {
     pub const EndpointSlice: Kind = Kind::of(&endpointslice::RESOURCE);
     pub const ConfigMap: Kind = Kind::of(&configmap::RESOURCE);
     pub const Secret: Kind = Kind::of(&secret::RESOURCE);
+    pub const PodDisruptionBudget: Kind = Kind::of(&poddisruptionbudget::RESOURCE);
 
     /// The built-in kinds, in discovery order ([`BUILT_IN`]).
     pub const ALL: [Kind; BUILT_IN.len()] = BUILT_IN;
@@ -337,6 +340,7 @@ mod tests {
                 serde_json::json!({"acceptedNames": {"kind": "Greeter", "plural": "greeters"}})
             }
             "Service" => serde_json::json!({"loadBalancer": {"ingress": [{"ip": "10.0.0.9"}]}}),
+            "PodDisruptionBudget" => serde_json::json!({"currentHealthy": 2}),
             other => panic!("{other} serves status: add a sample status here"),
         }
     }

@@ -25,7 +25,13 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     namespaced: true,
     short_names: &["po"],
     categories: &["all"],
-    subresources: &["status", "binding", "eviction", "log"],
+    subresources: &[
+        "status",
+        "binding",
+        "eviction",
+        "log",
+        "ephemeralcontainers",
+    ],
     registry: "pods",
     field_labels: &[
         "metadata.name",
@@ -79,7 +85,7 @@ impl Rules for PodRules {
             "spec.hostNetwork" => bool_text(p.spec.host_network),
             "status.phase" => p.status.phase.to_string(),
             "status.podIP" | "status.podIPs" => p.status.pod_ip.clone(),
-            "status.nominatedNodeName" => p.status.nominated_node_name.clone(),
+            "status.nominatedNodeName" => p.status.nominated_node_name.to_string(),
             _ => return None,
         })
     }

@@ -18,12 +18,16 @@
 //! generated table of its fields ([`types`], rooted at its `schema_root`), a custom resource's
 //! from its CustomResourceDefinition's `openAPIV3Schema` — so a CRD's group has a document
 //! from the moment it is established until it is deleted.
+//!
+//! [`v2`] translates the same documents into the single Swagger 2.0 document of `/openapi/v2`
+//! ([`document_v2`]), which `kubectl explain --output=plaintext-openapiv2` reads.
 
 mod descriptions;
 mod paths;
 mod schemas;
 #[rustfmt::skip]
 mod types;
+pub mod v2;
 
 use super::discovery;
 use crate::api::Registry;
@@ -32,9 +36,15 @@ use serde_json::{json, Map, Value};
 /// The index's path.
 pub const ROOT: &str = "/openapi/v3";
 
-/// Whether `path` (without its query) is an OpenAPI v3 path.
+/// Whether `path` (without its query) is an OpenAPI path: v3's index or documents, or v2's.
 pub fn is_openapi_path(path: &str) -> bool {
-    path.trim_end_matches('/') == ROOT || path.starts_with("/openapi/v3/")
+    path.trim_end_matches('/') == ROOT || path.starts_with("/openapi/v3/") || v2::is_path(path)
+}
+
+/// The answer for `/openapi/v2` (query ignored), `None` for any other path. Apart from
+/// [`document`], which answers v3 paths only.
+pub fn document_v2(registry: &Registry, path: &str) -> Option<Value> {
+    v2::is_path(path).then(|| v2::document(registry))
 }
 
 /// The answer for an OpenAPI v3 path (query ignored: the `hash` only keys clients' caches),
@@ -124,8 +134,13 @@ mod tests {
         assert!(url.starts_with("/openapi/v3/apis/apps/v1?hash="), "{url}");
         assert!(document(&reg, url).is_some());
         assert!(document(&reg, "/openapi/v3/apis/apps/v2").is_none());
+        // v2 is its own entry: one document for everything, not a v3 group-version.
         assert!(document(&reg, "/openapi/v2").is_none());
-        assert!(is_openapi_path("/openapi/v3/api/v1") && !is_openapi_path("/openapi/v2"));
+        let v2 = document_v2(&reg, "/openapi/v2").unwrap_or_default();
+        assert_eq!(v2["swagger"], "2.0");
+        assert!(document_v2(&reg, "/openapi/v3").is_none());
+        assert!(is_openapi_path("/openapi/v3/api/v1") && is_openapi_path("/openapi/v2"));
+        assert!(!is_openapi_path("/openapi/v1") && !is_openapi_path("/openapi/v2x"));
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! Events, wake-ups, the runtime's new state). The statuses it writes are `pod_status.rs`'s.
 
 pub mod container_logs;
+mod ephemeral;
 mod node_status;
 mod pod_runtime;
 mod pod_status;
@@ -26,6 +27,7 @@ pub use node_status::{
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use ephemeral::EphemeralRun;
 use pod_runtime::{Effect, Host, PodRuntime};
 
 use super::adapter::ApiInformer;
@@ -68,6 +70,9 @@ pub struct Kubelet {
     worker: Worker<ObjectKey>,
     /// What the runtime holds for each pod it runs, by key (the pod workers' states).
     runtime: BTreeMap<ObjectKey, PodRuntime>,
+    /// The ephemeral containers it runs, by pod key (`kubectl debug`): a pod without any has
+    /// no entry, so ordinary pods cost nothing here.
+    ephemeral: BTreeMap<ObjectKey, Vec<EphemeralRun>>,
     /// The images on the node (pulled once, unless a container's pull policy is `Always`).
     images: BTreeSet<String>,
     /// host-local IPAM's pool of the node's pod CIDR.
@@ -108,6 +113,7 @@ impl Kubelet {
             pods: None,
             worker: Worker::default(),
             runtime: BTreeMap::new(),
+            ephemeral: BTreeMap::new(),
             images: BTreeSet::new(),
             pod_ips: PodIps::new(ordinal),
             host_ip: Arc::from(node_addresses::internal_ip(ordinal).to_string()),
@@ -168,6 +174,7 @@ impl Kubelet {
         if let Some(informer) = &self.pods {
             let listed = informer.store();
             self.runtime.retain(|key, _| listed.get(key).is_some());
+            self.ephemeral.retain(|key, _| listed.get(key).is_some());
         }
     }
 
@@ -182,6 +189,7 @@ impl Kubelet {
     ) -> Result<(), Requeue> {
         let Some(obj) = self.pods.as_ref().and_then(|i| i.store().get(key)) else {
             self.runtime.remove(key);
+            self.ephemeral.remove(key);
             return Ok(());
         };
         let Some(pod) = obj.as_pod() else {
@@ -196,7 +204,8 @@ impl Kubelet {
             ip_in_use: &|ip| runtimes.iter().any(|(k, r)| r.ip() == ip && k != key),
             rng: &self.rng,
         };
-        let effects = pod_runtime::transition(runtimes.get(key), pod, now, &host);
+        let ephemeral = self.ephemeral.get(key).map_or(&[][..], Vec::as_slice);
+        let effects = pod_runtime::transition(runtimes.get(key), ephemeral, pod, now, &host);
         for effect in effects {
             self.apply(now, api, key, &obj, effect, queue)?;
         }
@@ -226,6 +235,13 @@ impl Kubelet {
             },
             Effect::Runtime(None) => {
                 self.runtime.remove(key);
+                self.ephemeral.remove(key);
+            }
+            Effect::Ephemeral(runs) if runs.is_empty() => {
+                self.ephemeral.remove(key);
+            }
+            Effect::Ephemeral(runs) => {
+                self.ephemeral.insert(key.clone(), runs);
             }
             Effect::PodIps(pod_ips) => self.pod_ips = pod_ips,
             Effect::Event {

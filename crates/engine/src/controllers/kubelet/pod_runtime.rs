@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use super::ephemeral::{self, EphemeralRun};
 use super::pod_status::{creating_status, running_status};
 use crate::api::behaviour::Behaviour;
 use crate::api::pod::{Container, Pod, PodStatus};
@@ -99,8 +100,10 @@ pub struct Host<'a> {
 /// and before those that may fail without undoing it (a running pod's status write).
 #[derive(Debug, Clone)]
 pub enum Effect {
-    /// The pod's runtime from here on (`None`: forgotten).
+    /// The pod's runtime from here on (`None`: forgotten, its ephemeral runs with it).
     Runtime(Option<PodRuntime>),
+    /// The pod's ephemeral containers' runs from here on (empty: none held; `ephemeral.rs`).
+    Ephemeral(Vec<EphemeralRun>),
     /// host-local IPAM handed out the sandbox's address: the pool after it.
     PodIps(PodIps),
     /// Record an Event about the pod.
@@ -129,35 +132,42 @@ pub enum Effect {
 
 /// The pod worker's sync of `pod` at `now` (`podWorkerLoop` choosing `SyncPod`,
 /// `SyncTerminatingPod` or `SyncTerminatedPod`): what the kubelet does, given `runtime`, what
-/// it holds for the pod's key. A sync that finds nothing to do returns no effect and copies
-/// neither the pod nor the runtime.
+/// it holds for the pod's key, and `ephemeral`, its ephemeral containers' runs. A sync that
+/// finds nothing to do returns no effect and copies neither the pod nor the runtime.
 pub fn transition(
     runtime: Option<&PodRuntime>,
+    ephemeral: &[EphemeralRun],
     pod: &Pod,
     now: Timestamp,
     host: &Host<'_>,
 ) -> Vec<Effect> {
     let mut effects = Vec::new();
     // What an earlier pod of the same name left is forgotten first.
-    let current = match runtime {
+    let (current, ephemeral) = match runtime {
         Some(r) if r.uid != pod.metadata.uid => {
             effects.push(Effect::Runtime(None));
-            None
+            (None, &[][..])
         }
-        r => r,
+        None => (None, &[][..]),
+        r => (r, ephemeral),
+    };
+    let runs = Runs {
+        ephemeral,
+        host,
+        now,
     };
     if pod.metadata.deletion_timestamp.is_some() {
-        sync_terminating(current, pod, now, host, &mut effects);
+        sync_terminating(current, ephemeral, pod, now, host, &mut effects);
     } else if !podutil::is_terminal(pod) {
         match current {
             None if pod.status.phase == "Running" && !pod.status.pod_ip.is_empty() => {
-                sync_running(Cow::Owned(adopted(pod, now)), pod, now, host, &mut effects);
+                sync_running(Cow::Owned(adopted(pod, now)), &runs, pod, &mut effects);
             }
             None => start(pod, now, host, &mut effects),
             Some(rt) => match &rt.state {
-                PodState::Creating { .. } => sync_creating(rt, pod, now, host, &mut effects),
+                PodState::Creating { .. } => sync_creating(rt, &runs, pod, &mut effects),
                 PodState::Running { .. } => {
-                    sync_running(Cow::Borrowed(rt), pod, now, host, &mut effects);
+                    sync_running(Cow::Borrowed(rt), &runs, pod, &mut effects);
                 }
                 PodState::Stopping { .. } => {}
             },
@@ -166,8 +176,16 @@ pub fn transition(
     effects
 }
 
+/// What a sync of a started pod reads beside its runtime: its ephemeral containers' runs, the
+/// node, the instant.
+struct Runs<'a, 'h> {
+    ephemeral: &'a [EphemeralRun],
+    host: &'a Host<'h>,
+    now: Timestamp,
+}
+
 /// An Event effect.
-fn event(event_type: EventType, reason: &'static str, message: String) -> Effect {
+pub(super) fn event(event_type: EventType, reason: &'static str, message: String) -> Effect {
     Effect::Event {
         event_type,
         reason,
@@ -180,6 +198,13 @@ fn event(event_type: EventType, reason: &'static str, message: String) -> Effect
 /// sandbox), the ContainerCreating status, the image pulls, and a wake-up when the containers
 /// run.
 fn start(pod: &Pod, now: Timestamp, host: &Host<'_>, out: &mut Vec<Effect>) {
+    if pod.spec.host_network {
+        // The node's own network namespace (`kubectl debug node/NAME`'s pod): no CNI address,
+        // the pod's IP is the node's (`generateAPIPodStatus` copies the host IPs).
+        out.push(Effect::WriteStatus(creating_status(pod, host.host_ip, now)));
+        pull_and_wait(pod, host.host_ip.to_string(), now, host, out);
+        return;
+    }
     let mut pod_ips = host.pod_ips.clone();
     let Some(ip) = pod_ips.allocate(host.ip_in_use) else {
         // Every address of the node's /24 is held by a pod still on it: the CNI plugin's answer.
@@ -196,6 +221,12 @@ fn start(pod: &Pod, now: Timestamp, host: &Host<'_>, out: &mut Vec<Effect>) {
     out.reserve(2 * pod.spec.containers.len() + 6);
     out.push(Effect::PodIps(pod_ips));
     out.push(Effect::WriteStatus(creating_status(pod, host.host_ip, now)));
+    pull_and_wait(pod, ip, now, host, out);
+}
+
+/// A started sandbox at `ip`: the image pulls' Events, and the runtime waiting for the pull
+/// and start delay, with its wake-up.
+fn pull_and_wait(pod: &Pod, ip: String, now: Timestamp, host: &Host<'_>, out: &mut Vec<Effect>) {
     let missing: Vec<&str> = pod
         .spec
         .containers
@@ -271,13 +302,8 @@ fn adopted(pod: &Pod, now: Timestamp) -> PodRuntime {
 
 /// A pod whose images are being pulled: at `ready_at` its containers are created and started
 /// (`startContainer`'s `Pulled`, `Created`, `Started`) and it runs; before, a wake-up then.
-fn sync_creating(
-    rt: &PodRuntime,
-    pod: &Pod,
-    now: Timestamp,
-    host: &Host<'_>,
-    out: &mut Vec<Effect>,
-) {
+fn sync_creating(rt: &PodRuntime, runs: &Runs<'_, '_>, pod: &Pod, out: &mut Vec<Effect>) {
+    let now = runs.now;
     let PodState::Creating { ready_at, pull_ms } = rt.state else {
         return;
     };
@@ -312,21 +338,22 @@ fn sync_creating(
         ip: rt.ip.clone(),
         state: PodState::Running { containers },
     };
-    sync_running(Cow::Owned(running), pod, now, host, out);
+    sync_running(Cow::Owned(running), runs, pod, out);
 }
 
 /// A running pod: its containers play their lives up to `now` (probes, exits, restarts), the
 /// kubelet records what happened as Events, comes back when the next thing is due, and writes
 /// the status if it changed (or if someone else changed it — the node lifecycle controller
 /// marking it not ready). `rt` is copied only when a container has something due (or is new:
-/// adopted, just started).
+/// adopted, just started). Its ephemeral containers are started and reported beside
+/// (`ephemeral.rs`).
 fn sync_running(
     mut rt: Cow<'_, PodRuntime>,
+    runs: &Runs<'_, '_>,
     pod: &Pod,
-    now: Timestamp,
-    host: &Host<'_>,
     out: &mut Vec<Effect>,
 ) {
+    let (now, host) = (runs.now, runs.host);
     let mut happened = Vec::new();
     if containers_of(&rt)
         .iter()
@@ -338,9 +365,17 @@ fn sync_running(
         }
     }
     let containers = containers_of(&rt);
-    let due = containers.iter().filter_map(ContainerRun::next_due).min();
+    let eph = ephemeral::step(runs.ephemeral, pod, now, host);
+    let due = containers
+        .iter()
+        .filter_map(ContainerRun::next_due)
+        .chain(eph.as_ref().and_then(|e| e.wake))
+        .min();
     // The status the runs make now (the Events below change none of it).
-    let status = running_status(pod, containers, &rt.ip, host.host_ip, now);
+    let mut status = running_status(pod, containers, &rt.ip, host.host_ip, now);
+    if let Some(e) = &eph {
+        status.ephemeral_container_statuses = ephemeral::statuses(&e.runs, pod);
+    }
     let wake = due.filter(|d| *d > now).map(|d| d.millis_since(now));
     let write = status != pod.status;
     // At most four Events a happening (a restart's); nothing reserved when nothing is to do.
@@ -352,6 +387,12 @@ fn sync_running(
     );
     if let Cow::Owned(rt) = rt {
         out.push(Effect::Runtime(Some(rt)));
+    }
+    if let Some(e) = eph {
+        if e.changed {
+            out.push(Effect::Ephemeral(e.runs));
+        }
+        out.extend(e.effects);
     }
     for (i, h) in happened {
         if let Some(c) = pod.spec.containers.get(i) {
@@ -457,6 +498,7 @@ fn happening_events(
 /// deleted for good and forgotten.
 fn sync_terminating(
     current: Option<&PodRuntime>,
+    ephemeral: &[EphemeralRun],
     pod: &Pod,
     now: Timestamp,
     host: &Host<'_>,
@@ -475,6 +517,10 @@ fn sync_terminating(
             for c in &pod.spec.containers {
                 let message = format!("Stopping container {}", c.name);
                 out.push(event(EventType::Normal, "Killing", message));
+            }
+            if !ephemeral.is_empty() {
+                ephemeral::stop_events(ephemeral, out);
+                out.push(Effect::Ephemeral(Vec::new()));
             }
             let grace_ms = pod
                 .metadata
@@ -496,7 +542,7 @@ fn sync_terminating(
 }
 
 /// A Go `time.Duration` string for whole milliseconds (`2.345s`, `800ms`).
-fn format_duration(ms: u64) -> String {
+pub(super) fn format_duration(ms: u64) -> String {
     if ms < 1000 {
         return format!("{ms}ms");
     }
@@ -588,10 +634,11 @@ mod tests {
                 ip_in_use: &|_| false,
                 rng: &self.rng,
             };
-            let effects = transition(self.runtime.as_ref(), &self.pod, now, &host);
+            let effects = transition(self.runtime.as_ref(), &[], &self.pod, now, &host);
             for effect in effects.clone() {
                 match effect {
                     Effect::Runtime(r) => self.runtime = r,
+                    Effect::Ephemeral(_) => {}
                     Effect::PodIps(ips) => self.pod_ips = ips,
                     Effect::Event {
                         reason, message, ..
@@ -761,7 +808,7 @@ mod tests {
             ip_in_use: &|_| true,
             rng: &node.rng,
         };
-        let effects = transition(None, &p, Timestamp::ZERO, &host);
+        let effects = transition(None, &[], &p, Timestamp::ZERO, &host);
         assert!(matches!(
             &effects[..],
             [

@@ -3,6 +3,7 @@
 //! object's Events, fetched like kubectl does with an `involvedObject.*` field selector. Lines
 //! are laid out with Go's tabwriter settings describe uses (padding 2).
 
+mod budget;
 mod endpoints;
 
 use super::{parse_flags, Ctx, Done};
@@ -11,6 +12,7 @@ use crate::flags::{boolean, value, FlagSpec};
 use crate::resources::ResourceType;
 use crate::tabwriter::align;
 use crate::targets::{self, parse_targets, ListQuery};
+use budget::describe_pod_disruption_budget;
 use endpoints::described_endpoints;
 use serde_json::Value;
 use std::fmt::Write;
@@ -120,6 +122,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             "secrets" => describe_secret(obj),
             "endpoints" => describe_endpoints(obj),
             "endpointslices" => describe_endpoint_slice(obj),
+            "poddisruptionbudgets" => describe_pod_disruption_budget(obj),
             _ => describe_generic(obj),
         };
         // The describers that list no events: namespaces' and secrets'.
