@@ -40,6 +40,16 @@ pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
 /// The real text of the pod spec update rule (`ValidatePodUpdate`).
 pub const POD_UPDATE_FORBIDDEN: &str = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
+/// `ValidatePodEphemeralContainersUpdate`: a write through `pods/ephemeralcontainers` is
+/// validated as any pod write (metadata, spec), and its existing ephemeral containers are
+/// kept as they were.
+pub fn validate_ephemeral_containers_update(new: &Object, old: &Object) -> Vec<FieldError> {
+    let mut errs = validate_meta(new.kind(), new.meta());
+    errs.extend(new.kind().resource().rules.validate(new));
+    errs.extend(super::ephemeral_containers::validate_kept(new, old));
+    errs
+}
+
 pub(crate) fn validate_meta(kind: Kind, meta: &ObjectMeta) -> Vec<FieldError> {
     let mut errs = Vec::new();
     // Namespaces are DNS labels; every other kind here is a DNS subdomain.

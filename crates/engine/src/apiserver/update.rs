@@ -204,7 +204,7 @@ impl ApiServer {
             new.meta_mut().generation = Some(old.meta().generation.unwrap_or(0) + 1);
         }
         let errs = if part == Part::EphemeralContainers {
-            ephemeral_containers::validate_update(&new, &old)
+            validation::validate_ephemeral_containers_update(&new, &old)
         } else {
             validation::validate_update(&new, &old)
         };

@@ -15,7 +15,6 @@
 //! Events, wake-ups, the runtime's new state). The statuses it writes are `pod_status.rs`'s.
 
 pub mod container_logs;
-mod ephemeral;
 mod node_status;
 mod pod_runtime;
 mod pod_status;
@@ -27,7 +26,7 @@ pub use node_status::{
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use ephemeral::EphemeralRun;
+use pod_runtime::ephemeral::EphemeralRun;
 use pod_runtime::{Effect, Host, PodRuntime};
 
 use super::adapter::ApiInformer;

@@ -18,11 +18,12 @@
 //! - `SyncTerminatedPod` and the status manager's `syncPod`: once stopped, the pod is deleted
 //!   for good with `gracePeriodSeconds=0` and a uid precondition.
 
+pub(super) mod ephemeral;
+
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::ephemeral::{self, EphemeralRun};
 use super::pod_status::{creating_status, running_status};
 use crate::api::behaviour::Behaviour;
 use crate::api::pod::{Container, Pod, PodStatus};
@@ -33,6 +34,7 @@ use crate::controllers::node_addresses::PodIps;
 use crate::controllers::podutil;
 use crate::controllers::profile::Profile;
 use crate::rng::SimRng;
+use ephemeral::EphemeralRun;
 
 /// What the kubelet's runtime is doing with one pod (the pod worker's state).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,7 +16,7 @@
 //! `EphemeralContainerStatuses`, sorted by `SortedContainerStatuses`; a container not yet
 //! created waits in `ContainerCreating`).
 
-use super::pod_runtime::{event, format_duration, Effect, Host};
+use super::{event, format_duration, Effect, Host};
 use crate::api::pod::{
     ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus,
     ContainerStatuses, EphemeralContainer, Pod,
