@@ -1,7 +1,8 @@
 //! The controllers: every component of the control plane as a loop that reads the ledger,
 //! computes the difference and writes the ledger — never talking to another component directly.
 //! The scheduler, one kubelet per node, the node lifecycle controller (with taint-based
-//! eviction), the ReplicaSet and the Deployment controllers, the namespace controller and the garbage
+//! eviction), the ReplicaSet and the Deployment controllers, the namespace controller, the
+//! disruption controller (PodDisruptionBudgets) and the garbage
 //! collector each own their work queue, read informers (kube-controller-manager's controllers
 //! share one per kind, [`shared_informer`]) and act only through API requests; the watch
 //! broadcast passes the baton between them.
