@@ -2,8 +2,8 @@
 //! `apply --server-side -f` work without `--validate=false` (kubectl finds `fieldValidation` on
 //! the kind's PATCH operation and sends `fieldValidation=Strict`), an unknown field gets the
 //! server's strict decoding error, a client-side apply's patch is computed from the served
-//! schema (merge keys included), and `kubectl explain` prints the schemas, a custom resource's
-//! too. Skipped (with a note) without kubectl.
+//! schema (merge keys included), `kubectl edit` patches what the editor changed, and `kubectl
+//! explain` prints the schemas, a custom resource's too. Skipped (with a note) without kubectl.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -200,5 +200,71 @@ spec:
         s.ok(&["apply", "-f", site.to_str().unwrap_or_default()])
             .trim(),
         "website.example.com/a created"
+    );
+}
+
+/// `kubectl edit` downloads the object, hands it to `$KUBE_EDITOR`, and sends back what the
+/// editor changed as a strategic merge patch computed from the served schema, validated
+/// without flags; an edit adding an unknown field is refused and the file kept for another go.
+#[test]
+fn edit_patches_what_the_editor_changed() {
+    need_kubectl!("edit_patches_what_the_editor_changed");
+    let s = TestServer::start();
+    let file = s.write("deploy.yaml", DEPLOYMENT);
+    s.ok(&["apply", "-f", file.to_str().unwrap_or_default()]);
+    let editor = s.write(
+        "editor.sh",
+        "#!/bin/sh\nsed -i 's/replicas: 2/replicas: 4/; s/nginx:1.27/nginx:1.28/' \"$1\"\n",
+    );
+    let typo = s.write(
+        "typo.sh",
+        "#!/bin/sh\nsed -i 's/^  replicas: 4/  replicas: 4\\n  replica: 5/' \"$1\"\n",
+    );
+    for script in [&editor, &typo] {
+        let mut perms = std::fs::metadata(script).map(|m| m.permissions()).ok();
+        if let Some(p) = perms.as_mut() {
+            std::os::unix::fs::PermissionsExt::set_mode(p, 0o755);
+            let _ = std::fs::set_permissions(script, p.clone());
+        }
+    }
+    let editor = editor.to_str().unwrap_or_default();
+    let r = s.kubectl_with_env(&["edit", "deployment", "web"], &[("KUBE_EDITOR", editor)]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.stdout.trim(), "deployment.apps/web edited");
+    assert_eq!(
+        s.ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-o",
+            "jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image}"
+        ]),
+        "4 nginx:1.28"
+    );
+    let typo = typo.to_str().unwrap_or_default();
+    let r = s.kubectl_with_env(&["edit", "deployment", "web"], &[("KUBE_EDITOR", typo)]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .starts_with("error: deployments.apps \"web\" is invalid\n")
+            && r.stderr
+                .contains("error: Edit cancelled, no valid changes were saved."),
+        "{}",
+        r.stderr
+    );
+    // kubectl keeps the edit with the server's reason written above it.
+    let copy = r
+        .stderr
+        .split('"')
+        .find(|p| p.starts_with("/tmp/kubectl-edit-"))
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_default();
+    assert!(
+        copy.contains("strict decoding error: unknown field \"spec.replica\""),
+        "{copy}"
+    );
+    assert_eq!(
+        s.ok(&["get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"]),
+        "4"
     );
 }

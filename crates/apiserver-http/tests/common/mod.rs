@@ -193,23 +193,58 @@ impl TestServer {
 
     /// Runs kubectl to completion (killed after 30 s so a hang fails instead of blocking).
     pub fn kubectl(&self, args: &[&str]) -> Run {
-        let mut child = self
-            .command(args)
+        self.kubectl_with_env(args, &[])
+    }
+
+    /// [`TestServer::kubectl`] with more environment variables (`KUBE_EDITOR` for `edit`).
+    /// Its output is read while it runs, so an answer larger than a pipe's buffer (the
+    /// OpenAPI v2 document) cannot block it.
+    pub fn kubectl_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut command = self.command(args);
+        command.envs(env.iter().copied());
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn kubectl");
+        let drain = |pipe: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                if let Some(mut p) = pipe {
+                    let _ = p.read_to_string(&mut text);
+                }
+                text
+            })
+        };
+        let stdout = drain(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let stderr = drain(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
         let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if child.try_wait().expect("wait").is_some() {
-                return child.wait_with_output().expect("output").into();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
             }
             if Instant::now() > deadline {
                 let _ = child.kill();
-                let out: Run = child.wait_with_output().expect("output").into();
-                panic!("kubectl {args:?} hung; stdout so far:\n{}", out.stdout);
+                let _ = child.wait();
+                let out = stdout.join().unwrap_or_default();
+                panic!("kubectl {args:?} hung; stdout so far:\n{out}");
             }
             std::thread::sleep(Duration::from_millis(10));
+        };
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout: stdout.join().unwrap_or_default(),
+            stderr: stderr.join().unwrap_or_default(),
         }
     }
 
