@@ -11,9 +11,9 @@
 //! `runtime.Unknown` message (`typeMeta` = 1 with `apiVersion` = 1 and `kind` = 2, `raw` = 2,
 //! `contentEncoding` = 3, `contentType` = 4) whose `raw` is the object's message. The message
 //! schemas below give the field numbers and JSON names of the kinds the engine serves (Pod,
-//! Namespace, Deployment, ReplicaSet, ConfigMap, Secret, Service) from `k8s.io/api`'s
-//! `generated.proto`, and of the two non-kind bodies `kubectl drain` sends: a DELETE's
-//! `DeleteOptions` and a `policy/v1` Eviction. The Pod's covers what `kubectl debug` sends:
+//! Namespace, Deployment, ReplicaSet, ConfigMap, Secret, Service, PodDisruptionBudget) from
+//! `k8s.io/api`'s `generated.proto`, and of the two non-kind bodies `kubectl drain` sends: a
+//! DELETE's `DeleteOptions` and a `policy/v1` Eviction. The Pod's covers what `kubectl debug` sends:
 //! `kubectl debug node/NAME`'s hostPath volume, host namespaces, volume mounts, stdin/tty and
 //! `Exists` toleration, `--copy-to`'s copy of a stored pod, a profile's `securityContext`, and
 //! `ephemeralContainers`.
@@ -571,13 +571,36 @@ static SERVICE: Schema = Schema {
     ],
 };
 
+/// `policy/v1` `PodDisruptionBudgetSpec`: every field a Go pointer, so an explicit zero
+/// (`--min-available=0`) and an empty selector (`{}`, every pod of the namespace in policy/v1)
+/// are kept.
+static POD_DISRUPTION_BUDGET_SPEC: Schema = Schema {
+    name: "PodDisruptionBudgetSpec",
+    fields: &[
+        ptr(1, "minAvailable", Ty::IntOrString),
+        ptr(2, "selector", Ty::Msg(&LABEL_SELECTOR)),
+        ptr(3, "maxUnavailable", Ty::IntOrString),
+        ptr(4, "unhealthyPodEvictionPolicy", Ty::Str),
+    ],
+};
+
+/// `policy/v1` `PodDisruptionBudget` (`kubectl create poddisruptionbudget`).
+static POD_DISRUPTION_BUDGET: Schema = Schema {
+    name: "PodDisruptionBudget",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&POD_DISRUPTION_BUDGET_SPEC)),
+        f(3, "status", Ty::Ignore),
+    ],
+};
+
 /// The message schema of each registry kind whose protobuf bodies are decoded (a document's
 /// `apiVersion` and `kind` are matched against the kind's registry entry). The schemas stay
 /// here rather than in the kinds' registry modules: they describe a wire codec (field numbers
 /// of `generated.proto`, Go's zero-value rules), which only the HTTP edge speaks — the engine
 /// reads JSON. Every other registry kind's protobuf body is refused with 415
 /// (`tests::every_registry_kind_is_decoded_or_refused_with_415`).
-static KINDS: [(Kind, &Schema); 7] = [
+static KINDS: [(Kind, &Schema); 8] = [
     (Kind::Pod, &POD),
     (Kind::Namespace, &NAMESPACE),
     (Kind::ConfigMap, &CONFIG_MAP),
@@ -585,6 +608,7 @@ static KINDS: [(Kind, &Schema); 7] = [
     (Kind::Service, &SERVICE),
     (Kind::Deployment, &DEPLOYMENT),
     (Kind::ReplicaSet, &REPLICA_SET),
+    (Kind::PodDisruptionBudget, &POD_DISRUPTION_BUDGET),
 ];
 
 static SELECTOR_ATTRIBUTES: Schema = Schema {
@@ -1484,6 +1508,65 @@ mod tests {
         assert!(matches!(
             to_json(&document("v1", "ConfigMap", &bad)),
             Err(Error::Malformed(_))
+        ));
+    }
+
+    /// What `kubectl create pdb web3 --selector=app=web --max-unavailable=1` (v1.32.4) sent
+    /// (`-v=9`): an int `maxUnavailable`, and a status of zero counts.
+    const CREATE_PDB_MAX_UNAVAILABLE: &str = "\
+        6b 38 73 00 0a 20 0a 09 70 6f 6c 69 63 79 2f 76 31 12 13 50 6f 64 44 69 73 72 75 70 74 69 \
+        6f 6e 42 75 64 67 65 74 12 3a 0a 14 0a 04 77 65 62 33 12 00 1a 00 22 00 2a 00 32 00 38 00 \
+        42 00 12 16 12 0c 0a 0a 0a 03 61 70 70 12 03 77 65 62 1a 06 08 00 10 01 1a 00 1a 0a 08 00 \
+        18 00 20 00 28 00 30 00 1a 00 22 00";
+
+    /// What `kubectl create pdb web4 --selector=app=web --min-available=50%` (v1.32.4) sent.
+    const CREATE_PDB_MIN_AVAILABLE: &str = "\
+        6b 38 73 00 0a 20 0a 09 70 6f 6c 69 63 79 2f 76 31 12 13 50 6f 64 44 69 73 72 75 70 74 69 \
+        6f 6e 42 75 64 67 65 74 12 3d 0a 14 0a 04 77 65 62 34 12 00 1a 00 22 00 2a 00 32 00 38 00 \
+        42 00 12 19 0a 09 08 01 10 00 1a 03 35 30 25 12 0c 0a 0a 0a 03 61 70 70 12 03 77 65 62 1a \
+        0a 08 00 18 00 20 00 28 00 30 00 1a 00 22 00";
+
+    /// `kubectl create pdb` with either bound decodes to its `--dry-run=client -o json` without
+    /// the status; a zero bound, an empty selector (every pod in policy/v1) and the unhealthy-pod
+    /// policy are pointers, kept as sent.
+    #[test]
+    fn kubectl_create_pdb_decodes_to_what_its_json_would_be() {
+        let selector = json!({"matchLabels": {"app": "web"}});
+        assert_eq!(
+            to_json(&hex(CREATE_PDB_MAX_UNAVAILABLE)).unwrap(),
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": "web3"},
+                "spec": {"selector": selector, "maxUnavailable": 1}})
+        );
+        assert_eq!(
+            to_json(&hex(CREATE_PDB_MIN_AVAILABLE)).unwrap(),
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": "web4"},
+                "spec": {"minAvailable": "50%", "selector": selector}})
+        );
+        let mut zero = Vec::new();
+        num(1, 0, &mut zero);
+        num(2, 0, &mut zero);
+        let mut spec = Vec::new();
+        len(1, &zero, &mut spec);
+        len(2, &[], &mut spec);
+        len(4, b"AlwaysAllow", &mut spec);
+        let mut pdb = Vec::new();
+        len(2, &spec, &mut pdb);
+        assert_eq!(
+            to_json(&document("policy/v1", "PodDisruptionBudget", &pdb)).unwrap(),
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "spec": {"minAvailable": 0, "selector": {},
+                    "unhealthyPodEvictionPolicy": "AlwaysAllow"}})
+        );
+        // A spec field this schema does not know is refused, never dropped.
+        let mut unknown = Vec::new();
+        len(9, b"x", &mut unknown);
+        let mut pdb = Vec::new();
+        len(2, &unknown, &mut pdb);
+        assert!(matches!(
+            to_json(&document("policy/v1", "PodDisruptionBudget", &pdb)),
+            Err(Error::Unsupported(m)) if m.contains("field 9 of PodDisruptionBudgetSpec")
         ));
     }
 

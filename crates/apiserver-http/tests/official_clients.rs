@@ -1,6 +1,6 @@
 //! The official Kubernetes clients, unchanged, against watchlab-apiserver: the Python `kubernetes`
-//! package and `@kubernetes/client-node` 2.x, installed by `scripts/setup.sh` (which `./x test`
-//! runs) into `target/clients/`. Each script in `tests/clients/` prints `ok NAME` / `FAIL NAME`
+//! package and `@kubernetes/client-node` 2.x, and two third-party Python clients, kr8s and
+//! lightkube, installed by `scripts/setup.sh` (which `./x test` runs) into `target/clients/`. Each script in `tests/clients/` prints `ok NAME` / `FAIL NAME`
 //! per check; a missing client fails the test with the command that installs it (no silent skip).
 //! A script asks the test for what no client can do by printing a line: `@compact` (etcd
 //! compacts at its revision: continue tokens and Exact lists before it expire) and `@busy` (the
@@ -118,6 +118,27 @@ fn the_python_client_works_unchanged() {
     let s = TestServer::start();
     let out = run(&s, python(), &[script("python_client.py")]);
     assert_eq!(passed(&out), 8, "{out}");
+}
+
+/// kr8s: a PodDisruptionBudget's count, an eviction it allows and the 429 it answers next (kr8s
+/// has no eviction method: the script posts through kr8s's own API client), `Pod.logs()`, and
+/// `kr8s.get("events")` in both Event versions. At ten times the wall clock, so the pods start
+/// in well under a second.
+#[test]
+fn kr8s_evicts_past_a_budget_reads_logs_and_lists_events() {
+    let s = TestServer::at_speed(10.0);
+    let out = run(&s, python(), &[script("kr8s_client.py")]);
+    assert_eq!(passed(&out), 3, "{out}");
+}
+
+/// lightkube: `Pod.Eviction` creates (allowed, then the budget's 429 as `ApiError`), `log()`,
+/// core Events of a pod and an `events.k8s.io/v1` Event created, listed and read back as a core
+/// Event.
+#[test]
+fn lightkube_evicts_past_a_budget_reads_logs_and_lists_events() {
+    let s = TestServer::at_speed(10.0);
+    let out = run(&s, python(), &[script("lightkube_client.py")]);
+    assert_eq!(passed(&out), 4, "{out}");
 }
 
 #[test]
