@@ -277,6 +277,57 @@ test('partition the etcd members: the majority side elects and writes, the minor
   await done(page);
 });
 
+test('drain from the Actions tool: one pod evicted, the next refused by the PodDisruptionBudget with the 429\'s message, both nodes cordoned', async () => {
+  const page = await open();
+  await page.click('#speed-60');
+  await page.click('#pause');
+  await page.waitForFunction(() => [...document.querySelectorAll('.pod[data-status="Running"]')]
+    .filter((p) => p.dataset.pod.startsWith('orders-api-')).length === 3, null, { timeout: 30_000 });
+  // A budget: at least 2 of orders-api's 3 pods (one per node) stay available.
+  await page.click('#tab-editor');
+  await page.fill('#editor-name', 'orders-pdb.yaml');
+  await page.fill('#editor-text', [
+    'apiVersion: policy/v1', 'kind: PodDisruptionBudget',
+    'metadata:', '  name: orders-api', '  namespace: production',
+    'spec:', '  minAvailable: 2', '  selector:', '    matchLabels:', '      app: orders-api', '',
+  ].join('\n'));
+  await page.click('#editor-apply');
+  await page.waitForFunction(() => document.querySelector('#console-output')?.textContent.includes('poddisruptionbudget.policy/orders-api created'));
+  const allowed = 'kubectl get pdb orders-api -n production -o jsonpath={.status.disruptionsAllowed}';
+  for (let i = 0; i < 30 && (await after_(page, allowed).catch(() => '')).trim() !== '1'; i++) {
+    await page.waitForTimeout(200);
+    await run(page, allowed);
+  }
+  assert.equal((await after_(page, allowed)).trim(), '1', 'the disruption controller allows one disruption');
+  await page.click('#pause');
+
+  await actions(page);
+  await page.click('#drain-node-a');
+  await page.waitForSelector('#result.ok[data-drained="node-a"] li[data-evicted^="production/orders-api-"]');
+  assert.match(await page.textContent('#result p'), /^node\/node-a cordoned: 1 evicted, 0 refused \(revision \d+\)$/);
+  await page.click('#drain-node-b');
+  await page.waitForSelector('#result.err[data-drained="node-b"]');
+  assert.match(await page.textContent('#result p'), /^node\/node-b cordoned: 0 evicted, 1 refused/);
+  const refused = page.locator('#drain-report li[data-refused]');
+  assert.equal(await refused.count(), 1);
+  assert.match(await refused.textContent(), /^error when evicting pods\/"orders-api-[^"]+" -n "production": Cannot evict pod as it would violate the pod's disruption budget\.$/);
+  const kept = (await refused.getAttribute('data-refused')).split('/')[1];
+  await screenshot(page, 'drain-refused');
+
+  await page.click('#tab-cluster');
+  for (const node of ['node-a', 'node-b']) {
+    assert.match(await page.textContent(`.node[data-node="${node}"] .status`), /SchedulingDisabled/);
+  }
+  await page.waitForSelector(`.node[data-node="node-b"] .pod[data-pod="${kept}"][data-status="Running"]`);
+  // The eviction's budget write is the API server's own; the cordon is kubectl's.
+  await page.click('#tab-ledger');
+  await page.waitForSelector('.ledger tr.entry');
+  const rows = await page.$$eval('.ledger tr.entry', (rs) => rs.map((r) => r.textContent));
+  assert.ok(rows.some((r) => r.includes('/registry/poddisruptionbudgets/production/orders-api') && r.includes('kube-apiserver')), rows.slice(0, 12).join('\n'));
+  assert.ok(rows.some((r) => r.includes('/registry/minions/node-b') && r.includes('kubectl')));
+  await done(page);
+});
+
 test('conflicting write: 409 with the real text, then the retry', async () => {
   const page = await open();
   await actions(page);

@@ -142,7 +142,7 @@ impl Console {
 
     /// The server's id of the followed stream.
     pub fn follow_id(&self) -> Option<u64> {
-        self.follow.as_ref().map(Follow::watch_id)
+        self.follow.as_ref().and_then(Follow::watch_id)
     }
 
     /// Registers a file for `apply -f NAME`.

@@ -366,6 +366,9 @@ texts! {
     NodeFailures => "Nodes", "节点故障";
     Kill => "Kill", "宕机";
     Restore => "Restore", "恢复";
+    Drain => "Drain", "排空";
+    DrainHint => "kubectl drain NODE --ignore-daemonsets --delete-emptydir-data --force, once: cordon the node, then evict each of its pods (a PodDisruptionBudget may refuse with 429)", "相当于执行一次 kubectl drain 节点 --ignore-daemonsets --delete-emptydir-data --force：先封锁节点，再逐个驱逐其上的 Pod（PodDisruptionBudget 可能以 429 拒绝）";
+    DrainDone => "node/{} cordoned: {} evicted, {} refused (revision {})", "node/{} 已封锁：驱逐 {} 个，被拒绝 {} 个（第 {} 页）";
     EtcdFailures => "etcd members", "etcd 成员故障";
     Ledger => "Ledger", "账本";
     CompactNow => "Compact the ledger now", "立即压缩账本";

@@ -15,7 +15,7 @@ pub struct BuiltIn {
 }
 
 /// The stories, in the order the texts tell them.
-pub const BUILT_IN: [BuiltIn; 11] = [
+pub const BUILT_IN: [BuiltIn; 12] = [
     BuiltIn {
         id: "watch",
         source: include_str!("../static/labs/watch.yaml"),
@@ -59,6 +59,10 @@ pub const BUILT_IN: [BuiltIn; 11] = [
     BuiltIn {
         id: "survive-node-loss",
         source: include_str!("../static/labs/survive-node-loss.yaml"),
+    },
+    BuiltIn {
+        id: "drain-and-budgets",
+        source: include_str!("../static/labs/drain-and-budgets.yaml"),
     },
 ];
 

@@ -1,15 +1,16 @@
 //! The buttons: create / scale / label / delete objects, kill and restore nodes and etcd
-//! members, compact the ledger, and the conflicting write with its retry shown step by step.
+//! members, drain a node (cordon, then evict its pods: the result lists those a budget
+//! refused), compact the ledger, and the conflicting write with its retry shown step by step.
 //! Each of these is one engine action; the result line shows the revision it reached or the
 //! server's error text. The Service, namespace and rollout buttons (`kubectl expose`, `delete
 //! deployment --cascade=…`, `rollout undo`, `delete namespace`) type their kubectl command in the
 //! console instead, so the console shows what ran and kubectl's answer.
 
-use super::{fill, tr, use_ctx, use_initial_value};
+use super::{fill, tr, use_ctx, use_initial_value, Ctx};
 use crate::i18n::T;
 use crate::state::{Action, Notice, SEED_DEPLOYMENT, SEED_NAMESPACE};
 use watchlab_engine::api::Kind;
-use watchlab_engine::cluster::Action as ClusterAction;
+use watchlab_engine::cluster::{Action as ClusterAction, DrainReport};
 use watchlab_kubectl::shell::quote;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -317,6 +318,7 @@ pub fn ActionsPanel() -> Html {
                         <span class="name">{ &n.name }</span>
                         <button id={format!("kill-{}", n.name)} disabled={n.killed} onclick={act(ClusterAction::KillNode(n.name.clone()))}>{ tr(&ctx, T::Kill) }</button>
                         <button id={format!("restore-{}", n.name)} disabled={!n.killed} onclick={act(ClusterAction::RestoreNode(n.name.clone()))}>{ tr(&ctx, T::Restore) }</button>
+                        <button id={format!("drain-{}", n.name)} data-drain={n.name.clone()} title={tr(&ctx, T::DrainHint)} onclick={act(ClusterAction::DrainNode(n.name.clone()))}>{ tr(&ctx, T::Drain) }</button>
                     </div>
                 }) }
             </fieldset>
@@ -343,22 +345,18 @@ pub fn ActionsPanel() -> Html {
 fn NodeByName() -> Html {
     let ctx = use_ctx();
     let field = use_node_ref();
-    let act = |kill: bool| {
+    let act = |what: fn(String) -> ClusterAction| {
         let (ctx, field) = (ctx.clone(), field.clone());
         Callback::from(move |_: MouseEvent| {
-            let name = Fields::text(&field);
-            ctx.dispatch(Action::Cluster(if kill {
-                ClusterAction::KillNode(name)
-            } else {
-                ClusterAction::RestoreNode(name)
-            }))
+            ctx.dispatch(Action::Cluster(what(Fields::text(&field))))
         })
     };
     html! {
         <div class="row">
             <label class="field">{ tr(&ctx, T::NodeName) }<input id="f-node" ref={field.clone()} type="text" spellcheck="false" /></label>
-            <button id="kill-node" onclick={act(true)}>{ tr(&ctx, T::Kill) }</button>
-            <button id="restore-node" onclick={act(false)}>{ tr(&ctx, T::Restore) }</button>
+            <button id="kill-node" onclick={act(ClusterAction::KillNode)}>{ tr(&ctx, T::Kill) }</button>
+            <button id="restore-node" onclick={act(ClusterAction::RestoreNode)}>{ tr(&ctx, T::Restore) }</button>
+            <button id="drain-node" data-drain="" title={tr(&ctx, T::DrainHint)} onclick={act(ClusterAction::DrainNode)}>{ tr(&ctx, T::Drain) }</button>
         </div>
     }
 }
@@ -376,8 +374,42 @@ fn Result() -> Html {
             reason, message, ..
         }) => ("err", server_error(reason, message)),
         Some(Notice::NothingScheduled) => ("muted", tr(&ctx, T::NoTimer).to_string()),
+        Some(Notice::Drained(report)) => return drain_result(&ctx, report),
     };
     html! { <p id="result" class={classes!("result", class)} aria-live="polite">{ text }</p> }
+}
+
+/// The Drain button's result: the counts, then each pod in kubectl's words (`pod/x evicted`,
+/// a refusal as kubectl's eviction error with the server's message).
+fn drain_result(ctx: &Ctx, r: &DrainReport) -> Html {
+    let class = if r.refused.is_empty() { "ok" } else { "err" };
+    let counts = [
+        r.node.clone(),
+        r.evicted.len().to_string(),
+        r.refused.len().to_string(),
+        r.revision.to_string(),
+    ];
+    let counts: Vec<&str> = counts.iter().map(String::as_str).collect();
+    let name = |who: &str| {
+        who.split_once('/')
+            .map_or((String::new(), who.to_string()), |(n, p)| {
+                (n.to_string(), p.to_string())
+            })
+    };
+    html! {
+        <div id="result" class={classes!("result", class)} aria-live="polite" data-drained={r.node.clone()}>
+            <p>{ fill(ctx, T::DrainDone, &counts) }</p>
+            <ul id="drain-report">
+                { for r.evicted.iter().map(|who| html! {
+                    <li data-evicted={who.clone()}>{ format!("pod/{} evicted", name(who).1) }</li>
+                }) }
+                { for r.refused.iter().map(|(who, message)| {
+                    let (ns, pod) = name(who);
+                    html! { <li data-refused={who.clone()}>{ format!("error when evicting pods/\"{pod}\" -n \"{ns}\": {message}") }</li> }
+                }) }
+            </ul>
+        </div>
+    }
 }
 
 /// kubectl's rendering of a server error (`Error from server (NotFound): ...`).

@@ -17,7 +17,9 @@ use std::rc::Rc;
 
 use watchlab_apimachinery::client::WatchId;
 use watchlab_engine::clock::Timestamp;
-use watchlab_engine::cluster::{Action as ClusterAction, Cluster, ConflictReport, Outcome};
+use watchlab_engine::cluster::{
+    Action as ClusterAction, Cluster, ConflictReport, DrainReport, Outcome,
+};
 use yew::Reducible;
 
 use crate::clock::Speed;
@@ -60,6 +62,8 @@ pub enum Notice {
     },
     /// Step found no timer.
     NothingScheduled,
+    /// What the Drain button did: the pods evicted and those refused, with the server's words.
+    Drained(DrainReport),
 }
 
 /// The whole page state.
@@ -417,6 +421,7 @@ impl State {
     fn note_outcome(&mut self, result: Result<Outcome, watchlab_apimachinery::status::Status>) {
         self.notice = Some(match result {
             Ok(Outcome::Done { revision }) => Notice::Done { revision },
+            Ok(Outcome::Drained(report)) => Notice::Drained(report),
             Ok(Outcome::Conflict(report)) => {
                 let revision = report.retry_revision;
                 self.conflict = Some(report);

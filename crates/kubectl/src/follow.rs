@@ -2,6 +2,10 @@
 //! whenever the cluster advances and appends what it returns: one table row per event with no
 //! repeated header (widths remembered like kubectl's tabwriter), or the raw JSON event lines.
 //! Like kubectl's `UntilWithoutRetry`, it ends when the server ends the stream.
+//!
+//! A `kubectl drain` that is still waiting (a budget's 429 to retry in 5 s, evicted pods not
+//! yet gone) is followed the same way, with no stream: each poll does what kubectl would
+//! have done by the cluster's current time and prints it, and it ends with the drain.
 
 use crate::errors::CmdError;
 use crate::output::ObjectPrinter;
@@ -30,12 +34,34 @@ enum Mode {
         rt: Box<ResourceType>,
         printer: Box<ObjectPrinter>,
     },
+    /// A command going on over virtual time without a stream (`kubectl drain`).
+    Task(Box<dyn Ongoing>),
+}
+
+/// A command that keeps working as virtual time goes on, with no stream of its own to follow
+/// (`kubectl drain` retrying a budget's 429 and waiting for its pods to go): each poll does
+/// what is due by the cluster's current time. Implemented by the command, so this module
+/// need not know it.
+pub(crate) trait Ongoing: std::fmt::Debug {
+    /// Does what is due by now; true once the command is done.
+    fn advance(&mut self, client: &mut dyn ApiClient) -> bool;
+    /// What it printed since the last call (stdout, stderr), its last words once `finished`.
+    fn take_output(&mut self, finished: bool) -> (String, String);
+    /// A copy (a [`Follow`] is cloned with the console's state).
+    fn clone_box(&self) -> Box<dyn Ongoing>;
+}
+
+impl Clone for Box<dyn Ongoing> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
 }
 
 /// An open watch stream.
 #[derive(Debug, Clone)]
 pub struct Follow {
-    id: WatchId,
+    /// The watch stream; `None` for a drain.
+    id: Option<WatchId>,
     mode: Mode,
     filters: Vec<Filter>,
     /// Lines each `head` filter has let through so far.
@@ -67,7 +93,7 @@ impl Follow {
     /// Follows a raw watch (`get --raw`).
     pub(crate) fn raw(id: WatchId) -> Follow {
         Follow {
-            id,
+            id: Some(id),
             mode: Mode::Raw,
             filters: Vec::new(),
             head_seen: Vec::new(),
@@ -79,11 +105,23 @@ impl Follow {
     /// Follows `get -w`, continuing the printer that printed the initial list.
     pub(crate) fn objects(id: WatchId, rt: ResourceType, printer: ObjectPrinter) -> Follow {
         Follow {
-            id,
+            id: Some(id),
             mode: Mode::Objects {
                 rt: Box::new(rt),
                 printer: Box::new(printer),
             },
+            filters: Vec::new(),
+            head_seen: Vec::new(),
+            head_done: false,
+            ended: false,
+        }
+    }
+
+    /// Follows a command that has more to do over virtual time (`kubectl drain`).
+    pub(crate) fn task(task: Box<dyn Ongoing>) -> Follow {
+        Follow {
+            id: None,
+            mode: Mode::Task(task),
             filters: Vec::new(),
             head_seen: Vec::new(),
             head_done: false,
@@ -122,16 +160,38 @@ impl Follow {
         lines.iter().map(|l| format!("{l}\n")).collect()
     }
 
-    /// The server's id of the stream.
-    pub fn watch_id(&self) -> WatchId {
+    /// The server's id of the stream (`None` for a drain, which follows no stream).
+    pub fn watch_id(&self) -> Option<WatchId> {
         self.id
+    }
+
+    /// Closes the server's stream, if there is one.
+    fn close(&self, client: &mut dyn ApiClient) {
+        if let Some(id) = self.id {
+            client.stop_watch(id);
+        }
+    }
+
+    /// An ongoing command's poll: what it did by now, filtered.
+    fn poll_task(&mut self, client: &mut dyn ApiClient) -> FollowOutput {
+        let Mode::Task(task) = &mut self.mode else {
+            return FollowOutput::default();
+        };
+        let finished = task.advance(client);
+        let (stdout, stderr) = task.take_output(finished);
+        self.ended = finished || self.head_done;
+        FollowOutput {
+            stdout: crate::cap(self.filter(&stdout)),
+            stderr: crate::cap(stderr),
+            ended: self.ended,
+        }
     }
 
     /// New output since the last poll.
     pub fn poll(&mut self, client: &mut dyn ApiClient) -> FollowOutput {
         if self.head_done && !self.ended {
             self.ended = true;
-            client.stop_watch(self.id);
+            self.close(client);
         }
         if self.ended {
             return FollowOutput {
@@ -139,7 +199,17 @@ impl Follow {
                 ..FollowOutput::default()
             };
         }
-        let Some(lines) = client.poll_watch(self.id) else {
+        if matches!(self.mode, Mode::Task(_)) {
+            return self.poll_task(client);
+        }
+        let Some(id) = self.id else {
+            self.ended = true;
+            return FollowOutput {
+                ended: true,
+                ..FollowOutput::default()
+            };
+        };
+        let Some(lines) = client.poll_watch(id) else {
             self.ended = true;
             return FollowOutput {
                 ended: true,
@@ -150,6 +220,7 @@ impl Follow {
         let mut out = FollowOutput::default();
         for line in lines {
             match &mut self.mode {
+                Mode::Task(_) => {}
                 Mode::Raw => {
                     out.stdout.push_str(line.trim_end());
                     out.stdout.push('\n');
@@ -173,7 +244,7 @@ impl Follow {
                             out.stderr.push_str(&format!("error: {msg}\n"));
                             self.ended = true;
                             out.ended = true;
-                            client.stop_watch(self.id);
+                            client.stop_watch(id);
                             break;
                         }
                         _ => match print_event(rt, printer, kind, object, now) {
@@ -188,7 +259,7 @@ impl Follow {
         if self.head_done && !self.ended {
             self.ended = true;
             out.ended = true;
-            client.stop_watch(self.id);
+            client.stop_watch(id);
         }
         out
     }
@@ -196,7 +267,7 @@ impl Follow {
     /// Closes the stream (the console's Ctrl-C).
     pub fn stop(self, client: &mut dyn ApiClient) {
         if !self.ended {
-            client.stop_watch(self.id);
+            self.close(client);
         }
     }
 }

@@ -49,6 +49,10 @@ pub enum Action {
     /// The node's machine dies: its kubelet stops doing anything at all.
     KillNode(String),
     RestoreNode(String),
+    /// `kubectl drain NODE --ignore-daemonsets --delete-emptydir-data --force` at one instant,
+    /// as the user agent `kubectl`: cordon, then evict each of the node's pods through
+    /// `pods/eviction` once (no retry: a pod a budget refuses stays, and the outcome says why).
+    DrainNode(String),
     KillEtcdMember(String),
     RestoreEtcdMember(String),
     /// Cut every network link of an etcd member (its process keeps running).
@@ -144,6 +148,22 @@ pub enum Outcome {
         revision: u64,
     },
     Conflict(ConflictReport),
+    Drained(DrainReport),
+}
+
+/// What a [`Action::DrainNode`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DrainReport {
+    pub node: String,
+    /// The node was already unschedulable (`node/X already cordoned`).
+    pub already_cordoned: bool,
+    /// The pods evicted (`namespace/name`), in the order kubectl evicted them.
+    pub evicted: Vec<String>,
+    /// The pods the API server refused to evict, with its message (a budget's 429:
+    /// `Cannot evict pod as it would violate the pod's disruption budget.`).
+    pub refused: Vec<(String, String)>,
+    /// The ledger's revision after the drain.
+    pub revision: u64,
 }
 
 /// The optimistic-concurrency story, step by step.

@@ -37,7 +37,7 @@ use crate::reconnect_comparison::{ComparisonView, ReconnectComparison};
 use crate::store::Snapshot;
 use census::Census;
 
-pub use action::{Action, ConflictReport, Outcome, ResourceName};
+pub use action::{Action, ConflictReport, DrainReport, Outcome, ResourceName};
 pub use config::{ClusterConfig, ProfileName, MAX_QUOTA_BYTES, PLAYGROUND_QUOTA_BYTES};
 use journal::{Input, Journal};
 pub use manifests::{deployment_manifest, object_path, pod_manifest};
@@ -47,6 +47,9 @@ pub use views::{node_view, pod_status, pod_view, InformerView, NodeView, PodCens
 
 /// The user agent of the playground's buttons.
 pub const PLAYGROUND_USER: &str = "watchlab-ui";
+
+/// The user agent of the requests the Drain button makes: kubectl's, whose drain it is.
+pub const KUBECTL_USER: &str = "kubectl";
 
 #[derive(Debug)]
 pub struct Cluster {

@@ -14,7 +14,7 @@ use crate::reconnect_comparison::ReconnectComparison;
 
 use super::action::ResourceName;
 use super::manifests::{deployment_manifest, object_path, pod_manifest};
-use super::{Action, Cluster, ConflictReport, Outcome, PLAYGROUND_USER};
+use super::{Action, Cluster, ConflictReport, DrainReport, Outcome, KUBECTL_USER, PLAYGROUND_USER};
 
 impl Cluster {
     /// One action: the requests (or machine-level change) it stands for, then the revision.
@@ -79,6 +79,7 @@ impl Cluster {
             }
             Action::KillNode(name) => self.set_machine_running(name, false)?,
             Action::RestoreNode(name) => self.set_machine_running(name, true)?,
+            Action::DrainNode(name) => return self.drain_node(name).map(Outcome::Drained),
             Action::CompactNow => {
                 self.api.compact_now()?;
             }
@@ -153,6 +154,74 @@ impl Cluster {
             self.killed_nodes.insert(node);
         }
         Ok(())
+    }
+
+    /// `kubectl drain NODE --ignore-daemonsets --delete-emptydir-data --force`, each request
+    /// as kubectl sends it: the node read and cordoned (a strategic merge patch), its pods
+    /// listed by `spec.nodeName`, mirror pods and running DaemonSet pods left, every other pod
+    /// evicted once through `pods/eviction` (a refusal is reported, not retried).
+    fn drain_node(&mut self, node: String) -> Result<DrainReport, Status> {
+        let node_path = Kind::Node.resource().path(None, Some(&node));
+        let current = self.kubectl("GET", &node_path, None, None)?;
+        let already_cordoned = current["spec"]["unschedulable"].as_bool() == Some(true);
+        if !already_cordoned {
+            let patch = json!({"spec": {"unschedulable": true}}).to_string();
+            let strategic = Some("application/strategic-merge-patch+json");
+            self.kubectl("PATCH", &node_path, strategic, Some(&patch))?;
+        }
+        let selector = watchlab_apimachinery::request::percent_encode_query_value(&format!(
+            "spec.nodeName={node}"
+        ));
+        let list = self.kubectl(
+            "GET",
+            &format!("/api/v1/pods?fieldSelector={selector}&limit=500"),
+            None,
+            None,
+        )?;
+        let mut report = DrainReport {
+            node,
+            already_cordoned,
+            evicted: Vec::new(),
+            refused: Vec::new(),
+            revision: 0,
+        };
+        for pod in list["items"].as_array().into_iter().flatten() {
+            if !drained_by_kubectl(pod) {
+                continue;
+            }
+            let (ns, name) = (
+                pod["metadata"]["namespace"].as_str().unwrap_or_default(),
+                pod["metadata"]["name"].as_str().unwrap_or_default(),
+            );
+            let eviction = json!({"kind": "Eviction", "apiVersion": "policy/v1",
+                "metadata": {"name": name, "namespace": ns}, "deleteOptions": {}})
+            .to_string();
+            let path = format!("{}/eviction", object_path(Kind::Pod, ns, name));
+            match self.kubectl("POST", &path, None, Some(&eviction)) {
+                Ok(_) => report.evicted.push(format!("{ns}/{name}")),
+                Err(s) if s.code() == 404 => {}
+                Err(s) => report
+                    .refused
+                    .push((format!("{ns}/{name}"), s.message().to_string())),
+            }
+        }
+        report.revision = self.api.revision();
+        Ok(report)
+    }
+
+    /// A request as kubectl.
+    fn kubectl(
+        &mut self,
+        method: &str,
+        path: &str,
+        content_type: Option<&str>,
+        body: Option<&str>,
+    ) -> Result<Value, Status> {
+        let r = self
+            .api
+            .as_user(KUBECTL_USER)
+            .request(method, path, content_type, body);
+        check(r.code, &r.body)
     }
 
     /// A fault on the etcd members (a member down or back, links cut or healed, the leader
@@ -341,6 +410,23 @@ impl Cluster {
         })
     }
 }
+/// Whether `kubectl drain --ignore-daemonsets --delete-emptydir-data --force` lets the pod
+/// go: not a mirror pod, not a DaemonSet's pod still running (the page serves no DaemonSets,
+/// so the real filter's read of the DaemonSet is left out).
+fn drained_by_kubectl(pod: &Value) -> bool {
+    let finished = matches!(
+        pod["status"]["phase"].as_str(),
+        Some("Succeeded" | "Failed")
+    );
+    let daemon = pod["metadata"]["ownerReferences"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|r| r["controller"].as_bool() == Some(true) && r["kind"] == "DaemonSet");
+    let mirror = pod["metadata"]["annotations"]["kubernetes.io/config.mirror"].is_string();
+    !mirror && (finished || !daemon)
+}
+
 fn rv_of(v: &Value) -> u64 {
     v["metadata"]["resourceVersion"]
         .as_str()

@@ -147,7 +147,8 @@ Deploy Commands:\n\
   scale           Set a new size for a deployment or replica set\n\n\
 Cluster Management Commands:\n\
   cordon          Mark node as unschedulable\n\
-  uncordon        Mark node as schedulable\n\n\
+  uncordon        Mark node as schedulable\n\
+  drain           Drain node in preparation for maintenance\n\n\
 Troubleshooting and Debugging Commands:\n\
   describe        Show details of a specific resource or group of resources\n\n\
 Advanced Commands:\n\
@@ -184,6 +185,7 @@ pub(crate) fn command_help(cmd: &str) -> Option<String> {
         "debug" => ("Create debugging sessions for troubleshooting workloads and nodes.", "kubectl debug (POD | TYPE[[.VERSION].GROUP]/NAME) [ -- COMMAND [args...] ] [options]"),
         "cordon" => ("Mark node as unschedulable.", "kubectl cordon NODE [options]"),
         "uncordon" => ("Mark node as schedulable.", "kubectl uncordon NODE [options]"),
+        "drain" => ("Drain node in preparation for maintenance.", "kubectl drain NODE [options]"),
         "api-resources" => ("Print the supported API resources on the server.", "kubectl api-resources [flags] [options]"),
         "api-versions" => ("Print the supported API versions on the server, in the form of \"group/version\".", "kubectl api-versions [options]"),
         "version" => ("Print the client and server version information for the current context.", "kubectl version [flags] [options]"),

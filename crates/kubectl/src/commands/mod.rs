@@ -9,6 +9,7 @@ mod create;
 mod debug;
 mod delete;
 mod describe;
+pub(crate) mod drain;
 mod explain;
 mod expose;
 mod get;
@@ -218,6 +219,7 @@ pub(crate) fn run(
         "explain" => explain::run(&mut ctx, &args),
         "cordon" => node::run(&mut ctx, &args, true),
         "uncordon" => node::run(&mut ctx, &args, false),
+        "drain" => drain::run(&mut ctx, &args),
         "api-resources" => info::api_resources(&mut ctx, &args),
         "api-versions" => info::api_versions(&mut ctx, &args),
         "version" => info::version(&mut ctx, &args),
