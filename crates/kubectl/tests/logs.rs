@@ -104,3 +104,47 @@ fn logs_defaults_to_the_first_container_and_says_so() {
         "error: at most one of `sinceTime` or `sinceSeconds` may be specified\n"
     );
 }
+
+/// `kubectl logs -f` prints the run so far and is followed as the cluster advances: the crash
+/// message the container writes later is printed when it is written, and the follow ends with
+/// the run (the container stopped), as kubectl's stream ends.
+#[test]
+fn logs_follow_prints_new_lines_until_the_container_stops() {
+    let mut h = Harness::new(4, &Profile::training(), &["node-a"]);
+    h.run_for(5_000);
+    let mut k = Kubectl::new();
+    let out = k.exec(
+        "kubectl run crash --image=busybox:1.36 --annotations=watchlab.dev/behaviour=crash-after=20s",
+        &mut h.api,
+    );
+    assert_eq!(out.stderr, "");
+    let until = h.now().plus_secs(30);
+    let running = |h: &Harness| {
+        h.api
+            .get(watchlab_engine::api::Kind::Pod, Some("default"), "crash")
+            .ok()
+            .and_then(|o| o.as_pod().cloned())
+            .is_some_and(|p| p.status.phase == "Running")
+    };
+    assert!(h.run_until_true(until, running));
+    let out = k.exec("kubectl logs -f crash", &mut h.api);
+    assert_eq!(out.stdout, "busybox: starting\n");
+    let mut follow = out.follow.expect("followed while the container runs");
+    let mut later = String::new();
+    let mut ended = false;
+    for _ in 0..60 {
+        h.run_for(1_000);
+        let polled = follow.poll(&mut h.api);
+        later.push_str(&polled.stdout);
+        if polled.ended {
+            ended = true;
+            break;
+        }
+    }
+    assert!(ended, "the follow ends when the container stops: {later:?}");
+    assert_eq!(later, "busybox: fatal error, exiting with code 1\n");
+    // Of a stopped container (`-f` on a finished run), the log is printed and the follow
+    // ends at its first poll.
+    let out = k.exec("kubectl logs -f crash --previous", &mut h.api);
+    assert!(out.follow.is_none());
+}

@@ -6,10 +6,10 @@
 //! `pkg/cmd/util/podcmd/podcmd.go`), then prints the log text as the server sends it. `--since`
 //! is sent as whole seconds (rounded), `--tail=-1` (the default) sends no tailLines.
 //!
-//! `-f` prints what the run has written so far and returns: the console's client has no log
-//! stream (its streams are watches), so following is left to the real kubectl against
-//! `watchlab-apiserver`.
+//! `-f` prints what the run has written so far, then follows it as the virtual clock moves
+//! ([`super::logs_follow`]) until the container stops.
 
+use super::logs_follow::LogFollow;
 use super::{parse_flags, Ctx, Done};
 use crate::errors::{json_body, CmdError};
 use crate::flags::{boolean, value, FlagSpec};
@@ -135,5 +135,10 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         return Err(CmdError::server(&resp));
     }
     done.stdout = resp.body;
+    if p.flag("follow") && !p.flag("previous") {
+        let timestamps = p.flag("timestamps");
+        done.follow = LogFollow::start(ctx.client, &pod_path, &container, timestamps)
+            .map(|f| crate::Follow::task(Box::new(f)));
+    }
     Ok(done)
 }

@@ -16,6 +16,7 @@ mod get;
 mod info;
 mod label;
 mod logs;
+mod logs_follow;
 mod node;
 mod patch;
 mod rollout;
