@@ -139,18 +139,23 @@ pub(crate) fn root_help() -> String {
     "kubectl controls the Kubernetes cluster manager (watchlab's in-browser subset).\n\n\
 Basic Commands:\n\
   create          Create a resource from a file or from stdin\n\
+  expose          Take a replication controller, service, deployment or pod and expose it as a new Kubernetes service\n\
   run             Run a particular image on the cluster\n\
   explain         Get documentation for a resource\n\
   get             Display one or many resources\n\
   delete          Delete resources by file names, stdin, resources and names, or by resources and label selector\n\n\
 Deploy Commands:\n\
+  rollout         Manage the rollout of a resource\n\
   scale           Set a new size for a deployment or replica set\n\n\
 Cluster Management Commands:\n\
+  top             Display resource (CPU/memory) usage\n\
   cordon          Mark node as unschedulable\n\
   uncordon        Mark node as schedulable\n\
   drain           Drain node in preparation for maintenance\n\n\
 Troubleshooting and Debugging Commands:\n\
-  describe        Show details of a specific resource or group of resources\n\n\
+  describe        Show details of a specific resource or group of resources\n\
+  logs            Print the logs for a container in a pod\n\
+  debug           Create debugging sessions for troubleshooting workloads and nodes\n\n\
 Advanced Commands:\n\
   apply           Apply a configuration to a resource by file name or stdin\n\
   patch           Update fields of a resource\n\n\
@@ -183,6 +188,8 @@ pub(crate) fn command_help(cmd: &str) -> Option<String> {
         "label" => ("Update the labels on a resource.", "kubectl label [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),
         "annotate" => ("Update the annotations on one or more resources.", "kubectl annotate [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),
         "debug" => ("Create debugging sessions for troubleshooting workloads and nodes.", "kubectl debug (POD | TYPE[[.VERSION].GROUP]/NAME) [ -- COMMAND [args...] ] [options]"),
+        "logs" => ("Print the logs for a container in a pod or specified resource.", "kubectl logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER] [options]"),
+        "top" => ("Display resource (CPU/memory) usage.", "kubectl top [flags] [options]\n  kubectl top node [NAME | -l label]\n  kubectl top pod [NAME | -l label]"),
         "cordon" => ("Mark node as unschedulable.", "kubectl cordon NODE [options]"),
         "uncordon" => ("Mark node as schedulable.", "kubectl uncordon NODE [options]"),
         "drain" => ("Drain node in preparation for maintenance.", "kubectl drain NODE [options]"),
