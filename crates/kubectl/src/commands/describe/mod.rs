@@ -270,9 +270,53 @@ fn describe_pod(pod: &Value, now: i64) -> String {
     if let Some(c) = controlled_by(pod) {
         let _ = writeln!(o, "Controlled By:\t{c}");
     }
-    let statuses = array(pod, &["status", "containerStatuses"]);
-    let _ = writeln!(o, "Containers:");
-    for c in array(pod, &["spec", "containers"]) {
+    describe_containers(
+        &mut o,
+        "Containers",
+        array(pod, &["spec", "containers"]),
+        array(pod, &["status", "containerStatuses"]),
+    );
+    let ephemeral = array(pod, &["spec", "ephemeralContainers"]);
+    if !ephemeral.is_empty() {
+        describe_containers(
+            &mut o,
+            "Ephemeral Containers",
+            ephemeral,
+            array(pod, &["status", "ephemeralContainerStatuses"]),
+        );
+    }
+    let conditions = array(pod, &["status", "conditions"]);
+    if !conditions.is_empty() {
+        let _ = writeln!(o, "Conditions:\n  Type\tStatus");
+        for c in conditions {
+            let _ = writeln!(
+                o,
+                "  {} \t{} ",
+                string(c, &["type"]),
+                string(c, &["status"])
+            );
+        }
+    }
+    describe_volumes(&mut o, array(pod, &["spec", "volumes"]));
+    let qos = str_at(pod, &["status", "qosClass"])
+        .map(String::from)
+        .unwrap_or_else(|| qos_class(pod));
+    let _ = writeln!(o, "QoS Class:\t{qos}");
+    map_block(
+        &mut o,
+        "",
+        "Node-Selectors",
+        &string_map(pod, &["spec", "nodeSelector"]),
+    );
+    tolerations(&mut o, "", array(pod, &["spec", "tolerations"]));
+    o
+}
+
+/// `describeContainers`: each container of a list (`Containers`, `Ephemeral Containers`) with
+/// its status.
+fn describe_containers(o: &mut String, title: &str, containers: &[Value], statuses: &[Value]) {
+    let _ = writeln!(o, "{title}:");
+    for c in containers {
         let cname = string(c, &["name"]);
         let st = statuses.iter().find(|s| string(s, &["name"]) == cname);
         let _ = writeln!(o, "  {cname}:");
@@ -283,12 +327,12 @@ fn describe_pod(pod: &Value, now: i64) -> String {
         if let Some(st) = st {
             let _ = writeln!(o, "    Image ID:\t{}", string(st, &["imageID"]));
         }
-        container_ports(&mut o, c);
+        container_ports(o, c);
         if let Some(st) = st {
-            container_state(&mut o, "State", at(st, &["state"]));
+            container_state(o, "State", at(st, &["state"]));
             if at(st, &["lastState"]).is_some_and(|s| s.as_object().is_some_and(|m| !m.is_empty()))
             {
-                container_state(&mut o, "Last State", at(st, &["lastState"]));
+                container_state(o, "Last State", at(st, &["lastState"]));
             }
             let ready = if st.get("ready").and_then(Value::as_bool) == Some(true) {
                 "True"
@@ -307,33 +351,31 @@ fn describe_pod(pod: &Value, now: i64) -> String {
                 let _ = writeln!(o, "    {label}:\t{}", describe_probe(probe));
             }
         }
-        container_env(&mut o, c);
+        container_env(o, c);
     }
-    let conditions = array(pod, &["status", "conditions"]);
-    if !conditions.is_empty() {
-        let _ = writeln!(o, "Conditions:\n  Type\tStatus");
-        for c in conditions {
-            let _ = writeln!(
-                o,
-                "  {} \t{} ",
-                string(c, &["type"]),
-                string(c, &["status"])
-            );
+}
+
+/// `describeVolumes`: `<none>`, or each volume by its source (the node debugger's `hostPath`;
+/// other sources by name only).
+fn describe_volumes(o: &mut String, volumes: &[Value]) {
+    if volumes.is_empty() {
+        let _ = writeln!(o, "Volumes:\t<none>");
+        return;
+    }
+    let _ = writeln!(o, "Volumes:");
+    for v in volumes {
+        let _ = writeln!(o, "  {}:", string(v, &["name"]));
+        if let Some(h) = at(v, &["hostPath"]) {
+            let _ = writeln!(o, "    Type:\tHostPath (bare host directory volume)");
+            let _ = writeln!(o, "    Path:\t{}", string(h, &["path"]));
+            let _ = writeln!(o, "    HostPathType:\t{}", string(h, &["type"]));
+        } else if let Some(source) = v
+            .as_object()
+            .and_then(|m| m.keys().find(|k| k.as_str() != "name"))
+        {
+            let _ = writeln!(o, "    Type:\t{source}");
         }
     }
-    let _ = writeln!(o, "Volumes:\t<none>");
-    let qos = str_at(pod, &["status", "qosClass"])
-        .map(String::from)
-        .unwrap_or_else(|| qos_class(pod));
-    let _ = writeln!(o, "QoS Class:\t{qos}");
-    map_block(
-        &mut o,
-        "",
-        "Node-Selectors",
-        &string_map(pod, &["spec", "nodeSelector"]),
-    );
-    tolerations(&mut o, "", array(pod, &["spec", "tolerations"]));
-    o
 }
 
 fn qos_class(pod: &Value) -> String {
@@ -1368,8 +1410,30 @@ fn rfc1123z(unix_ms: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::describe_probe;
+    use super::{describe_pod, describe_probe};
     use serde_json::json;
+
+    #[test]
+    fn a_debugged_pod_lists_its_ephemeral_containers_and_host_path_volumes() {
+        let pod = json!({"metadata": {"name": "web", "namespace": "default"},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}],
+                "ephemeralContainers": [{"name": "debugger-x7k2p", "image": "busybox"}],
+                "volumes": [{"name": "host-root", "hostPath": {"path": "/"}}]},
+            "status": {"phase": "Running",
+                "ephemeralContainerStatuses": [{"name": "debugger-x7k2p", "ready": false,
+                    "restartCount": 0, "state": {"running": {}}}]}});
+        let text = describe_pod(&pod, 0);
+        let at = |needle: &str| text.find(needle).unwrap_or(usize::MAX);
+        assert!(
+            at("Containers:\n  web:") < at("Ephemeral Containers:\n  debugger-x7k2p:"),
+            "{text}"
+        );
+        assert!(text.contains("    Image:\tbusybox\n"), "{text}");
+        assert!(
+            text.contains("Volumes:\n  host-root:\n    Type:\tHostPath (bare host directory volume)\n    Path:\t/\n"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn probes_print_as_kubectl_describe_prints_them() {
