@@ -124,7 +124,7 @@ setup_clients() {
   apt_install etcd-client
   want=$(sha256sum "$dir/requirements.txt" | cut -d' ' -f1)
   if [ "$(cat "$STAMPS/python-clients" 2>/dev/null)" != "$want" ] || [ ! -x "$out/python/bin/python" ]; then
-    say "python3 -m venv target/clients/python; pip install -r requirements.txt (kubernetes)"
+    say "python3 -m venv target/clients/python; pip install -r requirements.txt (kubernetes, kr8s, lightkube)"
     rm -rf "$out/python"
     # Debian's python3 makes venvs only with python3-venv (its ensurepip is split off).
     if ! python3 -m venv "$out/python" >/dev/null 2>&1; then
