@@ -30,6 +30,9 @@
 //! - the Deployment converges: exactly the desired number of Running, ready pods on live nodes,
 //!   every other pod Running too (or Succeeded, the bare pods that complete), every node Ready and untainted, the status saying so, every
 //!   kubelet running exactly its node's pods;
+//! - the disruption controller caught up: the Deployment's PodDisruptionBudget
+//!   (`maxUnavailable: 1`) counts its replicas, its Ready pods and the disruptions they allow,
+//!   at the budget's generation;
 //! - the ownership chain holds: one current ReplicaSet, named by its template hash, owning
 //!   every pod;
 //! - no ownerReference names an object that is gone (the garbage collector caught up);
@@ -97,6 +100,7 @@ use watchlab_engine::api::meta::LabelSelector;
 use watchlab_engine::api::pod::{
     Container, HttpGetAction, IntOrString, Pod, PodSpec, Probe, ResourceRequirements,
 };
+use watchlab_engine::api::policy::{PodDisruptionBudget, PodDisruptionBudgetSpec};
 use watchlab_engine::api::service::{Service, ServicePort, ServiceSpec};
 use watchlab_engine::api::Event;
 use watchlab_engine::api::{Kind, Namespace, Object, ObjectMeta};
@@ -219,6 +223,26 @@ fn deployment(replicas: i32) -> Object {
         }
         .into(),
     )
+}
+
+/// A PodDisruptionBudget over the Deployment's pods: at most one unavailable, so the
+/// disruption controller counts them through every fault (scaled on the Deployment's
+/// replicas through its ReplicaSets).
+fn budget() -> Object {
+    let labels: BTreeMap<String, String> = [("app".to_string(), DEPLOYMENT.to_string())].into();
+    PodDisruptionBudget {
+        metadata: ObjectMeta::named(NAMESPACE, DEPLOYMENT),
+        spec: PodDisruptionBudgetSpec {
+            max_unavailable: Some(IntOrString::Int(1)),
+            selector: Some(LabelSelector {
+                match_labels: labels,
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+    .into()
 }
 
 /// A ClusterIP Service `name` in front of the pods labelled `app=<app>`: port 80 to 8080.
@@ -425,6 +449,7 @@ impl Sim {
             create(&mut cluster, "kubectl", &ns).expect("namespace");
         }
         create(&mut cluster, "kubectl", &deployment(3)).expect("deployment");
+        create(&mut cluster, "kubectl", &budget()).expect("budget");
         for (namespace, name, app) in SERVICES {
             create(&mut cluster, "kubectl", &service(namespace, name, app)).expect("service");
         }
@@ -1114,6 +1139,7 @@ fn simulate(seed: u64, profile: ProfileName) -> Sim {
     }
     sim.heal();
     sim.check_converged();
+    sim.check_budget_counted();
     sim.check_ready_pods_in_exactly_one_slice();
     sim.check_proxy_rules_equal_the_slices();
     sim.check_ownership();

@@ -130,6 +130,55 @@ impl Sim {
     /// The ownership chain: every ReplicaSet controlled by the Deployment, exactly one of them
     /// (named after its template's hash, with the current image) scaled to the desired count,
     /// and every pod controlled by that one, named `<rs>-<5 chars>` and labelled with its hash.
+    /// The disruption controller caught up: the budget's status counts the Deployment's pods
+    /// as the ledger holds them (`maxUnavailable: 1` of the replicas), at its generation.
+    pub(super) fn check_budget_counted(&self) {
+        let Some(obj) =
+            self.cluster
+                .api()
+                .peek(Kind::PodDisruptionBudget, Some(NAMESPACE), DEPLOYMENT)
+        else {
+            self.fail("the PodDisruptionBudget vanished");
+        };
+        let Some(pdb) = obj.as_pod_disruption_budget() else {
+            self.fail("the budget is not a budget");
+        };
+        let healthy = self
+            .pods()
+            .iter()
+            .filter_map(|o| o.as_pod())
+            .filter(|p| p.metadata.labels.get("app").map(String::as_str) == Some(DEPLOYMENT))
+            .filter(|p| p.metadata.deletion_timestamp.is_none() && podutil::is_pod_ready(p))
+            .count() as i32;
+        let expected = self.desired;
+        let desired = (expected - 1).max(0);
+        let allowed = if expected > 0 {
+            (healthy - desired).max(0)
+        } else {
+            0
+        };
+        let s = &pdb.status;
+        let want = (
+            pdb.metadata.generation.unwrap_or(0),
+            expected,
+            desired,
+            healthy,
+            allowed,
+        );
+        let have = (
+            s.observed_generation,
+            s.expected_pods,
+            s.desired_healthy,
+            s.current_healthy,
+            s.disruptions_allowed,
+        );
+        self.check(have == want && s.disrupted_pods.is_empty(), || {
+            format!(
+                "budget (generation, expected, desired, healthy, allowed) {have:?}, want {want:?}; {s:?}"
+            )
+        });
+    }
+
     pub(super) fn check_ownership(&self) {
         let Some(d) = self.get_deployment() else {
             self.fail("the Deployment vanished");
