@@ -1,12 +1,15 @@
-//! `kubectl create deployment NAME --image=...` and `kubectl create namespace NAME`: the objects
-//! kubectl's generators build (label `app=NAME`, container named after the image), POSTed with
+//! `kubectl create deployment NAME --image=...`, `kubectl create namespace NAME` and `kubectl
+//! create poddisruptionbudget NAME --selector=... --min-available=N|--max-unavailable=N`: the
+//! objects kubectl's generators build (label `app=NAME`, container named after the image; a
+//! budget's selector as `metav1.ParseToLabelSelector` makes it), POSTed with
 //! `fieldManager=kubectl-create`. `create -f` is served by the apply machinery's manifest reader.
 
 use super::run::create_object;
 use super::{dry_run, parse_flags, print_changed, Ctx, Done, PRINT_FLAGS};
 use crate::errors::CmdError;
 use crate::flags::{value, FlagSpec};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+use watchlab_apimachinery::labels::{LabelSelector, Operator};
 
 const DEPLOYMENT_FLAGS: &[FlagSpec] = &[
     value("image", None),
@@ -21,6 +24,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     match sub.as_str() {
         "deployment" | "deploy" => deployment(ctx, rest),
         "namespace" | "ns" => namespace(ctx, rest),
+        "poddisruptionbudget" | "pdb" => pod_disruption_budget(ctx, rest),
         "-f" | "--filename" => super::apply::create_from_files(ctx, args),
         s if s.starts_with("-f") || s.starts_with("--filename=") => {
             super::apply::create_from_files(ctx, args)
@@ -128,6 +132,119 @@ fn namespace(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         "status": {},
     });
     let created = create_object(ctx, &ns_obj, "", "kubectl-create", super::run::STRICT, dry)?;
+    Ok(Done::out(print_changed(&p, &created, "created", dry)?))
+}
+
+const PDB_FLAGS: &[FlagSpec] = &[
+    value("selector", None),
+    value("min-available", None),
+    value("max-unavailable", None),
+];
+
+/// `metav1.ParseToLabelSelector`: equalities become `matchLabels`, the set-based requirements
+/// `matchExpressions`; `!=`, `gt` and `lt` are refused as kubectl refuses them.
+fn parse_to_label_selector(text: &str) -> Result<Value, CmdError> {
+    let parsed = LabelSelector::parse(text).map_err(CmdError::msg)?;
+    let mut labels = Map::new();
+    let mut expressions = Vec::new();
+    for r in parsed.requirements() {
+        let op = match r.operator {
+            Operator::Equals | Operator::DoubleEquals => {
+                let [value] = r.values.as_slice() else {
+                    return Err(CmdError::msg("equals operator must have exactly one value"));
+                };
+                labels.insert(r.key.clone(), json!(value));
+                continue;
+            }
+            Operator::In => "In",
+            Operator::NotIn => "NotIn",
+            Operator::Exists => "Exists",
+            Operator::DoesNotExist => "DoesNotExist",
+            Operator::GreaterThan | Operator::LessThan => {
+                return Err(CmdError::msg(format!(
+                    "{:?} isn't supported in label selectors",
+                    r.operator.as_str()
+                )))
+            }
+            Operator::NotEquals => {
+                return Err(CmdError::msg(format!(
+                    "{:?} is not a valid label selector operator",
+                    r.operator.as_str()
+                )))
+            }
+        };
+        let mut values = r.values.clone();
+        values.sort();
+        let mut e = json!({"key": r.key, "operator": op});
+        if !values.is_empty() {
+            e["values"] = json!(values);
+        }
+        expressions.push(e);
+    }
+    let mut selector = Map::new();
+    if !labels.is_empty() {
+        selector.insert("matchLabels".into(), Value::Object(labels));
+    }
+    if !expressions.is_empty() {
+        selector.insert("matchExpressions".into(), Value::Array(expressions));
+    }
+    Ok(Value::Object(selector))
+}
+
+/// `intstr.Parse`: a number is an integer, anything else a string (`50%`).
+fn int_or_string(text: &str) -> Value {
+    text.parse::<i32>()
+        .map_or_else(|_| json!(text), |n| json!(n))
+}
+
+/// `kubectl create poddisruptionbudget` (`create_pdb.go`): one bound, a number or a percentage.
+fn pod_disruption_budget(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
+    let specs: Vec<FlagSpec> = PDB_FLAGS.iter().chain(PRINT_FLAGS).copied().collect();
+    let p = parse_flags("create poddisruptionbudget", args, &specs)?;
+    let name = one_name("create poddisruptionbudget", &p.args)?;
+    let min = p.last("min-available").unwrap_or_default().to_string();
+    let max = p.last("max-unavailable").unwrap_or_default().to_string();
+    if min.is_empty() && max.is_empty() {
+        return Err(CmdError::msg(
+            "one of min-available or max-unavailable must be specified",
+        ));
+    }
+    if !min.is_empty() && !max.is_empty() {
+        return Err(CmdError::msg(
+            "min-available and max-unavailable cannot be both specified",
+        ));
+    }
+    // `^[0-9]+%?$`: 10, 30%, not 10Gb.
+    let well_formed = |v: &str| {
+        let digits = v.strip_suffix('%').unwrap_or(v);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    for (flag, v) in [("min-available", &min), ("max-unavailable", &max)] {
+        if !v.is_empty() && !well_formed(v) {
+            return Err(CmdError::msg(format!(
+                "invalid format specified for {flag}"
+            )));
+        }
+    }
+    let selector = parse_to_label_selector(p.last("selector").unwrap_or_default())?;
+    let mut spec = json!({"selector": selector});
+    if !min.is_empty() {
+        spec["minAvailable"] = int_or_string(&min);
+    }
+    if !max.is_empty() {
+        spec["maxUnavailable"] = int_or_string(&max);
+    }
+    let pdb = json!({
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": name, "creationTimestamp": null},
+        "spec": spec,
+        "status": {"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0,
+            "expectedPods": 0},
+    });
+    let dry = dry_run(&p)?;
+    let ns = ctx.namespace(&p);
+    let created = create_object(ctx, &pdb, &ns, "kubectl-create", super::run::STRICT, dry)?;
     Ok(Done::out(print_changed(&p, &created, "created", dry)?))
 }
 
