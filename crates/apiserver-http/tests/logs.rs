@@ -86,14 +86,27 @@ fn kubectl_logs_shows_runs_previous_and_the_options() {
         s.ok(&["logs", "crash", "-p", "--tail=1", "-c", "crash"]),
         "busybox: fatal error, exiting with code 2\n"
     );
-    let stamped = s.ok(&["logs", "crash", "--previous", "--timestamps"]);
-    let finished = s.ok(&[
-        "get",
-        "pod",
-        "crash",
-        "-o",
-        "jsonpath={.status.containerStatuses[0].lastState.terminated.finishedAt}",
-    ]);
+    // The container keeps crashing (every 20 s of virtual time, 30 times faster than real
+    // time): read the last crash's time before and after the log, and use a log read that no
+    // new crash fell between.
+    let finished_at = || {
+        s.ok(&[
+            "get",
+            "pod",
+            "crash",
+            "-o",
+            "jsonpath={.status.containerStatuses[0].lastState.terminated.finishedAt}",
+        ])
+    };
+    let (stamped, finished) = wait_until(
+        "a log read between two crashes",
+        Duration::from_secs(30),
+        || {
+            let before = finished_at();
+            let stamped = s.ok(&["logs", "crash", "--previous", "--timestamps"]);
+            (finished_at() == before).then_some((stamped, before))
+        },
+    );
     let last = stamped.lines().last().unwrap_or_default();
     assert!(
         last.starts_with(finished.trim_end_matches('Z')) && last.contains("000000Z "),
