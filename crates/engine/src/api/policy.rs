@@ -107,15 +107,25 @@ impl PodDisruptionBudget {
     }
 
     /// `pdbhelper.UpdateDisruptionAllowedCondition`: `DisruptionAllowed` True
-    /// (`SufficientPods`) while a disruption is allowed, else False (`InsufficientPods`), at
-    /// the status's observed generation; its transition time moves only when its status does
-    /// (`meta.SetStatusCondition`).
+    /// (`SufficientPods`) while a disruption is allowed, else False (`InsufficientPods`).
     pub fn update_disruption_allowed_condition(&mut self, now: Timestamp) {
         let (status, reason) = if self.status.disruptions_allowed > 0 {
             ("True", SUFFICIENT_PODS)
         } else {
             ("False", INSUFFICIENT_PODS)
         };
+        self.set_disruption_allowed(status, reason, "", now);
+    }
+
+    /// `meta.SetStatusCondition` of `DisruptionAllowed` at the status's observed generation:
+    /// its transition time moves only when its status does.
+    pub fn set_disruption_allowed(
+        &mut self,
+        status: &str,
+        reason: &str,
+        message: &str,
+        now: Timestamp,
+    ) {
         let generation = self.status.observed_generation;
         let conditions = &mut self.status.conditions;
         let existing = conditions
@@ -128,7 +138,7 @@ impl PodDisruptionBudget {
                     c.last_transition_time = Some(now);
                 }
                 c.reason = reason.to_string();
-                c.message.clear();
+                c.message = message.to_string();
                 c.observed_generation = generation;
             }
             None => conditions.push(Condition {
@@ -137,7 +147,7 @@ impl PodDisruptionBudget {
                 observed_generation: generation,
                 last_transition_time: Some(now),
                 reason: reason.to_string(),
-                message: String::new(),
+                message: message.to_string(),
             }),
         }
     }

@@ -30,7 +30,7 @@ use super::runtime::{Action, Reconciled, Reconciler};
 use super::shared_informer::{InformerRef, SharedInformer, SharedInformers};
 use super::{earliest, Requeue};
 use crate::api::pod::{is_pod_ready, Pod};
-use crate::api::policy::{Condition, PodDisruptionBudget, DISRUPTION_ALLOWED};
+use crate::api::policy::PodDisruptionBudget;
 use crate::api::{Kind, Object};
 use crate::apiserver::ApiServer;
 use crate::client::store::NAMESPACE_INDEX;
@@ -333,31 +333,7 @@ impl DisruptionController {
     ) -> Result<(), Requeue> {
         let mut new = pdb.clone();
         new.status.disruptions_allowed = 0;
-        let generation = new.status.observed_generation;
-        let conditions = &mut new.status.conditions;
-        let failed = Condition {
-            type_: DISRUPTION_ALLOWED.to_string(),
-            status: "False".to_string(),
-            observed_generation: generation,
-            last_transition_time: Some(now),
-            reason: SYNC_FAILED.to_string(),
-            message: err.to_string(),
-        };
-        match conditions
-            .iter_mut()
-            .find(|c| c.type_ == DISRUPTION_ALLOWED)
-        {
-            Some(c) => {
-                if c.status == failed.status {
-                    c.reason = failed.reason;
-                    c.message = failed.message;
-                    c.observed_generation = generation;
-                } else {
-                    *c = failed;
-                }
-            }
-            None => conditions.push(failed),
-        }
+        new.set_disruption_allowed("False", SYNC_FAILED, err, now);
         api.update_status(USER_AGENT, Object::from(new))
             .map(|_| ())
             .map_err(|_| Requeue)
