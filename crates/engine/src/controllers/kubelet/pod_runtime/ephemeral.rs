@@ -16,7 +16,7 @@
 //! `EphemeralContainerStatuses`, sorted by `SortedContainerStatuses`; a container not yet
 //! created waits in `ContainerCreating`).
 
-use super::{event, format_duration, Effect, Host};
+use super::{event, image_events, pull_delay, pulls, started_events, Effect, Host};
 use crate::api::pod::{
     ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus,
     ContainerStatuses, EphemeralContainer, Pod,
@@ -70,7 +70,7 @@ pub fn step(runs: &[EphemeralRun], pod: &Pod, now: Timestamp, host: &Host<'_>) -
         let state = match runs.iter().find(|r| &r.name == name) {
             Some(run) => match run.state {
                 RunState::Creating { ready_at, pull_ms } if now >= ready_at => {
-                    started_events(ec, pull_ms, &mut out.effects);
+                    started_events(&ec.container, pull_ms, &mut out.effects);
                     RunState::Running { since: now }
                 }
                 state => state,
@@ -115,26 +115,10 @@ fn begin(
     rng: &mut Option<crate::rng::SimRng>,
     out: &mut Vec<Effect>,
 ) -> RunState {
-    let image = &ec.container.image;
-    let pull =
-        ec.container.image_pull_policy.as_deref() == Some("Always") || !host.images.contains(image);
-    if pull {
-        let message = format!("Pulling image {image:?}");
-        out.push(event(EventType::Normal, "Pulling", message));
-    } else {
-        let message = format!("Container image {image:?} already present on machine");
-        out.push(event(EventType::Normal, "Pulled", message));
-    }
-    if !host.images.contains(image) {
-        out.push(Effect::ImagePulled(image.clone()));
-    }
+    let pull = pulls(&ec.container, host);
+    image_events(&ec.container, pull, host, out);
     let delay = if pull {
-        let (lo, hi) = (
-            host.profile.pod_start_delay_min_ms,
-            host.profile.pod_start_delay_max_ms,
-        );
-        let rng = rng.get_or_insert_with(|| host.rng.clone());
-        lo + rng.below(hi.saturating_sub(lo) + 1)
+        pull_delay(host, rng.get_or_insert_with(|| host.rng.clone()))
     } else {
         host.profile.container_start_delay_ms
     };
@@ -142,24 +126,6 @@ fn begin(
         ready_at: now.plus_millis(delay),
         pull_ms: pull.then_some(delay),
     }
-}
-
-/// `startContainer`'s Events for an ephemeral container: the pull's end (if it pulled),
-/// `Created`, `Started`.
-fn started_events(ec: &EphemeralContainer, pull_ms: Option<u64>, out: &mut Vec<Effect>) {
-    let c = &ec.container;
-    if let Some(ms) = pull_ms {
-        let d = format_duration(ms);
-        let message = format!(
-            "Successfully pulled image {:?} in {d} ({d} including waiting)",
-            c.image
-        );
-        out.push(event(EventType::Normal, "Pulled", message));
-    }
-    let created = format!("Created container: {}", c.name);
-    out.push(event(EventType::Normal, "Created", created));
-    let started = format!("Started container {}", c.name);
-    out.push(event(EventType::Normal, "Started", started));
 }
 
 /// The `Killing` Events of the ephemeral containers running when the pod stops.

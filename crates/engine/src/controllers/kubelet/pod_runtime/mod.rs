@@ -233,31 +233,16 @@ fn pull_and_wait(pod: &Pod, ip: String, now: Timestamp, host: &Host<'_>, out: &m
         .spec
         .containers
         .iter()
-        .filter(|c| {
-            c.image_pull_policy.as_deref() == Some("Always") || !host.images.contains(&c.image)
-        })
+        .filter(|c| pulls(c, host))
         .map(|c| c.image.as_str())
         .collect();
     for c in &pod.spec.containers {
-        if missing.contains(&c.image.as_str()) {
-            let message = format!("Pulling image {:?}", c.image);
-            out.push(event(EventType::Normal, "Pulling", message));
-        } else {
-            let message = format!("Container image {:?} already present on machine", c.image);
-            out.push(event(EventType::Normal, "Pulled", message));
-        }
-        if !host.images.contains(&c.image) {
-            out.push(Effect::ImagePulled(c.image.clone()));
-        }
+        image_events(c, missing.contains(&c.image.as_str()), host, out);
     }
     let pulled = !missing.is_empty();
     let delay = if pulled {
-        let (lo, hi) = (
-            host.profile.pod_start_delay_min_ms,
-            host.profile.pod_start_delay_max_ms,
-        );
         let mut rng = host.rng.clone();
-        let delay = lo + rng.below(hi.saturating_sub(lo) + 1);
+        let delay = pull_delay(host, &mut rng);
         out.push(Effect::Rng(Box::new(rng)));
         delay
     } else {
@@ -272,6 +257,52 @@ fn pull_and_wait(pod: &Pod, ip: String, now: Timestamp, host: &Host<'_>, out: &m
         },
     })));
     out.push(Effect::SyncAfter(delay));
+}
+
+/// Whether the kubelet pulls `c`'s image: `imagePullPolicy: Always`, or not on the node.
+fn pulls(c: &Container, host: &Host<'_>) -> bool {
+    c.image_pull_policy.as_deref() == Some("Always") || !host.images.contains(&c.image)
+}
+
+/// A container's image step (`EnsureImageExists`): `Pulling`, or `already present`; the image
+/// is on the node from then on.
+fn image_events(c: &Container, pull: bool, host: &Host<'_>, out: &mut Vec<Effect>) {
+    if pull {
+        let message = format!("Pulling image {:?}", c.image);
+        out.push(event(EventType::Normal, "Pulling", message));
+    } else {
+        let message = format!("Container image {:?} already present on machine", c.image);
+        out.push(event(EventType::Normal, "Pulled", message));
+    }
+    if !host.images.contains(&c.image) {
+        out.push(Effect::ImagePulled(c.image.clone()));
+    }
+}
+
+/// How long a pull takes, drawn from `rng` between the profile's bounds.
+fn pull_delay(host: &Host<'_>, rng: &mut SimRng) -> u64 {
+    let (lo, hi) = (
+        host.profile.pod_start_delay_min_ms,
+        host.profile.pod_start_delay_max_ms,
+    );
+    lo + rng.below(hi.saturating_sub(lo) + 1)
+}
+
+/// `startContainer`'s Events for one container: the pull's end (if it pulled), `Created`,
+/// `Started`.
+fn started_events(c: &Container, pull_ms: Option<u64>, out: &mut Vec<Effect>) {
+    if let Some(ms) = pull_ms {
+        let d = format_duration(ms);
+        let message = format!(
+            "Successfully pulled image {:?} in {d} ({d} including waiting)",
+            c.image
+        );
+        out.push(event(EventType::Normal, "Pulled", message));
+    }
+    let created = format!("Created container: {}", c.name);
+    out.push(event(EventType::Normal, "Created", created));
+    let started = format!("Started container {}", c.name);
+    out.push(event(EventType::Normal, "Started", started));
 }
 
 /// A pod found Running with an IP when the runtime holds nothing for it: this kubelet
@@ -315,18 +346,7 @@ fn sync_creating(rt: &PodRuntime, runs: &Runs<'_, '_>, pod: &Pod, out: &mut Vec<
     }
     out.reserve(3 * pod.spec.containers.len() + 3);
     for c in &pod.spec.containers {
-        if let Some(ms) = pull_ms {
-            let d = format_duration(ms);
-            let message = format!(
-                "Successfully pulled image {:?} in {d} ({d} including waiting)",
-                c.image
-            );
-            out.push(event(EventType::Normal, "Pulled", message));
-        }
-        let created = format!("Created container: {}", c.name);
-        out.push(event(EventType::Normal, "Created", created));
-        let started = format!("Started container {}", c.name);
-        out.push(event(EventType::Normal, "Started", started));
+        started_events(c, pull_ms, out);
     }
     let behaviour = Behaviour::of(pod);
     let containers = pod
