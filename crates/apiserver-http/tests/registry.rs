@@ -58,7 +58,8 @@ fn sample(kind: Kind) -> Value {
         "ConfigMap" => obj["data"] = json!({"a": "1"}),
         "Secret" => obj["stringData"] = json!({"password": "hunter2"}),
         "PodDisruptionBudget" => {
-            obj["spec"] = json!({"minAvailable": 1, "selector": {"matchLabels": {"app": "sample"}}});
+            obj["spec"] =
+                json!({"minAvailable": 1, "selector": {"matchLabels": {"app": "sample"}}});
         }
         other => panic!("no sample for {other}: add one to tests/registry.rs"),
     }
