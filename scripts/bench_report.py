@@ -9,8 +9,8 @@ A run may measure only some shapes (`./x bench 1000x30000`), so the rows of NEW 
 rows of ALL with the same shape (a cluster's nodes × pods, the ledger's puts, keys and watchers,
 the fan-out's watchers and kind) and the other rows of ALL stay; each row carries the commit and
 date of the run that measured it. ALL is rewritten, then the page and the plot from it; docs/bench-comparisons.md (paired
-comparisons of a change against the commit before it, written by hand from `farm-bench --vs`
-runs) is appended to the page.
+comparisons of a change against the commit before it, written by hand from paired
+whole-process runs) is appended to the page.
 """
 
 import json
@@ -61,19 +61,23 @@ def shape(row):
         return (b, row["puts"], row["keys"], row["watchers"], runtime(row))
     if b == "fanout":
         return (b, row["watchers"], row["selective"])
+    if b == "daemonset":
+        return (b, row["nodes"])
     return (b,)
 
 
 def order(row):
     """Cluster rows by size, then the ledger's and the fan-out's by their parameters."""
     b = row["bench"]
-    rank = {"cluster": 0, "ledger": 1, "fanout": 2}.get(b, 3)
+    rank = {"cluster": 0, "daemonset": 1, "ledger": 2, "fanout": 3}.get(b, 4)
     if b == "cluster":
         return (rank, row["pods"], row["nodes"], runtime(row), timings(row))
     if b == "ledger":
         return (rank, row["puts"], row["keys"], row["watchers"], runtime(row))
     if b == "fanout":
         return (rank, row["watchers"], not row["selective"])
+    if b == "daemonset":
+        return (rank, row["nodes"])
     return (rank,)
 
 
@@ -302,6 +306,36 @@ def kubernetes_section(rows):
             f"| {fmt_steady(r)} "
             f"| {fmt_secs(t['cpu_seconds']) if t.get('cpu_seconds') is not None else '–'} "
             f"| {fmt_steady(t) if t else '–'} | `{r.get('commit', '?')}` |"
+        )
+    return lines
+
+
+def daemonset_section(rows):
+    """A DaemonSet's rollout onto every node: the DaemonSet controller, the scheduler and the
+    kubelets, with no Deployment in the cluster."""
+    ds = [r for r in rows if r["bench"] == "daemonset"]
+    lines = [
+        "",
+        "## A DaemonSet on every node",
+        "",
+        "One DaemonSet created on an idle cluster of N nodes (`Training` profile), until every",
+        "node runs a ready pod of it: the DaemonSet controller's per-node work (a pod with a",
+        "node-name affinity per node, the status), the scheduler's binding through that",
+        "affinity, and each kubelet starting its pod. CPU and peak live heap of the whole run.",
+        "",
+        *table("nodes", "CPU", "per node", "virtual time", "peak heap", "revisions", "commit"),
+    ]
+    if not ds:
+        lines.append(note_row("not measured yet (`./x bench native`)", 7))
+    for r in ds:
+        if not r.get("converged"):
+            lines.append(note_row(f"{fmt_int(r['nodes'])} | did not converge in an hour of "
+                                  "virtual time", 6, f"`{r.get('commit', '?')}`"))
+            continue
+        lines.append(
+            f"| {fmt_int(r['nodes'])} | {fmt_secs(r['cpu_seconds'])} | {r['us_per_node']:.0f} µs "
+            f"| {r['virtual_seconds']} s | {fmt_bytes(r['peak_bytes'])} | {fmt_int(r['revision'])} "
+            f"| `{r.get('commit', '?')}` |"
         )
     return lines
 
@@ -581,6 +615,7 @@ def write_markdown(rows, path, svg_rel):
             f"| `{r.get('commit', '?')}` |"
         )
     lines += kubernetes_section(rows)
+    lines += daemonset_section(rows)
     lines += wasm_section(rows)
     lines += rival_section(rows)
     lines += ledger_section(rows)
@@ -618,7 +653,7 @@ def main():
         return 2
     new, everything, markdown, svg = sys.argv[1:]
     fresh = load(new)
-    if not any(r.get("bench") in ("cluster", "ledger", "fanout") for r in fresh):
+    if not any(r.get("bench") in ("cluster", "ledger", "fanout", "daemonset") for r in fresh):
         print(f"bench_report: no results in {new}", file=sys.stderr)
         return 1
     rows = merge(load(everything), fresh)

@@ -33,6 +33,9 @@ INT_OR_STRING = {
     ("V1RollingUpdateDeployment", "max_unavailable"),
     ("V1PodDisruptionBudgetSpec", "min_available"),
     ("V1PodDisruptionBudgetSpec", "max_unavailable"),
+    ("V1RollingUpdateDaemonSet", "max_surge"),
+    ("V1RollingUpdateDaemonSet", "max_unavailable"),
+    ("V1RollingUpdateStatefulSetStrategy", "max_unavailable"),
 }
 
 META = {
@@ -40,7 +43,9 @@ META = {
     "OwnerReference", "Condition", "Status", "StatusDetails", "StatusCause", "DeleteOptions",
     "Preconditions",
 }
-APPS = ("Deployment", "ReplicaSet", "RollingUpdateDeployment")
+APPS = ("Deployment", "ReplicaSet", "RollingUpdateDeployment", "DaemonSet", "RollingUpdateDaemonSet",
+        "ControllerRevision", "StatefulSet", "RollingUpdateStatefulSetStrategy")
+BATCH = ("Job", "CronJob", "PodFailurePolicy", "SuccessPolicy", "UncountedTerminatedPods")
 DISCOVERY = {"EndpointSlice", "Endpoint", "EndpointConditions", "EndpointHints", "ForZone", "ForNode"}
 APIEXTENSIONS = (
     "CustomResource", "JSONSchemaProps", "ExternalDocumentation", "ValidationRule",
@@ -77,6 +82,10 @@ def component(model):
         package = "io.k8s.apimachinery.pkg.apis.meta.v1"
     elif name.startswith(APPS):
         package = "io.k8s.api.apps.v1"
+    elif name.startswith(BATCH):
+        package = "io.k8s.api.batch.v1"
+    elif name == "StorageClass":
+        package = "io.k8s.api.storage.v1"
     elif name.startswith("PodDisruptionBudget") or name == "Eviction":
         package = "io.k8s.api.policy.v1"
     elif name.startswith("Lease"):

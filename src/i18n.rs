@@ -179,6 +179,7 @@ texts! {
     PodCardTitle => "{} · {} · READY {} · resourceVersion {}", "{} · {} · 就绪 {} · resourceVersion {}";
     RvShort => "rv {}", "页码 {}";
     PodRestarts => "RESTARTS: containers restarted {} times", "重启：容器已重启 {} 次";
+    PodClaims => "Volumes from PersistentVolumeClaims: {}", "来自 PersistentVolumeClaim 的卷：{}";
     // Ledger
     LedgerTitle => "The ledger: one line per revision", "账本：每个页码一行";
     ColRevision => "RV", "页码";
@@ -351,6 +352,8 @@ texts! {
     // Actions
     CreatePod => "Create pod", "创建 Pod";
     CreateDeployment => "Create deployment", "创建 Deployment";
+    CreateDaemonSet => "Create DaemonSet", "创建 DaemonSet";
+    CreateStatefulSet => "Create StatefulSet", "创建 StatefulSet";
     Scale => "Scale", "扩缩容";
     Label => "Label", "打标签";
     Delete => "Delete", "删除";
@@ -370,6 +373,31 @@ texts! {
     DrainHint => "kubectl drain NODE --ignore-daemonsets --delete-emptydir-data --force, once: cordon the node, then evict each of its pods (a PodDisruptionBudget may refuse with 429)", "相当于执行一次 kubectl drain 节点 --ignore-daemonsets --delete-emptydir-data --force：先封锁节点，再逐个驱逐其上的 Pod（PodDisruptionBudget 可能以 429 拒绝）";
     DrainDone => "node/{} cordoned: {} evicted, {} refused (revision {})", "node/{} 已封锁：驱逐 {} 个，被拒绝 {} 个（第 {} 页）";
     EtcdFailures => "etcd members", "etcd 成员故障";
+    ControlPlaneReplicas => "Control plane: leader election", "控制平面：领导者选举";
+    ControlPlaneReplicasHint => "Each replica of kube-scheduler and kube-controller-manager tries to hold its Lease in kube-system (lease 15 s, renew deadline 10 s, retry 2 s); only the holder runs its controllers. Pause freezes a replica, its clock too.", "kube-scheduler 和 kube-controller-manager 的每个副本都试图持有 kube-system 中自己的 Lease（租期 15 秒，续约截止 10 秒，重试 2 秒）；只有持有者运行它的控制器。暂停会冻结一个副本，连同它的时钟。";
+    ReplicasOfEach => "Replicas of each", "每个组件的副本数";
+    RestartWithReplicas => "Restart the cluster with them", "以此副本数重启集群";
+    PauseReplica => "Pause", "暂停";
+    ResumeReplica => "Resume", "恢复";
+    ReplicaLeads => "leads", "领导者";
+    ReplicaWaits => "candidate", "候选者";
+    ReplicaPaused => "paused", "已暂停";
+    ReplicaStale => "believes it leads — the Lease names another", "以为自己是领导者——Lease 上是别人";
+    ReplicaRestarts => "restarted {}×", "已重启 {} 次";
+    ApiServers => "API servers", "API Server";
+    ApiServersHint => "Instances behind a load balancer on the same etcd, each with its own watch caches; a client keeps its instance until that one stops. Cut: its caches stop hearing etcd (frozen) while it keeps serving them; Stop: its clients move to another.", "负载均衡器后面、同一个 etcd 上的多个实例，各有自己的 watch 缓存；客户端一直使用分给它的实例，直到该实例停止。切断：它的缓存不再听到 etcd（冻结），它仍用缓存提供服务；停止：它的客户端转到另一个实例。";
+    ApiServerCount => "Instances", "实例数";
+    CutApiserver => "Cut", "切断";
+    StopApiserver => "Stop", "停止";
+    RestoreApiserver => "Restore", "恢复";
+    ApiserverClients => "{} clients", "{} 个客户端";
+    ApiserverServing => "serving", "服务中";
+    ApiserverCut => "cache frozen", "缓存冻结";
+    ApiserverStopped => "stopped", "已停止";
+    StaleWrites => "Writes of a leader that lost its Lease", "失去 Lease 的领导者的写入";
+    StaleWritesHint => "Written while the Lease named another replica: those with a resourceVersion precondition were refused with 409 Conflict; the others landed.", "在 Lease 写着另一个副本时写下的：带 resourceVersion 前提的被 409 Conflict 拒绝；其余的都写进去了。";
+    StaleRefused => "409 refused", "409 被拒绝";
+    StaleLanded => "landed at revision {}", "写入于第 {} 页";
     Ledger => "Ledger", "账本";
     CompactNow => "Compact the ledger now", "立即压缩账本";
     CompactHint => "Old pages (continue) and exact reads behind the compacted revision get 410 Gone; watches are served by the API server's watch cache, whose own window decides their 410", "落后于压缩点的旧分页（continue）和精确读会收到 410 Gone；watch 由 API Server 的 watch 缓存提供，它们的 410 取决于缓存自己的窗口";
@@ -389,6 +417,8 @@ texts! {
     Cascade => "Cascade", "级联方式";
     DeleteDeployment => "Delete the deployment", "删除 Deployment";
     RolloutUndo => "Roll back the deployment", "回滚 Deployment";
+    CreateJob => "Create a job", "创建 Job";
+    CreateCronJob => "Create an every-minute CronJob", "创建每分钟运行的 CronJob";
     DeleteNamespace => "Delete the namespace", "删除命名空间";
     Result => "Result", "结果";
     ActionDone => "done: revision {}", "完成：第 {} 页";

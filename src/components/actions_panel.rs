@@ -60,14 +60,18 @@ pub enum KubectlButton {
     DeleteDeployment,
     RolloutUndo,
     DeleteNamespace,
+    CreateJob,
+    CreateCronJob,
 }
 
 impl KubectlButton {
-    pub const ALL: [KubectlButton; 4] = [
+    pub const ALL: [KubectlButton; 6] = [
         KubectlButton::Expose,
         KubectlButton::DeleteDeployment,
         KubectlButton::RolloutUndo,
         KubectlButton::DeleteNamespace,
+        KubectlButton::CreateJob,
+        KubectlButton::CreateCronJob,
     ];
 
     /// The DOM id (`kubectl-expose`).
@@ -77,6 +81,8 @@ impl KubectlButton {
             KubectlButton::DeleteDeployment => "kubectl-delete-deployment",
             KubectlButton::RolloutUndo => "kubectl-rollout-undo",
             KubectlButton::DeleteNamespace => "kubectl-delete-namespace",
+            KubectlButton::CreateJob => "kubectl-create-job",
+            KubectlButton::CreateCronJob => "kubectl-create-cronjob",
         }
     }
 
@@ -86,6 +92,8 @@ impl KubectlButton {
             KubectlButton::DeleteDeployment => T::DeleteDeployment,
             KubectlButton::RolloutUndo => T::RolloutUndo,
             KubectlButton::DeleteNamespace => T::DeleteNamespace,
+            KubectlButton::CreateJob => T::CreateJob,
+            KubectlButton::CreateCronJob => T::CreateCronJob,
         }
     }
 
@@ -105,6 +113,14 @@ impl KubectlButton {
             ),
             KubectlButton::RolloutUndo => format!("kubectl rollout undo deployment/{name} -n {ns}"),
             KubectlButton::DeleteNamespace => format!("kubectl delete namespace {ns}"),
+            KubectlButton::CreateJob => format!(
+                "kubectl create job {name} -n {ns} --image={}",
+                quote(&form.image)
+            ),
+            KubectlButton::CreateCronJob => format!(
+                "kubectl create cronjob {name} -n {ns} --image={} --schedule='*/1 * * * *'",
+                quote(&form.image)
+            ),
         }
     }
 }
@@ -114,6 +130,7 @@ impl KubectlButton {
 pub struct KubectlForm {
     pub namespace: String,
     pub name: String,
+    pub image: String,
     pub port: String,
     pub target_port: String,
     pub cascade: String,
@@ -147,6 +164,7 @@ impl Fields {
         KubectlForm {
             namespace: Self::text(&self.namespace),
             name: Self::text(&self.name),
+            image: Self::text(&self.image),
             port: Self::text(&self.port),
             target_port: Self::text(&self.target_port),
             cascade: self
@@ -181,6 +199,19 @@ impl Fields {
                 labels,
             },
             "create-deployment" => ClusterAction::CreateDeployment {
+                namespace,
+                name,
+                image,
+                replicas,
+                labels,
+            },
+            "create-daemonset" => ClusterAction::CreateDaemonSet {
+                namespace,
+                name,
+                image,
+                labels,
+            },
+            "create-statefulset" => ClusterAction::CreateStatefulSet {
                 namespace,
                 name,
                 image,
@@ -234,10 +265,7 @@ pub fn ActionsPanel() -> Html {
         });
         html! { <button id={b.id()} {onclick}>{ text }</button> }
     };
-    let act = |a: ClusterAction| {
-        let ctx = ctx.clone();
-        Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(a.clone())))
-    };
+    let act = |a: ClusterAction| super::on_click_do(&ctx, a);
     // A node map's cluster names the node instead (its frame may still list every node for
     // the map itself).
     let nodes: &[_] = if ctx.frame.node_map() {
@@ -290,6 +318,8 @@ pub fn ActionsPanel() -> Html {
                 <div class="row">
                     { button("create-pod", T::CreatePod) }
                     { button("create-deployment", T::CreateDeployment) }
+                    { button("create-daemonset", T::CreateDaemonSet) }
+                    { button("create-statefulset", T::CreateStatefulSet) }
                     { button("scale", T::Scale) }
                     { button("label", T::Label) }
                     { button("delete", T::Delete) }
@@ -323,6 +353,8 @@ pub fn ActionsPanel() -> Html {
                 }) }
             </fieldset>
             <super::etcd_faults::EtcdFaults />
+            <super::apiservers::ApiServers />
+            <super::leader_election::LeaderElection />
             <fieldset>
                 <legend>{ tr(&ctx, T::Ledger) }</legend>
                 <button id="compact" title={tr(&ctx, T::CompactHint)} onclick={act(ClusterAction::CompactNow)}>{ tr(&ctx, T::CompactNow) }</button>
@@ -483,6 +515,7 @@ mod tests {
         let form = KubectlForm {
             namespace: "production".into(),
             name: "orders-api".into(),
+            image: "busybox:1.36".into(),
             port: "80".into(),
             target_port: "8080".into(),
             cascade: "orphan".into(),
@@ -495,6 +528,8 @@ mod tests {
                 "kubectl delete deployment orders-api -n production --cascade=orphan",
                 "kubectl rollout undo deployment/orders-api -n production",
                 "kubectl delete namespace production",
+                "kubectl create job orders-api -n production --image=busybox:1.36",
+                "kubectl create cronjob orders-api -n production --image=busybox:1.36 --schedule='*/1 * * * *'",
             ]
         );
         // Whatever is typed stays one argument: kubectl, not the shell, answers it.

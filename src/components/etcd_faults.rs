@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 
 use super::{tr, use_ctx};
 use crate::i18n::T;
-use crate::state::Action;
 use watchlab_engine::cluster::Action as ClusterAction;
 use watchlab_engine::etcd::Role;
 use yew::prelude::*;
@@ -15,10 +14,7 @@ use yew::prelude::*;
 pub fn EtcdFaults() -> Html {
     let ctx = use_ctx();
     let picked = use_state(BTreeSet::<String>::new);
-    let act = |a: ClusterAction| {
-        let ctx = ctx.clone();
-        Callback::from(move |_: MouseEvent| ctx.dispatch(Action::Cluster(a.clone())))
-    };
+    let act = |a: ClusterAction| super::on_click_do(&ctx, a);
     let toggle = |name: String| {
         let picked = picked.clone();
         Callback::from(move |_: Event| {

@@ -2,11 +2,13 @@
 //! dispatches [`crate::state::Action`]s; none keeps semantics of its own.
 
 pub mod actions_panel;
+pub mod apiservers;
 pub mod broadcast_view;
 pub mod cacher_panel;
 pub mod cluster_file;
 pub mod cluster_view;
 pub mod console_panel;
+pub mod count_restart;
 pub mod editor_panel;
 pub mod etcd_faults;
 pub mod etcd_panel;
@@ -14,6 +16,7 @@ pub mod events_view;
 pub mod fanout_diagram;
 pub mod header;
 pub mod informers_view;
+pub mod leader_election;
 pub mod ledger_view;
 pub mod node_column;
 pub mod node_map;
@@ -63,6 +66,12 @@ pub fn use_initial_value(node: NodeRef, value: String) {
 /// A text in the page's language.
 pub fn tr(ctx: &Ctx, key: T) -> &'static str {
     key.tr(ctx.lang)
+}
+
+/// A button's click that performs a cluster action (the Actions tool's faults and writes).
+pub fn on_click_do(ctx: &Ctx, action: watchlab_engine::cluster::Action) -> Callback<MouseEvent> {
+    let ctx = ctx.clone();
+    Callback::from(move |_: MouseEvent| ctx.dispatch(crate::state::Action::Cluster(action.clone())))
 }
 
 /// A text with placeholders filled.

@@ -50,6 +50,15 @@ pub fn split_name(name: &str) -> (&str, &str) {
     }
 }
 
+/// The short tag of a pod's workload (`ds`, `sts`, `job`: kubectl's short names).
+fn workload_tag(workload: &str) -> &'static str {
+    match workload.split('/').next() {
+        Some("DaemonSet") => "ds",
+        Some("StatefulSet") => "sts",
+        _ => "job",
+    }
+}
+
 /// The card at `position` in its column: line one the name and its resourceVersion, line two
 /// its STATUS (cut with an ellipsis before it could reach READY; the card's tooltip has it
 /// whole) and READY at the right edge. Keyed by position, so a pod added or gone above moves
@@ -70,11 +79,18 @@ fn card(position: usize, p: &PodView, lang: Lang) -> Html {
             data-pod={p.name.clone()} data-status={p.status.clone()} {title}>
             <div class="line">
                 <span class="pod-name ends"><span class="head">{ head }</span><span class="tail">{ tail }</span></span>
+                if let Some(w) = &p.workload {
+                    <span class="workload" data-workload={w.clone()} title={w.clone()}>{ workload_tag(w) }</span>
+                }
                 <span class="rv">{ p.resource_version }</span>
             </div>
             <div class="line">
                 <span class="pod-status">{ &p.status }</span>
                 <span class="pod-ready">{ &p.ready }</span>
+                if !p.claims.is_empty() {
+                    <span class="pod-claims" data-claims={p.claims.join(",")}
+                        title={T::PodClaims.fill(lang, &[&p.claims.join(", ")])}>{ "⛁" }</span>
+                }
                 if p.restarts > 0 {
                     <span class="pod-restarts" title={T::PodRestarts.fill(lang, &[&p.restarts.to_string()])}>{ format!("↻{}", p.restarts) }</span>
                 }

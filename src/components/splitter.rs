@@ -67,6 +67,9 @@ pub fn Splitter(props: &Props) -> Html {
             .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
             .and_then(|v| v.parse::<f64>().ok())
     });
+    // The width last asked for, ahead of the render that applies it: key presses quicker than
+    // a render (a held key repeats) each step from the one before, not from the stale layout.
+    let asked = use_mut_ref(|| None::<f64>);
     let dragging = use_state(|| false);
     // Where a drag started: the pointer's x and the console's width then (the handle moves by
     // what the pointer moved, without a jump where it was grabbed).
@@ -92,8 +95,9 @@ pub fn Splitter(props: &Props) -> Html {
     }
     let onkeydown = {
         let width = width.clone();
+        let asked = asked.clone();
         Callback::from(move |e: KeyboardEvent| {
-            let now = tools_width();
+            let now = asked.borrow().unwrap_or_else(tools_width);
             let next = match e.key().as_str() {
                 "ArrowLeft" => now + STEP_PX,
                 "ArrowRight" => now - STEP_PX,
@@ -102,14 +106,18 @@ pub fn Splitter(props: &Props) -> Html {
                 _ => return,
             };
             e.prevent_default();
-            width.set(Some(clamp_tools_width(next, main_width())));
+            let px = clamp_tools_width(next, main_width());
+            *asked.borrow_mut() = Some(px);
+            width.set(Some(px));
         })
     };
     let onpointerdown = {
         let dragging = dragging.clone();
         let origin = origin.clone();
+        let asked = asked.clone();
         Callback::from(move |e: PointerEvent| {
-            *origin.borrow_mut() = (e.client_x() as f64, tools_width());
+            let from = asked.borrow().unwrap_or_else(tools_width);
+            *origin.borrow_mut() = (e.client_x() as f64, from);
             if let Some(el) = e
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -129,7 +137,9 @@ pub fn Splitter(props: &Props) -> Html {
             }
             let (x0, w0) = *origin.borrow();
             let want = w0 + (x0 - e.client_x() as f64);
-            width.set(Some(clamp_tools_width(want, main_width())));
+            let px = clamp_tools_width(want, main_width());
+            *asked.borrow_mut() = Some(px);
+            width.set(Some(px));
         })
     };
     let onpointerup = {

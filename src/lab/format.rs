@@ -141,6 +141,11 @@ pub struct LabCluster {
     pub profile: Option<ProfileName>,
     #[serde(rename = "etcdMembers")]
     pub etcd_members: Option<usize>,
+    /// Replicas of kube-scheduler and kube-controller-manager, leader-elected (1 to 5).
+    #[serde(rename = "controllerReplicas")]
+    pub controller_replicas: Option<u32>,
+    /// kube-apiserver instances, each with its own watch caches (1 to 5).
+    pub apiservers: Option<u32>,
     /// File name → contents, for `kubectl apply -f NAME` in the console.
     #[serde(default)]
     pub files: BTreeMap<String, String>,
@@ -213,6 +218,16 @@ pub enum Do {
     HealEtcd(Option<String>),
     /// Hands the etcd leadership to a member.
     MoveEtcdLeader(String),
+    /// Freezes a replica of kube-scheduler or kube-controller-manager (its clock too).
+    PauseComponent(String),
+    /// Lets a paused replica go on where it stopped.
+    ResumeComponent(String),
+    /// Cuts an API server instance from etcd (its caches freeze; it keeps serving them).
+    CutApiserver(String),
+    /// Stops an API server instance (its clients move to another).
+    StopApiserver(String),
+    /// Brings a cut or stopped API server instance back.
+    RestoreApiserver(String),
     /// Two editors write `production/orders-api` from the same read: one gets 409.
     ConflictingWrite,
     Pause,
@@ -237,6 +252,11 @@ pub const ACTIONS: &[&str] = &[
     "partition-etcd NAME…",
     "heal-etcd [NAME]",
     "move-etcd-leader NAME",
+    "pause-component NAME",
+    "resume-component NAME",
+    "cut-apiserver NAME",
+    "stop-apiserver NAME",
+    "restore-apiserver NAME",
     "conflicting-write",
     "pause",
     "resume",
@@ -266,6 +286,11 @@ impl Do {
             Some("restore-etcd-member") => named(Do::RestoreEtcdMember),
             Some("isolate-etcd-member") => named(Do::IsolateEtcdMember),
             Some("move-etcd-leader") => named(Do::MoveEtcdLeader),
+            Some("pause-component") => named(Do::PauseComponent),
+            Some("resume-component") => named(Do::ResumeComponent),
+            Some("cut-apiserver") => named(Do::CutApiserver),
+            Some("stop-apiserver") => named(Do::StopApiserver),
+            Some("restore-apiserver") => named(Do::RestoreApiserver),
             Some("partition-etcd") => match &words[1..] {
                 [] => {
                     Err("partition-etcd takes the members of one side: partition-etcd NAME…".into())

@@ -6,7 +6,10 @@
 use watchlab_apimachinery::request::ListOptions;
 use watchlab_apimachinery::status::Status;
 use watchlab_engine::api::{Kind, Object};
-use watchlab_engine::cluster::{Action as ClusterAction, Cluster, ClusterConfig, Outcome};
+use watchlab_engine::apiserver::instance::MAX_INSTANCES;
+use watchlab_engine::cluster::{
+    Action as ClusterAction, Cluster, ClusterConfig, Outcome, MAX_CONTROLLER_REPLICAS,
+};
 use watchlab_engine::store::Revision;
 
 use super::format::{
@@ -43,10 +46,24 @@ pub fn lab_cluster(lab: &Lab) -> Result<Cluster, String> {
             "etcdMembers: {etcd_members} is not supported (choose 1, 3 or 5)"
         ));
     }
+    let controller_replicas = c.controller_replicas.unwrap_or(1);
+    if !(1..=MAX_CONTROLLER_REPLICAS).contains(&controller_replicas) {
+        return Err(format!(
+            "controllerReplicas: {controller_replicas} is not supported (choose 1 to {MAX_CONTROLLER_REPLICAS})"
+        ));
+    }
+    let apiservers = c.apiservers.unwrap_or(1);
+    if !(1..=MAX_INSTANCES as u32).contains(&apiservers) {
+        return Err(format!(
+            "apiservers: {apiservers} is not supported (choose 1 to {MAX_INSTANCES})"
+        ));
+    }
     let config = ClusterConfig {
         seed: c.seed.unwrap_or(crate::DEFAULT_SEED),
         nodes,
         etcd_members,
+        controller_replicas,
+        apiservers,
         profile: c.profile.unwrap_or(defaults.profile),
         ..ClusterConfig::default()
     };
@@ -85,6 +102,11 @@ pub fn perform(engine: &mut Engine, action: &Do) -> Option<Result<Outcome, Statu
         Do::PartitionEtcd(group) => ClusterAction::PartitionEtcd(group.clone()),
         Do::HealEtcd(n) => ClusterAction::HealEtcd(n.clone()),
         Do::MoveEtcdLeader(n) => ClusterAction::MoveEtcdLeader(n.clone()),
+        Do::PauseComponent(n) => ClusterAction::PauseComponent(n.clone()),
+        Do::ResumeComponent(n) => ClusterAction::ResumeComponent(n.clone()),
+        Do::CutApiserver(n) => ClusterAction::CutApiserver(n.clone()),
+        Do::StopApiserver(n) => ClusterAction::StopApiserver(n.clone()),
+        Do::RestoreApiserver(n) => ClusterAction::RestoreApiserver(n.clone()),
         Do::ConflictingWrite => ClusterAction::ConflictingWrite {
             namespace: SEED_NAMESPACE.into(),
             name: SEED_DEPLOYMENT.into(),

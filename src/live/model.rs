@@ -324,6 +324,8 @@ fn undecodable_pod(p: &LiveObject) -> PodView {
         last_restart: None,
         resource_version: p.resource_version(),
         deleting: false,
+        workload: None,
+        claims: Vec::new(),
     }
 }
 

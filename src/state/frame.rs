@@ -24,7 +24,10 @@ use std::sync::Arc;
 use watchlab_engine::api::{Kind, Object};
 use watchlab_engine::apiserver::{ApiServer, LedgerEntry};
 use watchlab_engine::clock::Timestamp;
-use watchlab_engine::cluster::{InformerView, NodeView, PodCensus, PodView};
+use watchlab_engine::cluster::{
+    ApiserverView, InformerView, NodeView, PodCensus, PodView, ReplicaView,
+};
+use watchlab_engine::controllers::replica::StaleWrite;
 use watchlab_engine::controllers::ProxyRule;
 use watchlab_engine::etcd::picture::EtcdPicture;
 
@@ -93,6 +96,14 @@ pub struct Frame {
     /// node's only); else empty.
     pub proxy_rules: Vec<NodeRules>,
     pub etcd: EtcdPicture,
+    /// The replicas of kube-scheduler and kube-controller-manager, while the Actions tool
+    /// shows; else empty.
+    pub replicas: Vec<ReplicaView>,
+    /// The kube-apiserver instances, while the Actions tool shows; else empty.
+    pub apiservers: Vec<ApiserverView>,
+    /// The newest writes of replicas that led only in their own belief
+    /// ([`STALE_WRITES_SHOWN`]), while the Actions tool shows; else empty.
+    pub stale_writes: Vec<StaleWrite>,
     /// The served kinds, in discovery order: the built-in ones, then the custom kinds whose
     /// CustomResourceDefinition is established (what the Actions kind picker offers).
     pub kinds: Vec<Kind>,
@@ -101,6 +112,9 @@ pub struct Frame {
     /// The console is following a watch stream.
     pub following: bool,
 }
+
+/// The stale leader's writes the Actions tool lists (the newest).
+pub const STALE_WRITES_SHOWN: usize = 12;
 
 impl Frame {
     /// Reads what the page shows from the engine, once.
@@ -165,6 +179,25 @@ impl Frame {
                 Rc::default()
             },
             etcd: e.cluster.etcd().picture(),
+            replicas: if shown.tool == Tool::Actions {
+                e.cluster.replicas()
+            } else {
+                Vec::new()
+            },
+            apiservers: if shown.tool == Tool::Actions {
+                e.cluster.apiservers()
+            } else {
+                Vec::new()
+            },
+            stale_writes: if shown.tool == Tool::Actions {
+                let all = e.cluster.control_plane().stale_writes();
+                all.iter()
+                    .skip(all.len().saturating_sub(STALE_WRITES_SHOWN))
+                    .cloned()
+                    .collect()
+            } else {
+                Vec::new()
+            },
             kinds: e.cluster.api().registry().kinds().to_vec(),
             console: visible(e.console.lines()),
             following: e.console.following(),

@@ -131,6 +131,11 @@ pub enum Action {
         nodes: String,
         replicas: String,
     },
+    /// Restart with the same seed and size and this many replicas of kube-scheduler and of
+    /// kube-controller-manager.
+    SetControllerReplicas(u32),
+    /// Restart with the same seed and size and this many kube-apiserver instances.
+    SetApiservers(u32),
     Command(String),
     /// Ctrl-C.
     Interrupt,
@@ -282,12 +287,13 @@ impl State {
                 nodes,
                 replicas,
             } => match parse_size(&nodes, &replicas) {
-                Ok(size) => {
-                    self.replace_cluster(size::sized_cluster(seed, size));
-                    self.file_notice = None;
-                }
+                Ok(size) => self.restart(seed, size.keeping_control_plane_of(self.size)),
                 Err(e) => self.size_error = Some(e),
             },
+            Action::SetControllerReplicas(n) => {
+                self.restart(self.seed, self.size.with_controllers(n))
+            }
+            Action::SetApiservers(n) => self.restart(self.seed, self.size.with_apiservers(n)),
             Action::Command(line) => {
                 self.engine.borrow_mut().run_command(&line);
                 self.tool = Tool::Console;

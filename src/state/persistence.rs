@@ -9,7 +9,7 @@ use watchlab_engine::cluster::Cluster;
 
 use super::engine::Engine;
 use super::scenarios::Progress;
-use super::size::size_of;
+use super::size::{size_of, ClusterSize};
 use super::State;
 use crate::clock::ClockDriver;
 use crate::i18n::Lang;
@@ -77,6 +77,12 @@ impl State {
             .cluster
             .export()
             .map_err(|e| FileNotice::ExportFailed(e.to_string()))
+    }
+
+    /// A fresh cluster of `size` from `seed` in place of the current one (a Restart).
+    pub(super) fn restart(&mut self, seed: u64, size: ClusterSize) {
+        self.replace_cluster(super::size::sized_cluster(seed, size));
+        self.file_notice = None;
     }
 
     /// Puts `cluster` in place of the current one (clock settings kept, views reset).

@@ -5,9 +5,12 @@
 //! typo must never start building a million pods and freeze the tab).
 
 use watchlab_engine::api::Kind;
+use watchlab_engine::apiserver::instance::MAX_INSTANCES;
 
 use crate::i18n::{Lang, T};
-use watchlab_engine::cluster::{Cluster, ClusterConfig, PLAYGROUND_QUOTA_BYTES};
+use watchlab_engine::cluster::{
+    Cluster, ClusterConfig, MAX_CONTROLLER_REPLICAS, PLAYGROUND_QUOTA_BYTES,
+};
 use watchlab_engine::controllers::kubelet::NODE_PODS;
 
 use crate::seeds::{SEED_DEPLOYMENT, SEED_NAMESPACE};
@@ -33,6 +36,38 @@ pub struct ClusterSize {
     pub nodes: usize,
     /// The demo Deployment's replicas.
     pub replicas: u32,
+    /// Replicas of kube-scheduler and of kube-controller-manager (leader-elected).
+    pub controller_replicas: u32,
+    /// kube-apiserver instances.
+    pub apiservers: u32,
+}
+
+impl ClusterSize {
+    /// The same size with `n` replicas of each leader-elected component (within 1 and
+    /// [`MAX_CONTROLLER_REPLICAS`]).
+    pub fn with_controllers(self, n: u32) -> ClusterSize {
+        ClusterSize {
+            controller_replicas: n.clamp(1, MAX_CONTROLLER_REPLICAS),
+            ..self
+        }
+    }
+
+    /// The same size with `n` kube-apiserver instances (within 1 and [`MAX_INSTANCES`]).
+    pub fn with_apiservers(self, n: u32) -> ClusterSize {
+        ClusterSize {
+            apiservers: n.clamp(1, MAX_INSTANCES as u32),
+            ..self
+        }
+    }
+
+    /// This size's control plane (replicas and instances) on another size.
+    pub fn keeping_control_plane_of(self, current: ClusterSize) -> ClusterSize {
+        ClusterSize {
+            controller_replicas: current.controller_replicas,
+            apiservers: current.apiservers,
+            ..self
+        }
+    }
 }
 
 impl Default for ClusterSize {
@@ -40,6 +75,8 @@ impl Default for ClusterSize {
         ClusterSize {
             nodes: ClusterConfig::default().nodes.len(),
             replicas: SEED_REPLICAS,
+            controller_replicas: 1,
+            apiservers: 1,
         }
     }
 }
@@ -110,7 +147,12 @@ pub fn parse_size(nodes: &str, replicas: &str) -> Result<ClusterSize, SizeError>
         .ok_or_else(|| SizeError::ReplicasNotANumber(replicas.trim().to_string()))?;
     let capacity = n * pods_per_node();
     match u32::try_from(r) {
-        Ok(replicas) if r <= capacity => Ok(ClusterSize { nodes, replicas }),
+        Ok(replicas) if r <= capacity => Ok(ClusterSize {
+            nodes,
+            replicas,
+            controller_replicas: 1,
+            apiservers: 1,
+        }),
         _ => Err(SizeError::ReplicasOverCapacity {
             replicas: r,
             nodes,
@@ -136,6 +178,8 @@ pub fn sized_cluster(seed: u64, size: ClusterSize) -> Cluster {
     let config = ClusterConfig {
         seed,
         nodes: node_names(size.nodes),
+        controller_replicas: size.controller_replicas,
+        apiservers: size.apiservers,
         ..ClusterConfig::default()
     };
     sized_cluster_from(config, size.replicas)
@@ -172,6 +216,8 @@ pub fn size_of(cluster: &Cluster) -> ClusterSize {
     ClusterSize {
         nodes: cluster.config().nodes.len(),
         replicas,
+        controller_replicas: cluster.config().controller_replicas,
+        apiservers: cluster.config().apiservers,
     }
 }
 
@@ -187,7 +233,9 @@ mod tests {
                 parse_size(&n.to_string(), &full.to_string()),
                 Ok(ClusterSize {
                     nodes: n,
-                    replicas: full as u32
+                    replicas: full as u32,
+                    controller_replicas: 1,
+                    apiservers: 1,
                 })
             );
         }
@@ -195,7 +243,9 @@ mod tests {
             parse_size(" 5,000 ", "150_000"),
             Ok(ClusterSize {
                 nodes: 5_000,
-                replicas: 150_000
+                replicas: 150_000,
+                controller_replicas: 1,
+                apiservers: 1,
             })
         );
     }

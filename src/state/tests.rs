@@ -406,7 +406,9 @@ fn restart_builds_the_chosen_size_and_the_save_keeps_it() {
         s.size,
         ClusterSize {
             nodes: 100,
-            replicas: 250
+            replicas: 250,
+            controller_replicas: 1,
+            apiservers: 1
         }
     );
     assert_eq!(s.size_error, None);
@@ -1270,6 +1272,7 @@ fn press(s: State, button: KubectlButton, name: &str, cascade: &str) -> State {
     let form = KubectlForm {
         namespace: SEED_NAMESPACE.into(),
         name: name.into(),
+        image: "busybox:1.36".into(),
         port: "80".into(),
         target_port: "8080".into(),
         cascade: cascade.into(),
@@ -1458,4 +1461,40 @@ fn the_delete_namespace_button_empties_and_removes_it_but_not_default() {
         console_text(&s)
     );
     assert!(get_object(&s, Kind::Namespace, "", "default").is_some());
+}
+
+#[test]
+fn the_create_job_button_runs_a_job_to_completion_and_the_cronjob_button_schedules_one() {
+    use watchlab_engine::api::Kind;
+    let mut s = fresh();
+    s = press(s, KubectlButton::CreateJob, "hello", "background");
+    assert!(
+        console_text(&s).ends_with("job.batch/hello created"),
+        "{}",
+        console_text(&s)
+    );
+    // Its pod runs the default short command of a Job's pod, then the Job controller counts it.
+    s.engine.borrow_mut().advance(30_000);
+    let job = get_object(&s, Kind::Job, SEED_NAMESPACE, "hello");
+    let succeeded = job
+        .as_deref()
+        .and_then(|o| o.as_job())
+        .map(|j| j.status.succeeded);
+    assert_eq!(succeeded, Some(1));
+    s = press(s, KubectlButton::CreateCronJob, "tick", "background");
+    assert!(
+        console_text(&s).ends_with("cronjob.batch/tick created"),
+        "{}",
+        console_text(&s)
+    );
+    s.engine.borrow_mut().advance(61_000);
+    let cron = get_object(&s, Kind::CronJob, SEED_NAMESPACE, "tick");
+    let scheduled = cron
+        .as_deref()
+        .and_then(|o| o.as_cron_job())
+        .and_then(|c| c.status.last_schedule_time);
+    assert!(
+        scheduled.is_some(),
+        "the CronJob ran within its first minute"
+    );
 }

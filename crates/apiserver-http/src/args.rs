@@ -3,8 +3,9 @@
 //! stays small; errors read like a Go flag error so they sit well next to kubectl's.
 
 use crate::faults::{self, Fault};
+use watchlab_engine::apiserver::instance::MAX_INSTANCES;
 use watchlab_engine::clock::Timestamp;
-use watchlab_engine::cluster::ProfileName;
+use watchlab_engine::cluster::{ProfileName, MAX_CONTROLLER_REPLICAS};
 
 /// Where the virtual clock starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,6 +32,10 @@ pub struct Args {
     pub faults: Vec<Fault>,
     /// Serve the etcd v3 API over gRPC: member *i* on 127.0.0.1:`etcd_port`+*i*.
     pub etcd_port: Option<u16>,
+    /// Replicas of kube-scheduler and of kube-controller-manager, leader-elected (1 to 5).
+    pub controller_replicas: u32,
+    /// kube-apiserver instances on the one etcd, each with its own watch caches (1 to 5).
+    pub apiservers: u32,
 }
 
 impl Default for Args {
@@ -43,6 +48,8 @@ impl Default for Args {
             start: Start::Now,
             faults: Vec::new(),
             etcd_port: None,
+            controller_replicas: 1,
+            apiservers: 1,
         }
     }
 }
@@ -75,7 +82,7 @@ impl std::fmt::Display for ArgsError {
 
 impl std::error::Error for ArgsError {}
 
-pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1] [--start now|2026-01-01T00:00:00Z] [--etcd-port PORT]\n         [--kill-node NAME@DURATION] [--restore-node NAME@DURATION] [--kill-etcd-member NAME@DURATION] [--restore-etcd-member NAME@DURATION]\n         [--isolate-etcd-member NAME@DURATION] [--rejoin-etcd-member NAME@DURATION]\n  (a fault flag repeats; DURATION is virtual time after start-up, as 30s, 1m30s;\n   --etcd-port serves the etcd v3 API over gRPC, etcd member i on 127.0.0.1:PORT+i)";
+pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1] [--start now|2026-01-01T00:00:00Z] [--etcd-port PORT] [--controller-replicas 1] [--apiservers 1]\n         [--kill-node NAME@DURATION] [--restore-node NAME@DURATION] [--kill-etcd-member NAME@DURATION] [--restore-etcd-member NAME@DURATION]\n         [--isolate-etcd-member NAME@DURATION] [--rejoin-etcd-member NAME@DURATION]\n         [--pause-component NAME@DURATION] [--resume-component NAME@DURATION]\n         [--cut-apiserver NAME@DURATION] [--stop-apiserver NAME@DURATION] [--restore-apiserver NAME@DURATION]\n  (a fault flag repeats; DURATION is virtual time after start-up, as 30s, 1m30s;\n   --etcd-port serves the etcd v3 API over gRPC, etcd member i on 127.0.0.1:PORT+i;\n   --controller-replicas runs 1 to 5 leader-elected replicas of kube-scheduler and\n   kube-controller-manager, named kube-controller-manager-0, ..., which the component flags name;\n   --apiservers runs 1 to 5 kube-apiserver instances, kube-apiserver-0, ..., each with its own\n   watch caches: this server answers as the instance its client is connected to)";
 
 impl Args {
     /// Parses the arguments after the program name; `--flag value` and `--flag=value` both work.
@@ -92,7 +99,14 @@ impl Args {
             };
             if !matches!(
                 flag.as_str(),
-                "--port" | "--seed" | "--profile" | "--speed" | "--start" | "--etcd-port"
+                "--port"
+                    | "--seed"
+                    | "--profile"
+                    | "--speed"
+                    | "--start"
+                    | "--etcd-port"
+                    | "--controller-replicas"
+                    | "--apiservers"
             ) && !faults::FLAGS.contains(&flag.as_str())
             {
                 return Err(ArgsError::UnknownFlag(arg));
@@ -113,6 +127,20 @@ impl Args {
                     out.etcd_port = Some(value.parse().ok().filter(|&p| p > 0).ok_or_else(invalid)?)
                 }
                 "--seed" => out.seed = value.parse().map_err(|_| invalid())?,
+                "--controller-replicas" => {
+                    out.controller_replicas = value
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=MAX_CONTROLLER_REPLICAS).contains(n))
+                        .ok_or_else(invalid)?
+                }
+                "--apiservers" => {
+                    out.apiservers = value
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=MAX_INSTANCES as u32).contains(n))
+                        .ok_or_else(invalid)?
+                }
                 "--profile" => {
                     out.profile = match value.as_str() {
                         "training" => ProfileName::Training,
@@ -171,8 +199,25 @@ mod tests {
                 start: Start::Now,
                 faults: Vec::new(),
                 etcd_port: None,
+                controller_replicas: 1,
+                apiservers: 1,
             })
         );
+        assert_eq!(parse(&["--apiservers", "3"]).map(|a| a.apiservers), Ok(3));
+        assert!(parse(&["--apiservers", "0"]).is_err());
+        assert_eq!(
+            parse(&["--controller-replicas=3"]).map(|a| a.controller_replicas),
+            Ok(3)
+        );
+        for bad in ["0", "6", "two"] {
+            assert_eq!(
+                parse(&["--controller-replicas", bad]),
+                Err(ArgsError::InvalidValue {
+                    flag: "controller-replicas".into(),
+                    value: bad.into()
+                })
+            );
+        }
         assert_eq!(
             parse(&["--etcd-port", "2379"]).map(|a| a.etcd_port),
             Ok(Some(2379))

@@ -13,13 +13,18 @@ pub struct Fault {
 }
 
 /// The flags that schedule a fault, and the action each one takes on the named member.
-pub const FLAGS: [&str; 6] = [
+pub const FLAGS: [&str; 11] = [
     "--kill-node",
     "--restore-node",
     "--kill-etcd-member",
     "--restore-etcd-member",
     "--isolate-etcd-member",
     "--rejoin-etcd-member",
+    "--pause-component",
+    "--resume-component",
+    "--cut-apiserver",
+    "--stop-apiserver",
+    "--restore-apiserver",
 ];
 
 /// `NAME@DURATION` for `flag`; `None` when it does not parse.
@@ -38,6 +43,14 @@ pub fn parse(flag: &str, value: &str) -> Option<Fault> {
         "--isolate-etcd-member" => Action::IsolateEtcdMember(name),
         // ...and restores them.
         "--rejoin-etcd-member" => Action::HealEtcd(Some(name)),
+        // A replica of kube-scheduler or kube-controller-manager freezes (its clock too)...
+        "--pause-component" => Action::PauseComponent(name),
+        // ...and goes on where it stopped.
+        "--resume-component" => Action::ResumeComponent(name),
+        // A kube-apiserver instance loses etcd (its caches freeze), stops, or comes back.
+        "--cut-apiserver" => Action::CutApiserver(name),
+        "--stop-apiserver" => Action::StopApiserver(name),
+        "--restore-apiserver" => Action::RestoreApiserver(name),
         _ => return None,
     };
     Some(Fault {
@@ -73,6 +86,21 @@ mod tests {
         assert_eq!(
             parse("--rejoin-etcd-member", "etcd-0@1m").map(|f| f.action),
             Some(Action::HealEtcd(Some("etcd-0".into())))
+        );
+        assert_eq!(
+            parse("--pause-component", "kube-controller-manager-0@20s"),
+            Some(Fault {
+                after_ms: 20_000,
+                action: Action::PauseComponent("kube-controller-manager-0".into())
+            })
+        );
+        assert_eq!(
+            parse("--resume-component", "kube-scheduler-1@1m").map(|f| f.action),
+            Some(Action::ResumeComponent("kube-scheduler-1".into()))
+        );
+        assert_eq!(
+            parse("--cut-apiserver", "kube-apiserver-1@30s").map(|f| f.action),
+            Some(Action::CutApiserver("kube-apiserver-1".into()))
         );
         for bad in ["node-c", "@30s", "node-c@", "node-c@soon"] {
             assert_eq!(parse("--kill-node", bad), None, "{bad}");

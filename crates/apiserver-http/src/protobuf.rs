@@ -11,8 +11,9 @@
 //! `runtime.Unknown` message (`typeMeta` = 1 with `apiVersion` = 1 and `kind` = 2, `raw` = 2,
 //! `contentEncoding` = 3, `contentType` = 4) whose `raw` is the object's message. The message
 //! schemas below give the field numbers and JSON names of the kinds the engine serves (Pod,
-//! Namespace, Deployment, ReplicaSet, ConfigMap, Secret, Service, PodDisruptionBudget) from
-//! `k8s.io/api`'s `generated.proto`, and of the two non-kind bodies `kubectl drain` sends: a
+//! Namespace, Deployment, ReplicaSet, ConfigMap, Secret, Service, PodDisruptionBudget, and
+//! `batch/v1` Job and CronJob for `kubectl create job|cronjob`) from `k8s.io/api`'s
+//! `generated.proto`, and of the two non-kind bodies `kubectl drain` sends: a
 //! DELETE's `DeleteOptions` and a `policy/v1` Eviction. The Pod's covers what `kubectl debug` sends:
 //! `kubectl debug node/NAME`'s hostPath volume, host namespaces, volume mounts, stdin/tty and
 //! `Exists` toleration, `--copy-to`'s copy of a stored pod, a profile's `securityContext`, and
@@ -594,13 +595,127 @@ static POD_DISRUPTION_BUDGET: Schema = Schema {
     ],
 };
 
+static POD_FAILURE_POLICY_ON_EXIT_CODES: Schema = Schema {
+    name: "PodFailurePolicyOnExitCodesRequirement",
+    // `values` is a proto2 `repeated int32`: unpacked, one varint per value.
+    fields: &[
+        ptr(1, "containerName", Ty::Str),
+        f(2, "operator", Ty::Str),
+        list(3, "values", Ty::I32),
+    ],
+};
+
+static POD_FAILURE_POLICY_ON_POD_CONDITION: Schema = Schema {
+    name: "PodFailurePolicyOnPodConditionsPattern",
+    fields: &[f(1, "type", Ty::Str), f(2, "status", Ty::Str)],
+};
+
+static POD_FAILURE_POLICY_RULE: Schema = Schema {
+    name: "PodFailurePolicyRule",
+    fields: &[
+        f(1, "action", Ty::Str),
+        ptr(2, "onExitCodes", Ty::Msg(&POD_FAILURE_POLICY_ON_EXIT_CODES)),
+        list(
+            3,
+            "onPodConditions",
+            Ty::Msg(&POD_FAILURE_POLICY_ON_POD_CONDITION),
+        ),
+    ],
+};
+
+static POD_FAILURE_POLICY: Schema = Schema {
+    name: "PodFailurePolicy",
+    fields: &[list(1, "rules", Ty::Msg(&POD_FAILURE_POLICY_RULE))],
+};
+
+static SUCCESS_POLICY_RULE: Schema = Schema {
+    name: "SuccessPolicyRule",
+    fields: &[
+        ptr(1, "succeededIndexes", Ty::Str),
+        ptr(2, "succeededCount", Ty::I32),
+    ],
+};
+
+static SUCCESS_POLICY: Schema = Schema {
+    name: "SuccessPolicy",
+    fields: &[list(1, "rules", Ty::Msg(&SUCCESS_POLICY_RULE))],
+};
+
+/// `batch/v1` `JobSpec` (`k8s.io/api/batch/v1/generated.proto`): every field a Go pointer but
+/// the template, so `suspend: false`, `backoffLimit: 0` or `parallelism: 0` are kept as sent.
+static JOB_SPEC: Schema = Schema {
+    name: "JobSpec",
+    fields: &[
+        ptr(1, "parallelism", Ty::I32),
+        ptr(2, "completions", Ty::I32),
+        ptr(3, "activeDeadlineSeconds", Ty::I64),
+        ptr(4, "selector", Ty::Msg(&LABEL_SELECTOR)),
+        ptr(5, "manualSelector", Ty::Bool),
+        f(6, "template", Ty::Msg(&POD_TEMPLATE_SPEC)),
+        ptr(7, "backoffLimit", Ty::I32),
+        ptr(8, "ttlSecondsAfterFinished", Ty::I32),
+        ptr(9, "completionMode", Ty::Str),
+        ptr(10, "suspend", Ty::Bool),
+        ptr(11, "podFailurePolicy", Ty::Msg(&POD_FAILURE_POLICY)),
+        ptr(12, "backoffLimitPerIndex", Ty::I32),
+        ptr(13, "maxFailedIndexes", Ty::I32),
+        ptr(14, "podReplacementPolicy", Ty::Str),
+        ptr(15, "managedBy", Ty::Str),
+        ptr(16, "successPolicy", Ty::Msg(&SUCCESS_POLICY)),
+    ],
+};
+
+/// `batch/v1` `Job` (`kubectl create job`, `kubectl create job --from=cronjob/NAME`).
+static JOB: Schema = Schema {
+    name: "Job",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&JOB_SPEC)),
+        f(3, "status", Ty::Ignore),
+    ],
+};
+
+static JOB_TEMPLATE_SPEC: Schema = Schema {
+    name: "JobTemplateSpec",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&JOB_SPEC)),
+    ],
+};
+
+/// `batch/v1` `CronJobSpec`: `schedule` without omitempty, `concurrencyPolicy` a plain string
+/// (dropped when empty), the rest pointers.
+static CRON_JOB_SPEC: Schema = Schema {
+    name: "CronJobSpec",
+    fields: &[
+        ptr(1, "schedule", Ty::Str),
+        ptr(2, "startingDeadlineSeconds", Ty::I64),
+        f(3, "concurrencyPolicy", Ty::Str),
+        ptr(4, "suspend", Ty::Bool),
+        f(5, "jobTemplate", Ty::Msg(&JOB_TEMPLATE_SPEC)),
+        ptr(6, "successfulJobsHistoryLimit", Ty::I32),
+        ptr(7, "failedJobsHistoryLimit", Ty::I32),
+        ptr(8, "timeZone", Ty::Str),
+    ],
+};
+
+/// `batch/v1` `CronJob` (`kubectl create cronjob`).
+static CRON_JOB: Schema = Schema {
+    name: "CronJob",
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&CRON_JOB_SPEC)),
+        f(3, "status", Ty::Ignore),
+    ],
+};
+
 /// The message schema of each registry kind whose protobuf bodies are decoded (a document's
 /// `apiVersion` and `kind` are matched against the kind's registry entry). The schemas stay
 /// here rather than in the kinds' registry modules: they describe a wire codec (field numbers
 /// of `generated.proto`, Go's zero-value rules), which only the HTTP edge speaks — the engine
 /// reads JSON. Every other registry kind's protobuf body is refused with 415
 /// (`tests::every_registry_kind_is_decoded_or_refused_with_415`).
-static KINDS: [(Kind, &Schema); 8] = [
+static KINDS: [(Kind, &Schema); 10] = [
     (Kind::Pod, &POD),
     (Kind::Namespace, &NAMESPACE),
     (Kind::ConfigMap, &CONFIG_MAP),
@@ -609,6 +724,8 @@ static KINDS: [(Kind, &Schema); 8] = [
     (Kind::Deployment, &DEPLOYMENT),
     (Kind::ReplicaSet, &REPLICA_SET),
     (Kind::PodDisruptionBudget, &POD_DISRUPTION_BUDGET),
+    (Kind::Job, &JOB),
+    (Kind::CronJob, &CRON_JOB),
 ];
 
 static SELECTOR_ATTRIBUTES: Schema = Schema {
@@ -1570,6 +1687,175 @@ mod tests {
         ));
     }
 
+    /// What `kubectl create job j1 --image=busybox` (v1.32.4) sent (`-v=9`): the template, an
+    /// empty status.
+    const CREATE_JOB: &str = "\
+        6b 38 73 00 0a 0f 0a 08 62 61 74 63 68 2f 76 31 12 03 4a 6f 62 12 7a 0a 12 0a 02 6a 31 12 \
+        00 1a 00 22 00 2a 00 32 00 38 00 42 00 12 5a 32 58 0a 10 0a 00 12 00 1a 00 22 00 2a 00 32 \
+        00 38 00 42 00 12 44 12 21 0a 02 6a 31 12 07 62 75 73 79 62 6f 78 2a 00 42 00 6a 00 72 00 \
+        80 01 00 88 01 00 90 01 00 a2 01 00 1a 05 4e 65 76 65 72 32 00 42 00 4a 00 52 00 58 00 60 \
+        00 68 00 82 01 00 8a 01 00 9a 01 00 c2 01 00 1a 08 20 00 28 00 30 00 3a 00 1a 00 22 00";
+
+    /// What `kubectl create job j2 --image=busybox -- echo hi there` (v1.32.4) sent.
+    const CREATE_JOB_COMMAND: &str = "\
+        6b 38 73 00 0a 0f 0a 08 62 61 74 63 68 2f 76 31 12 03 4a 6f 62 12 8b 01 0a 12 0a 02 6a 32 \
+        12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 12 6b 32 69 0a 10 0a 00 12 00 1a 00 22 00 2a 00 \
+        32 00 38 00 42 00 12 55 12 32 0a 02 6a 32 12 07 62 75 73 79 62 6f 78 1a 04 65 63 68 6f 1a \
+        02 68 69 1a 05 74 68 65 72 65 2a 00 42 00 6a 00 72 00 80 01 00 88 01 00 90 01 00 a2 01 00 \
+        1a 05 4e 65 76 65 72 32 00 42 00 4a 00 52 00 58 00 60 00 68 00 82 01 00 8a 01 00 9a 01 00 \
+        c2 01 00 1a 08 20 00 28 00 30 00 3a 00 1a 00 22 00";
+
+    /// What `kubectl create cronjob c1 --image=busybox --schedule='*/1 * * * *'` (v1.32.4)
+    /// sent: the job template named after the CronJob, an empty `concurrencyPolicy`.
+    const CREATE_CRONJOB: &str = "\
+        6b 38 73 00 0a 13 0a 08 62 61 74 63 68 2f 76 31 12 07 43 72 6f 6e 4a 6f 62 12 9e 01 0a 12 \
+        0a 02 63 31 12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 12 85 01 0a 0b 2a 2f 31 20 2a 20 2a \
+        20 2a 20 2a 1a 00 2a 74 0a 12 0a 02 63 31 12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 12 5e \
+        32 5c 0a 10 0a 00 12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 12 48 12 21 0a 02 63 31 12 07 \
+        62 75 73 79 62 6f 78 2a 00 42 00 6a 00 72 00 80 01 00 88 01 00 90 01 00 a2 01 00 1a 09 4f \
+        6e 46 61 69 6c 75 72 65 32 00 42 00 4a 00 52 00 58 00 60 00 68 00 82 01 00 8a 01 00 9a 01 \
+        00 c2 01 00 1a 00 1a 00 22 00";
+
+    /// What `kubectl create job manual --from=cronjob/tick` (v1.32.4) sent for a CronJob made by
+    /// `kubectl create cronjob tick`: the CronJob as owner, the `instantiate` annotation, and
+    /// its job template's spec as the server stored it (the pod spec defaulted, the JobSpec not).
+    const CREATE_JOB_FROM_CRONJOB: &str = "\
+        6b 38 73 00 0a 0f 0a 08 62 61 74 63 68 2f 76 31 12 03 4a 6f 62 12 9b 02 0a 86 01 0a 06 6d \
+        61 6e 75 61 6c 12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 62 2b 0a 21 63 72 6f 6e 6a 6f 62 \
+        2e 6b 75 62 65 72 6e 65 74 65 73 2e 69 6f 2f 69 6e 73 74 61 6e 74 69 61 74 65 12 06 6d 61 \
+        6e 75 61 6c 6a 41 0a 07 43 72 6f 6e 4a 6f 62 1a 04 74 69 63 6b 22 24 31 37 38 66 32 38 38 \
+        65 2d 32 31 65 30 2d 34 66 63 37 2d 61 34 66 32 2d 37 35 66 63 65 38 39 65 36 39 61 32 2a \
+        08 62 61 74 63 68 2f 76 31 30 01 12 85 01 32 82 01 0a 10 0a 00 12 00 1a 00 22 00 2a 00 32 \
+        00 38 00 42 00 12 6e 12 34 0a 04 74 69 63 6b 12 0c 62 75 73 79 62 6f 78 3a 31 2e 33 36 2a \
+        00 42 00 6a 00 72 0c 49 66 4e 6f 74 50 72 65 73 65 6e 74 80 01 00 88 01 00 90 01 00 a2 01 \
+        00 1a 09 4f 6e 46 61 69 6c 75 72 65 20 1e 32 00 42 00 4a 00 52 00 58 00 60 00 68 00 82 01 \
+        00 8a 01 00 9a 01 11 64 65 66 61 75 6c 74 2d 73 63 68 65 64 75 6c 65 72 c2 01 00 1a 08 20 \
+        00 28 00 30 00 3a 00 1a 00 22 00";
+
+    #[test]
+    fn kubectl_create_job_from_a_cronjob_decodes_with_its_owner() {
+        assert_eq!(
+            to_json(&hex(CREATE_JOB_FROM_CRONJOB)).unwrap(),
+            json!({"apiVersion": "batch/v1", "kind": "Job",
+                "metadata": {"name": "manual",
+                    "annotations": {"cronjob.kubernetes.io/instantiate": "manual"},
+                    "ownerReferences": [{"kind": "CronJob", "name": "tick",
+                        "uid": "178f288e-21e0-4fc7-a4f2-75fce89e69a2",
+                        "apiVersion": "batch/v1", "controller": true}]},
+                "spec": {"template": {"spec": {
+                    "containers": [{"name": "tick", "image": "busybox:1.36",
+                        "imagePullPolicy": "IfNotPresent"}],
+                    "restartPolicy": "OnFailure", "terminationGracePeriodSeconds": 30,
+                    "schedulerName": "default-scheduler"}}}})
+        );
+    }
+
+    /// `kubectl create job` and `create cronjob` decode to their `--dry-run=client -o json`
+    /// without the status (and without the empty `metadata`/`resources` Go's JSON prints).
+    #[test]
+    fn kubectl_create_job_and_cronjob_decode_to_what_their_json_would_be() {
+        let pod = |name: &str, restart: &str| {
+            json!({"spec": {"containers": [{"name": name, "image": "busybox"}],
+                "restartPolicy": restart}})
+        };
+        assert_eq!(
+            to_json(&hex(CREATE_JOB)).unwrap(),
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j1"},
+                "spec": {"template": pod("j1", "Never")}})
+        );
+        let mut with_command = pod("j2", "Never");
+        with_command["spec"]["containers"][0]["command"] = json!(["echo", "hi", "there"]);
+        assert_eq!(
+            to_json(&hex(CREATE_JOB_COMMAND)).unwrap(),
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j2"},
+                "spec": {"template": with_command}})
+        );
+        assert_eq!(
+            to_json(&hex(CREATE_CRONJOB)).unwrap(),
+            json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c1"},
+                "spec": {"schedule": "*/1 * * * *", "jobTemplate": {
+                    "metadata": {"name": "c1"},
+                    "spec": {"template": pod("c1", "OnFailure")}}}})
+        );
+    }
+
+    /// A Job spec's pointers keep their zeros (`suspend: false`, `backoffLimit: 0`), and its
+    /// pod failure and success policies decode with their rules; a CronJob's zero history
+    /// limits and its time zone are kept, an empty `concurrencyPolicy` is not.
+    #[test]
+    fn job_and_cronjob_pointers_and_policies_decode_as_sent() {
+        let mut exit_codes = Vec::new();
+        len(1, b"main", &mut exit_codes);
+        len(2, b"In", &mut exit_codes);
+        num(3, 42, &mut exit_codes);
+        num(3, 43, &mut exit_codes);
+        let mut fail_job = Vec::new();
+        len(1, b"FailJob", &mut fail_job);
+        len(2, &exit_codes, &mut fail_job);
+        let mut pattern = Vec::new();
+        len(1, b"DisruptionTarget", &mut pattern);
+        len(2, b"", &mut pattern);
+        let mut ignore = Vec::new();
+        len(1, b"Ignore", &mut ignore);
+        len(3, &pattern, &mut ignore);
+        let mut failure = Vec::new();
+        len(1, &fail_job, &mut failure);
+        len(1, &ignore, &mut failure);
+        let mut success_rule = Vec::new();
+        len(1, b"0-2", &mut success_rule);
+        num(2, 1, &mut success_rule);
+        let mut success = Vec::new();
+        len(1, &success_rule, &mut success);
+        let mut spec = Vec::new();
+        num(1, 2, &mut spec);
+        num(2, 3, &mut spec);
+        num(7, 0, &mut spec); // backoffLimit: 0, a pointer
+        len(9, b"Indexed", &mut spec);
+        num(10, 0, &mut spec); // suspend: false, a pointer
+        len(11, &failure, &mut spec);
+        len(16, &success, &mut spec);
+        let mut job = Vec::new();
+        len(2, &spec, &mut job);
+        assert_eq!(
+            to_json(&document("batch/v1", "Job", &job)).unwrap()["spec"],
+            json!({"parallelism": 2, "completions": 3, "backoffLimit": 0,
+                "completionMode": "Indexed", "suspend": false,
+                "podFailurePolicy": {"rules": [
+                    {"action": "FailJob", "onExitCodes":
+                        {"containerName": "main", "operator": "In", "values": [42, 43]}},
+                    {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+                ]},
+                "successPolicy": {"rules": [{"succeededIndexes": "0-2", "succeededCount": 1}]}})
+        );
+        let mut template = Vec::new();
+        len(2, &spec, &mut template);
+        let mut cron = Vec::new();
+        len(1, b"0 3 * * *", &mut cron);
+        len(3, b"", &mut cron);
+        len(5, &template, &mut cron);
+        num(6, 0, &mut cron);
+        num(7, 0, &mut cron);
+        len(8, b"Europe/Paris", &mut cron);
+        let mut cronjob = Vec::new();
+        len(2, &cron, &mut cronjob);
+        let got = to_json(&document("batch/v1", "CronJob", &cronjob)).unwrap();
+        assert_eq!(got["spec"]["schedule"], "0 3 * * *");
+        assert!(got["spec"].get("concurrencyPolicy").is_none(), "{got}");
+        assert_eq!(got["spec"]["successfulJobsHistoryLimit"], 0);
+        assert_eq!(got["spec"]["failedJobsHistoryLimit"], 0);
+        assert_eq!(got["spec"]["timeZone"], "Europe/Paris");
+        assert_eq!(got["spec"]["jobTemplate"]["spec"]["completions"], 3);
+        // A JobSpec field this schema does not know (a future 17) is refused, never dropped.
+        let mut unknown = Vec::new();
+        len(17, b"x", &mut unknown);
+        let mut job = Vec::new();
+        len(2, &unknown, &mut job);
+        assert!(matches!(
+            to_json(&document("batch/v1", "Job", &job)),
+            Err(Error::Unsupported(m)) if m.contains("field 17 of JobSpec")
+        ));
+    }
+
     /// What `kubectl create service clusterip svc1 --tcp=80:8080` (v1.32.4) sent.
     const CREATE_SERVICE: &str = "\
         6b 38 73 00 0a 0d 0a 02 76 31 12 07 53 65 72 76 69 63 65 12 6c 0a 21 0a 04 73 76 63 31 12 \
@@ -1694,6 +1980,9 @@ mod tests {
             CREATE_CONFIGMAP,
             CREATE_SECRET,
             CREATE_SERVICE,
+            CREATE_JOB,
+            CREATE_CRONJOB,
+            CREATE_JOB_FROM_CRONJOB,
         ] {
             let full = hex(captured);
             for cut in 0..full.len() {

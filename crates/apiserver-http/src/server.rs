@@ -135,6 +135,8 @@ impl Server {
             seed: args.seed,
             profile: args.profile,
             start_ms: start_ms(args.start, SystemTime::now()),
+            controller_replicas: args.controller_replicas,
+            apiservers: args.apiservers,
             ..ClusterConfig::default()
         });
         let clock = ClockDriver::new(cluster.now(), args.speed);

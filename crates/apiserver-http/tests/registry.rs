@@ -61,6 +61,39 @@ fn sample(kind: Kind) -> Value {
             obj["spec"] =
                 json!({"minAvailable": 1, "selector": {"matchLabels": {"app": "sample"}}});
         }
+        "Job" => {
+            let mut job_template = template.clone();
+            job_template["spec"]["restartPolicy"] = json!("Never");
+            obj["spec"] = json!({"template": job_template});
+        }
+        "CronJob" => {
+            let mut job_template = template.clone();
+            job_template["spec"]["restartPolicy"] = json!("OnFailure");
+            obj["spec"] = json!({"schedule": "*/5 * * * *",
+                "jobTemplate": {"spec": {"template": job_template}}});
+        }
+        "DaemonSet" => {
+            obj["spec"] = json!({"selector": {"matchLabels": {"app": "sample"}},
+                "template": template});
+        }
+        "ControllerRevision" => {
+            obj["data"] = json!({"spec": {"template": template}});
+            obj["revision"] = json!(1);
+        }
+        // Added with the storage kinds (StatefulSets and their volumes).
+        "StatefulSet" => {
+            obj["spec"] = workload;
+            obj["spec"]["serviceName"] = json!("sample");
+        }
+        "PersistentVolumeClaim" => {
+            obj["spec"] = json!({"accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "1Gi"}}});
+        }
+        "PersistentVolume" => {
+            obj["spec"] = json!({"capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/data/sample"}});
+        }
+        "StorageClass" => obj["provisioner"] = json!("example.com/sample"),
         other => panic!("no sample for {other}: add one to tests/registry.rs"),
     }
     obj
@@ -208,6 +241,18 @@ fn every_registered_kind_is_served_printed_and_tabled() {
         if kind == Kind::Namespace {
             // A namespace waits for the namespace controller (none runs here): Terminating.
             assert!(after.body.contains("\"Terminating\""), "{}", after.body);
+        } else if after.code == 200 {
+            // An object the API server gave a finalizer (a claim's or a volume's protection)
+            // waits for its controller, none of which runs here: marked for deletion.
+            let obj: Value = serde_json::from_str(&after.body).unwrap_or_default();
+            assert!(
+                obj["metadata"]["deletionTimestamp"].is_string()
+                    && obj["metadata"]["finalizers"]
+                        .as_array()
+                        .is_some_and(|f| !f.is_empty()),
+                "{qualified}: {}",
+                after.body
+            );
         } else {
             assert_eq!(after.code, 404, "{qualified}");
         }
@@ -308,6 +353,14 @@ fn the_real_kubectl_walks_the_registry_and_prints_what_the_console_prints() {
             Kind::CustomResourceDefinition,
             Kind::Endpoints,
             Kind::EndpointSlice,
+            Kind::Job,
+            Kind::CronJob,
+            Kind::DaemonSet,
+            Kind::ControllerRevision,
+            Kind::StatefulSet,
+            Kind::PersistentVolumeClaim,
+            Kind::PersistentVolume,
+            Kind::StorageClass,
         ]
         .contains(&kind)
             || kind.is_custom()

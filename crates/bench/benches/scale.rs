@@ -151,6 +151,24 @@ fn cluster(nodes: usize, pods: u32, profile: ProfileName) -> String {
     )
 }
 
+/// A DaemonSet on `nodes` nodes from its create to a ready pod on each ([`daemon_set`]), with
+/// its CPU time and peak live heap (the `Training` profile).
+fn daemon_set_row(nodes: usize) -> String {
+    let base = reset_peak();
+    let start = clock_start();
+    let run = watchlab_bench::daemon_set(nodes, ProfileName::Training);
+    let secs = start.0.elapsed().as_secs_f64();
+    let timed = cpu_or_wall_since(start);
+    let peak = peak_since(base);
+    format!(
+        "{{\"bench\":\"daemonset\",\"timings\":\"training\",\"nodes\":{nodes},{},\
+         \"seconds\":{secs:.4},\"cpu_seconds\":{timed:.4},\"us_per_node\":{:.2},\
+         \"peak_bytes\":{peak}}}",
+        run.json_fields(),
+        timed * 1e6 / nodes.max(1) as f64,
+    )
+}
+
 /// The store alone: `puts` puts over `keys` keys, `watchers` watchers on `/registry/pods/`
 /// (every one matches every put) reading each new revision.
 /// The ledger row: `puts` puts cycling over `keys` keys with `watchers` prefix watchers reading
@@ -362,6 +380,10 @@ fn main() {
             };
             emit(fanout(w, false, writes));
         }
+    }
+    // A DaemonSet on the largest shape's nodes (5,000 in a full run).
+    if !only_cluster {
+        emit(daemon_set_row(if smoke { 3 } else { 5_000 }));
     }
     // Each shape with the playground's `Training` profile (the rows the wasm and rival runs
     // compare with), then with the real defaults (`Kubernetes`).

@@ -65,15 +65,7 @@ pub fn profile_name(profile: ProfileName) -> &'static str {
 /// (`Training`: the playground's short failure path; `Kubernetes`: the real defaults). Returns
 /// the cluster too, for [`steady_state`].
 pub fn converge(nodes: usize, pods: u32, profile: ProfileName) -> (Cluster, WholeCluster) {
-    let names: Vec<String> = (0..nodes).map(|i| format!("node-{i}")).collect();
-    let mut cluster = Cluster::new(ClusterConfig {
-        nodes: names,
-        seed_objects: false,
-        profile,
-        // The page's etcd (5,000 × 150,000 keeps ~1.6 GiB of revisions, `etcd_bytes`).
-        quota_backend_bytes: PLAYGROUND_QUOTA_BYTES,
-        ..ClusterConfig::default()
-    });
+    let mut cluster = empty_cluster(nodes, profile);
     let created = cluster.apply(Action::CreateDeployment {
         namespace: "default".into(),
         name: "web".into(),
@@ -82,21 +74,68 @@ pub fn converge(nodes: usize, pods: u32, profile: ProfileName) -> (Cluster, Whol
         labels: vec![("app".into(), "web".into())],
     });
     let want = i32::try_from(pods).unwrap_or(i32::MAX);
-    let mut t = cluster.now();
-    let mut converged = created.is_ok();
-    while converged {
-        t = t.plus_millis(1000);
-        cluster.advance_to(t);
-        let ready = cluster
-            .api()
+    let run = run_until(&mut cluster, created.is_ok(), |c| {
+        c.api()
             .get(Kind::Deployment, Some("default"), "web")
             .ok()
             .and_then(|o| o.as_deployment().map(|d| d.status.ready_replicas))
-            .unwrap_or(0);
-        if ready >= want {
+            .unwrap_or(0)
+            >= want
+    });
+    (cluster, run)
+}
+
+/// A DaemonSet `kube-system/agent` on `nodes` nodes (no Deployment), from its create to one
+/// ready pod on every node: the DaemonSet controller's per-node work, the scheduler binding
+/// each pod through its node-name affinity, and every kubelet starting one pod. Returns the
+/// run as [`converge`] does (its `events` and `etcd_bytes` too).
+pub fn daemon_set(nodes: usize, profile: ProfileName) -> WholeCluster {
+    let mut cluster = empty_cluster(nodes, profile);
+    let created = cluster.apply(Action::CreateDaemonSet {
+        namespace: "kube-system".into(),
+        name: "agent".into(),
+        image: "fluent-bit:3.1".into(),
+        labels: vec![("app".into(), "agent".into())],
+    });
+    let want = i32::try_from(nodes).unwrap_or(i32::MAX);
+    run_until(&mut cluster, created.is_ok(), |c| {
+        c.api()
+            .get(Kind::DaemonSet, Some("kube-system"), "agent")
+            .ok()
+            .and_then(|o| o.as_daemon_set().map(|d| d.status.number_ready))
+            .unwrap_or(0)
+            >= want
+    })
+}
+
+/// `nodes` nodes named `node-<i>` and nothing else, the timings of `profile`, the page's etcd
+/// quota (5,000 × 150,000 keeps ~1.6 GiB of revisions, `etcd_bytes`).
+fn empty_cluster(nodes: usize, profile: ProfileName) -> Cluster {
+    let names: Vec<String> = (0..nodes).map(|i| format!("node-{i}")).collect();
+    Cluster::new(ClusterConfig {
+        nodes: names,
+        seed_objects: false,
+        profile,
+        quota_backend_bytes: PLAYGROUND_QUOTA_BYTES,
+        ..ClusterConfig::default()
+    })
+}
+
+/// Advances `cluster` a virtual second at a time until `done` (an hour of virtual time without
+/// it is a failure, reported as such; nothing runs if `started` is false), and reports the run.
+fn run_until(
+    cluster: &mut Cluster,
+    started: bool,
+    done: impl Fn(&Cluster) -> bool,
+) -> WholeCluster {
+    let mut t = cluster.now();
+    let mut converged = started;
+    while converged {
+        t = t.plus_millis(1000);
+        cluster.advance_to(t);
+        if done(cluster) {
             break;
         }
-        // An hour of virtual time without converging is a failure, reported as such.
         converged = t.as_millis() < 3_600_000;
     }
     // Counted on the key index (etcd's count-only range): listing 600,000 Events at
@@ -105,14 +144,13 @@ pub fn converge(nodes: usize, pods: u32, profile: ProfileName) -> (Cluster, Whol
         .api()
         .store()
         .count_prefix(&Kind::Event.resource().prefix(None));
-    let run = WholeCluster {
+    WholeCluster {
         converged,
         virtual_seconds: t.as_millis() / 1000,
         revision: cluster.api().revision(),
         events,
         etcd_bytes: cluster.api().store().bytes_in_use(),
-    };
-    (cluster, run)
+    }
 }
 
 /// Runs a converged cluster `seconds` more of virtual time, a second at a time as the page's
@@ -130,6 +168,12 @@ pub fn steady_state(cluster: &mut Cluster, seconds: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_daemon_set_runs_one_ready_pod_per_node() {
+        let run = daemon_set(4, ProfileName::Training);
+        assert!(run.converged, "{run:?}");
+    }
 
     #[test]
     fn a_converged_cluster_keeps_renewing_its_leases_in_the_steady_state() {

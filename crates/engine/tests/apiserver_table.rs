@@ -44,8 +44,10 @@ fn rows(t: &Value) -> Vec<Value> {
     t["rows"].as_array().cloned().unwrap_or_default()
 }
 
-/// A started cluster (nodes, pods, workloads, events, leases) plus a ConfigMap, a Secret and a
-/// CustomResourceDefinition, so every built-in kind has objects.
+/// A started cluster (nodes, pods, workloads, events, leases) plus a ConfigMap, a Secret, a
+/// PodDisruptionBudget, the batch and DaemonSet workloads ([`post_workloads`]), a StatefulSet
+/// and the storage kinds ([`post_storage`]) and a CustomResourceDefinition, so every built-in
+/// kind has objects.
 fn busy() -> Cluster {
     let mut c = Cluster::with_seed(3);
     let t = c.now().plus_secs(30);
@@ -66,6 +68,8 @@ fn busy() -> Cluster {
         json!({"metadata": {"name": "web"},
             "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}}),
     );
+    post_workloads(&mut c);
+    post_storage(&mut c);
     post(
         &mut c,
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
@@ -77,6 +81,70 @@ fn busy() -> Cluster {
     let t = c.now().plus_secs(5);
     c.advance_to(t);
     c
+}
+
+/// A Job, a CronJob (every fifth minute: it comes due after the tests' reads), a DaemonSet
+/// and a ControllerRevision of it, in `default`.
+fn post_workloads(c: &mut Cluster) {
+    let pod = |restart: &str| {
+        json!({"metadata": {"labels": {"app": "batch"}},
+            "spec": {"restartPolicy": restart,
+                "containers": [{"name": "main", "image": "busybox:1.36"}]}})
+    };
+    post(
+        c,
+        "/apis/batch/v1/namespaces/default/jobs",
+        json!({"metadata": {"name": "once"}, "spec": {"template": pod("Never")}}),
+    );
+    post(
+        c,
+        "/apis/batch/v1/namespaces/default/cronjobs",
+        json!({"metadata": {"name": "every-five"}, "spec": {"schedule": "*/5 * * * *",
+            "jobTemplate": {"spec": {"template": pod("OnFailure")}}}}),
+    );
+    let mut agent = pod("Always");
+    agent["metadata"]["labels"] = json!({"app": "agent"});
+    post(
+        c,
+        "/apis/apps/v1/namespaces/default/daemonsets",
+        json!({"metadata": {"name": "agent"},
+            "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": agent}}),
+    );
+    post(
+        c,
+        "/apis/apps/v1/namespaces/default/controllerrevisions",
+        json!({"metadata": {"name": "agent-0"}, "revision": 1,
+            "data": {"spec": {"template": agent}}}),
+    );
+}
+
+/// A StatefulSet, a PersistentVolumeClaim, a PersistentVolume and a StorageClass.
+fn post_storage(c: &mut Cluster) {
+    let template = json!({"metadata": {"labels": {"app": "db"}},
+        "spec": {"containers": [{"name": "db", "image": "postgres:16"}]}});
+    post(
+        c,
+        "/apis/apps/v1/namespaces/default/statefulsets",
+        json!({"metadata": {"name": "db"}, "spec": {"serviceName": "db", "replicas": 1,
+            "selector": {"matchLabels": {"app": "db"}}, "template": template}}),
+    );
+    post(
+        c,
+        "/api/v1/namespaces/default/persistentvolumeclaims",
+        json!({"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}}}}),
+    );
+    post(
+        c,
+        "/api/v1/persistentvolumes",
+        json!({"metadata": {"name": "disk-1"}, "spec": {"capacity": {"storage": "5Gi"},
+            "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/data/disk-1"}}}),
+    );
+    post(
+        c,
+        "/apis/storage.k8s.io/v1/storageclasses",
+        json!({"metadata": {"name": "slow"}, "provisioner": "example.com/slow"}),
+    );
 }
 
 fn crd(columns: Value) -> Value {
@@ -184,6 +252,102 @@ fn cells_are_the_real_printers() {
             .as_str()
             .is_some_and(|t| t.starts_with("2026-01-01T00:00:")),
         "{created}"
+    );
+}
+
+/// The batch and DaemonSet printers' columns, as `kubectl get jobs|cronjobs|ds` heads them,
+/// and the cells that do not wait for a controller: a CronJob not yet scheduled, and the
+/// node selector, containers, images and selector of a DaemonSet and a Job.
+#[test]
+fn workload_cells_are_the_real_printers() {
+    let mut c = busy();
+    let jobs = table(&mut c, "/apis/batch/v1/namespaces/default/jobs");
+    assert_eq!(
+        column_names(&jobs),
+        [
+            "Name",
+            "Status",
+            "Completions",
+            "Duration",
+            "Age",
+            "Containers",
+            "Images",
+            "Selector"
+        ]
+    );
+    let job = &rows(&jobs)[0]["cells"];
+    assert_eq!(
+        (&job[0], &job[5], &job[6]),
+        (&json!("once"), &json!("main"), &json!("busybox:1.36"))
+    );
+    assert!(
+        job[7]
+            .as_str()
+            .is_some_and(|s| s.starts_with("batch.kubernetes.io/controller-uid=")),
+        "{job}"
+    );
+    let cronjobs = table(&mut c, "/apis/batch/v1/namespaces/default/cronjobs");
+    assert_eq!(
+        column_names(&cronjobs),
+        [
+            "Name",
+            "Schedule",
+            "Timezone",
+            "Suspend",
+            "Active",
+            "Last Schedule",
+            "Age",
+            "Containers",
+            "Images",
+            "Selector"
+        ]
+    );
+    assert_eq!(
+        rows(&cronjobs)[0]["cells"],
+        json!([
+            "every-five",
+            "*/5 * * * *",
+            "<none>",
+            "False",
+            0,
+            "<none>",
+            "5s",
+            "main",
+            "busybox:1.36",
+            "<none>"
+        ])
+    );
+    let daemon_sets = table(&mut c, "/apis/apps/v1/namespaces/default/daemonsets");
+    assert_eq!(
+        column_names(&daemon_sets)[..8],
+        [
+            "Name",
+            "Desired",
+            "Current",
+            "Ready",
+            "Up-to-date",
+            "Available",
+            "Node Selector",
+            "Age"
+        ]
+    );
+    let ds = &rows(&daemon_sets)[0]["cells"];
+    assert_eq!(
+        (&ds[0], &ds[6], &ds[10]),
+        (&json!("agent"), &json!("<none>"), &json!("app=agent")),
+        "{ds}"
+    );
+    let revisions = table(
+        &mut c,
+        "/apis/apps/v1/namespaces/default/controllerrevisions?fieldSelector=metadata.name%3Dagent-0",
+    );
+    assert_eq!(
+        column_names(&revisions),
+        ["Name", "Controller", "Revision", "Age"]
+    );
+    assert_eq!(
+        rows(&revisions)[0]["cells"],
+        json!(["agent-0", "<none>", 1, "5s"])
     );
 }
 

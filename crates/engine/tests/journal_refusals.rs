@@ -227,7 +227,7 @@ fn a_tampered_input_is_refused() {
     v["inputs"][0]["code"] = json!(409);
     assert_eq!(
         import_err(&v).to_string(),
-        "the cluster file does not replay to the same cluster: inputs[0] (action CreateDeployment) answered 200 at revision 17, the file says 409 at revision 17"
+        "the cluster file does not replay to the same cluster: inputs[0] (action CreateDeployment) answered 200 at revision 26, the file says 409 at revision 26"
     );
 }
 

@@ -21,7 +21,9 @@
 //! - no node carries more cpu/memory requests than it can allocate;
 //! - nothing is bound to a node cordoned more than a second ago;
 //! - no container's restartCount goes back, and no Succeeded or Failed pod runs again (the bare
-//!   pods crash-loop, complete, or hang and get restarted by their liveness probe, by name).
+//!   pods crash-loop, complete, or hang and get restarted by their liveness probe, by name);
+//! - the workloads ([`workloads`]): no Job above its parallelism, no two Jobs of the Forbid
+//!   CronJob at once, StatefulSet pods created in order (each lower ordinal Ready first).
 //!
 //! At every race: of writers that read the same version, at most one succeeds; the others get
 //! `409 Conflict` (`AlreadyExists` for two creates of one name).
@@ -30,6 +32,7 @@
 //! - the Deployment converges: exactly the desired number of Running, ready pods on live nodes,
 //!   every other pod Running too (or Succeeded, the bare pods that complete), every node Ready and untainted, the status saying so, every
 //!   kubelet running exactly its node's pods;
+//! - the DaemonSet runs exactly one Running, Ready pod on every node;
 //! - the disruption controller caught up: the Deployment's PodDisruptionBudget
 //!   (`maxUnavailable: 1`) counts its replicas, its Ready pods and the disruptions they allow,
 //!   at the budget's generation;
@@ -79,6 +82,8 @@ mod invariants;
 mod liveness;
 #[path = "simulation/tape.rs"]
 mod tape;
+#[path = "simulation/workloads.rs"]
+mod workloads;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -110,6 +115,7 @@ use watchlab_engine::cluster::{object_path, Action, Cluster, ClusterConfig, Prof
 use watchlab_engine::controllers::adapter::client_error;
 use watchlab_engine::controllers::{deployment, podutil, scheduler, ApiInformer, Profile};
 use watchlab_engine::rng::SimRng;
+use workloads::Workloads;
 
 /// Seeds a plain `cargo test` runs. A seed costs about 0.12 s of CPU in a plain debug build
 /// (0.02 s in release), so 256 seeds on CI's 2 cores take about 20 s: no `opt-level` override
@@ -368,6 +374,8 @@ struct Sim {
     /// What happened, for the failure message.
     log: Vec<String>,
     coverage: Coverage,
+    /// The workloads' pods and Jobs as the tape has shown them.
+    workloads: Workloads,
 }
 
 /// What a run exercised, so that a schedule that tests nothing is noticed.
@@ -450,6 +458,9 @@ impl Sim {
         }
         create(&mut cluster, "kubectl", &deployment(3)).expect("deployment");
         create(&mut cluster, "kubectl", &budget()).expect("budget");
+        for o in workloads::objects() {
+            create(&mut cluster, "kubectl", &o).expect("a workload");
+        }
         for (namespace, name, app) in SERVICES {
             create(&mut cluster, "kubectl", &service(namespace, name, app)).expect("service");
         }
@@ -502,6 +513,7 @@ impl Sim {
             note: None,
             log: Vec::new(),
             coverage: Coverage::default(),
+            workloads: Workloads::default(),
         };
         sim.read_tape();
         sim
@@ -539,6 +551,7 @@ impl Sim {
                 }
             }
         }
+        self.check_workloads_on_the_tape(before);
         for ack in std::mem::take(&mut self.acked) {
             let found = self.tape.at(ack.kind, &ack.key, ack.revision);
             let kept = found.is_some_and(|w| match (&w.cur, &ack.object) {
@@ -1139,6 +1152,7 @@ fn simulate(seed: u64, profile: ProfileName) -> Sim {
     }
     sim.heal();
     sim.check_converged();
+    sim.check_daemon_set_on_every_node();
     sim.check_budget_counted();
     sim.check_ready_pods_in_exactly_one_slice();
     sim.check_proxy_rules_equal_the_slices();

@@ -723,6 +723,8 @@ proptest::proptest! {
 fn scale_cordon_delete_send_what_kubectl_sends() {
     let mut api = FakeApi::new();
     let deploy = "/apis/apps/v1/namespaces/production/deployments/orders-api";
+    // kubectl reads each object before it scales it.
+    api.on("GET", deploy, 200, deployment("9", json!({})));
     api.on(
         "PATCH",
         &format!("{deploy}/scale"),
@@ -739,6 +741,7 @@ fn scale_cordon_delete_send_what_kubectl_sends() {
 
     // Without a scale subresource, the replicas go on the object itself.
     let mut api = FakeApi::new();
+    api.on("GET", deploy, 200, deployment("9", json!({})));
     api.on("PATCH", deploy, 200, deployment("9", json!({})));
     let out = k.exec(
         "kubectl scale deploy/orders-api -n production --replicas=2",
@@ -747,7 +750,11 @@ fn scale_cordon_delete_send_what_kubectl_sends() {
     assert_eq!(out.stdout, "deployment.apps/orders-api scaled\n");
     assert_eq!(
         api.paths(),
-        [format!("PATCH {deploy}/scale"), format!("PATCH {deploy}")]
+        [
+            format!("GET {deploy}"),
+            format!("PATCH {deploy}/scale"),
+            format!("PATCH {deploy}")
+        ]
     );
 
     let mut api = FakeApi::new();
@@ -907,10 +914,12 @@ fn api_resources_lists_the_served_types() {
         "NAME                        SHORTNAMES   APIVERSION                NAMESPACED   KIND\n\
          namespaces                  ns           v1                        false        Namespace\n\
          nodes                       no           v1                        false        Node\n\
+         persistentvolumes           pv           v1                        false        PersistentVolume\n\
          customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1   false        CustomResourceDefinition\n\
          selfsubjectaccessreviews                 authorization.k8s.io/v1   false        SelfSubjectAccessReview\n\
          selfsubjectrulesreviews                  authorization.k8s.io/v1   false        SelfSubjectRulesReview\n\
-         nodes                                    metrics.k8s.io/v1beta1    false        NodeMetrics\n"
+         nodes                                    metrics.k8s.io/v1beta1    false        NodeMetrics\n\
+         storageclasses              sc           storage.k8s.io/v1         false        StorageClass\n"
     );
     assert!(api.sent.is_empty());
 }

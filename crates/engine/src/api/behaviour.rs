@@ -13,7 +13,9 @@
 //! | `fail-liveness` | answers its liveness probe with HTTP 500, always |
 //!
 //! Durations are Go's (`500ms`, `10s`, `1m30s`, `2h`; whole numbers). Without the annotation a
-//! container starts and stays healthy. Every start (each restart too) replays the behaviour
+//! container starts and stays healthy — except in a Job's pod, whose container stands for a
+//! batch command (`kubectl create job hello --image=busybox -- echo hi`) and exits with code 0
+//! [`JOB_DEFAULT_RUN_MS`] after it started. Every start (each restart too) replays the behaviour
 //! from the beginning, read from the pod as it is then: removing the annotation heals the next
 //! restart. The API server refuses a pod whose annotation does not parse, with the reason.
 
@@ -33,6 +35,10 @@ pub enum Answer {
     /// It listens but answers with this HTTP status (the command exits 1).
     Failing(u16),
 }
+
+/// How long the container of a Job's pod without a behaviour annotation runs before it exits
+/// with code 0 (a short batch command).
+pub const JOB_DEFAULT_RUN_MS: u64 = 5_000;
 
 /// When the process exits by itself, and with which code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,11 +65,23 @@ impl Behaviour {
     /// refuses an annotation that does not parse, so the fallback only covers objects stored
     /// before the rule.)
     pub fn of(pod: &Pod) -> Behaviour {
-        pod.metadata
-            .annotations
-            .get(ANNOTATION)
-            .and_then(|text| Behaviour::parse(text).ok())
-            .unwrap_or_default()
+        match pod.metadata.annotations.get(ANNOTATION) {
+            Some(text) => Behaviour::parse(text).unwrap_or_default(),
+            None if pod
+                .metadata
+                .controller_ref()
+                .is_some_and(|r| r.kind == "Job") =>
+            {
+                Behaviour {
+                    exit: Some(Exit {
+                        after_ms: JOB_DEFAULT_RUN_MS,
+                        code: 0,
+                    }),
+                    ..Behaviour::default()
+                }
+            }
+            None => Behaviour::default(),
+        }
     }
 
     /// Parses the annotation's text; the error names the clause at fault and why.
@@ -200,5 +218,27 @@ mod tests {
             Behaviour::default().answer(ProbeKind::Readiness, 0),
             Answer::Healthy
         );
+    }
+
+    #[test]
+    fn a_jobs_pod_without_the_annotation_runs_a_short_command() {
+        use crate::api::meta::OwnerReference;
+        let mut pod = Pod::default();
+        assert_eq!(Behaviour::of(&pod).exit, None, "a plain pod stays up");
+        pod.metadata.owner_references = vec![OwnerReference {
+            kind: "Job".into(),
+            controller: Some(true),
+            ..Default::default()
+        }]
+        .into();
+        let exit = Behaviour::of(&pod).exit;
+        assert_eq!(
+            exit.map(|e| (e.after_ms, e.code)),
+            Some((JOB_DEFAULT_RUN_MS, 0))
+        );
+        pod.metadata
+            .annotations
+            .insert(ANNOTATION.into(), "ready-after=1s".into());
+        assert_eq!(Behaviour::of(&pod).exit, None, "the annotation decides");
     }
 }

@@ -96,6 +96,7 @@ fn container_defaults(c: &mut Container) {
     for port in &mut c.ports {
         port.protocol.get_or_insert_with(|| "TCP".into());
     }
+    super::container_env::default_env(&mut c.env);
     for probe in [
         &mut c.liveness_probe,
         &mut c.readiness_probe,

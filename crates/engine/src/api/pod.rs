@@ -1,6 +1,7 @@
 //! `v1.Pod`: the unit the scheduler binds and the kubelet runs. Only the fields the controllers,
 //! the kubelet model and the UI read, with their real JSON names.
 
+pub use super::container_env::{EnvFromSource, EnvVar};
 pub use super::intstr::IntOrString;
 use super::meta::{skip_false, ObjectMeta, Term};
 pub use super::resource_list::ResourceList;
@@ -10,6 +11,9 @@ use crate::clock::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use watchlab_apimachinery::validation::{
+    is_dns1123_subdomain, is_qualified_name, is_valid_label_value, FieldError,
+};
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -29,9 +33,9 @@ pub struct Pod {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodSpec {
-    /// Only a name and a `hostPath` source are modelled (what `kubectl debug node/NAME`
-    /// mounts); other sources are dropped on decode. Shared and empty for most pods, as the
-    /// containers are.
+    /// Only a name, a `hostPath` source (what `kubectl debug node/NAME` mounts) and a
+    /// `persistentVolumeClaim` source are modelled; other sources are dropped on decode. Shared
+    /// and empty for most pods, as the containers are.
     #[serde(default, skip_serializing_if = "Volumes::is_empty")]
     pub volumes: Volumes,
     /// Shared: every pod a ReplicaSet creates holds its template's containers, and every later
@@ -54,6 +58,13 @@ pub struct PodSpec {
     pub service_account_name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub node_name: String,
+    /// The pod's own host name and the subdomain under a headless Service of that name
+    /// (`<hostname>.<subdomain>.<namespace>.svc`): the StatefulSet controller sets both, and
+    /// the endpoints controllers publish the hostname. Empty (no allocation) for other pods.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hostname: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub subdomain: String,
     #[serde(default, skip_serializing_if = "skip_false")]
     pub host_network: bool,
     /// `hostPID`, `hostIPC`: Kubernetes spells the initialism in capitals. Bools sit in the
@@ -64,6 +75,10 @@ pub struct PodSpec {
     pub host_ipc: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share_process_namespace: Option<bool>,
+    /// Boxed: most pods have none, and a DaemonSet's pods each hold their own (the node-name
+    /// affinity the DaemonSet controller writes), so it costs a pointer in every other spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Box<Affinity>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,
     /// Shared like the containers: the two tolerations admission gives a pod that has none
@@ -119,8 +134,20 @@ pub struct Container {
     pub name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub image: String,
+    /// The entrypoint and its arguments, kept as sent (the kubelet's simulated behaviour, not
+    /// the command, decides what the container does: see DIFFERENCES.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub working_dir: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ports: Vec<ContainerPort>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_from: Vec<EnvFromSource>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<EnvVar>,
     #[serde(default)]
     pub resources: ResourceRequirements,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -168,7 +195,9 @@ pub struct EphemeralContainer {
     pub restart_policy: Option<String>,
 }
 
-/// `v1.Volume` with its one modelled source, `hostPath` (the source is inline in the JSON).
+/// `v1.Volume` with its modelled sources, `hostPath` and `persistentVolumeClaim` (the source is
+/// inline in the JSON). Held in the shared [`Volumes`] vector, so a source added here makes no
+/// pod bigger.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Volume {
@@ -176,6 +205,18 @@ pub struct Volume {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_path: Option<HostPathVolumeSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistent_volume_claim: Option<PersistentVolumeClaimVolumeSource>,
+}
+
+/// `v1.PersistentVolumeClaimVolumeSource`: a claim of the pod's namespace, by name.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaimVolumeSource {
+    #[serde(default)]
+    pub claim_name: String,
+    #[serde(default, skip_serializing_if = "skip_false")]
+    pub read_only: bool,
 }
 
 /// `v1.HostPathVolumeSource`: a file or directory of the node (`type` as sent, unchecked).
@@ -401,6 +442,333 @@ pub struct Toleration {
     pub effect: Term,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toleration_seconds: Option<i64>,
+}
+
+/// `v1.Affinity`: only `nodeAffinity` is modelled; `podAffinity` and `podAntiAffinity` are
+/// dropped on decode like the other fields the engine does not model (see DIFFERENCES.md).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Affinity {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_affinity: Option<NodeAffinity>,
+}
+
+/// `v1.NodeAffinity`: the required terms the scheduler's NodeAffinity filter holds a pod to,
+/// and the preferred ones (validated and kept, not scored).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeAffinity {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_during_scheduling_ignored_during_execution: Option<NodeSelector>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preferred_during_scheduling_ignored_during_execution: Vec<PreferredSchedulingTerm>,
+}
+
+/// `v1.NodeSelector`: the terms are ORed (`nodeSelectorTerms` is written even when empty, as
+/// Go has no `omitempty` on it).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSelector {
+    #[serde(default)]
+    pub node_selector_terms: Vec<NodeSelectorTerm>,
+}
+
+/// `v1.NodeSelectorTerm`: its requirements are ANDed; a term with none matches no node.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSelectorTerm {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub match_expressions: Vec<NodeSelectorRequirement>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub match_fields: Vec<NodeSelectorRequirement>,
+}
+
+/// `v1.NodeSelectorRequirement` (operators In, NotIn, Exists, DoesNotExist, Gt, Lt).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NodeSelectorRequirement {
+    #[serde(default)]
+    pub key: String,
+    #[serde(default)]
+    pub operator: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+}
+
+/// `v1.PreferredSchedulingTerm`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PreferredSchedulingTerm {
+    #[serde(default)]
+    pub weight: i32,
+    #[serde(default)]
+    pub preference: NodeSelectorTerm,
+}
+
+/// `metav1.ObjectNameField`: the one field a node selector's `matchFields` may name.
+pub const OBJECT_NAME_FIELD: &str = "metadata.name";
+
+impl NodeSelectorRequirement {
+    /// A label requirement against a node's labels (`labels.Requirement.Matches`); `None` when
+    /// it does not parse (a wrong operator or number of values, a Gt/Lt value that is not an
+    /// integer), which makes its term match nothing, as `nodeaffinity.LazyErrorNodeSelector`.
+    fn matches_labels(&self, labels: &BTreeMap<String, String>) -> Option<bool> {
+        let value = labels.get(&self.key);
+        let n = self.values.len();
+        Some(match self.operator.as_str() {
+            "In" if n > 0 => value.is_some_and(|v| self.values.contains(v)),
+            "NotIn" if n > 0 => value.is_none_or(|v| !self.values.contains(v)),
+            "Exists" if n == 0 => value.is_some(),
+            "DoesNotExist" if n == 0 => value.is_none(),
+            op @ ("Gt" | "Lt") if n == 1 => {
+                let bound: i64 = self.values.first()?.parse().ok()?;
+                let label = value.and_then(|v| v.parse::<i64>().ok());
+                label.is_some_and(|l| if op == "Gt" { l > bound } else { l < bound })
+            }
+            _ => return None,
+        })
+    }
+
+    /// A field requirement against a node's name: `metadata.name` with In or NotIn and exactly
+    /// one value; anything else does not parse.
+    fn matches_name(&self, name: &str) -> Option<bool> {
+        if self.key != OBJECT_NAME_FIELD || self.values.len() != 1 {
+            return None;
+        }
+        let equal = self.values.first().is_some_and(|v| v == name);
+        match self.operator.as_str() {
+            "In" => Some(equal),
+            "NotIn" => Some(!equal),
+            _ => None,
+        }
+    }
+}
+
+impl NodeSelectorTerm {
+    /// Whether the node (its labels and name) satisfies every requirement of the term; a term
+    /// without requirements, or with one that does not parse, matches nothing.
+    pub fn matches(&self, labels: &BTreeMap<String, String>, name: &str) -> bool {
+        if self.match_expressions.is_empty() && self.match_fields.is_empty() {
+            return false;
+        }
+        self.match_expressions
+            .iter()
+            .all(|r| r.matches_labels(labels) == Some(true))
+            && self
+                .match_fields
+                .iter()
+                .all(|r| r.matches_name(name) == Some(true))
+    }
+}
+
+impl NodeSelector {
+    /// `nodeaffinity.NodeSelector.Match`: some term matches.
+    pub fn matches(&self, labels: &BTreeMap<String, String>, name: &str) -> bool {
+        self.node_selector_terms
+            .iter()
+            .any(|t| t.matches(labels, name))
+    }
+
+    /// The NodeAffinity plugin's `PreFilter`: when every term names nodes with a
+    /// `metadata.name In [...]` field requirement, only those nodes can match (the union over
+    /// the terms of each term's intersection); `None` when some term may match any node. An
+    /// empty set: the terms conflict, no node can match.
+    pub fn node_names(&self) -> Option<std::collections::BTreeSet<&str>> {
+        if self.node_selector_terms.is_empty() {
+            return None;
+        }
+        let mut all = std::collections::BTreeSet::new();
+        for term in &self.node_selector_terms {
+            let mut names: Option<std::collections::BTreeSet<&str>> = None;
+            let named = term
+                .match_fields
+                .iter()
+                .filter(|r| r.key == OBJECT_NAME_FIELD && r.operator == "In");
+            for r in named {
+                let these = r.values.iter().map(String::as_str).collect();
+                names = Some(match names {
+                    None => these,
+                    Some(n) => n.intersection(&these).copied().collect(),
+                });
+            }
+            all.extend(names?);
+        }
+        Some(all)
+    }
+}
+
+impl PodSpec {
+    /// The claims the pod's volumes name, as `(volume name, claim name)`, in the spec's order:
+    /// nothing to walk for the many pods without volumes.
+    pub fn claim_volumes(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.volumes.iter().filter_map(|v| {
+            v.persistent_volume_claim
+                .as_ref()
+                .map(|c| (v.name.as_str(), c.claim_name.as_str()))
+        })
+    }
+
+    /// The required node affinity, if any.
+    pub fn required_node_affinity(&self) -> Option<&NodeSelector> {
+        self.affinity
+            .as_ref()?
+            .node_affinity
+            .as_ref()?
+            .required_during_scheduling_ignored_during_execution
+            .as_ref()
+    }
+
+    /// `nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)`: the node's labels hold every
+    /// pair of the `nodeSelector`, and some term of the required node affinity matches.
+    pub fn matches_node(&self, labels: &BTreeMap<String, String>, name: &str) -> bool {
+        self.node_selector
+            .iter()
+            .all(|(k, v)| labels.get(k) == Some(v))
+            && self
+                .required_node_affinity()
+                .is_none_or(|s| s.matches(labels, name))
+    }
+}
+
+/// `ValidateAffinity`'s node part (`validateNodeAffinity`, pkg/apis/core/validation): the
+/// required selector has at least one term; each label requirement has the values its
+/// operator needs, a qualified-name key and label values; each field requirement names
+/// `metadata.name` with In/NotIn and one node name; a preferred term weighs 1–100.
+pub(crate) fn validate_affinity(spec: &PodSpec, path: &str) -> Vec<FieldError> {
+    let Some(na) = spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+    else {
+        return Vec::new();
+    };
+    let path = format!("{path}.affinity.nodeAffinity");
+    let mut errs = Vec::new();
+    if let Some(required) = &na.required_during_scheduling_ignored_during_execution {
+        let terms =
+            format!("{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+        if required.node_selector_terms.is_empty() {
+            errs.push(FieldError::required(
+                &terms,
+                "must have at least one node selector term",
+            ));
+        }
+        for (i, term) in required.node_selector_terms.iter().enumerate() {
+            errs.extend(validate_node_selector_term(term, &format!("{terms}[{i}]")));
+        }
+    }
+    let preferred = format!("{path}.preferredDuringSchedulingIgnoredDuringExecution");
+    for (i, term) in na
+        .preferred_during_scheduling_ignored_during_execution
+        .iter()
+        .enumerate()
+    {
+        if !(1..=100).contains(&term.weight) {
+            errs.push(FieldError::invalid(
+                &format!("{preferred}[{i}].weight"),
+                i64::from(term.weight),
+                "must be in the range 1-100",
+            ));
+        }
+        let f = format!("{preferred}[{i}].preference");
+        errs.extend(validate_node_selector_term(&term.preference, &f));
+    }
+    errs
+}
+
+/// `ValidateNodeSelectorTerm`.
+fn validate_node_selector_term(term: &NodeSelectorTerm, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (j, r) in term.match_expressions.iter().enumerate() {
+        errs.extend(validate_node_selector_requirement(
+            r,
+            &format!("{path}.matchExpressions[{j}]"),
+        ));
+    }
+    for (j, r) in term.match_fields.iter().enumerate() {
+        errs.extend(validate_node_field_selector_requirement(
+            r,
+            &format!("{path}.matchFields[{j}]"),
+        ));
+    }
+    errs
+}
+
+/// `ValidateNodeSelectorRequirement`.
+fn validate_node_selector_requirement(r: &NodeSelectorRequirement, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let values = format!("{path}.values");
+    match r.operator.as_str() {
+        "In" | "NotIn" if r.values.is_empty() => errs.push(FieldError::required(
+            &values,
+            "must be specified when `operator` is 'In' or 'NotIn'",
+        )),
+        "Exists" | "DoesNotExist" if !r.values.is_empty() => errs.push(FieldError::forbidden(
+            &values,
+            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+        )),
+        "Gt" | "Lt" if r.values.len() != 1 => errs.push(FieldError::required(
+            &values,
+            "must be specified single value when `operator` is 'Lt' or 'Gt'",
+        )),
+        "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt" => {}
+        op => errs.push(FieldError::invalid(
+            &format!("{path}.operator"),
+            op,
+            "not a valid selector operator",
+        )),
+    }
+    let key = format!("{path}.key");
+    errs.extend(
+        is_qualified_name(&r.key)
+            .iter()
+            .map(|m| FieldError::invalid(&key, r.key.as_str(), m)),
+    );
+    for (i, v) in r.values.iter().enumerate() {
+        let f = format!("{values}[{i}]");
+        errs.extend(
+            is_valid_label_value(v)
+                .iter()
+                .map(|m| FieldError::invalid(&f, v.as_str(), m)),
+        );
+    }
+    errs
+}
+
+/// `ValidateNodeFieldSelectorRequirement`: only `metadata.name`, whose values are node names.
+fn validate_node_field_selector_requirement(
+    r: &NodeSelectorRequirement,
+    path: &str,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let values = format!("{path}.values");
+    match r.operator.as_str() {
+        "In" | "NotIn" if r.values.len() != 1 => errs.push(FieldError::required(
+            &values,
+            "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+        )),
+        "In" | "NotIn" => {}
+        op => errs.push(FieldError::invalid(
+            &format!("{path}.operator"),
+            op,
+            "not a valid selector operator",
+        )),
+    }
+    if r.key != OBJECT_NAME_FIELD {
+        errs.push(FieldError::invalid(
+            &format!("{path}.key"),
+            r.key.as_str(),
+            "not a valid field selector key",
+        ));
+        return errs;
+    }
+    for (i, v) in r.values.iter().enumerate() {
+        let f = format!("{values}[{i}]");
+        errs.extend(
+            is_dns1123_subdomain(v)
+                .iter()
+                .map(|m| FieldError::invalid(&f, v.as_str(), m)),
+        );
+    }
+    errs
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

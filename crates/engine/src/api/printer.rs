@@ -78,7 +78,14 @@ pub fn age(obj: &Value, now_unix_ms: i64) -> Value {
 
 /// The CONTAINERS and IMAGES cells of a workload's pod template (`layoutContainerCells`).
 pub fn containers_and_images(workload: &Value) -> (Value, Value) {
-    let containers = array(workload, &["spec", "template", "spec", "containers"]);
+    containers_and_images_at(workload, &["spec", "template", "spec"])
+}
+
+/// The CONTAINERS and IMAGES cells of the pod spec at `spec` (a CronJob's is
+/// `spec.jobTemplate.spec.template.spec`).
+pub fn containers_and_images_at(workload: &Value, spec: &[&str]) -> (Value, Value) {
+    let path: Vec<&str> = spec.iter().copied().chain(["containers"]).collect();
+    let containers = array(workload, &path);
     let names: Vec<String> = containers.iter().map(|c| string(c, &["name"])).collect();
     let images: Vec<String> = containers.iter().map(|c| string(c, &["image"])).collect();
     (text(names.join(",")), text(images.join(",")))

@@ -158,7 +158,9 @@ mod tests {
                 ("coordination.k8s.io", "v1"),
                 ("apiextensions.k8s.io", "v1"),
                 ("discovery.k8s.io", "v1"),
-                ("policy", "v1")
+                ("policy", "v1"),
+                ("batch", "v1"),
+                ("storage.k8s.io", "v1")
             ]
         );
     }

@@ -1,6 +1,6 @@
-//! `autoscaling/v1.Scale`: the view of a Deployment's or ReplicaSet's replica count that the
-//! `scale` subresource serves (what `kubectl scale` and autoscalers read and write). It is not
-//! stored: the server builds it from the parent object on every request.
+//! `autoscaling/v1.Scale`: the view of a Deployment's, ReplicaSet's or StatefulSet's replica
+//! count that the `scale` subresource serves (what `kubectl scale` and autoscalers read and
+//! write). It is not stored: the server builds it from the parent object on every request.
 
 use super::meta::ObjectMeta;
 use super::{Kind, Object};
@@ -53,13 +53,15 @@ pub fn has_scale(kind: Kind) -> bool {
 }
 
 impl Scale {
-    /// `scaleFromDeployment` / `scaleFromReplicaSet`: name, namespace, uid, resourceVersion and
-    /// creationTimestamp of the parent, its spec and status replicas, its selector as a string.
+    /// `scaleFromDeployment` / `scaleFromReplicaSet` / `scaleFromStatefulSet`: name,
+    /// namespace, uid, resourceVersion and creationTimestamp of the parent, its spec and status
+    /// replicas, its selector as a string.
     /// `None` for kinds without a scale subresource.
     pub fn of(obj: &Object) -> Option<Scale> {
         let (spec_replicas, status_replicas, selector) = match obj {
             Object::Deployment(d) => (d.spec.replicas, d.status.replicas, &d.spec.selector),
             Object::ReplicaSet(r) => (r.spec.replicas, r.status.replicas, &r.spec.selector),
+            Object::StatefulSet(s) => (s.spec.replicas, s.status.replicas, &s.spec.selector),
             _ => return None,
         };
         let m = obj.meta();

@@ -4,6 +4,7 @@
 
 use super::apps::{DeploymentSpec, IntOrString, PodTemplateSpec};
 use super::behaviour::{self, Behaviour};
+use super::container_env;
 use super::meta::{go_string_map, LabelSelector, ObjectMeta};
 use super::pod::ProbeKind;
 use super::pod::{Container, PodSpec, Probe};
@@ -17,7 +18,7 @@ use watchlab_apimachinery::validation::{
 
 const RESTART_POLICIES: &[&str] = &["Always", "OnFailure", "Never"];
 pub(crate) const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
-const IMMUTABLE: &str = "field is immutable";
+pub(crate) const IMMUTABLE: &str = "field is immutable";
 
 /// Everything wrong with a new object: its metadata, then its kind's own rules.
 pub fn validate_create(obj: &Object) -> Vec<FieldError> {
@@ -101,25 +102,58 @@ pub(crate) fn selector_and_template(
     selector: Option<&LabelSelector>,
     template: &PodTemplateSpec,
 ) -> Vec<FieldError> {
+    workload_template(
+        &WorkloadTemplate {
+            spec: "spec",
+            empty_selector_for: Some("deployment"),
+            restart_policies: &["Always"],
+        },
+        selector,
+        template,
+    )
+}
+
+/// Where a workload keeps its selector and pod template and what it allows there.
+pub(crate) struct WorkloadTemplate<'a> {
+    /// The path of the spec holding `selector` and `template` (`spec`, or a CronJob's
+    /// `spec.jobTemplate.spec`).
+    pub spec: &'a str,
+    /// The workload an empty selector is refused for, as the message names it (`deployment`,
+    /// also for ReplicaSets as the real message does; `daemonset`); `None`: allowed (Jobs).
+    pub empty_selector_for: Option<&'a str>,
+    /// The pod `restartPolicy` values allowed (`Always`); empty when the caller checks it
+    /// with its own texts (a Job's `OnFailure`, `Never`).
+    pub restart_policies: &'a [&'a str],
+}
+
+/// A workload's selector (required, parsing, matching the template's labels) and its pod
+/// template (labels, pod spec, restart policy), as `ValidateReplicaSetSpec`,
+/// `ValidateDaemonSetSpec` and `validateJobSpec` check them.
+pub(crate) fn workload_template(
+    rules: &WorkloadTemplate,
+    selector: Option<&LabelSelector>,
+    template: &PodTemplateSpec,
+) -> Vec<FieldError> {
+    let spec = rules.spec;
     let mut errs = Vec::new();
     let parsed: Option<Selector> = match selector {
         None => {
-            errs.push(FieldError::required("spec.selector", ""));
+            errs.push(FieldError::required(&format!("{spec}.selector"), ""));
             None
         }
         Some(s) => {
-            if s.is_empty() {
+            if let Some(workload) = rules.empty_selector_for.filter(|_| s.is_empty()) {
                 errs.push(FieldError::invalid(
-                    "spec.selector",
+                    &format!("{spec}.selector"),
                     selector_value(s),
-                    "empty selector is invalid for deployment",
+                    &format!("empty selector is invalid for {workload}"),
                 ));
             }
             match s.to_selector() {
                 Ok(sel) => Some(sel),
                 Err(_) => {
                     errs.push(FieldError::invalid(
-                        "spec.selector",
+                        &format!("{spec}.selector"),
                         selector_value(s),
                         "invalid label selector",
                     ));
@@ -128,34 +162,29 @@ pub(crate) fn selector_and_template(
             }
         }
     };
+    let labels_path = format!("{spec}.template.metadata.labels");
     if let Some(sel) = parsed {
         if !sel.is_empty() && !sel.matches(&template.metadata.labels) {
             errs.push(FieldError::invalid(
-                "spec.template.metadata.labels",
+                &labels_path,
                 BadValue::Verbatim(go_string_map(&template.metadata.labels)),
                 "`selector` does not match template `labels`",
             ));
         }
     }
-    errs.extend(validate_labels(
-        &template.metadata.labels,
-        "spec.template.metadata.labels",
-    ));
-    errs.extend(pod_spec(&template.spec, "spec.template.spec"));
+    errs.extend(validate_labels(&template.metadata.labels, &labels_path));
+    let spec_path = format!("{spec}.template.spec");
+    errs.extend(pod_spec(&template.spec, &spec_path));
     errs.extend(super::ephemeral_containers::in_template(
         &template.spec,
-        "spec.template.spec",
+        &spec_path,
     ));
-    if let Some(p) = template
-        .spec
-        .restart_policy
-        .as_deref()
-        .filter(|p| *p != "Always")
-    {
+    let policy = template.spec.restart_policy.as_deref().unwrap_or("Always");
+    if !rules.restart_policies.is_empty() && !rules.restart_policies.contains(&policy) {
         errs.push(FieldError::not_supported(
-            "spec.template.spec.restartPolicy",
-            p,
-            &["Always"],
+            &format!("{spec_path}.restartPolicy"),
+            policy,
+            rules.restart_policies,
         ));
     }
     errs
@@ -227,7 +256,7 @@ pub(crate) fn deployment_spec(spec: &DeploymentSpec) -> Vec<FieldError> {
     errs
 }
 
-fn int_or_string_value(v: Option<&IntOrString>) -> BadValue {
+pub(crate) fn int_or_string_value(v: Option<&IntOrString>) -> BadValue {
     match v {
         Some(IntOrString::Int(i)) => BadValue::Int(i64::from(*i)),
         Some(IntOrString::String(s)) => BadValue::Str(s.clone()),
@@ -235,7 +264,7 @@ fn int_or_string_value(v: Option<&IntOrString>) -> BadValue {
     }
 }
 
-fn int_or_percent(v: Option<&IntOrString>, field: &str) -> Vec<FieldError> {
+pub(crate) fn int_or_percent(v: Option<&IntOrString>, field: &str) -> Vec<FieldError> {
     match v {
         Some(IntOrString::Int(i)) if *i < 0 => {
             vec![FieldError::invalid(field, i64::from(*i), "must be greater than or equal to 0")]
@@ -313,6 +342,7 @@ pub(crate) fn pod_spec(spec: &PodSpec, path: &str) -> Vec<FieldError> {
         }
     }
     errs.extend(super::ephemeral_containers::validate_spec(spec, path));
+    errs.extend(super::pod::validate_affinity(spec, path));
     if let Some(p) = spec
         .restart_policy
         .as_deref()
@@ -341,6 +371,11 @@ fn container(c: &Container, f: &str) -> Vec<FieldError> {
     if c.image.trim().is_empty() {
         errs.push(FieldError::required(&format!("{f}.image"), ""));
     }
+    errs.extend(container_env::validate_env_from(
+        &c.env_from,
+        &format!("{f}.envFrom"),
+    ));
+    errs.extend(container_env::validate_env(&c.env, &format!("{f}.env")));
     for kind in ProbeKind::ALL {
         if let Some(probe) = c.probe(kind) {
             errs.extend(probe_errors(

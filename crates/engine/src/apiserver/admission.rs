@@ -1,10 +1,15 @@
 //! Mutating admission the API server runs on writes before strategy and validation. Only the
-//! plugin whose effect the playground shows is modelled: DefaultTolerationSeconds, which is why
-//! every pod — whoever created it — is evicted 300 s (or the configured time) after its node
-//! goes NotReady/unreachable, rather than at once.
+//! plugins whose effect the playground shows are modelled: DefaultTolerationSeconds, which is
+//! why every pod — whoever created it — is evicted 300 s (or the configured time) after its
+//! node goes NotReady/unreachable, rather than at once; DefaultStorageClass, which gives a claim
+//! that names no class the cluster's default one (`standard`); and
+//! StorageObjectInUseProtection, whose finalizers keep a claim a pod uses, and a volume bound to
+//! a claim, `Terminating` until they are free.
 
 use crate::api::node::{NO_EXECUTE, TAINT_NOT_READY, TAINT_UNREACHABLE};
 use crate::api::pod::{Pod, Toleration, Tolerations};
+use crate::api::storage::{PersistentVolumeClaim, StorageClass, PVC_PROTECTION, PV_PROTECTION};
+use crate::api::Object;
 
 /// `--default-not-ready-toleration-seconds` and `--default-unreachable-toleration-seconds`
 /// (kube-apiserver default 300).
@@ -58,9 +63,120 @@ impl DefaultTolerationSeconds {
     }
 }
 
+/// The beta annotation a claim could name its class with before `storageClassName` existed
+/// (still read: `GetPersistentVolumeClaimClass`).
+pub const BETA_STORAGE_CLASS: &str = "volume.beta.kubernetes.io/storage-class";
+
+/// The DefaultStorageClass plugin (`plugin/pkg/admission/storage/storageclass/setdefault`,
+/// `Admit`): a claim created without a class (`PersistentVolumeClaimHasClass`: no
+/// `storageClassName`, not even `""`, and no beta annotation) gets the default class's name;
+/// with several defaults, the newest (`GetDefaultClass`: newest creation first, then name).
+/// Without a default class the claim is left alone.
+pub fn default_storage_class<'a>(
+    claim: &mut PersistentVolumeClaim,
+    classes: impl IntoIterator<Item = &'a StorageClass>,
+) {
+    let has_class = claim.spec.storage_class_name.is_some()
+        || claim.metadata.annotations.contains_key(BETA_STORAGE_CLASS);
+    if has_class {
+        return;
+    }
+    if let Some(default) = default_class(classes) {
+        claim.spec.storage_class_name = Some(default.metadata.name.clone());
+    }
+}
+
+/// `storageutil.GetDefaultClass`: among the classes marked default, the newest (ties by name).
+pub fn default_class<'a>(
+    classes: impl IntoIterator<Item = &'a StorageClass>,
+) -> Option<&'a StorageClass> {
+    classes
+        .into_iter()
+        .filter(|c| c.is_default())
+        .min_by(|a, b| {
+            b.metadata
+                .creation_timestamp
+                .cmp(&a.metadata.creation_timestamp)
+                .then_with(|| a.metadata.name.cmp(&b.metadata.name))
+        })
+}
+
+/// The StorageObjectInUseProtection plugin (`plugin/pkg/admission/storage/
+/// storageobjectinuseprotection`): a new claim gets the `kubernetes.io/pvc-protection`
+/// finalizer and a new volume `kubernetes.io/pv-protection` (the protection controllers remove
+/// them once nothing uses the object).
+pub fn storage_object_in_use_protection(obj: &mut Object) {
+    let (meta, finalizer) = match obj {
+        Object::PersistentVolumeClaim(c) => (&mut c.metadata, PVC_PROTECTION),
+        Object::PersistentVolume(v) => (&mut v.metadata, PV_PROTECTION),
+        _ => return,
+    };
+    if !meta.finalizers.iter().any(|f| f == finalizer) {
+        meta.finalizers.push(finalizer.to_string());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::storage::IS_DEFAULT_CLASS;
+    use crate::clock::Timestamp;
+
+    fn class(name: &str, default: bool, created_secs: u64) -> StorageClass {
+        let mut c = StorageClass::default();
+        c.metadata.name = name.into();
+        c.metadata.creation_timestamp = Some(Timestamp::from_secs(created_secs));
+        if default {
+            c.metadata
+                .annotations
+                .insert(IS_DEFAULT_CLASS.into(), "true".into());
+        }
+        c
+    }
+
+    #[test]
+    fn a_claim_without_a_class_gets_the_newest_default_and_one_with_a_class_keeps_it() {
+        let classes = [
+            class("standard", true, 1),
+            class("fast", true, 5),
+            class("slow", false, 9),
+            class("also-fast", true, 5),
+        ];
+        let mut claim = PersistentVolumeClaim::default();
+        default_storage_class(&mut claim, &classes);
+        assert_eq!(claim.spec.storage_class_name.as_deref(), Some("also-fast"));
+        // An explicit class, even the empty one (no class), is kept.
+        for name in ["slow", ""] {
+            let mut claim = PersistentVolumeClaim::default();
+            claim.spec.storage_class_name = Some(name.into());
+            default_storage_class(&mut claim, &classes);
+            assert_eq!(claim.spec.storage_class_name.as_deref(), Some(name));
+        }
+        let mut beta = PersistentVolumeClaim::default();
+        beta.metadata
+            .annotations
+            .insert(BETA_STORAGE_CLASS.into(), "slow".into());
+        default_storage_class(&mut beta, &classes);
+        assert_eq!(beta.spec.storage_class_name, None);
+        // No default class: nothing set.
+        let mut claim = PersistentVolumeClaim::default();
+        default_storage_class(&mut claim, &[class("slow", false, 1)]);
+        assert_eq!(claim.spec.storage_class_name, None);
+    }
+
+    #[test]
+    fn claims_and_volumes_get_their_protection_finalizer_once() {
+        let mut claim = Object::PersistentVolumeClaim(Box::default());
+        storage_object_in_use_protection(&mut claim);
+        storage_object_in_use_protection(&mut claim);
+        assert_eq!(claim.meta().finalizers, [PVC_PROTECTION]);
+        let mut volume = Object::PersistentVolume(Box::default());
+        storage_object_in_use_protection(&mut volume);
+        assert_eq!(volume.meta().finalizers, [PV_PROTECTION]);
+        let mut pod = Object::Pod(Default::default());
+        storage_object_in_use_protection(&mut pod);
+        assert!(pod.meta().finalizers.is_empty());
+    }
 
     fn toleration(key: &str, effect: &str, secs: Option<i64>) -> Toleration {
         Toleration {

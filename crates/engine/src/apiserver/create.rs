@@ -1,10 +1,12 @@
 //! `create`: generateName, uid, creationTimestamp, defaults, validation, the namespace check
-//! (NamespaceLifecycle admission), DefaultTolerationSeconds on pods and AlreadyExists — then
+//! (NamespaceLifecycle admission), the mutating admission plugins ([`super::admission`]:
+//! DefaultTolerationSeconds on pods, DefaultStorageClass and StorageObjectInUseProtection on
+//! claims and volumes) and AlreadyExists — then
 //! one compare-and-swap on "absent", or, for a dry run, the object as it would be stored.
 
 use super::errors;
 use super::field_manager::{self, Owner};
-use super::{ApiServer, CommitError, RequestContext, Write};
+use super::{admission, ApiServer, CommitError, RequestContext, Write};
 use crate::api::managed_fields::Subresource;
 use crate::api::{defaults, strategy, validation, Kind, Object, ObjectMeta, ResourceInfo};
 use crate::clock::Timestamp;
@@ -57,9 +59,7 @@ impl ApiServer {
         if r.namespaced && !obj.namespace().is_empty() {
             self.check_namespace_accepts(r, obj.name(), obj.namespace())?;
         }
-        if let Object::Pod(pod) = &mut obj {
-            self.default_tolerations.admit(pod);
-        }
+        self.admit(&mut obj);
         let generated = obj.meta().name.is_empty() && !obj.meta().generate_name.is_empty();
         let attempts = if generated { GENERATE_ATTEMPTS } else { 1 };
         for attempt in 0..attempts {
@@ -74,6 +74,9 @@ impl ApiServer {
             } else {
                 obj.clone()
             };
+            // The uid first, as the create handler fills it before the strategy runs: a Job's
+            // strategy selects its pods by it.
+            candidate.meta_mut().uid = self.rng.uuid();
             strategy::prepare_for_create(&mut candidate);
             defaults::apply(&mut candidate);
             let errs = validation::validate_create(&candidate);
@@ -98,7 +101,6 @@ impl ApiServer {
             if let Object::Service(svc) = &mut candidate {
                 self.allocate_service(&key, svc, None)?;
             }
-            candidate.meta_mut().uid = self.rng.uuid();
             if let Owner::Update(manager) = owner {
                 field_manager::track_update(
                     None,
@@ -129,7 +131,7 @@ impl ApiServer {
                     },
                 )
                 .map_err(|e| match e {
-                    CommitError::Conflict => Status::already_exists(&r.group_resource(), &name),
+                    CommitError::Conflict(_) => Status::already_exists(&r.group_resource(), &name),
                     CommitError::Store(msg) => errors::unknown(&msg),
                 })?;
             self.after_main_write(ctx, &created);
@@ -137,6 +139,27 @@ impl ApiServer {
         }
         // Unreachable: the last attempt returns.
         Err(errors::unknown("no name could be generated"))
+    }
+
+    /// The mutating admission plugins of a create: DefaultTolerationSeconds on a pod,
+    /// DefaultStorageClass on a claim (it reads the stored classes) and
+    /// StorageObjectInUseProtection on a claim or a volume.
+    fn admit(&self, obj: &mut Object) {
+        match obj {
+            Object::Pod(pod) => self.default_tolerations.admit(pod),
+            Object::PersistentVolumeClaim(claim) => {
+                let prefix = Kind::StorageClass.resource().prefix(None);
+                let stored = self
+                    .store
+                    .range_prefix(&prefix, None, None, None)
+                    .map(|r| r.kvs)
+                    .unwrap_or_default();
+                let classes = stored.iter().filter_map(|kv| kv.value.as_storage_class());
+                admission::default_storage_class(claim, classes);
+            }
+            _ => {}
+        }
+        admission::storage_object_in_use_protection(obj);
     }
 
     /// `generateName` plus five random characters, the prefix cut so the name fits

@@ -201,6 +201,8 @@ mod tests {
                 "apiextensions.k8s.io",
                 "discovery.k8s.io",
                 "policy",
+                "batch",
+                "storage.k8s.io",
                 "metrics.k8s.io"
             ]
         );

@@ -125,6 +125,7 @@ impl ApiServer {
         content_type: Option<&str>,
         body: Option<&str>,
     ) -> ApiResponse {
+        self.connect(ctx.user());
         self.dispatch_request(ctx, method, path_and_query, content_type, body)
             .unwrap_or_else(error)
     }
@@ -393,6 +394,7 @@ impl ApiServer {
 
     /// Opens a watch from a path (`?watch=true` or a `/watch/` path) for `user`.
     pub fn watch_path(&mut self, user: &str, path_and_query: &str) -> Result<WatchId, ApiResponse> {
+        self.connect(user);
         let (info, query) = parse_request("GET", path_and_query).map_err(error)?;
         let r = route(&self.registry, &info).map_err(error)?;
         if r.is_converted() {

@@ -9,10 +9,12 @@ pub mod apply;
 pub mod authorization;
 pub mod cacher;
 pub mod compaction;
+pub mod conflicts;
 pub mod continue_token;
 pub mod crd;
 pub mod discovery;
 pub mod http;
+pub mod instance;
 pub mod json_len;
 pub mod kubernetes_service;
 pub mod lease_manager;
@@ -66,6 +68,10 @@ use crate::api::namespace::Namespace;
 use crate::api::pod::{ContainerStatuses, PodConditions};
 use crate::api::resource::ResourceInfo;
 use crate::api::shared::Interner;
+use crate::api::storage::{
+    StorageClass, IS_DEFAULT_CLASS, LOCAL_PATH_PROVISIONER, STANDARD_STORAGE_CLASS,
+    WAIT_FOR_FIRST_CONSUMER,
+};
 use crate::api::{Kind, Object, ObjectMeta, Registry};
 use crate::clock::Timestamp;
 use crate::etcd::{EtcdCluster, MembershipEvent};
@@ -111,6 +117,8 @@ pub struct ServerConfig {
     pub start: Timestamp,
     /// How many etcd members hold the store (1, 3 or 5; another number gets 3).
     pub etcd_members: usize,
+    /// How many kube-apiserver instances serve it (1 to [`instance::MAX_INSTANCES`]).
+    pub apiservers: usize,
 }
 
 impl Default for ServerConfig {
@@ -125,6 +133,7 @@ impl Default for ServerConfig {
             default_unreachable_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
             start: Timestamp::ZERO,
             etcd_members: 3,
+            apiservers: 1,
         }
     }
 }
@@ -155,9 +164,14 @@ pub struct ApiServer {
     now: Timestamp,
     rng: SimRng,
     watch: WatchHub,
-    /// The watch caches, one per served resource ([`cacher`]): every client watch and every
-    /// list the cache may answer is served from them.
-    cachers: BTreeMap<Kind, cacher::Cacher>,
+    /// The kube-apiserver instances, each with its watch caches, one per served resource
+    /// ([`cacher`], [`instance`]): every client watch and every list a cache may answer is
+    /// served from the caches of the instance its request was routed to.
+    instances: Vec<instance::Instance>,
+    /// The instance the requests served now are routed to.
+    route: usize,
+    /// Which instance each client is connected to.
+    balancer: instance::LoadBalancer,
     ledger: Ledger,
     /// Writers' and field managers' names, one string each for all the ledger lines and
     /// pending `managedFields` updates that name them (a kubelet's status writes and events,
@@ -173,6 +187,8 @@ pub struct ApiServer {
     compactor: Compactor,
     /// Grants and reuses the leases Events are written with.
     leases: LeaseManager,
+    /// The writes refused with 409 Conflict ([`conflicts`]).
+    conflicts: conflicts::Conflicts,
     /// The warnings of the last answer [`ApiServer::handle`] gave (the server as its own
     /// [`ApiClient`]), kept for [`ApiServer::take_warnings`] as a response keeps its headers.
     /// Only that face writes and reads it: a request gathers its warnings in its
@@ -217,13 +233,18 @@ impl ApiServer {
             now: config.start,
             rng: SimRng::child(seed, "kube-apiserver"),
             watch: WatchHub::new(config.watch),
-            cachers: BTreeMap::new(),
+            instances: (0..config.apiservers.clamp(1, instance::MAX_INSTANCES))
+                .map(instance::Instance::new)
+                .collect(),
+            route: 0,
+            balancer: instance::LoadBalancer::default(),
             ledger: Ledger::new(config.ledger_limit),
             names: Interner::default(),
             pod_conditions: Interner::default(),
             container_statuses: Interner::default(),
             compactor: Compactor::new(config.compaction_interval_ms, config.start),
             leases: LeaseManager::default(),
+            conflicts: conflicts::Conflicts::default(),
             default_tolerations: admission::DefaultTolerationSeconds::new(
                 config.default_not_ready_toleration_seconds,
                 config.default_unreachable_toleration_seconds,
@@ -252,6 +273,8 @@ impl ApiServer {
         for obj in kubernetes_service::objects() {
             let _ = s.create(SERVER_USER, obj);
         }
+        // kind's default StorageClass (what its local-path provisioner serves); as above.
+        let _ = s.create(SERVER_USER, standard_storage_class());
         s
     }
 
@@ -323,9 +346,12 @@ impl ApiServer {
             }
         }
         self.run_cachers();
-        let cachers = &self.cachers;
-        self.watch.tick(self.now, |kind| {
-            cachers.get(&kind).map_or(0, |c| c.revision())
+        let instances = &self.instances;
+        self.watch.tick(self.now, |i, kind| {
+            instances
+                .get(i)
+                .and_then(|s| s.cachers.get(&kind))
+                .map_or(0, |c| c.revision())
         });
     }
 
@@ -375,6 +401,94 @@ impl ApiServer {
     /// Read-only access to the ledger store (the UI shows its history and sizes).
     pub fn store(&self) -> &Store<Arc<Object>> {
         &self.store
+    }
+
+    /// The writes refused for a stale resourceVersion.
+    pub fn conflicts(&self) -> &conflicts::Conflicts {
+        &self.conflicts
+    }
+
+    /// Records a write refused for a stale resourceVersion.
+    fn note_conflict(&mut self, user: &str, verb: &'static str, key: &str) {
+        let user = self.names.text(user);
+        self.conflicts.note(conflicts::Conflict {
+            time: self.now,
+            user,
+            verb,
+            key: key.to_string(),
+        });
+    }
+
+    /// The instance requests are routed to now.
+    fn routed(&self) -> &instance::Instance {
+        // `route` is always an index of `instances`, which is never empty.
+        &self.instances[self.route.min(self.instances.len() - 1)]
+    }
+
+    /// The kube-apiserver instances.
+    pub fn instances(&self) -> &[instance::Instance] {
+        &self.instances
+    }
+
+    /// Routes the requests that follow to the instance `client` (a user agent) is connected
+    /// to through the load balancer ([`instance::LoadBalancer`]): a client keeps its instance
+    /// until that one stops. With one instance, nothing to choose.
+    pub fn connect(&mut self, client: &str) {
+        if self.instances.len() > 1 {
+            self.route = self.balancer.connect(client, &self.instances);
+        }
+    }
+
+    /// The clients connected to instance `i` (by user agent), in name order.
+    pub fn clients_of(&self, i: usize) -> Vec<String> {
+        self.balancer.clients_of(i).map(str::to_string).collect()
+    }
+
+    /// Cuts, stops or restores the instance called `name`: a cut one's caches stop hearing
+    /// etcd and advancing while it keeps serving them; a stopped one's watches end and its clients move to
+    /// another; a restored one's caches catch up (cut) or list afresh (stopped).
+    pub fn set_instance_health(
+        &mut self,
+        name: &str,
+        health: instance::Health,
+    ) -> Result<(), Status> {
+        let Some(i) = self.instances.iter().position(|s| s.name == name) else {
+            let names: Vec<&str> = self.instances.iter().map(|s| s.name.as_str()).collect();
+            return Err(Status::bad_request(&format!(
+                "no API server named {name:?}: the control plane runs {}",
+                names.join(", ")
+            )));
+        };
+        let before = self.instances[i].health;
+        let others_up = self
+            .instances
+            .iter()
+            .enumerate()
+            .any(|(k, s)| k != i && s.health != instance::Health::Stopped);
+        if health == instance::Health::Stopped && !others_up {
+            // Nothing would answer the cluster's clients: the page and the console need one.
+            return Err(Status::bad_request(&format!(
+                "cannot stop {name}: it is the only API server left running"
+            )));
+        }
+        self.instances[i].health = health;
+        match (before, health) {
+            (instance::Health::Serving, instance::Health::Cut) => {
+                for c in self.instances[i].cachers.values_mut() {
+                    let through = c.through();
+                    c.set_synced(false, through);
+                }
+            }
+            (_, instance::Health::Stopped) if before != health => {
+                self.balancer.disconnect(i);
+                self.watch.end_kind(Some(i), None);
+            }
+            (instance::Health::Stopped, instance::Health::Serving) => {
+                self.start_instance(i);
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     pub fn ledger(&self) -> &Ledger {
@@ -465,7 +579,7 @@ impl ApiServer {
             }
             Write::Delete => (Op::Delete { key: key.clone() }, None),
         };
-        let txn = Txn {
+        let mut txn = Txn {
             compare: vec![Compare {
                 key,
                 target: CompareTarget::ModRevision,
@@ -482,7 +596,9 @@ impl ApiServer {
             .get(&txn.compare[0].key)
             .map_or(0, |kv| kv.mod_revision);
         if current_mod != expected_mod {
-            return Err(CommitError::Conflict);
+            return Err(CommitError::Conflict(std::mem::take(
+                &mut txn.compare[0].key,
+            )));
         }
         self.check_space_alarm(&txn.success)
             .map_err(|e| CommitError::Store(e.to_string()))?;
@@ -495,11 +611,14 @@ impl ApiServer {
             .inspect_err(|e| self.note_space_refusal(e))
             .map_err(|e| CommitError::Store(e.to_string()))?;
         if !resp.succeeded {
-            return Err(CommitError::Conflict);
+            // Not reached: the compare was decided above, and nothing wrote since.
+            return Err(CommitError::Conflict(String::new()));
         }
         let before = resp.revision.saturating_sub(1);
         let tombstone = self.publish_range_as(before, user, verb, Some(resource));
-        stored.or(tombstone).ok_or(CommitError::Conflict)
+        stored
+            .or(tombstone)
+            .ok_or(CommitError::Conflict(String::new()))
     }
 
     /// Ledger + broadcast for every revision after `before` (server-initiated writes).
@@ -558,11 +677,29 @@ impl ApiServer {
     }
 }
 
+/// The StorageClass every cluster starts with, as kind installs it: `standard`, the default
+/// class, provisioned by `rancher.io/local-path`, reclaimed by deletion, bound once a pod using
+/// the claim is scheduled (`WaitForFirstConsumer`).
+fn standard_storage_class() -> Object {
+    let mut class = StorageClass {
+        metadata: ObjectMeta::named("", STANDARD_STORAGE_CLASS),
+        provisioner: LOCAL_PATH_PROVISIONER.into(),
+        reclaim_policy: Some("Delete".into()),
+        volume_binding_mode: Some(WAIT_FOR_FIRST_CONSUMER.into()),
+        ..Default::default()
+    };
+    class
+        .metadata
+        .annotations
+        .insert(IS_DEFAULT_CLASS.into(), "true".into());
+    Object::StorageClass(Box::new(class))
+}
+
 /// Why a commit did not happen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum CommitError {
-    /// The compare failed (someone wrote the key in between).
-    Conflict,
+    /// The compare failed (someone wrote the key in between); the key.
+    Conflict(String),
     Store(String),
 }
 

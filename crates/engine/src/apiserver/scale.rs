@@ -1,6 +1,7 @@
-//! The `scale` subresource of Deployments and ReplicaSets (`.../<name>/scale`): reads and writes
-//! only `spec.replicas` through an `autoscaling/v1` `Scale`, so `kubectl scale` and autoscalers
-//! can resize a workload without owning (or conflicting on) the rest of its spec.
+//! The `scale` subresource of Deployments, ReplicaSets and StatefulSets (`.../<name>/scale`):
+//! reads and writes only `spec.replicas` through an `autoscaling/v1` `Scale`, so `kubectl
+//! scale` and autoscalers can resize a workload without owning (or conflicting on) the rest
+//! of its spec.
 
 use super::patch::merge;
 use super::update::Part;
@@ -140,6 +141,7 @@ impl ApiServer {
         match &mut obj {
             crate::api::Object::Deployment(d) => d.spec.replicas = replicas,
             crate::api::Object::ReplicaSet(r) => r.spec.replicas = replicas,
+            crate::api::Object::StatefulSet(s) => s.spec.replicas = replicas,
             _ => return Err(scale_not_found(kind, name)),
         }
         let out = self.update_part(ctx, obj, Part::Scale, verb)?;

@@ -167,6 +167,7 @@ impl ApiServer {
         };
         let wanted = &obj.meta().resource_version;
         if !wanted.is_empty() && *wanted != old.meta().resource_version {
+            self.note_conflict(ctx.user(), verb, &key);
             return Err(errors::optimistic_lock(r, &name));
         }
         let mut new = match part {
@@ -304,7 +305,10 @@ impl ApiServer {
     ) -> Result<Arc<Object>, Status> {
         self.commit(user, verb, resource, key, expected_mod, write)
             .map_err(|e| match e {
-                CommitError::Conflict => errors::optimistic_lock(kind.resource(), name),
+                CommitError::Conflict(key) => {
+                    self.note_conflict(user, verb, &key);
+                    errors::optimistic_lock(kind.resource(), name)
+                }
                 CommitError::Store(msg) => errors::unknown(&msg),
             })
     }

@@ -129,6 +129,7 @@ impl ApiServer {
         };
         let start = StreamStart {
             user: Arc::from(user),
+            instance: self.route,
             filter,
             now: self.now,
             deadline: self.now.plus_secs(timeout_secs),

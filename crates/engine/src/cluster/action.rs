@@ -26,6 +26,21 @@ pub enum Action {
         replicas: u32,
         labels: Vec<(String, String)>,
     },
+    /// A DaemonSet of `image` (one pod per eligible node), as a manifest applied by kubectl.
+    CreateDaemonSet {
+        namespace: String,
+        name: String,
+        image: String,
+        labels: Vec<(String, String)>,
+    },
+    /// A StatefulSet of `image` with `replicas` ordinal pods, each with a 1Gi claim `data`.
+    CreateStatefulSet {
+        namespace: String,
+        name: String,
+        image: String,
+        replicas: u32,
+        labels: Vec<(String, String)>,
+    },
     /// `kubectl scale deployment <name> --replicas=N`.
     Scale {
         namespace: String,
@@ -49,6 +64,19 @@ pub enum Action {
     /// The node's machine dies: its kubelet stops doing anything at all.
     KillNode(String),
     RestoreNode(String),
+    /// A replica of kube-scheduler or kube-controller-manager (`kube-controller-manager-0`)
+    /// stops: its clock, its elector and its controllers, as a frozen VM's would.
+    PauseComponent(String),
+    /// The paused replica goes on where it stopped, its clock behind by the pause.
+    ResumeComponent(String),
+    /// An API server instance's (`kube-apiserver-1`) watch caches stop hearing etcd (their
+    /// etcd watches stall): they stop advancing while it keeps serving them; its writes and
+    /// consistent reads still reach etcd.
+    CutApiserver(String),
+    /// An API server instance's process stops: its watches end, its clients move to another.
+    StopApiserver(String),
+    /// A cut or stopped API server instance serves from etcd again.
+    RestoreApiserver(String),
     /// `kubectl drain NODE --ignore-daemonsets --delete-emptydir-data --force` at one instant,
     /// as the user agent `kubectl`: cordon, then evict each of the node's pods through
     /// `pods/eviction` once (no retry: a pod a budget refuses stays, and the outcome says why).

@@ -43,6 +43,27 @@ pub struct ClusterConfig {
     /// revisions may cost before puts are refused ([`crate::store::quota`]).
     #[serde(default = "default_quota", skip_serializing_if = "is_default_quota")]
     pub quota_backend_bytes: u64,
+    /// Replicas of kube-scheduler and of kube-controller-manager (each leader-elected through
+    /// its Lease in `kube-system`): 1 as a kubeadm cluster of one control-plane node, 2 or 3
+    /// as a highly available one ([`MAX_CONTROLLER_REPLICAS`]).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub controller_replicas: u32,
+    /// kube-apiserver instances on the same etcd, each with its own watch caches (1 to
+    /// [`crate::apiserver::instance::MAX_INSTANCES`]); clients are spread over them.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub apiservers: u32,
+}
+
+/// The most replicas of each leader-elected component a cluster runs (an HA control plane has
+/// three control-plane nodes, or five at most).
+pub const MAX_CONTROLLER_REPLICAS: u32 = 5;
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -67,6 +88,8 @@ impl Default for ClusterConfig {
             seed_objects: true,
             start_ms: 0,
             quota_backend_bytes: DEFAULT_QUOTA_BYTES,
+            controller_replicas: 1,
+            apiservers: 1,
         }
     }
 }

@@ -462,6 +462,20 @@ pub(super) fn check_config(c: &ClusterConfig) -> Result<(), JournalError> {
             c.etcd_members
         ));
     }
+    if !(1..=super::config::MAX_CONTROLLER_REPLICAS).contains(&c.controller_replicas) {
+        return bad(format!(
+            "controller_replicas must be between 1 and {}, not {}",
+            super::config::MAX_CONTROLLER_REPLICAS,
+            c.controller_replicas
+        ));
+    }
+    let max_apiservers = crate::apiserver::instance::MAX_INSTANCES as u32;
+    if !(1..=max_apiservers).contains(&c.apiservers) {
+        return bad(format!(
+            "apiservers must be between 1 and {max_apiservers}, not {}",
+            c.apiservers
+        ));
+    }
     if c.start_ms > MAX_START_MS {
         return bad(format!(
             "start_ms {} is beyond {MAX_START_MS} (year 2126)",

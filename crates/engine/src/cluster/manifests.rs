@@ -45,6 +45,28 @@ pub fn deployment_manifest(
     replicas: u32,
     labels: &[(String, String)],
 ) -> Value {
+    workload_manifest(
+        Kind::Deployment,
+        namespace,
+        name,
+        image,
+        Some(replicas),
+        labels,
+    )
+}
+
+/// A workload of `kind` (Deployment, DaemonSet, StatefulSet) running `image`, its pods
+/// labelled `labels` (`app=<name>` when none), as `kubectl create deployment` shapes one;
+/// `replicas` for the kinds that have them. A StatefulSet gets a headless Service's name (its
+/// own) and one claim template, `data`, of 1Gi mounted at `/data`.
+pub fn workload_manifest(
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+    image: &str,
+    replicas: Option<u32>,
+    labels: &[(String, String)],
+) -> Value {
     let mut labels = labels.to_vec();
     if labels.is_empty() {
         labels.push(("app".into(), name.into()));
@@ -56,18 +78,31 @@ pub fn deployment_manifest(
         .split(':')
         .next()
         .unwrap_or(name);
-    json!({
-        "apiVersion": "apps/v1", "kind": "Deployment",
+    let r = kind.resource();
+    let mut manifest = json!({
+        "apiVersion": r.api_version, "kind": r.kind_name,
         "metadata": {"name": name, "namespace": namespace, "labels": labels_json(&labels)},
         "spec": {
-            "replicas": replicas,
             "selector": {"matchLabels": labels_json(&labels)},
             "template": {
                 "metadata": {"labels": labels_json(&labels)},
                 "spec": {"containers": [{"name": container, "image": image}]},
             },
         },
-    })
+    });
+    if let Some(replicas) = replicas {
+        manifest["spec"]["replicas"] = json!(replicas);
+    }
+    if kind == Kind::StatefulSet {
+        manifest["spec"]["serviceName"] = json!(name);
+        manifest["spec"]["volumeClaimTemplates"] = json!([{
+            "metadata": {"name": "data"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+        }]);
+        manifest["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] =
+            json!([{"name": "data", "mountPath": "/data"}]);
+    }
+    manifest
 }
 
 #[cfg(test)]

@@ -38,12 +38,17 @@ use crate::store::Snapshot;
 use census::Census;
 
 pub use action::{Action, ConflictReport, DrainReport, Outcome, ResourceName};
-pub use config::{ClusterConfig, ProfileName, MAX_QUOTA_BYTES, PLAYGROUND_QUOTA_BYTES};
+pub use config::{
+    ClusterConfig, ProfileName, MAX_CONTROLLER_REPLICAS, MAX_QUOTA_BYTES, PLAYGROUND_QUOTA_BYTES,
+};
 use journal::{Input, Journal};
 pub use manifests::{deployment_manifest, object_path, pod_manifest};
 pub use replay::{history_digest, ledger_fingerprint};
 pub use session::ClusterSession;
-pub use views::{node_view, pod_status, pod_view, InformerView, NodeView, PodCensus, PodView};
+pub use views::{
+    node_view, pod_status, pod_view, ApiserverView, InformerView, NodeView, PodCensus, PodView,
+    ReplicaRole, ReplicaView,
+};
 
 /// The user agent of the playground's buttons.
 pub const PLAYGROUND_USER: &str = "watchlab-ui";
@@ -84,10 +89,12 @@ impl Cluster {
     pub fn new(config: ClusterConfig) -> Cluster {
         let nodes: Vec<&str> = config.nodes.iter().map(String::as_str).collect();
         let profile = Profile::named(config.profile);
-        let control_plane = ControlPlane::new(config.seed, &profile, &nodes);
+        let replicas = config.controller_replicas.clamp(1, MAX_CONTROLLER_REPLICAS);
+        let control_plane = ControlPlane::with_replicas(config.seed, &profile, &nodes, replicas);
         let server_config = ServerConfig {
             start: Timestamp::from_millis(config.start_ms),
             etcd_members: config.etcd_members,
+            apiservers: config.apiservers as usize,
             ..ServerConfig::default()
         }
         .with_default_toleration_seconds(profile.default_toleration_seconds);

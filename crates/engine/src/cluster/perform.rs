@@ -9,15 +9,17 @@ use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::status::{Status, StatusReason};
 
 use crate::api::Kind;
+use crate::apiserver::instance::Health;
 use crate::apiserver::EtcdFault;
 use crate::reconnect_comparison::ReconnectComparison;
 
 use super::action::ResourceName;
-use super::manifests::{deployment_manifest, object_path, pod_manifest};
+use super::manifests::{deployment_manifest, object_path, pod_manifest, workload_manifest};
 use super::{Action, Cluster, ConflictReport, DrainReport, Outcome, KUBECTL_USER, PLAYGROUND_USER};
 
 impl Cluster {
     /// One action: the requests (or machine-level change) it stands for, then the revision.
+    // Long on purpose: one short arm per kind of action, each the request it stands for.
     pub(super) fn perform(&mut self, action: Action) -> Result<Outcome, Status> {
         match action {
             Action::CreatePod {
@@ -40,6 +42,29 @@ impl Cluster {
                 let body = deployment_manifest(&namespace, &name, &image, replicas, &labels);
                 let path = Kind::Deployment.resource().path(Some(&namespace), None);
                 self.post(&path, &body)?;
+            }
+            Action::CreateDaemonSet {
+                namespace,
+                name,
+                image,
+                labels,
+            } => {
+                let body =
+                    workload_manifest(Kind::DaemonSet, &namespace, &name, &image, None, &labels);
+                let path = Kind::DaemonSet.resource().path(Some(&namespace), None);
+                self.post(&path, &body)?;
+            }
+            Action::CreateStatefulSet {
+                namespace,
+                name,
+                image,
+                replicas,
+                labels,
+            } => {
+                let kind = Kind::StatefulSet;
+                let body =
+                    workload_manifest(kind, &namespace, &name, &image, Some(replicas), &labels);
+                self.post(&kind.resource().path(Some(&namespace), None), &body)?;
             }
             Action::Scale {
                 namespace,
@@ -79,6 +104,13 @@ impl Cluster {
             }
             Action::KillNode(name) => self.set_machine_running(name, false)?,
             Action::RestoreNode(name) => self.set_machine_running(name, true)?,
+            Action::PauseComponent(name) => self.set_component_paused(&name, true)?,
+            Action::ResumeComponent(name) => self.set_component_paused(&name, false)?,
+            Action::CutApiserver(name) => self.api.set_instance_health(&name, Health::Cut)?,
+            Action::StopApiserver(name) => self.api.set_instance_health(&name, Health::Stopped)?,
+            Action::RestoreApiserver(name) => {
+                self.api.set_instance_health(&name, Health::Serving)?
+            }
             Action::DrainNode(name) => return self.drain_node(name).map(Outcome::Drained),
             Action::CompactNow => {
                 self.api.compact_now()?;
@@ -152,6 +184,22 @@ impl Cluster {
             self.killed_nodes.remove(&node);
         } else {
             self.killed_nodes.insert(node);
+        }
+        Ok(())
+    }
+
+    /// Pauses or resumes the replica `name` of a leader-elected component.
+    fn set_component_paused(&mut self, name: &str, paused: bool) -> Result<(), Status> {
+        let now = self.now();
+        let found = match paused {
+            true => self.control_plane.pause(name, now),
+            false => self.control_plane.resume(name, now),
+        };
+        if !found {
+            let names = self.control_plane.replica_names().join(", ");
+            return Err(Status::bad_request(&format!(
+                "no component replica named {name:?}: the control plane runs {names}"
+            )));
         }
         Ok(())
     }

@@ -9,8 +9,10 @@ use watchlab_apimachinery::client::WatchId;
 use crate::api::node::Node;
 use crate::api::pod::Pod;
 use crate::api::Kind;
+use crate::apiserver::instance::Health;
 use crate::client::ReflectorPhase;
 use crate::clock::Timestamp;
+use crate::controllers::replica::holds_lease;
 
 use super::Cluster;
 
@@ -43,6 +45,13 @@ pub struct PodView {
     pub last_restart: Option<Timestamp>,
     pub resource_version: u64,
     pub deleting: bool,
+    /// The workload that runs it, when it is one a card names (`DaemonSet/log-agent`,
+    /// `StatefulSet/web`, `Job/pi`): a ReplicaSet's pods are the view's usual ones and
+    /// carry none.
+    pub workload: Option<String>,
+    /// The PersistentVolumeClaims its volumes name, in spec order (a StatefulSet pod's
+    /// `data-web-0`): the card shows that the pod keeps state of its own.
+    pub claims: Vec<String>,
 }
 
 /// One informer's cache against the ledger.
@@ -58,7 +67,77 @@ pub struct InformerView {
     pub stream: Option<WatchId>,
 }
 
+/// A replica of kube-scheduler or kube-controller-manager, as the page lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaView {
+    /// `kube-controller-manager-0`.
+    pub name: String,
+    /// `kube-controller-manager`: its Lease's name.
+    pub component: &'static str,
+    /// Its process's `holderIdentity` (`kube-controller-manager-0_<uuid>`).
+    pub identity: String,
+    pub role: ReplicaRole,
+    /// The Lease names it.
+    pub holds_lease: bool,
+    pub paused: bool,
+    /// Processes it started after the first (each after it stopped leading).
+    pub restarts: usize,
+}
+
+/// A kube-apiserver instance, as the page lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiserverView {
+    /// `kube-apiserver-0`.
+    pub name: String,
+    pub health: Health,
+    /// How many clients (processes) the load balancer has connected to it.
+    pub clients: usize,
+}
+
+/// What a replica does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplicaRole {
+    /// It leads and its controllers run.
+    Leading,
+    /// It waits to acquire the Lease.
+    Candidate,
+}
+
 impl Cluster {
+    /// The kube-apiserver instances, in order.
+    pub fn apiservers(&self) -> Vec<ApiserverView> {
+        self.api
+            .instances()
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ApiserverView {
+                name: s.name.clone(),
+                health: s.health,
+                clients: self.api.clients_of(i).len(),
+            })
+            .collect()
+    }
+
+    /// Each replica of the leader-elected components, in step order.
+    pub fn replicas(&self) -> Vec<ReplicaView> {
+        self.control_plane
+            .electors()
+            .into_iter()
+            .map(|e| ReplicaView {
+                name: e.replica_name(),
+                component: e.component().name(),
+                holds_lease: holds_lease(e, &self.api),
+                identity: e.elector().identity().to_string(),
+                role: match e.elector().leading() {
+                    true => ReplicaRole::Leading,
+                    false => ReplicaRole::Candidate,
+                },
+                paused: e.paused(),
+                restarts: e.restarts().len(),
+            })
+            .collect()
+    }
+
     pub fn nodes(&self) -> Vec<NodeView> {
         self.api
             .peek_all(Kind::Node)
@@ -91,7 +170,7 @@ impl Cluster {
     pub fn informers(&self) -> Vec<InformerView> {
         let latest = self.api.revision();
         self.control_plane
-            .all()
+            .running()
             .into_iter()
             .flat_map(|c| {
                 c.informers().into_iter().map(move |i| {
@@ -149,6 +228,16 @@ pub fn pod_view(p: &Pod) -> PodView {
         last_restart: c.last_restart.filter(|_| c.restarts > 0),
         resource_version: p.metadata.resource_version.parse().unwrap_or(0),
         deleting: p.metadata.deletion_timestamp.is_some(),
+        workload: p
+            .metadata
+            .controller_ref()
+            .filter(|r| matches!(r.kind.as_str(), "DaemonSet" | "StatefulSet" | "Job"))
+            .map(|r| format!("{}/{}", r.kind, r.name)),
+        claims: p
+            .spec
+            .claim_volumes()
+            .map(|(_, claim)| claim.to_string())
+            .collect(),
     }
 }
 

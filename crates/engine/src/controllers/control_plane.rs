@@ -1,63 +1,82 @@
 //! The production control plane: the node agents (one kubelet and one kube-proxy per node, in
 //! node order) and the cluster's controllers, built from **one** ordered list
-//! ([`controllers`]), and the settle that steps them all at one instant. At each instant the
+//! (each leader-elected component's replicas, [`Component`], then
+//! [`unelected_controllers`]), and the settle that steps them all at one instant. At each instant the
 //! controllers are stepped repeatedly while they keep writing (a write must reach the others'
 //! watch streams before time moves on); a round visits only the controllers that are not parked
 //! idle ([`super::parking`]). Whoever owns the clock (the [`crate::cluster::Cluster`], the
 //! test [`super::Harness`]) calls [`ControlPlane::settle`] when virtual time reaches a wake-up.
 //!
-//! Leader election will later decide which replicas of the list run; a test holds that every
-//! controller type the engine defines is in it.
+//! Of each component's replicas, only the leader's controllers run ([`super::replica`]): the
+//! others' are parked and cost nothing; a paused replica's elector and controllers are parked
+//! until it resumes. A test holds that every controller type the engine defines is in the list.
 
-use super::deployment::DeploymentController;
-use super::disruption::DisruptionController;
-use super::endpoints::EndpointsController;
-use super::endpointslice::EndpointSliceController;
-use super::garbage_collector::GarbageCollector;
+use std::collections::VecDeque;
+use std::ops::Range;
+
 use super::kube_proxy::KubeProxy;
 use super::kubelet::Kubelet;
-use super::namespace::NamespaceController;
-use super::node_lifecycle::NodeLifecycleController;
+use super::leader_election::Transition;
 use super::parking::Parking;
 use super::profile::Profile;
-use super::replicaset::ReplicaSetController;
+use super::replica::{
+    leads_stale, record_stale_writes, replica_seed, Component, ReplicaElector, StaleWrite,
+};
 use super::runtime::{Reconciler, Runner};
-use super::scheduler::Scheduler;
-use super::shared_informer::SharedInformers;
 use super::website::WebsiteOperator;
 use super::{Controller, Stepped};
 use crate::apiserver::ApiServer;
 use crate::clock::Timestamp;
 
-/// The cluster's controllers besides the node agents, in step order: kube-scheduler,
-/// kube-controller-manager's controllers (sharing one informer per kind), and the example
-/// operator. This is the one list: a controller not in it never runs.
-pub fn controllers(seed: u64, profile: &Profile) -> Vec<Box<dyn Controller>> {
-    let informers = SharedInformers::new(seed, profile);
+/// The controllers that run whoever leads: the local-path provisioner (kind's, a Deployment of
+/// its own here) and the example operator. Neither elects a leader in this model.
+pub fn unelected_controllers(seed: u64, profile: &Profile) -> Vec<Box<dyn Controller>> {
     vec![
-        Box::new(Runner::new(Scheduler::new(seed, profile))),
-        Box::new(NodeLifecycleController::new(profile, &informers)),
-        Box::new(Runner::new(ReplicaSetController::new(&informers))),
-        Box::new(Runner::new(DeploymentController::new(&informers))),
-        Box::new(Runner::new(EndpointSliceController::new(&informers))),
-        Box::new(Runner::new(EndpointsController::new(&informers))),
-        Box::new(Runner::new(NamespaceController::new(&informers))),
-        Box::new(Runner::new(DisruptionController::new(&informers))),
-        Box::new(GarbageCollector::new(&informers)),
+        Box::new(Runner::new(
+            super::volume::provisioner::LocalPathProvisioner::new(seed, profile),
+        )),
         Box::new(Runner::new(WebsiteOperator::new(seed, profile))),
     ]
+}
+
+/// Where one replica sits in [`ControlPlane::controllers`]: its elector, then its controllers.
+#[derive(Debug, Clone)]
+struct Elected {
+    elector: usize,
+    controllers: Range<usize>,
+    /// Whether its controllers run (from `BecameLeader` to `StoppedLeading`).
+    leading: bool,
+    /// Its process's connection to the API servers (`kube-controller-manager-0/1`: the
+    /// replica, then the process): all of a process's clients share one, as client-go's
+    /// transports for one rest config do.
+    connection: String,
+}
+
+/// The connection of a replica's process (a restarted process connects anew).
+fn connection_of(e: &ReplicaElector) -> String {
+    format!("{}/{}", e.replica_name(), e.generation())
 }
 
 /// Rounds per instant before time is forced forward (a safety net against a write loop).
 pub const MAX_ROUNDS_PER_INSTANT: usize = 64;
 
 /// Every controller of the cluster, stepped in a fixed order: the kubelets in node order, the
-/// kube-proxies in node order, then [`controllers`] in its order.
+/// kube-proxies in node order, then each component's replicas (each its elector, then its
+/// controllers), then [`unelected_controllers`].
 pub struct ControlPlane {
     kubelets: Vec<Kubelet>,
     kube_proxies: Vec<KubeProxy>,
-    /// [`controllers`], in its order.
+    /// The replicas' electors and controllers and the unelected ones, in step order.
     controllers: Vec<Box<dyn Controller>>,
+    /// For each of `controllers`, the replica (in `elected`) it belongs to.
+    replica_of: Vec<Option<usize>>,
+    /// Each replica of each component, in step order.
+    elected: Vec<Elected>,
+    /// What replicas wrote while the Lease named another ([`StaleWrite`]).
+    stale_writes: VecDeque<StaleWrite>,
+    /// What a restarted replica's controllers are built from.
+    seed: u64,
+    profile: Profile,
     /// Step idle controllers too (tests compare the histories with and without skipping).
     pub step_idle: bool,
     /// The idle kubelets and kube-proxies a round passes by.
@@ -65,9 +84,40 @@ pub struct ControlPlane {
 }
 
 impl ControlPlane {
-    /// One kubelet per node name; everything seeded from `seed`.
+    /// One kubelet per node name, one replica of each leader-elected component; everything
+    /// seeded from `seed`.
     pub fn new(seed: u64, profile: &Profile, nodes: &[&str]) -> Self {
-        let controllers = controllers(seed, profile);
+        Self::with_replicas(seed, profile, nodes, 1)
+    }
+
+    /// [`ControlPlane::new`] with `replicas` replicas (at least 1) of kube-scheduler and of
+    /// kube-controller-manager; replica 0 of each comes first in the step order and takes its
+    /// Lease first.
+    pub fn with_replicas(seed: u64, profile: &Profile, nodes: &[&str], replicas: u32) -> Self {
+        let mut controllers: Vec<Box<dyn Controller>> = Vec::new();
+        let mut replica_of = Vec::new();
+        let mut elected = Vec::new();
+        for component in Component::ALL {
+            for r in 0..replicas.max(1) {
+                let index = elected.len();
+                let elector = controllers.len();
+                let replica = ReplicaElector::new(seed, component, r, Timestamp::ZERO);
+                let connection = connection_of(&replica);
+                controllers.push(Box::new(replica));
+                let own = component.controllers(replica_seed(seed, component, r, 0), profile);
+                let range = elector + 1..elector + 1 + own.len();
+                controllers.extend(own);
+                replica_of.resize(controllers.len(), Some(index));
+                elected.push(Elected {
+                    elector,
+                    controllers: range,
+                    leading: false,
+                    connection,
+                });
+            }
+        }
+        controllers.extend(unelected_controllers(seed, profile));
+        replica_of.resize(controllers.len(), None);
         ControlPlane {
             parking: Parking::new(2 * nodes.len() + controllers.len()),
             kubelets: nodes
@@ -80,12 +130,28 @@ impl ControlPlane {
                 .map(|n| KubeProxy::new(n, seed, profile))
                 .collect(),
             controllers,
+            replica_of,
+            elected,
+            stale_writes: VecDeque::new(),
+            seed,
+            profile: profile.clone(),
             step_idle: false,
         }
     }
 
-    /// Every controller, read-only, in the fixed step order.
+    /// Every controller, read-only, in the fixed step order: the waiting replicas' too.
     pub fn all(&self) -> Vec<&dyn Controller> {
+        self.node_agents_then(|_| true)
+    }
+
+    /// The controllers that run (a paused leader's among them), in step order: what the
+    /// cluster's processes do now. A waiting replica's controllers have not started.
+    pub fn running(&self) -> Vec<&dyn Controller> {
+        self.node_agents_then(|i| !self.waiting(i))
+    }
+
+    /// The kubelets and kube-proxies, then those of `controllers` whose index `keep` keeps.
+    fn node_agents_then(&self, keep: impl Fn(usize) -> bool) -> Vec<&dyn Controller> {
         let mut all: Vec<&dyn Controller> = Vec::new();
         for k in &self.kubelets {
             all.push(k);
@@ -93,8 +159,171 @@ impl ControlPlane {
         for p in &self.kube_proxies {
             all.push(p);
         }
-        all.extend(self.controllers.iter().map(|c| c.as_ref()));
+        all.extend(
+            self.controllers
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| keep(*i))
+                .map(|(_, c)| c.as_ref()),
+        );
         all
+    }
+
+    /// Whether the controller at `i` of `controllers` belongs to a replica that does not lead.
+    fn waiting(&self, i: usize) -> bool {
+        match self.replica_of.get(i).copied().flatten() {
+            Some(r) => {
+                let e = &self.elected[r];
+                !e.leading && e.controllers.contains(&i)
+            }
+            None => false,
+        }
+    }
+
+    /// Whether the controller at `i` of `controllers` is not stepped now: its replica is
+    /// paused, or does not lead.
+    fn dormant(&self, i: usize) -> bool {
+        self.waiting(i)
+            || self
+                .replica_of
+                .get(i)
+                .copied()
+                .flatten()
+                .is_some_and(|r| self.elector(r).is_some_and(ReplicaElector::paused))
+    }
+
+    /// The replica of the controller at `i` of `controllers`, if it leads while its Lease names
+    /// another (only looked for with several replicas: one alone is never stale).
+    fn stale_replica(&self, i: usize, api: &ApiServer) -> Option<usize> {
+        // One replica of each component: `elected` holds one per component.
+        if self.elected.len() <= Component::ALL.len() {
+            return None;
+        }
+        let r = self.replica_of.get(i).copied().flatten()?;
+        self.elector(r)
+            .is_some_and(|e| leads_stale(e, api))
+            .then_some(r)
+    }
+
+    /// What replicas wrote, or had refused with 409 Conflict, while they led only in their
+    /// own belief (the last [`super::replica::STALE_WRITE_LIMIT`]), oldest first.
+    pub fn stale_writes(&self) -> &VecDeque<StaleWrite> {
+        &self.stale_writes
+    }
+
+    /// The replica whose elector is at `i` of `controllers`.
+    fn elector_at(&self, i: usize) -> Option<usize> {
+        let r = self.replica_of.get(i).copied().flatten()?;
+        (self.elected[r].elector == i).then_some(r)
+    }
+
+    /// Replica `r`'s elector (its slot always holds it).
+    fn elector(&self, r: usize) -> Option<&ReplicaElector> {
+        let slot = self.elected.get(r)?.elector;
+        self.controllers.get(slot)?.as_any().downcast_ref()
+    }
+
+    fn elector_mut(&mut self, r: usize) -> Option<&mut ReplicaElector> {
+        let slot = self.elected.get(r)?.elector;
+        self.controllers.get_mut(slot)?.as_any_mut().downcast_mut()
+    }
+
+    /// Each replica's elector, in step order.
+    pub fn electors(&self) -> Vec<&ReplicaElector> {
+        (0..self.elected.len())
+            .filter_map(|r| self.elector(r))
+            .collect()
+    }
+
+    /// The replica called `name` (`kube-controller-manager-1`).
+    fn replica_named(&self, name: &str) -> Option<usize> {
+        (0..self.elected.len()).find(|&r| self.elector(r).is_some_and(|e| e.replica_name() == name))
+    }
+
+    /// The replicas' names, in step order.
+    pub fn replica_names(&self) -> Vec<String> {
+        self.electors().iter().map(|e| e.replica_name()).collect()
+    }
+
+    /// Pauses the replica `name` at `now`: its clock, its elector and its controllers stop (its
+    /// watches stay open and fill up), until [`ControlPlane::resume`]. `false`: no such replica.
+    pub fn pause(&mut self, name: &str, now: Timestamp) -> bool {
+        let Some(r) = self.replica_named(name) else {
+            return false;
+        };
+        self.elector_mut(r).map(|e| e.pause(now)).is_some()
+    }
+
+    /// Resumes a paused replica: it goes on where it stopped, its clock behind by the pause.
+    pub fn resume(&mut self, name: &str, now: Timestamp) -> bool {
+        let Some(r) = self.replica_named(name) else {
+            return false;
+        };
+        let Some(e) = self.elector_mut(r) else {
+            return false;
+        };
+        e.resume(now);
+        self.unpark_replica(r);
+        true
+    }
+
+    /// Visits the replica's elector and controllers again from the next round on.
+    fn unpark_replica(&mut self, r: usize) {
+        let offset = self.kubelets.len() + self.kube_proxies.len();
+        let e = &self.elected[r];
+        for i in std::iter::once(e.elector).chain(e.controllers.clone()) {
+            self.parking.unpark(offset + i);
+        }
+    }
+
+    /// What the replica's elector changed in its last step: `BecameLeader` starts its
+    /// controllers; `StoppedLeading` ends its process — its watches close, and a new process
+    /// with fresh controllers and a new identity becomes a candidate and tries at once. The
+    /// new process's wake-up, when it restarted.
+    fn take_transition(
+        &mut self,
+        r: usize,
+        now: Timestamp,
+        api: &mut ApiServer,
+    ) -> Option<Timestamp> {
+        match self.elector_mut(r)?.take_transition() {
+            Some(Transition::BecameLeader) => {
+                self.elected[r].leading = true;
+                self.unpark_replica(r);
+                None
+            }
+            Some(Transition::StoppedLeading) => {
+                self.elected[r].leading = false;
+                let range = self.elected[r].controllers.clone();
+                for c in &self.controllers[range.clone()] {
+                    for i in c.informers() {
+                        if let Some(id) = i.watch_stream() {
+                            api.stop_watch(id);
+                        }
+                    }
+                }
+                let seed = self.seed;
+                let elector = self.elector_mut(r)?;
+                elector.restart(seed, now);
+                let connection = connection_of(elector);
+                let (component, replica, generation) =
+                    (elector.component(), elector.replica(), elector.generation());
+                let fresh = component.controllers(
+                    replica_seed(seed, component, replica, generation),
+                    &self.profile,
+                );
+                for (slot, c) in range.clone().zip(fresh) {
+                    self.controllers[slot] = c;
+                }
+                self.elected[r].connection = connection;
+                self.unpark_replica(r);
+                let wake = self.elector_mut(r)?.step(now, api);
+                // Should that try take the Lease, its controllers start.
+                self.take_transition(r, now, api);
+                wake
+            }
+            None => None,
+        }
     }
 
     /// The kubelets, in node order.
@@ -129,17 +358,32 @@ impl ControlPlane {
         self.kube_proxies.get_mut(index)
     }
 
-    /// The controller of type `C` in [`controllers`] (not a [`Runner`]'s reconciler: see
-    /// [`ControlPlane::reconciler`]).
+    /// The controllers of the list, the leaders' first (then the waiting replicas'), so a
+    /// typed look finds the one that runs.
+    fn leaders_first(&self) -> impl Iterator<Item = &Box<dyn Controller>> {
+        self.leaders_first_order()
+            .into_iter()
+            .filter_map(|i| self.controllers.get(i))
+    }
+
+    /// The indexes of `controllers`, the leaders' (and unelected) first, then the waiting
+    /// replicas'.
+    fn leaders_first_order(&self) -> Vec<usize> {
+        let (running, waiting): (Vec<usize>, Vec<usize>) =
+            (0..self.controllers.len()).partition(|i| !self.waiting(*i));
+        running.into_iter().chain(waiting).collect()
+    }
+
+    /// The controller of type `C` (the leader's, if several replicas have one; not a
+    /// [`Runner`]'s reconciler: see [`ControlPlane::reconciler`]).
     pub fn controller<C: Controller>(&self) -> Option<&C> {
-        self.controllers
-            .iter()
+        self.leaders_first()
             .find_map(|c| c.as_any().downcast_ref::<C>())
     }
 
-    /// The reconciler of type `R` that a [`Runner`] of [`controllers`] runs.
+    /// The reconciler of type `R` that a [`Runner`] runs (the leader's).
     pub fn reconciler<R: Reconciler>(&self) -> Option<&R> {
-        self.controllers.iter().find_map(|c| {
+        self.leaders_first().find_map(|c| {
             c.as_any()
                 .downcast_ref::<Runner<R>>()
                 .map(Runner::reconciler)
@@ -148,11 +392,16 @@ impl ControlPlane {
 
     /// The same to change from outside (a test's settings); the runner's queue is kept.
     pub fn reconciler_mut<R: Reconciler>(&mut self) -> Option<&mut R> {
-        self.controllers.iter_mut().find_map(|c| {
-            c.as_any_mut()
-                .downcast_mut::<Runner<R>>()
-                .map(Runner::reconciler_mut)
-        })
+        let found = self.leaders_first_order().into_iter().find(|&i| {
+            self.controllers[i]
+                .as_any()
+                .downcast_ref::<Runner<R>>()
+                .is_some()
+        })?;
+        self.controllers[found]
+            .as_any_mut()
+            .downcast_mut::<Runner<R>>()
+            .map(Runner::reconciler_mut)
     }
 
     /// How many controllers there are (the length of a round).
@@ -228,6 +477,14 @@ impl ControlPlane {
                 let Some(index) = self.parking.next_active(settling.next) else {
                     break;
                 };
+                let listed = index.checked_sub(self.kubelets.len() + self.kube_proxies.len());
+                if listed.is_some_and(|i| self.dormant(i)) {
+                    // A waiting or paused replica's: passed by until it leads or resumes.
+                    self.parking.park(index, None, Vec::new());
+                    settling.mid_step = false;
+                    settling.next = index + 1;
+                    continue;
+                }
                 let step_idle = self.step_idle;
                 let Some(c) = self.nth_mut(index) else {
                     break;
@@ -248,7 +505,7 @@ impl ControlPlane {
                         self.parking.park(index, wake, streams);
                         wake
                     }
-                    None => match c.step_until(now, api, &mut stop) {
+                    None => match self.step_one(index, listed, now, api, &mut stop) {
                         Stepped::Done(wake) => wake,
                         Stepped::Stopped => {
                             settling.next = index;
@@ -258,6 +515,10 @@ impl ControlPlane {
                     },
                 };
                 settling.mid_step = false;
+                let wake = match listed.and_then(|i| self.elector_at(i)) {
+                    Some(r) => self.take_transition(r, now, api).or(wake),
+                    None => wake,
+                };
                 settling.wake = super::earliest([settling.wake, wake]);
                 settling.next = index + 1;
                 settling.steps += 1;
@@ -276,6 +537,39 @@ impl ControlPlane {
                 return None;
             }
         }
+    }
+
+    /// Steps the controller at `index` (`listed` of `controllers`); what it wrote while its
+    /// replica led only in its own belief goes on record ([`ControlPlane::stale_writes`]).
+    fn step_one(
+        &mut self,
+        index: usize,
+        listed: Option<usize>,
+        now: Timestamp,
+        api: &mut ApiServer,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Stepped {
+        let stale = listed.and_then(|i| self.stale_replica(i, api));
+        // Where the ledger and the refusals stood, to read what a stale step added.
+        let before = stale.map(|r| (r, api.revision(), api.conflicts().total()));
+        // Its requests go to the API server instance its process's connection is on.
+        let replica = listed.and_then(|i| self.replica_of.get(i).copied().flatten());
+        if let Some(e) = replica.and_then(|r| self.elected.get(r)) {
+            api.connect(&e.connection);
+        }
+        let Some(c) = self.nth_mut(index) else {
+            return Stepped::Done(None);
+        };
+        if replica.is_none() {
+            api.connect(c.name());
+        }
+        let stepped = c.step_until(now, api, stop);
+        if let Some((r, revision, conflicts)) = before {
+            if let Some(name) = self.elector(r).map(ReplicaElector::replica_name) {
+                record_stale_writes(&mut self.stale_writes, &name, api, revision, conflicts);
+            }
+        }
+        stepped
     }
 }
 
@@ -306,6 +600,7 @@ impl Settling {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controllers::{GarbageCollector, NodeLifecycleController, ReplicaSetController};
 
     /// The type names after `impl Controller for` and `impl Reconciler for` in the
     /// controllers' sources (a generic impl, `impl<R> ... for Runner<R>`, is not a type).

@@ -10,9 +10,9 @@
 //! - expected and desired (`getExpectedPodCount`): an integer `minAvailable` is the desired
 //!   count and the expected one is the pods found; a percentage, or any `maxUnavailable`, is
 //!   scaled on the sum of the replicas of the pods' controllers (a Deployment's through its
-//!   ReplicaSet, else the ReplicaSet's own), pods without a controller left out with an
-//!   `UnmanagedPods` warning; a pod whose controller cannot be found fails the sync
-//!   (`failSafe`: no disruption allowed, condition reason `SyncFailed`);
+//!   ReplicaSet, else the ReplicaSet's own, a StatefulSet's own), pods without a controller
+//!   left out with an `UnmanagedPods` warning; a pod whose controller cannot be found fails the
+//!   sync (`failSafe`: no disruption allowed, condition reason `SyncFailed`);
 //! - `disruptedPods`: the evictions approved in the last 2 minutes (`DeletionTimeout`) of pods
 //!   not yet terminating; such pods do not count as healthy, and the budget is looked at again
 //!   when the oldest entry expires;
@@ -54,6 +54,7 @@ pub struct DisruptionController {
     /// Read only to find the pods' controllers' scale.
     replicasets: SharedInformer,
     deployments: SharedInformer,
+    statefulsets: SharedInformer,
     recorder: EventRecorder,
 }
 
@@ -76,6 +77,7 @@ impl DisruptionController {
             pods: informers.reader(Kind::Pod),
             replicasets: informers.cache_reader(Kind::ReplicaSet),
             deployments: informers.cache_reader(Kind::Deployment),
+            statefulsets: informers.cache_reader(Kind::StatefulSet),
             recorder: EventRecorder::new(USER_AGENT, USER_AGENT, ""),
         }
     }
@@ -125,10 +127,16 @@ impl DisruptionController {
     }
 
     /// The replicas of the pod's controller, keyed by its uid (`finders`: a Deployment
-    /// through the pod's ReplicaSet, else the ReplicaSet itself); `None` when not found.
+    /// through the pod's ReplicaSet, else the ReplicaSet itself, `getPodStatefulSet`: a
+    /// StatefulSet's own); `None` when not found.
     fn controller_scale(&self, pod: &Pod) -> Option<(String, i32)> {
         let r = pod.metadata.controller_ref()?;
         let ns = Some(pod.metadata.namespace.as_str());
+        if r.kind == "StatefulSet" {
+            let obj = self.statefulsets.store().get_by_name(ns, &r.name)?;
+            let sts = obj.as_stateful_set().filter(|s| s.metadata.uid == r.uid)?;
+            return Some((r.uid.clone(), sts.spec.replicas.unwrap_or(1)));
+        }
         if r.kind != "ReplicaSet" {
             return None;
         }
@@ -353,6 +361,7 @@ impl Reconciler for DisruptionController {
             (&self.pods).into(),
             (&self.replicasets).into(),
             (&self.deployments).into(),
+            (&self.statefulsets).into(),
         ]
     }
 
@@ -363,6 +372,7 @@ impl Reconciler for DisruptionController {
         }
         let _ = self.replicasets.step(now, api);
         let _ = self.deployments.step(now, api);
+        let _ = self.statefulsets.step(now, api);
         let notes = self.pods.step(now, api);
         if self.budgets.store().is_empty() {
             return;
@@ -377,6 +387,7 @@ impl Reconciler for DisruptionController {
             && self.pods.has_synced()
             && self.replicasets.has_synced()
             && self.deployments.has_synced()
+            && self.statefulsets.has_synced()
     }
 
     fn reconcile(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Reconciled {
@@ -398,6 +409,7 @@ impl Reconciler for DisruptionController {
             self.pods.next_wakeup(),
             self.replicasets.next_wakeup(),
             self.deployments.next_wakeup(),
+            self.statefulsets.next_wakeup(),
             self.recorder.next_retry(),
         ])
     }

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::endpointslice::pod_reference;
+use super::endpointslice::{pod_reference, should_set_hostname};
 use super::runtime::{Action, Reconciled, Reconciler};
 use super::service_members::{
     is_serving, selector, should_be_in_endpoints, target_port, ServiceMembers,
@@ -60,11 +60,15 @@ pub fn subsets(svc: &Service, pods: &[Arc<Object>]) -> Vec<EndpointSubset> {
         if !should_be_in_endpoints(pod, publish_not_ready) {
             continue;
         }
+        let hostname = match should_set_hostname(pod, svc) {
+            true => pod.spec.hostname.clone(),
+            false => String::new(),
+        };
         let address = EndpointAddress {
             ip: pod.status.pod_ip.clone(),
+            hostname,
             node_name: (!pod.spec.node_name.is_empty()).then(|| pod.spec.node_name.clone()),
             target_ref: Some(pod_reference(pod)),
-            ..Default::default()
         };
         let ports = ports_for(svc, pod);
         let subset = by_ports

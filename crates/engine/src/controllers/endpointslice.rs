@@ -169,10 +169,20 @@ fn endpoint_for(svc: &Service, pod: &Pod) -> Endpoint {
             serving: Some(serving),
             terminating: Some(terminating),
         },
+        hostname: should_set_hostname(pod, svc).then(|| pod.spec.hostname.clone()),
         node_name: (!pod.spec.node_name.is_empty()).then(|| pod.spec.node_name.clone()),
         target_ref: Some(pod_reference(pod)),
         ..Default::default()
     }
+}
+
+/// `endpointutil.ShouldSetHostname`: a pod with a host name whose subdomain is the Service
+/// (a StatefulSet's pods under its headless Service) is published by name, so
+/// `web-0.nginx.default.svc` resolves to it.
+pub fn should_set_hostname(pod: &Pod, svc: &Service) -> bool {
+    !pod.spec.hostname.is_empty()
+        && pod.spec.subdomain == svc.metadata.name
+        && pod.metadata.namespace == svc.metadata.namespace
 }
 
 fn pod_name(e: &Endpoint) -> &str {

@@ -1,7 +1,11 @@
 //! kube-scheduler ("default-scheduler"): watches pods that are not finished and nodes, takes
 //! unscheduled pods one at a time from its queue, filters the nodes (NodeUnschedulable,
-//! TaintToleration, NodeAffinity's nodeSelector, NodeResourcesFit), scores the feasible ones with
-//! LeastAllocated, and binds the pod through `pods/binding`. At bind time it *assumes* the pod on
+//! TaintToleration, NodeAffinity's nodeSelector, NodeResourcesFit, VolumeBinding), scores the
+//! feasible ones with LeastAllocated, and binds the pod through `pods/binding`. A pod whose
+//! volumes name claims goes through the VolumeBinding plugin
+//! ([`super::volume::volume_binding`]): its PreFilter may reject it or narrow the nodes, its
+//! Filter checks each node, and its PreBind writes the chosen node on the claims to provision
+//! and holds the pod (assumed on its node, the others scheduled meanwhile) until they are bound. At bind time it *assumes* the pod on
 //! its node, so the next decision counts it before the watch confirms the binding. What each
 //! node carries comes from the cache kept by the informers (`scheduler_cache`), and in a large
 //! cluster the filters stop after the adaptive percentage of nodes to score, starting where the
@@ -23,6 +27,7 @@ use super::scheduler_cache::{
     num_feasible_nodes_to_find, NodeInfo, NodeSnapshot, NodeUsageCache, Usage,
 };
 use super::shared_informer::InformerRef;
+use super::volume::volume_binding::{self, Check, PodVolumes, PreFilter, VolumeBinding};
 use crate::api::binding::Binding;
 use crate::api::node::Taint;
 use crate::api::pod::Pod;
@@ -39,6 +44,11 @@ pub const SCHEDULER_NAME: &str = "default-scheduler";
 pub const USER_AGENT: &str = "kube-scheduler";
 /// The real scheduler's pod informer: every pod that is not finished.
 pub const POD_FIELD_SELECTOR: &str = "status.phase!=Succeeded,status.phase!=Failed";
+
+/// NodeAffinity's `ErrReasonPod`.
+const ERR_REASON_NODE_AFFINITY: &str = "node(s) didn't match Pod's node affinity/selector";
+/// NodeAffinity's PreFilter `errReasonConflict`: the terms name nodes that cannot all hold.
+const ERR_REASON_CONFLICT: &str = "pod affinity terms conflict";
 
 const PREEMPTION_NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
 const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
@@ -72,6 +82,8 @@ pub struct Scheduler {
     /// The feasible nodes with the best score in the decision being made, at its front (kept
     /// between decisions so that each does not grow a new list; see [`FilterPass`]).
     ties: Vec<usize>,
+    /// The VolumeBinding plugin and its claim, volume and class informers.
+    volume_binding: VolumeBinding,
 }
 
 /// LeastAllocated scores already computed, by the node's usage slot. A score is a function of
@@ -121,7 +133,7 @@ impl FilterPass {
         cache: &NodeUsageCache,
         scores: &mut ScoreMemo,
         ties: &mut Vec<usize>,
-        pod: &Pod,
+        (pod, volumes): (&Pod, Option<&PodVolumes>),
         start: usize,
     ) -> FilterPass {
         let wanted = num_feasible_nodes_to_find(nodes.len());
@@ -139,14 +151,16 @@ impl FilterPass {
         // Without a node selector, on a schedulable node with no taint to tolerate, only the
         // resources can fail; the whole filter runs when they do (for the reasons) or when
         // anything else has a say.
-        let selectorless = pod.spec.node_selector.is_empty();
+        let selectorless = pod.spec.node_selector.is_empty()
+            && pod.spec.required_node_affinity().is_none()
+            && volumes.is_none();
         for (i, info) in ring.zip(back.iter().chain(front)) {
             let usage = cache.usage_at(info.slot);
             let plain = selectorless
                 && info.open
                 && shortfalls(info.allocatable, &usage, req) == [false; 3];
             if !plain {
-                if let Err(f) = filter(pod, info, &usage, req) {
+                if let Err(f) = filter((pod, volumes), info, &usage, req) {
                     failures.push(f);
                     continue;
                 }
@@ -206,6 +220,7 @@ impl Scheduler {
             profile: profile.clone(),
             scores: ScoreMemo::default(),
             ties: Vec::new(),
+            volume_binding: VolumeBinding::new(seed, profile, USER_AGENT),
         }
     }
 
@@ -247,6 +262,7 @@ impl Scheduler {
                 self.cache.forget(&key);
                 self.attempts.remove(&key);
                 self.unschedulable.remove(&key);
+                self.volume_binding.forget(&key);
                 // A bound pod leaving frees room on its node.
                 if d.object()
                     .as_pod()
@@ -264,6 +280,9 @@ impl Scheduler {
         self.cache.observe(key, pod);
         if !pod.spec.node_name.is_empty() {
             self.unschedulable.remove(key);
+            if !pod.spec.volumes.is_empty() {
+                self.volume_binding.forget(key);
+            }
         }
     }
 
@@ -303,6 +322,7 @@ impl Scheduler {
 
     /// `scheduleOne` (`pkg/scheduler/schedule_one.go`): filter, score, pick a node among the
     /// best at random, assume and bind; a pod that fits nowhere is retried after its back-off.
+    /// A pod waiting for its volumes (PreBind) is looked at again instead.
     fn schedule_one(&mut self, now: Timestamp, api: &mut ApiServer, key: &ObjectKey) -> Action {
         let Some(obj) = self.pods.store().get(key) else {
             return Action::Done;
@@ -310,43 +330,196 @@ impl Scheduler {
         let Some(pod) = obj.as_pod() else {
             return Action::Done;
         };
+        if self.volume_binding.is_waiting(key) {
+            return self.wait_for_volumes(now, api, key, &obj);
+        }
         if !Self::ours(pod) || self.cache.is_assumed(key) {
             return Action::Done;
         }
-        let nodes = self.snapshot.nodes();
-        let total = nodes.len();
-        let start = self.next_start_node_index % total.max(1);
-        let pass = FilterPass::run(
+        // NodeAffinity's PreFilter first: terms naming nodes that cannot all hold.
+        let named = pod
+            .spec
+            .required_node_affinity()
+            .and_then(|s| s.node_names());
+        if named.as_ref().is_some_and(|n| n.is_empty()) {
+            return self.pre_filter_failed(now, api, key, &obj, ERR_REASON_CONFLICT);
+        }
+        let volumes = match self.volume_binding.pre_filter(pod) {
+            PreFilter::Skip => None,
+            PreFilter::Reject(why) => {
+                self.volume_binding.reject(key);
+                return self.pre_filter_failed(now, api, key, &obj, &why);
+            }
+            PreFilter::Claims(v) => Some(v),
+        };
+        let eligible = volumes.as_ref().and_then(|v| v.eligible.as_ref());
+        let narrowed = match narrow(named, eligible) {
+            Ok(n) => n,
+            Err(why) => {
+                if volumes.is_some() {
+                    self.volume_binding.reject(key);
+                }
+                return self.pre_filter_failed(now, api, key, &obj, &why);
+            }
+        };
+        match self.pick_node(pod, volumes.as_ref(), narrowed) {
+            Ok(Some(node)) => match volumes.as_ref().filter(|v| v.needs_binding()) {
+                Some(v) => self.bind_volumes(now, api, key, &obj, v, &node),
+                None => self.bind(now, api, key, &obj, &node),
+            },
+            Ok(None) => Action::Done,
+            Err(message) => {
+                self.unschedulable.insert(key.clone());
+                if volumes.is_some() {
+                    self.volume_binding.reject(key);
+                }
+                self.fail(now, api, key, &obj, &message)
+            }
+        }
+    }
+
+    /// The filter pass over the nodes the PreFilters left (`findNodesThatFitPod`) and the
+    /// choice among the best (`selectHost`): the node, or the fit error.
+    fn pick_node(
+        &mut self,
+        pod: &Pod,
+        volumes: Option<&PodVolumes>,
+        narrowed: Option<Narrowed>,
+    ) -> Result<Option<String>, String> {
+        let total = self.snapshot.nodes().len();
+        let subset: Option<Vec<NodeInfo>> = narrowed.as_ref().map(|n| {
+            n.names
+                .iter()
+                .filter_map(|name| self.snapshot.get(name).cloned())
+                .collect()
+        });
+        let nodes = subset.as_deref().unwrap_or(self.snapshot.nodes());
+        let start = self.next_start_node_index % nodes.len().max(1);
+        let mut pass = FilterPass::run(
             nodes,
             &self.cache,
             &mut self.scores,
             &mut self.ties,
-            pod,
+            (pod, volumes),
             start,
         );
-        self.next_start_node_index = (start + pass.processed) % total.max(1);
+        self.next_start_node_index = (start + pass.processed) % nodes.len().max(1);
+        if pass.best.is_none() {
+            if let Some(n) = &narrowed {
+                // `SetAbsentNodesStatus`: the nodes a PreFilter left out (counted only for
+                // the message: a DaemonSet pod that fits must not pay per node of the cluster).
+                let absent = NodeFailure {
+                    reasons: vec![format!(
+                        "node(s) didn't satisfy plugin(s) [{}]",
+                        n.plugins.join(" ")
+                    )],
+                    unresolvable: true,
+                };
+                let left_out = total.saturating_sub(nodes.len());
+                pass.failures.extend(std::iter::repeat_n(absent, left_out));
+            }
+            return Err(fit_error(total, &pass.failures));
+        }
         // Ties broken uniformly at random (the real selectHost samples among the best).
         let ties = self.ties.get(..pass.ties).unwrap_or_default();
-        let chosen = pass
-            .best
-            .map(|_| self.rng.below(ties.len() as u64) as usize);
-        let node = chosen
-            .and_then(|pick| ties.get(pick))
+        let pick = self.rng.below(ties.len() as u64) as usize;
+        Ok(ties
+            .get(pick)
             .and_then(|i| nodes.get(*i))
-            .map(|info| info.name().to_string());
-        let (best, failures) = (pass.best, pass.failures);
-        if best.is_none() {
-            let message = fit_error(total, &failures);
-            self.unschedulable.insert(key.clone());
-            return self.fail(now, api, key, &obj, &message);
-        }
-        let Some(node) = node else {
+            .map(|info| info.name().to_string()))
+    }
+
+    /// A PreFilter's rejection (`FitError` with its `PreFilterMsg`): no node is looked at and
+    /// preemption cannot help.
+    fn pre_filter_failed(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        obj: &Arc<Object>,
+        why: &str,
+    ) -> Action {
+        let total = self.snapshot.nodes().len();
+        let message = format!(
+            "0/{total} nodes are available: {why}. preemption: 0/{total} nodes are available: \
+             {total} {PREEMPTION_NOT_HELPFUL}."
+        );
+        self.unschedulable.insert(key.clone());
+        self.fail(now, api, key, obj, &message)
+    }
+
+    /// VolumeBinding's Reserve and PreBind on the chosen node: the pod is assumed there and
+    /// waits for its claims ([`Scheduler::wait_for_volumes`]), or is bound at once when none
+    /// needs binding.
+    fn bind_volumes(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        obj: &Arc<Object>,
+        volumes: &PodVolumes,
+        node: &str,
+    ) -> Action {
+        let (Some(pod), Some(info)) = (obj.as_pod(), self.snapshot.get(node)) else {
             return Action::Done;
         };
-        let binding = Binding::new(&pod.metadata.namespace, &pod.metadata.name, &node);
+        let node_obj = info.node.clone();
+        match self
+            .volume_binding
+            .pre_bind(now, api, USER_AGENT, key, volumes, &node_obj)
+        {
+            Ok(true) => {
+                self.cache.assume(key, pod, node);
+                Action::RequeueAfter(volume_binding::BINDING_POLL_MS)
+            }
+            Ok(false) => self.bind(now, api, key, obj, node),
+            Err(e) => {
+                let msg = format!("running PreBind plugin \"VolumeBinding\": {e}");
+                self.fail(now, api, key, obj, &msg)
+            }
+        }
+    }
+
+    /// PreBind's wait (`checkBindings`, polled each second): the pod is bound once its claims
+    /// are; a failed or timed-out binding forgets the assumed pod and tries again later.
+    fn wait_for_volumes(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        obj: &Arc<Object>,
+    ) -> Action {
+        if !obj.as_pod().is_some_and(Self::ours) {
+            self.volume_binding.forget(key);
+            return Action::Done;
+        }
+        match self.volume_binding.check(now, key) {
+            Check::Wait => Action::RequeueAfter(volume_binding::BINDING_POLL_MS),
+            Check::Bound(node) => self.bind(now, api, key, obj, &node),
+            Check::Failed(e) => {
+                self.cache.forget(key);
+                let msg = format!("running PreBind plugin \"VolumeBinding\": {e}");
+                self.fail(now, api, key, obj, &msg)
+            }
+        }
+    }
+
+    /// The Bind step (`pods/binding`): the pod assumed on `node`, `Scheduled`.
+    fn bind(
+        &mut self,
+        now: Timestamp,
+        api: &mut ApiServer,
+        key: &ObjectKey,
+        obj: &Arc<Object>,
+        node: &str,
+    ) -> Action {
+        let Some(pod) = obj.as_pod() else {
+            return Action::Done;
+        };
+        let binding = Binding::new(&pod.metadata.namespace, &pod.metadata.name, node);
         match api.bind(USER_AGENT, &binding) {
             Ok(_) => {
-                self.cache.assume(key, pod, &node);
+                self.cache.assume(key, pod, node);
                 self.attempts.remove(key);
                 self.unschedulable.remove(key);
                 let msg = format!(
@@ -354,7 +527,7 @@ impl Scheduler {
                     pod.metadata.namespace, pod.metadata.name
                 );
                 self.recorder
-                    .record(api, now, &obj, EventType::Normal, "Scheduled", &msg);
+                    .record(api, now, obj, EventType::Normal, "Scheduled", &msg);
                 Action::Done
             }
             // Already bound, being deleted or gone: the watch will tell; nothing to retry.
@@ -363,7 +536,7 @@ impl Scheduler {
             }
             Err(s) => {
                 let msg = format!("Binding rejected: {}", s.message());
-                self.fail(now, api, key, &obj, &msg)
+                self.fail(now, api, key, obj, &msg)
             }
         }
     }
@@ -416,10 +589,62 @@ impl Scheduler {
     }
 }
 
+/// The nodes the PreFilters left (`PreFilterResult.NodeNames`, merged) and the plugins that
+/// narrowed them, in name order.
+struct Narrowed {
+    names: BTreeSet<String>,
+    plugins: Vec<&'static str>,
+}
+
+/// `RunPreFilterPlugins`' merge of NodeAffinity's named nodes and VolumeBinding's eligible
+/// nodes: `None` when neither narrows; `Err` with the framework's message when nothing is left.
+fn narrow(
+    named: Option<BTreeSet<&str>>,
+    eligible: Option<&BTreeSet<String>>,
+) -> Result<Option<Narrowed>, String> {
+    let mut out: Option<Narrowed> = None;
+    let sets = [
+        (
+            "NodeAffinity",
+            named.map(|n| n.into_iter().map(str::to_string).collect()),
+        ),
+        (volume_binding::PLUGIN_NAME, eligible.cloned()),
+    ];
+    for (plugin, set) in sets {
+        let Some(set) = set else { continue };
+        out = Some(match out {
+            None => Narrowed {
+                names: set,
+                plugins: vec![plugin],
+            },
+            Some(mut n) => {
+                n.names = n.names.intersection(&set).cloned().collect();
+                n.plugins.push(plugin);
+                n
+            }
+        });
+        if let Some(n) = out.as_ref().filter(|n| n.names.is_empty()) {
+            return Err(match n.plugins.as_slice() {
+                [one] => format!("node(s) didn't satisfy plugin {one}"),
+                many => format!(
+                    "node(s) didn't satisfy plugin(s) [{}] simultaneously",
+                    many.join(" ")
+                ),
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// The filter plugins in the real order; the first failing plugin decides the node's reasons.
 /// [`FilterPass`] passes over it for an open node ([`NodeInfo::open`]) and a pod without a
 /// node selector whose resources fit: a plugin added here must be reflected there.
-fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: Resources) -> Result<(), NodeFailure> {
+fn filter(
+    (pod, volumes): (&Pod, Option<&PodVolumes>),
+    info: &NodeInfo,
+    usage: &Usage,
+    req: Resources,
+) -> Result<(), NodeFailure> {
     let unresolvable = |reason: String| NodeFailure {
         reasons: vec![reason],
         unresolvable: true,
@@ -449,18 +674,15 @@ fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: Resources) -> Result<(
             t.key, t.value
         )));
     }
-    // The node object itself is read only for a pod with a node selector.
-    if !pod.spec.node_selector.is_empty() {
-        let labels = info.node.as_node().map(|n| &n.metadata.labels);
-        if !pod
-            .spec
-            .node_selector
-            .iter()
-            .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v))
-        {
-            return Err(unresolvable(
-                "node(s) didn't match Pod's node affinity/selector".into(),
-            ));
+    // NodeAffinity: the node object itself is read only for a pod with a node selector or a
+    // required node affinity.
+    if !pod.spec.node_selector.is_empty() || pod.spec.required_node_affinity().is_some() {
+        let fits = info
+            .node
+            .as_node()
+            .is_some_and(|n| pod.spec.matches_node(&n.metadata.labels, &n.metadata.name));
+        if !fits {
+            return Err(unresolvable(ERR_REASON_NODE_AFFINITY.into()));
         }
     }
     let [pods, cpu, memory] = shortfalls(info.allocatable, usage, req);
@@ -473,13 +695,20 @@ fn filter(pod: &Pod, info: &NodeInfo, usage: &Usage, req: Resources) -> Result<(
     .filter(|(short, _)| *short)
     .map(|(_, reason)| reason.to_string())
     .collect();
-    if reasons.is_empty() {
-        Ok(())
-    } else {
-        Err(NodeFailure {
+    if !reasons.is_empty() {
+        return Err(NodeFailure {
             reasons,
             unresolvable: false,
-        })
+        });
+    }
+    // VolumeBinding: only for a pod whose volumes name claims.
+    let node = volumes.zip(info.node.as_node());
+    match node.map(|(v, n)| v.filter(n)) {
+        Some(Err(reasons)) => Err(NodeFailure {
+            reasons,
+            unresolvable: true,
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -551,7 +780,9 @@ impl Reconciler for Scheduler {
     }
 
     fn informers(&self) -> Vec<InformerRef<'_>> {
-        vec![(&self.pods).into(), (&self.nodes).into()]
+        let mut all = vec![(&self.pods).into(), (&self.nodes).into()];
+        all.extend(self.volume_binding.informers());
+        all
     }
 
     fn watch(&mut self, now: Timestamp, api: &mut ApiServer, queue: &mut WorkQueue<ObjectKey>) {
@@ -562,10 +793,16 @@ impl Reconciler for Scheduler {
         for note in self.pods.step(now, api, USER_AGENT) {
             self.on_pod(note, queue);
         }
+        // A claim, volume or class changed: the pods that name claims may fit now.
+        for key in self.volume_binding.step(now, api, USER_AGENT) {
+            if self.unschedulable.remove(&key) {
+                queue.add(key);
+            }
+        }
     }
 
     fn has_synced(&self) -> bool {
-        self.pods.has_synced() && self.nodes.has_synced()
+        self.pods.has_synced() && self.nodes.has_synced() && self.volume_binding.has_synced()
     }
 
     /// One pod (the runner may stop between two: a burst of 500 pods to bind is a long step at
@@ -578,6 +815,7 @@ impl Reconciler for Scheduler {
         earliest([
             self.pods.next_wakeup(),
             self.nodes.next_wakeup(),
+            self.volume_binding.next_wakeup(),
             self.recorder.next_retry(),
         ])
     }
@@ -606,6 +844,28 @@ mod tests {
         assert_eq!(memo.score(3, r(8000, 16 << 30), r(3000, 6 << 30)), 62);
         assert_eq!(memo.score(0, cap, r(0, 0)), 100);
         assert_eq!(memo.score(1, r(0, 0), half), 0);
+    }
+
+    #[test]
+    fn the_pre_filters_narrow_the_nodes_together_and_say_when_none_is_left() {
+        let named: BTreeSet<&str> = ["node-a", "node-b"].into();
+        let local: BTreeSet<String> = ["node-b".to_string()].into();
+        let both = narrow(Some(named.clone()), Some(&local));
+        let Ok(Some(n)) = both else {
+            panic!("narrowed to node-b");
+        };
+        assert_eq!(n.names, local);
+        assert_eq!(n.plugins, ["NodeAffinity", "VolumeBinding"]);
+        assert!(matches!(narrow(None, None), Ok(None)));
+        let elsewhere: BTreeSet<String> = ["node-c".to_string()].into();
+        assert_eq!(
+            narrow(Some(named), Some(&elsewhere)).err().as_deref(),
+            Some("node(s) didn't satisfy plugin(s) [NodeAffinity VolumeBinding] simultaneously")
+        );
+        assert_eq!(
+            narrow(None, Some(&BTreeSet::new())).err().as_deref(),
+            Some("node(s) didn't satisfy plugin VolumeBinding")
+        );
     }
 
     #[test]

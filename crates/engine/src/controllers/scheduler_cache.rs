@@ -243,6 +243,11 @@ impl NodeSnapshot {
         }
     }
 
+    /// The node called `name`, if the snapshot has it.
+    pub fn get(&self, name: &str) -> Option<&NodeInfo> {
+        self.position(name).ok().and_then(|i| self.nodes.get(i))
+    }
+
     pub fn remove(&mut self, name: &str) {
         if let Ok(i) = self.position(name) {
             self.nodes.remove(i);

@@ -316,6 +316,11 @@ mod tests {
                 "endpointslice-controller",
                 "endpoint-controller",
                 "disruption-controller",
+                "job-controller",
+                "daemon-set-controller",
+                "statefulset-controller",
+                "persistent-volume-binder",
+                "pvc-protection-controller",
                 "generic-garbage-collector"
             ]
         );

@@ -64,6 +64,8 @@ impl Sim {
                 .filter_map(|o| o.as_pod())
                 .filter(|pod| &pod.spec.node_name == node)
                 .filter(|pod| pod.metadata.deletion_timestamp.is_none())
+                // A DaemonSet's pods tolerate `unreachable:NoExecute` for ever: never evicted.
+                .filter(|pod| !tolerates_unreachable_forever(pod))
                 .map(|pod| {
                     let phase = &pod.status.phase;
                     format!("{}/{} ({phase})", pod.metadata.namespace, pod.metadata.name)
@@ -325,3 +327,13 @@ impl Sim {
 /// kube-proxies' rules) are held to them: far beyond the informers' delivery delay, the
 /// EndpointSlice controller's queue and kube-proxy's 1 s `--iptables-min-sync-period`.
 const QUIET_MS: u64 = 5_000;
+
+/// Whether `pod` tolerates `node.kubernetes.io/unreachable:NoExecute` without a time limit
+/// (every DaemonSet pod, `util.AddOrUpdateDaemonPodTolerations`), so the taint never evicts it.
+fn tolerates_unreachable_forever(pod: &Pod) -> bool {
+    pod.spec.tolerations.iter().any(|t| {
+        t.key == "node.kubernetes.io/unreachable"
+            && t.effect == "NoExecute"
+            && t.toleration_seconds.is_none()
+    })
+}

@@ -2,7 +2,10 @@
 //! create poddisruptionbudget NAME --selector=... --min-available=N|--max-unavailable=N`: the
 //! objects kubectl's generators build (label `app=NAME`, container named after the image; a
 //! budget's selector as `metav1.ParseToLabelSelector` makes it), POSTed with
-//! `fieldManager=kubectl-create`. `create -f` is served by the apply machinery's manifest reader.
+//! `fieldManager=kubectl-create`; `create job` and `create cronjob` are in [`batch`].
+//! `create -f` is served by the apply machinery's manifest reader.
+
+mod batch;
 
 use super::run::create_object;
 use super::{dry_run, parse_flags, print_changed, Ctx, Done, PRINT_FLAGS};
@@ -25,6 +28,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         "deployment" | "deploy" => deployment(ctx, rest),
         "namespace" | "ns" => namespace(ctx, rest),
         "poddisruptionbudget" | "pdb" => pod_disruption_budget(ctx, rest),
+        "job" => batch::job(ctx, rest),
+        "cronjob" | "cj" => batch::cron_job(ctx, rest),
         "-f" | "--filename" => super::apply::create_from_files(ctx, args),
         s if s.starts_with("-f") || s.starts_with("--filename=") => {
             super::apply::create_from_files(ctx, args)

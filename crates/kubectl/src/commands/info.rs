@@ -134,42 +134,65 @@ pub(crate) fn version(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> 
     Ok(Done::out(out))
 }
 
-/// `kubectl` / `kubectl help`.
+/// The root help's sections: each command with kubectl's one-line summary.
+const SECTIONS: [(&str, &[(&str, &str)]); 7] = [
+    ("Basic Commands", &[
+        ("create", "Create a resource from a file or from stdin"),
+        ("expose", "Take a replication controller, service, deployment or pod and expose it as a new Kubernetes service"),
+        ("run", "Run a particular image on the cluster"),
+        ("set", "Set specific features on objects"),
+        ("explain", "Get documentation for a resource"),
+        ("get", "Display one or many resources"),
+        ("delete", "Delete resources by file names, stdin, resources and names, or by resources and label selector"),
+    ]),
+    ("Deploy Commands", &[
+        ("rollout", "Manage the rollout of a resource"),
+        ("scale", "Set a new size for a deployment, replica set, or replication controller"),
+    ]),
+    ("Cluster Management Commands", &[
+        ("top", "Display resource (CPU/memory) usage"),
+        ("cordon", "Mark node as unschedulable"),
+        ("uncordon", "Mark node as schedulable"),
+        ("drain", "Drain node in preparation for maintenance"),
+        ("taint", "Update the taints on one or more nodes"),
+    ]),
+    ("Troubleshooting and Debugging Commands", &[
+        ("describe", "Show details of a specific resource or group of resources"),
+        ("logs", "Print the logs for a container in a pod"),
+        ("debug", "Create debugging sessions for troubleshooting workloads and nodes"),
+    ]),
+    ("Advanced Commands", &[
+        ("apply", "Apply a configuration to a resource by file name or stdin"),
+        ("patch", "Update fields of a resource"),
+    ]),
+    ("Settings Commands", &[
+        ("label", "Update the labels on a resource"),
+        ("annotate", "Update the annotations on a resource"),
+    ]),
+    ("Other Commands", &[
+        ("api-resources", "Print the supported API resources on the server"),
+        ("api-versions", "Print the supported API versions on the server, in the form of \"group/version\""),
+        ("config", "Modify kubeconfig files"),
+        ("version", "Print the client and server version information"),
+    ]),
+];
+
+/// `kubectl` / `kubectl help`: kubectl's sections with the commands this console serves,
+/// each name in a column of 16 after two spaces, as cobra's template lays them out.
 pub(crate) fn root_help() -> String {
-    "kubectl controls the Kubernetes cluster manager (watchlab's in-browser subset).\n\n\
-Basic Commands:\n\
-  create          Create a resource from a file or from stdin\n\
-  expose          Take a replication controller, service, deployment or pod and expose it as a new Kubernetes service\n\
-  run             Run a particular image on the cluster\n\
-  explain         Get documentation for a resource\n\
-  get             Display one or many resources\n\
-  delete          Delete resources by file names, stdin, resources and names, or by resources and label selector\n\n\
-Deploy Commands:\n\
-  rollout         Manage the rollout of a resource\n\
-  scale           Set a new size for a deployment or replica set\n\n\
-Cluster Management Commands:\n\
-  top             Display resource (CPU/memory) usage\n\
-  cordon          Mark node as unschedulable\n\
-  uncordon        Mark node as schedulable\n\
-  drain           Drain node in preparation for maintenance\n\n\
-Troubleshooting and Debugging Commands:\n\
-  describe        Show details of a specific resource or group of resources\n\
-  logs            Print the logs for a container in a pod\n\
-  debug           Create debugging sessions for troubleshooting workloads and nodes\n\n\
-Advanced Commands:\n\
-  apply           Apply a configuration to a resource by file name or stdin\n\
-  patch           Update fields of a resource\n\n\
-Settings Commands:\n\
-  label           Update the labels on a resource\n\
-  annotate        Update the annotations on a resource\n\n\
-Other Commands:\n\
-  api-resources   Print the supported API resources on the server\n\
-  api-versions    Print the supported API versions on the server, in the form of \"group/version\"\n\
-  config          Modify kubeconfig files\n\
-  version         Print the client and server version information\n\n\
-Usage:\n  kubectl [flags] [options]\n\n\
-Use \"kubectl <command> --help\" for more information about a given command.\n"
-        .to_string()
+    let mut text = String::from(
+        "kubectl controls the Kubernetes cluster manager (watchlab's in-browser subset).\n\n",
+    );
+    for (title, commands) in SECTIONS {
+        text.push_str(title);
+        text.push_str(":\n");
+        for (name, summary) in commands {
+            text.push_str(&format!("  {name:<16}{summary}\n"));
+        }
+        text.push('\n');
+    }
+    text.push_str("Usage:\n  kubectl [flags] [options]\n\nUse \"kubectl <command> --help\" for more information about a given command.\n");
+    text
 }
 
 /// A command's short help, or None for an unknown command.
@@ -179,11 +202,13 @@ pub(crate) fn command_help(cmd: &str) -> Option<String> {
         "explain" => ("Describe fields and structure of various resources.", "kubectl explain TYPE [--recursive=FALSE|TRUE] [--api-version=api-version-group] [-o|--output=plaintext|plaintext-openapiv2] [options]"),
         "describe" => ("Show details of a specific resource or group of resources.", "kubectl describe (-f FILENAME | TYPE [NAME_PREFIX | -l label] | TYPE/NAME) [options]"),
         "run" => ("Create and run a particular image in a pod.", "kubectl run NAME --image=image [--env=\"key=value\"] [--port=port] [--dry-run=server|client] [--overrides=inline-json] [--command] -- [COMMAND] [args...] [options]"),
-        "create" => ("Create a resource from a file or from stdin.", "kubectl create -f FILENAME [options]\n  kubectl create deployment NAME --image=image -- [COMMAND] [args...] [options]\n  kubectl create namespace NAME [--dry-run=server|client|none] [options]\n  kubectl create poddisruptionbudget NAME --selector=SELECTOR --min-available=N [--dry-run=server|client|none] [options]"),
+        "create" => ("Create a resource from a file or from stdin.\n\nAvailable Commands:\n  cronjob               Create a cron job with the specified name\n  deployment            Create a deployment with the specified name\n  job                   Create a job with the specified name\n  namespace             Create a namespace with the specified name\n  poddisruptionbudget   Create a pod disruption budget with the specified name", "kubectl create -f FILENAME [options]\n  kubectl create cronjob NAME --image=image --schedule='0/5 * * * ?' -- [COMMAND] [args...] [flags] [options]\n  kubectl create deployment NAME --image=image -- [COMMAND] [args...] [options]\n  kubectl create job NAME --image=image [--from=cronjob/name] -- [COMMAND] [args...] [options]\n  kubectl create namespace NAME [--dry-run=server|client|none] [options]\n  kubectl create poddisruptionbudget NAME --selector=SELECTOR --min-available=N [--dry-run=server|client|none] [options]"),
         "apply" => ("Apply a configuration to a resource by file name or stdin.", "kubectl apply (-f FILENAME | -k DIRECTORY) [options]"),
         "delete" => ("Delete resources by file names, stdin, resources and names, or by resources and label selector.", "kubectl delete ([-f FILENAME] | [-k DIRECTORY] | TYPE [(NAME | -l label | --all)]) [options]"),
         "scale" => ("Set a new size for a deployment, replica set, replication controller, or stateful set.", "kubectl scale [--resource-version=version] [--current-replicas=count] --replicas=COUNT (-f FILENAME | TYPE NAME) [options]"),
-        "rollout" => ("Manage the rollout of one or many resources.", "kubectl rollout SUBCOMMAND [options]"),
+        "rollout" => ("Manage the rollout of one or many resources.\n\n Valid resource types include:\n\n  *  deployments\n  *  daemonsets\n  *  statefulsets\n\nAvailable Commands:\n  history       View rollout history\n  restart       Restart a resource\n  status        Show the status of the rollout\n  undo          Undo a previous rollout", "kubectl rollout SUBCOMMAND [options]"),
+        "set" => ("Configure application resources.\n\n These commands help you make changes to existing application resources.\n\nAvailable Commands:\n  image            Update the image of a pod template", "kubectl set SUBCOMMAND [options]\n  kubectl set image (-f FILENAME | TYPE NAME) CONTAINER_NAME_1=CONTAINER_IMAGE_1 ... CONTAINER_NAME_N=CONTAINER_IMAGE_N [options]"),
+        "taint" => ("Update the taints on one or more nodes.", "kubectl taint NODE NAME KEY_1=VAL_1:TAINT_EFFECT_1 ... KEY_N=VAL_N:TAINT_EFFECT_N [options]"),
         "patch" => ("Update fields of a resource using strategic merge patch, a JSON merge patch, or a JSON patch.", "kubectl patch (-f FILENAME | TYPE NAME) [-p PATCH|--patch-file FILE] [options]"),
         "label" => ("Update the labels on a resource.", "kubectl label [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),
         "annotate" => ("Update the annotations on one or more resources.", "kubectl annotate [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),

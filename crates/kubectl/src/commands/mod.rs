@@ -22,6 +22,8 @@ mod patch;
 mod rollout;
 mod run;
 mod scale;
+mod set;
+mod taint;
 mod top;
 
 use crate::errors::CmdError;
@@ -218,6 +220,8 @@ pub(crate) fn run(
         "debug" => debug::run(&mut ctx, &args),
         "top" => top::run(&mut ctx, &args),
         "explain" => explain::run(&mut ctx, &args),
+        "taint" => taint::run(&mut ctx, &args),
+        "set" => set::run(&mut ctx, &args),
         "cordon" => node::run(&mut ctx, &args, true),
         "uncordon" => node::run(&mut ctx, &args, false),
         "drain" => drain::run(&mut ctx, &args),

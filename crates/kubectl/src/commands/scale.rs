@@ -1,12 +1,13 @@
-//! `kubectl scale TYPE NAME --replicas=N [--current-replicas=M]`: through the `scale`
-//! subresource like kubectl's scaler. Without a precondition it PATCHes
-//! `{"spec":{"replicas":N}}`; with `--current-replicas` it GETs the Scale, checks it
+//! `kubectl scale TYPE NAME --replicas=N [--current-replicas=M]`: each object read first, as
+//! kubectl's resource builder does (none found: `no objects passed to scale` and why), then
+//! scaled through the `scale` subresource like kubectl's scaler. Without a precondition it
+//! PATCHes `{"spec":{"replicas":N}}`; with `--current-replicas` it GETs the Scale, checks it
 //! (`Expected replicas to be 2, was 3`) and PUTs it back with its resourceVersion.
 
 use super::{parse_flags, Ctx, Done};
 use crate::errors::{json_body, CmdError};
 use crate::flags::{boolean, value, FlagSpec};
-use crate::targets::parse_targets;
+use crate::targets::{parse_targets, Target};
 use serde_json::json;
 
 const FLAGS: &[FlagSpec] = &[
@@ -41,79 +42,156 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
         ));
     }
     let targets = parse_targets(&ctx.discovery()?, &p.args, "scale")?;
+    if targets.iter().any(|t| t.names.is_empty()) {
+        return Err(CmdError::msg(
+            "resource(s) were provided, but no name was specified",
+        ));
+    }
     let ns = ctx.namespace(&p);
+    let Visited { found, missing } = visit(ctx, &targets, &ns);
+    if found.is_empty() {
+        let why: Vec<&str> = missing.iter().map(|(m, _)| m.as_str()).collect();
+        return Err(CmdError::msg(format!(
+            "no objects passed to scale {}",
+            aggregate(&why)
+        )));
+    }
+    let want = Want {
+        replicas,
+        current,
+        resource_version: p.last("resource-version").map(String::from),
+    };
     let mut done = Done::default();
-    for t in &targets {
-        if t.names.is_empty() {
-            return Err(CmdError::msg(
-                "resource(s) were provided, but no name was specified",
-            ));
-        }
-        for name in &t.names {
-            let path = format!("{}/scale", t.rt.object_path(&ns, name));
-            let resp = if current >= 0 && scale_served(ctx, &path)? == Served::No {
-                let obj = json_body(&ctx.client.request(
-                    "GET",
-                    &t.rt.object_path(&ns, name),
-                    None,
-                    None,
-                ))?;
-                let actual = watchlab_apimachinery::unstructured::int(&obj, &["spec", "replicas"]);
-                if actual != current {
-                    return Err(CmdError::msg(format!(
-                        "Expected replicas to be {current}, was {actual}"
-                    )));
-                }
-                let body = json!({"metadata": {"resourceVersion": watchlab_apimachinery::unstructured::string(&obj, &["metadata", "resourceVersion"])}, "spec": {"replicas": replicas}}).to_string();
-                ctx.client.request(
-                    "PATCH",
-                    &t.rt.object_path(&ns, name),
-                    Some("application/merge-patch+json"),
-                    Some(&body),
-                )
-            } else if current >= 0 || p.last("resource-version").is_some() {
-                let mut scale = json_body(&ctx.client.request("GET", &path, None, None))?;
-                let actual =
-                    watchlab_apimachinery::unstructured::int(&scale, &["spec", "replicas"]);
-                if current >= 0 && actual != current {
-                    return Err(CmdError::msg(format!(
-                        "Expected replicas to be {current}, was {actual}"
-                    )));
-                }
-                if let Some(rv) = p.last("resource-version") {
-                    scale["metadata"]["resourceVersion"] = json!(rv);
-                }
-                scale["spec"]["replicas"] = json!(replicas);
-                let body = scale.to_string();
-                ctx.client
-                    .request("PUT", &path, Some("application/json"), Some(&body))
-            } else {
-                let body = json!({"spec": {"replicas": replicas}}).to_string();
-                ctx.client.request(
-                    "PATCH",
-                    &path,
-                    Some("application/merge-patch+json"),
-                    Some(&body),
-                )
-            };
-            if resp.code == 404 && decode_is_path_not_found(&resp) {
-                // The API server serves no `scale` subresource: set spec.replicas on the object.
-                let body = json!({"spec": {"replicas": replicas}}).to_string();
-                let resp = ctx.client.request(
-                    "PATCH",
-                    &t.rt.object_path(&ns, name),
-                    Some("application/merge-patch+json"),
-                    Some(&body),
-                );
-                json_body(&resp)?;
-            } else {
-                json_body(&resp)?;
-            }
+    for (t, names) in &found {
+        for name in names {
+            scale_one(ctx, &want, &t.rt.object_path(&ns, name))?;
             done.stdout
                 .push_str(&format!("{}/{name} scaled\n", t.rt.kind_prefix()));
         }
     }
+    // The objects that could not be read, after the others were scaled (`return infoErr`).
+    if !missing.is_empty() {
+        done.stderr = missing.into_iter().map(|(_, printed)| printed).collect();
+        done.exit_code = 1;
+    }
     Ok(done)
+}
+
+/// What `scale` asks for: the new size and its preconditions (`--current-replicas`, -1 when
+/// not given; `--resource-version`).
+struct Want {
+    replicas: i64,
+    current: i64,
+    resource_version: Option<String>,
+}
+
+/// Scales the object at `object_path` as kubectl's scaler does: a blind PATCH of the `scale`
+/// subresource, or, with a precondition, the Scale read, checked and PUT back; a server that
+/// serves no `scale` subresource gets the object's `spec.replicas` set instead.
+fn scale_one(ctx: &mut Ctx, want: &Want, object_path: &str) -> Result<(), CmdError> {
+    let path = format!("{object_path}/scale");
+    let replicas = want.replicas;
+    let resp = if want.current >= 0 && scale_served(ctx, &path)? == Served::No {
+        let obj = json_body(&ctx.client.request("GET", object_path, None, None))?;
+        check_current(want, &obj)?;
+        let rv =
+            watchlab_apimachinery::unstructured::string(&obj, &["metadata", "resourceVersion"]);
+        let body = json!({"metadata": {"resourceVersion": rv}, "spec": {"replicas": replicas}});
+        merge_patch(ctx, object_path, &body)
+    } else if want.current >= 0 || want.resource_version.is_some() {
+        let mut scale = json_body(&ctx.client.request("GET", &path, None, None))?;
+        check_current(want, &scale)?;
+        if let Some(rv) = &want.resource_version {
+            scale["metadata"]["resourceVersion"] = json!(rv);
+        }
+        scale["spec"]["replicas"] = json!(replicas);
+        let body = scale.to_string();
+        ctx.client
+            .request("PUT", &path, Some("application/json"), Some(&body))
+    } else {
+        merge_patch(ctx, &path, &json!({"spec": {"replicas": replicas}}))
+    };
+    if resp.code == 404 && decode_is_path_not_found(&resp) {
+        // The API server serves no `scale` subresource: set spec.replicas on the object.
+        let resp = merge_patch(ctx, object_path, &json!({"spec": {"replicas": replicas}}));
+        json_body(&resp)?;
+    } else {
+        json_body(&resp)?;
+    }
+    Ok(())
+}
+
+/// `--current-replicas` against the size read (`spec.replicas` of a Scale or the object).
+fn check_current(want: &Want, read: &serde_json::Value) -> Result<(), CmdError> {
+    let actual = watchlab_apimachinery::unstructured::int(read, &["spec", "replicas"]);
+    if want.current >= 0 && actual != want.current {
+        return Err(CmdError::msg(format!(
+            "Expected replicas to be {}, was {actual}",
+            want.current
+        )));
+    }
+    Ok(())
+}
+
+fn merge_patch(
+    ctx: &mut Ctx,
+    path: &str,
+    body: &serde_json::Value,
+) -> watchlab_apimachinery::client::ApiResponse {
+    ctx.client.request(
+        "PATCH",
+        path,
+        Some("application/merge-patch+json"),
+        Some(&body.to_string()),
+    )
+}
+
+/// What the resource builder's visit found.
+struct Visited<'t> {
+    /// The targets with the names that could be read.
+    found: Vec<(&'t Target, Vec<&'t String>)>,
+    /// For each name that could not: the server's message, and the error as kubectl prints it.
+    missing: Vec<(String, String)>,
+}
+
+/// The resource builder's visit: each named object read (`GET`), as kubectl reads them before
+/// scaling.
+fn visit<'t>(ctx: &mut Ctx, targets: &'t [Target], ns: &str) -> Visited<'t> {
+    let mut visited = Visited {
+        found: Vec::new(),
+        missing: Vec::new(),
+    };
+    for t in targets {
+        let mut names = Vec::new();
+        for name in &t.names {
+            let resp = ctx
+                .client
+                .request("GET", &t.rt.object_path(ns, name), None, None);
+            if resp.is_success() {
+                names.push(name);
+                continue;
+            }
+            let message = crate::errors::decode_status(&resp).map_or_else(
+                || crate::errors::server_error_text(&resp),
+                |s| s.message().to_string(),
+            );
+            visited
+                .missing
+                .push((message, CmdError::server(&resp).stderr));
+        }
+        if !names.is_empty() {
+            visited.found.push((t, names));
+        }
+    }
+    visited
+}
+
+/// `utilerrors.NewAggregate(...).Error()`: one message as it is, several as `[a, b]`.
+fn aggregate(messages: &[&str]) -> String {
+    match messages {
+        [one] => one.to_string(),
+        many => format!("[{}]", many.join(", ")),
+    }
 }
 
 #[derive(PartialEq, Eq)]

@@ -34,26 +34,34 @@
 //! services' IP allocation): those stay in the API server, keyed by the kind.
 
 pub mod configmap;
+pub mod controllerrevision;
+pub mod cronjob;
 pub mod customresourcedefinition;
+pub mod daemonset;
 pub mod deployment;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod event;
 pub mod events_v1;
+pub mod job;
 pub mod lease;
 pub mod namespace;
 pub mod node;
+pub mod persistentvolume;
+pub mod persistentvolumeclaim;
 pub mod pod;
 pub mod poddisruptionbudget;
 pub mod replicaset;
 pub mod secret;
 pub mod service;
+pub mod statefulset;
+pub mod storageclass;
 
 use super::resource::{meta_merge_key, ResourceInfo};
 use super::Kind;
 
 /// The built-in kinds, in discovery order (each one's `rank` is its index here).
-pub const BUILT_IN: [Kind; 14] = [
+pub const BUILT_IN: [Kind; 22] = [
     Kind::Namespace,
     Kind::Node,
     Kind::Pod,
@@ -68,6 +76,14 @@ pub const BUILT_IN: [Kind; 14] = [
     Kind::ConfigMap,
     Kind::Secret,
     Kind::PodDisruptionBudget,
+    Kind::Job,
+    Kind::CronJob,
+    Kind::DaemonSet,
+    Kind::ControllerRevision,
+    Kind::StatefulSet,
+    Kind::PersistentVolumeClaim,
+    Kind::PersistentVolume,
+    Kind::StorageClass,
 ];
 
 /// Versions served besides the stored ones, each over the storage of a built-in kind and
@@ -122,6 +138,14 @@ impl Kind {
     pub const ConfigMap: Kind = Kind::of(&configmap::RESOURCE);
     pub const Secret: Kind = Kind::of(&secret::RESOURCE);
     pub const PodDisruptionBudget: Kind = Kind::of(&poddisruptionbudget::RESOURCE);
+    pub const Job: Kind = Kind::of(&job::RESOURCE);
+    pub const CronJob: Kind = Kind::of(&cronjob::RESOURCE);
+    pub const DaemonSet: Kind = Kind::of(&daemonset::RESOURCE);
+    pub const ControllerRevision: Kind = Kind::of(&controllerrevision::RESOURCE);
+    pub const StatefulSet: Kind = Kind::of(&statefulset::RESOURCE);
+    pub const PersistentVolumeClaim: Kind = Kind::of(&persistentvolumeclaim::RESOURCE);
+    pub const PersistentVolume: Kind = Kind::of(&persistentvolume::RESOURCE);
+    pub const StorageClass: Kind = Kind::of(&storageclass::RESOURCE);
 
     /// The built-in kinds, in discovery order ([`BUILT_IN`]).
     pub const ALL: [Kind; BUILT_IN.len()] = BUILT_IN;
@@ -341,6 +365,11 @@ mod tests {
             }
             "Service" => serde_json::json!({"loadBalancer": {"ingress": [{"ip": "10.0.0.9"}]}}),
             "PodDisruptionBudget" => serde_json::json!({"currentHealthy": 2}),
+            "Job" => serde_json::json!({"active": 1}),
+            "CronJob" => serde_json::json!({"lastScheduleTime": "2026-01-01T00:01:00Z"}),
+            "DaemonSet" => serde_json::json!({"numberReady": 3}),
+            "StatefulSet" => serde_json::json!({"replicas": 3}),
+            "PersistentVolumeClaim" | "PersistentVolume" => serde_json::json!({"phase": "Bound"}),
             other => panic!("{other} serves status: add a sample status here"),
         }
     }

@@ -51,7 +51,12 @@ pub static RESOURCE: ResourceInfo = ResourceInfo {
     create_on_update: false,
     returns_deleted_object: true,
     delete_collection: true,
-    controller_owners: &[Kind::ReplicaSet],
+    controller_owners: &[
+        Kind::ReplicaSet,
+        Kind::Job,
+        Kind::DaemonSet,
+        Kind::StatefulSet,
+    ],
     schema_root: "V1Pod",
     atomic_maps: &[],
     event_ttl: false,

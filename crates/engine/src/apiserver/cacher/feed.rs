@@ -4,10 +4,12 @@
 //! a member without a leader ends them, the reflector opens them again where they were, gives
 //! up after 30 s, and lists again — as kube-apiserver v1.32's `Cacher` and its reflector do.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{Cacher, CacherState, REWATCH_FOR_MS};
 use crate::api::{Kind, Object};
+use crate::apiserver::instance::Health;
 use crate::apiserver::watch::Change;
 use crate::apiserver::{change_of, ApiServer};
 use crate::clock::Timestamp;
@@ -23,40 +25,75 @@ const NO_LEADER_CHECKS: u64 = 3;
 const WATCH_COMPACTED: &str = "etcdserver: mvcc: required revision has been compacted";
 
 impl ApiServer {
-    /// The watch caches, one per served resource, in resource order.
+    /// The watch caches of the instance requests are routed to, one per served resource, in
+    /// resource order.
     pub fn cachers(&self) -> impl Iterator<Item = &Cacher> {
-        self.cachers.values()
+        self.routed().cachers.values()
     }
 
-    /// The watch cache of `kind`.
+    /// The watch cache of `kind` on the instance requests are routed to.
     pub fn cacher(&self, kind: Kind) -> Option<&Cacher> {
-        self.cachers.get(&kind)
+        self.routed().cachers.get(&kind)
     }
 
-    /// Starts the cacher of `kind`: a list of its prefix at the store's revision, then its
-    /// watch from there on the member the etcd client talks to.
+    fn cachers_of(&mut self, i: usize) -> Option<&mut BTreeMap<Kind, Cacher>> {
+        self.instances.get_mut(i).map(|s| &mut s.cachers)
+    }
+
+    fn cacher_of(&self, i: usize, kind: Kind) -> Option<&Cacher> {
+        self.instances.get(i)?.cachers.get(&kind)
+    }
+
+    fn cacher_mut(&mut self, i: usize, kind: Kind) -> Option<&mut Cacher> {
+        self.cachers_of(i)?.get_mut(&kind)
+    }
+
+    /// Starts the cacher of `kind` on every instance: a list of its prefix at the store's
+    /// revision, then its watch from there on the member the etcd client talks to.
     pub(in crate::apiserver) fn start_cacher(&mut self, kind: Kind) {
+        for i in 0..self.instances.len() {
+            self.start_cacher_on(i, kind);
+        }
+    }
+
+    fn start_cacher_on(&mut self, i: usize, kind: Kind) {
         let prefix = kind.resource().prefix(None);
         let revision = self.store.revision();
         let member = self.etcd.client_index().unwrap_or(0);
         let items = self.listed(&prefix);
         let cacher = Cacher::new(kind, prefix, items, revision, member, self.now);
-        self.cachers.insert(kind, cacher);
+        if let Some(cachers) = self.cachers_of(i) {
+            cachers.insert(kind, cacher);
+        }
     }
 
-    /// Stops the cacher of a resource no longer served, ending its client watches.
+    /// Stops the cachers of a resource no longer served, ending their client watches.
     pub(in crate::apiserver) fn stop_cacher(&mut self, kind: Kind) {
-        if self.cachers.remove(&kind).is_some() {
-            self.watch.end_kind(kind);
+        let mut removed = false;
+        for s in &mut self.instances {
+            removed |= s.cachers.remove(&kind).is_some();
+        }
+        if removed {
+            self.watch.end_kind(None, Some(kind));
+        }
+    }
+
+    /// A stopped instance started again: each of its cachers lists afresh.
+    pub(in crate::apiserver) fn start_instance(&mut self, i: usize) {
+        let kinds: Vec<Kind> = match self.instances.get(i) {
+            Some(s) => s.cachers.keys().copied().collect(),
+            None => return,
+        };
+        for kind in kinds {
+            self.start_cacher_on(i, kind);
         }
     }
 
     /// The API server restarted on a restored store: every cacher lists again, and every
     /// client watch has ended with the old server.
     pub(in crate::apiserver) fn restart_cachers(&mut self) {
-        let kinds: Vec<Kind> = self.cachers.keys().copied().collect();
-        for kind in kinds {
-            self.start_cacher(kind);
+        for i in 0..self.instances.len() {
+            self.start_instance(i);
         }
     }
 
@@ -73,9 +110,24 @@ impl ApiServer {
     /// watch to deliver later ([`ApiServer::catch_up_cacher`]). Each cacher then dispatches
     /// them to its client watches.
     pub(in crate::apiserver) fn feed_cachers(&mut self, revision: Revision, changes: &[Change]) {
+        for i in 0..self.instances.len() {
+            if self.serving(i) {
+                self.feed_instance(i, revision, changes);
+            }
+        }
+    }
+
+    /// Whether instance `i` hears etcd (neither cut nor stopped).
+    fn serving(&self, i: usize) -> bool {
+        self.instances
+            .get(i)
+            .is_some_and(|s| s.health == Health::Serving)
+    }
+
+    fn feed_instance(&mut self, i: usize, revision: Revision, changes: &[Change]) {
         let Some(first) = changes.first() else { return };
         if changes.iter().all(|c| c.kind == first.kind) {
-            self.feed_cacher(first.kind, revision, changes);
+            self.feed_cacher(i, first.kind, revision, changes);
             return;
         }
         let mut kinds: Vec<Kind> = Vec::new();
@@ -86,12 +138,16 @@ impl ApiServer {
         }
         for kind in kinds {
             let of_kind: Vec<Change> = changes.iter().filter(|c| c.kind == kind).cloned().collect();
-            self.feed_cacher(kind, revision, &of_kind);
+            self.feed_cacher(i, kind, revision, &of_kind);
         }
     }
 
-    fn feed_cacher(&mut self, kind: Kind, revision: Revision, changes: &[Change]) {
-        let Some(c) = self.cachers.get_mut(&kind) else {
+    fn feed_cacher(&mut self, i: usize, kind: Kind, revision: Revision, changes: &[Change]) {
+        let now = self.now;
+        let delivered = self
+            .cacher_of(i, kind)
+            .and_then(|c| self.etcd.watch_revision(c.member()));
+        let Some(c) = self.cacher_mut(i, kind) else {
             return;
         };
         if revision <= c.through() {
@@ -99,15 +155,14 @@ impl ApiServer {
             return;
         }
         if !c.is_synced() {
-            self.catch_up_cacher(kind);
+            self.catch_up_cacher(i, kind);
             return;
         }
-        let delivered = self.etcd.watch_revision(c.member());
         if delivered.is_some_and(|d| d >= revision) {
             for change in changes {
-                c.process(change, self.now);
+                c.process(change, now);
             }
-            self.watch.dispatch(changes);
+            self.watch.dispatch(i, changes);
         } else {
             // The watch's member has not applied it yet: it delivers it later.
             c.set_synced(false, revision - 1);
@@ -116,8 +171,11 @@ impl ApiServer {
 
     /// Hands a cacher whatever its etcd watch can deliver now that it has not yet: the events
     /// of its prefix the watch's member has applied since the cacher's position.
-    pub(in crate::apiserver) fn catch_up_cacher(&mut self, kind: Kind) {
-        let Some(c) = self.cachers.get(&kind) else {
+    pub(in crate::apiserver) fn catch_up_cacher(&mut self, i: usize, kind: Kind) {
+        if !self.serving(i) {
+            return;
+        }
+        let Some(c) = self.cacher_of(i, kind) else {
             return;
         };
         if c.is_synced() || *c.state() != CacherState::Watching {
@@ -130,7 +188,7 @@ impl ApiServer {
         let bound = delivered.min(current);
         let from = c.through();
         if bound <= from {
-            if let (true, Some(c)) = (from >= current, self.cachers.get_mut(&kind)) {
+            if let (true, Some(c)) = (from >= current, self.cacher_mut(i, kind)) {
                 c.set_synced(true, current);
             }
             return;
@@ -146,24 +204,26 @@ impl ApiServer {
             });
         match changes {
             Ok(changes) => {
-                let Some(c) = self.cachers.get_mut(&kind) else {
+                let now = self.now;
+                let Some(c) = self.cacher_mut(i, kind) else {
                     return;
                 };
                 for change in &changes {
-                    c.process(change, self.now);
+                    c.process(change, now);
                 }
                 c.set_synced(bound >= current, bound);
-                self.watch.dispatch(&changes);
+                self.watch.dispatch(i, &changes);
             }
-            Err(_) => self.reinitialize_cacher(kind, WATCH_COMPACTED),
+            Err(_) => self.reinitialize_cacher(i, kind, WATCH_COMPACTED),
         }
     }
 
     /// The cacher went unready (`error` ended its ListAndWatch): its client watches end.
-    fn reinitialize_cacher(&mut self, kind: Kind, error: &str) {
-        let ended = self.watch.end_kind(kind);
-        if let Some(c) = self.cachers.get_mut(&kind) {
-            c.reinitialize(self.now, error, ended);
+    fn reinitialize_cacher(&mut self, i: usize, kind: Kind, error: &str) {
+        let ended = self.watch.end_kind(Some(i), Some(kind));
+        let now = self.now;
+        if let Some(c) = self.cacher_mut(i, kind) {
+            c.reinitialize(now, error, ended);
         }
     }
 
@@ -171,14 +231,19 @@ impl ApiServer {
     /// reopened, given up on; lists of unready caches; periodic progress notifications; and
     /// events their members have applied since.
     pub(in crate::apiserver) fn run_cachers(&mut self) {
-        let kinds: Vec<Kind> = self.cachers.keys().copied().collect();
-        for kind in kinds {
-            self.run_cacher(kind);
+        for i in 0..self.instances.len() {
+            if !self.serving(i) {
+                continue;
+            }
+            let kinds: Vec<Kind> = self.instances[i].cachers.keys().copied().collect();
+            for kind in kinds {
+                self.run_cacher(i, kind);
+            }
         }
     }
 
-    fn run_cacher(&mut self, kind: Kind) {
-        let Some(c) = self.cachers.get(&kind) else {
+    fn run_cacher(&mut self, i: usize, kind: Kind) {
+        let Some(c) = self.cacher_of(i, kind) else {
             return;
         };
         let now = self.now;
@@ -187,7 +252,7 @@ impl ApiServer {
                 let member = c.member();
                 if self.etcd.watch_revision(member).is_none() {
                     // Its member is down: the client opens the watch again on another one.
-                    self.rewatch(kind);
+                    self.rewatch(i, kind);
                 } else if self
                     .etcd
                     .leaderless_since_index(member)
@@ -195,31 +260,30 @@ impl ApiServer {
                         now >= since.plus_millis(NO_LEADER_CHECKS * ELECTION_TIMEOUT_MS)
                     })
                 {
-                    if let Some(c) = self.cachers.get_mut(&kind) {
+                    if let Some(c) = self.cacher_mut(i, kind) {
                         c.watch_ended(now, NO_LEADER);
                     }
-                    self.rewatch(kind);
+                    self.rewatch(i, kind);
                 } else {
-                    self.catch_up_cacher(kind);
-                    self.notify_progress(kind);
+                    self.catch_up_cacher(i, kind);
+                    self.notify_progress(i, kind);
                 }
             }
             CacherState::Rewatching { since, error } => {
-                self.rewatch(kind);
+                self.rewatch(i, kind);
                 let still = self
-                    .cachers
-                    .get(&kind)
+                    .cacher_of(i, kind)
                     .is_some_and(|c| matches!(c.state(), CacherState::Rewatching { .. }));
                 if still && now >= since.plus_millis(REWATCH_FOR_MS) {
-                    self.reinitialize_cacher(kind, &error);
+                    self.reinitialize_cacher(i, kind, &error);
                 }
             }
             CacherState::Reinitializing { next_list, .. } => {
                 if now >= next_list {
                     match self.etcd.can_read() {
-                        Ok(()) => self.start_cacher(kind),
+                        Ok(()) => self.start_cacher_on(i, kind),
                         Err(e) => {
-                            if let Some(c) = self.cachers.get_mut(&kind) {
+                            if let Some(c) = self.cacher_mut(i, kind) {
                                 c.list_failed(now, e.text());
                             }
                         }
@@ -231,32 +295,33 @@ impl ApiServer {
 
     /// Opens the cacher's etcd watch again from where it was, on the member the client talks
     /// to, if one with a leader takes it (`WithRequireLeader` refuses it on one without).
-    fn rewatch(&mut self, kind: Kind) {
+    fn rewatch(&mut self, i: usize, kind: Kind) {
+        let now = self.now;
         let Some(member) = self.etcd.client_index() else {
             if self.etcd.any_alive() {
-                if let Some(c) = self.cachers.get_mut(&kind) {
-                    c.watch_ended(self.now, NO_LEADER);
+                if let Some(c) = self.cacher_mut(i, kind) {
+                    c.watch_ended(now, NO_LEADER);
                 }
             }
             return;
         };
-        if let Some(c) = self.cachers.get_mut(&kind) {
+        if let Some(c) = self.cacher_mut(i, kind) {
             c.rewatched(member);
         }
-        self.catch_up_cacher(kind);
+        self.catch_up_cacher(i, kind);
     }
 
     /// etcd's periodic progress notification: a caught-up watch hears the current revision.
-    fn notify_progress(&mut self, kind: Kind) {
+    fn notify_progress(&mut self, i: usize, kind: Kind) {
         let now = self.now;
-        let Some(c) = self.cachers.get(&kind) else {
+        let Some(c) = self.cacher_of(i, kind) else {
             return;
         };
         if now < c.next_progress() {
             return;
         }
         let fresh = self.fresh_revision(c);
-        if let Some(c) = self.cachers.get_mut(&kind) {
+        if let Some(c) = self.cacher_mut(i, kind) {
             c.delivered_through(fresh, true);
             c.progress_notified(now);
         }
@@ -265,8 +330,9 @@ impl ApiServer {
     /// The earliest time a cacher has something to do: a leaderless member about to end its
     /// watch, the retries running out, the next list, the next progress notification.
     pub(in crate::apiserver) fn cachers_next_timer(&self) -> Option<Timestamp> {
-        self.cachers
-            .values()
+        self.instances
+            .iter()
+            .flat_map(|s| s.cachers.values())
             .map(|c| match c.state() {
                 CacherState::Watching => {
                     let cancel = self
@@ -296,7 +362,7 @@ impl ApiServer {
     /// The revision up to which every event of `kind` has reached its cache (and its client
     /// watches): etcd's, while the cache is caught up; where its etcd watch stands otherwise.
     pub fn cache_delivered(&self, kind: Kind) -> Revision {
-        match self.cachers.get(&kind) {
+        match self.cacher(kind) {
             Some(c) if c.is_synced() => self.store.revision(),
             Some(c) => c.through(),
             None => 0,
@@ -305,7 +371,7 @@ impl ApiServer {
 
     /// The cacher of `kind` if it is ready to answer: else `429 storage is (re)initializing`.
     pub(in crate::apiserver) fn ready_cacher(&self, kind: Kind) -> Result<&Cacher, Status> {
-        match self.cachers.get(&kind) {
+        match self.cacher(kind) {
             Some(c) if c.is_ready() => Ok(c),
             _ => Err(Status::too_many_requests(super::REINITIALIZING, 1)),
         }

@@ -68,6 +68,8 @@ impl Default for WatchConfig {
 #[derive(Debug, Clone)]
 pub struct StreamStart {
     pub user: Arc<str>,
+    /// The API server instance whose watch cache serves it.
+    pub instance: usize,
     pub filter: Filter,
     pub now: Timestamp,
     pub deadline: Timestamp,
@@ -128,6 +130,7 @@ impl WatchHub {
         let mut s = WatchStream {
             id,
             user: start.user,
+            instance: start.instance,
             filter: start.filter,
             opened_at: start.now,
             deadline: start.deadline,
@@ -163,15 +166,16 @@ impl WatchHub {
         id
     }
 
-    /// Delivers one revision's changes to every matching stream.
-    pub fn dispatch(&mut self, changes: &[Change]) {
+    /// Delivers one revision's changes to every matching stream that instance `instance`'s
+    /// cache serves.
+    pub fn dispatch(&mut self, instance: usize, changes: &[Change]) {
         for change in changes {
             let mut shared: [Option<Arc<WatchEvent>>; 3] = [None, None, None];
             for id in self.index.candidates(change) {
                 let Some(s) = self.streams.get_mut(&id) else {
                     continue;
                 };
-                if change.revision <= s.resume_after {
+                if change.revision <= s.resume_after || s.instance != instance {
                     continue;
                 }
                 self.offered += 1;
@@ -239,16 +243,19 @@ impl WatchHub {
         std::mem::take(&mut self.ready)
     }
 
-    /// Ends every open stream of `kind` (its cache went unready); returns how many.
-    pub fn end_kind(&mut self, kind: Kind) -> usize {
+    /// Ends every open stream of `kind` (its cache went unready; every kind: `None`) that
+    /// `instance` serves (all instances': `None`); returns how many.
+    pub fn end_kind(&mut self, instance: Option<usize>, kind: Option<Kind>) -> usize {
         let ids: Vec<WatchId> = self
             .ids
             .iter()
             .copied()
             .filter(|id| {
-                self.streams
-                    .get(id)
-                    .is_some_and(|s| s.filter.kind == kind && s.state == StreamState::Open)
+                self.streams.get(id).is_some_and(|s| {
+                    kind.is_none_or(|k| s.filter.kind == k)
+                        && s.state == StreamState::Open
+                        && instance.is_none_or(|i| s.instance == i)
+                })
             })
             .collect();
         for &id in &ids {
@@ -268,8 +275,9 @@ impl WatchHub {
     }
 
     /// Ends timed-out streams and sends due bookmarks at their cache's resourceVersion
-    /// (`revision_of` a kind): the streams whose timer is due, in id order.
-    pub fn tick(&mut self, now: Timestamp, revision_of: impl Fn(Kind) -> Revision) {
+    /// (`revision_of` an instance's cache of a kind): the streams whose timer is due, in id
+    /// order.
+    pub fn tick(&mut self, now: Timestamp, revision_of: impl Fn(usize, Kind) -> Revision) {
         let mut due: Vec<WatchId> = Vec::new();
         while let Some(&(at, id)) = self.timers.first() {
             if at > now {
@@ -279,7 +287,7 @@ impl WatchHub {
             due.push(id);
         }
         due.sort_unstable();
-        let mut bookmarks: BTreeMap<Kind, Arc<WatchEvent>> = BTreeMap::new();
+        let mut bookmarks: BTreeMap<(usize, Kind), Arc<WatchEvent>> = BTreeMap::new();
         for id in due {
             let Some(s) = self.streams.get_mut(&id) else {
                 continue;
@@ -291,10 +299,10 @@ impl WatchHub {
                 s.end(EndReason::Timeout);
             } else if let (Some(next), Some(every)) = (s.next_bookmark, s.bookmark_every_ms) {
                 if now >= next {
-                    let kind = s.filter.kind;
-                    let e = bookmarks
-                        .entry(kind)
-                        .or_insert_with(|| Arc::new(bookmark(kind, revision_of(kind), false)));
+                    let (kind, instance) = (s.filter.kind, s.instance);
+                    let e = bookmarks.entry((instance, kind)).or_insert_with(|| {
+                        Arc::new(bookmark(kind, revision_of(instance, kind), false))
+                    });
                     // A watch from a resourceVersion the cache has not reached hears no
                     // bookmark before it.
                     if e.resource_version >= s.resume_after {
@@ -365,6 +373,7 @@ mod tests {
 
     fn start(deadline_ms: u64, bookmarks: bool) -> StreamStart {
         StreamStart {
+            instance: 0,
             user: Arc::from("test"),
             filter: Filter {
                 kind: Kind::Pod,
@@ -393,10 +402,10 @@ mod tests {
         let chatty = hub.open(start(500_000, true));
         assert_eq!(hub.next_timer(), Some(Timestamp::from_millis(60_000)));
         // Nothing is due before its time.
-        hub.tick(Timestamp::from_millis(59_999), |_| 7);
+        hub.tick(Timestamp::from_millis(59_999), |_, _| 7);
         assert_eq!(hub.poll(chatty).map(|e| e.len()), Some(0));
         // The bookmark is sent and the next one is a minute later.
-        hub.tick(Timestamp::from_millis(60_000), |_| 7);
+        hub.tick(Timestamp::from_millis(60_000), |_, _| 7);
         let sent = hub.poll(chatty).unwrap_or_default();
         assert_eq!(sent.len(), 1);
         assert_eq!(sent[0].event_type, WatchEventType::Bookmark);
@@ -405,21 +414,24 @@ mod tests {
         hub.stop(chatty);
         assert_eq!(hub.next_timer(), Some(Timestamp::from_millis(300_000)));
         // At its deadline a stream ends (its reader learns it at the next poll).
-        hub.tick(Timestamp::from_millis(300_000), |_| 9);
+        hub.tick(Timestamp::from_millis(300_000), |_, _| 9);
         assert_eq!(hub.next_timer(), None);
         assert!(hub.poll(quiet).is_none());
         // A stream ended by an overflow leaves no timer behind either.
         let full = hub.open(start(900_000, true));
         let pod = Arc::new(Object::empty(Kind::Pod));
         for revision in [10, 11] {
-            hub.dispatch(&[Change {
-                kind: Kind::Pod,
-                key: Arc::from("/registry/pods/default/p"),
-                revision,
-                prev: None,
-                cur: Some(pod.clone()),
-                tombstone: None,
-            }]);
+            hub.dispatch(
+                0,
+                &[Change {
+                    kind: Kind::Pod,
+                    key: Arc::from("/registry/pods/default/p"),
+                    revision,
+                    prev: None,
+                    cur: Some(pod.clone()),
+                    tombstone: None,
+                }],
+            );
         }
         assert_ne!(hub.stream(full).map(|s| s.state), Some(StreamState::Open));
         assert_eq!(hub.next_timer(), None);

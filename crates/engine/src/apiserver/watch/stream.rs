@@ -39,6 +39,8 @@ pub enum StreamState {
 pub struct WatchStream {
     pub(super) id: WatchId,
     pub(super) user: Arc<str>,
+    /// The API server instance whose watch cache serves it.
+    pub(super) instance: usize,
     pub(super) filter: Filter,
     pub(super) opened_at: Timestamp,
     pub(super) deadline: Timestamp,
@@ -64,6 +66,11 @@ pub struct WatchStream {
 impl WatchStream {
     pub fn id(&self) -> WatchId {
         self.id
+    }
+
+    /// The API server instance whose watch cache serves it (0 with one instance).
+    pub fn instance(&self) -> usize {
+        self.instance
     }
     /// When the hub next has something to do for it: its deadline or its next bookmark,
     /// whichever comes first; nothing once it has ended.

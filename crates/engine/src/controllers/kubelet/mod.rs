@@ -3,7 +3,8 @@
 //! (informer with `spec.nodeName=<node>`). A new pod goes through separate status writes — each
 //! its own revision, as `kubectl get pods -w` shows them — Pending/ContainerCreating, then
 //! Running after a virtual image pull and start, with `Pulling`/`Pulled`/`Created`/`Started`
-//! events; from then on its containers live as their simulated behaviour says — probes, exits,
+//! events (a pod whose volumes name claims first waits, ContainerCreating, until each claim is
+//! bound to an existing volume); from then on its containers live as their simulated behaviour says — probes, exits,
 //! restarts with the crash-loop back-off ([`super::container_lifecycle`]) — and every change is
 //! one status write (phase, container states, Ready/ContainersReady). A pod being deleted has
 //! its containers stopped (`Killing`) and is then deleted for good with `gracePeriodSeconds=0`.
@@ -14,6 +15,7 @@
 //! pure transition of `pod_runtime.rs` and its effects applied here, in order (API writes,
 //! Events, wake-ups, the runtime's new state). The statuses it writes are `pod_status.rs`'s.
 
+mod container_config;
 pub mod container_logs;
 mod node_status;
 mod pod_runtime;
@@ -195,6 +197,22 @@ impl Kubelet {
             return Ok(());
         };
         let runtimes = &self.runtime;
+        // A pod the runtime does not run yet and whose volumes name claims: are they bound?
+        let starting = runtimes
+            .get(key)
+            .is_none_or(|r| r.uid() != pod.metadata.uid);
+        let unmounted = match starting && !pod.spec.volumes.is_empty() {
+            true => unmounted_volumes(api, pod),
+            false => Vec::new(),
+        };
+        // A pod whose containers are due to be created: can their configuration be made?
+        let due = runtimes
+            .get(key)
+            .is_some_and(|r| r.creates_containers_by(now));
+        let config_errors = match due {
+            true => container_config::config_errors(api, pod),
+            false => Vec::new(),
+        };
         let host = Host {
             host_ip: &self.host_ip,
             profile: &self.profile,
@@ -202,6 +220,8 @@ impl Kubelet {
             pod_ips: &self.pod_ips,
             ip_in_use: &|ip| runtimes.iter().any(|(k, r)| r.ip() == ip && k != key),
             rng: &self.rng,
+            unmounted: &unmounted,
+            config_errors: &config_errors,
         };
         let ephemeral = self.ephemeral.get(key).map_or(&[][..], Vec::as_slice);
         let effects = pod_runtime::transition(runtimes.get(key), ephemeral, pod, now, &host);
@@ -295,6 +315,33 @@ impl Kubelet {
             Err(_) => Err(Requeue),
         }
     }
+}
+
+/// The volume manager's populator (`getPVCExtractPV`, `getPVSpec`): the pod's volumes whose
+/// claim is missing, being deleted, not bound, or whose volume is missing — read with a GET each,
+/// as the kubelet reads them.
+fn unmounted_volumes(api: &ApiServer, pod: &Pod) -> Vec<String> {
+    let ns = Some(pod.metadata.namespace.as_str());
+    let mounted = |claim: &str| {
+        let Ok(obj) = api.get(Kind::PersistentVolumeClaim, ns, claim) else {
+            return false;
+        };
+        let Some(c) = obj.as_persistent_volume_claim() else {
+            return false;
+        };
+        let bound = c.metadata.deletion_timestamp.is_none()
+            && c.status.phase == "Bound"
+            && !c.spec.volume_name.is_empty();
+        bound
+            && api
+                .get(Kind::PersistentVolume, None, &c.spec.volume_name)
+                .is_ok()
+    };
+    pod.spec
+        .claim_volumes()
+        .filter(|(_, claim)| !mounted(claim))
+        .map(|(volume, _)| volume.to_string())
+        .collect()
 }
 
 impl Kubelet {

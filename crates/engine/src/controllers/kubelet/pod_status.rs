@@ -8,7 +8,10 @@
 
 use std::sync::Arc;
 
-use crate::api::pod::{ContainerState, ContainerStateWaiting, ContainerStatus, Pod, PodStatus};
+use crate::api::pod::{
+    ContainerState, ContainerStateTerminated, ContainerStateWaiting, ContainerStatus, Pod,
+    PodStatus,
+};
 use crate::api::ObjectMeta;
 use crate::clock::Timestamp;
 use crate::controllers::container_lifecycle::ContainerRun;
@@ -62,6 +65,42 @@ pub(super) fn creating_status(pod: &Pod, host_ip: &Arc<str>, now: Timestamp) -> 
             ..Default::default()
         })
         .collect();
+    p.status
+}
+
+/// The status of a pod whose sandbox is up at `ip` but whose containers could not be
+/// created: still Pending, ready to start containers, each container in `errors` waiting in
+/// `CreateContainerConfigError` with its error, the others still `ContainerCreating`.
+pub(super) fn config_error_status(
+    pod: &Pod,
+    ip: &str,
+    host_ip: &Arc<str>,
+    errors: &[(String, String)],
+    now: Timestamp,
+) -> PodStatus {
+    // On the ContainerCreating status written at the start (kept as it is, so a retry that
+    // finds the same error writes nothing).
+    let status = match pod.status.container_statuses.is_empty() {
+        true => creating_status(pod, host_ip, now),
+        false => pod.status.clone(),
+    };
+    let mut p = Pod {
+        metadata: ObjectMeta::default(),
+        spec: pod.spec.clone(),
+        status,
+    };
+    p.set_condition("PodReadyToStartContainers", "True", now);
+    p.status.pod_ip = ip.to_string();
+    for s in &mut p.status.container_statuses {
+        let (reason, message) = match errors.iter().find(|(n, _)| *n == s.name) {
+            Some((_, why)) => ("CreateContainerConfigError", why.clone()),
+            None => ("ContainerCreating", String::new()),
+        };
+        s.state.waiting = Some(ContainerStateWaiting {
+            reason: reason.into(),
+            message,
+        });
+    }
     p.status
 }
 
@@ -134,6 +173,65 @@ pub(super) fn running_status(
     p.status.host_ip = host_ip.clone();
     p.status.pod_ip = ip.to_string();
     p.status.start_time.get_or_insert(now);
+    p.status
+}
+
+/// The status of a pod being deleted once the kubelet has stopped its containers
+/// (`generateAPIPodStatus` with `podIsTerminal`): each container that was still running
+/// terminated by the stop (exit code 143, `Error`), the phase Failed unless every container
+/// exited 0, nothing ready. Written only for a pod that outlives the final delete (it has
+/// finalizers, such as a Job's tracking finalizer, whose holder reads the phase).
+pub(super) fn stopped_status(pod: &Pod, now: Timestamp) -> PodStatus {
+    let mut p = Pod {
+        metadata: ObjectMeta::default(),
+        spec: pod.spec.clone(),
+        status: pod.status.clone(),
+    };
+    let mut all_succeeded = true;
+    for s in p.status.container_statuses.iter_mut() {
+        if s.state.terminated.is_none() {
+            let started_at = s.state.running.as_ref().and_then(|r| r.started_at);
+            s.state = ContainerState {
+                terminated: Some(Box::new(ContainerStateTerminated {
+                    exit_code: 143,
+                    reason: "Error".into(),
+                    started_at,
+                    finished_at: Some(now),
+                    ..Default::default()
+                })),
+                ..Default::default()
+            };
+        }
+        all_succeeded &= s
+            .state
+            .terminated
+            .as_ref()
+            .is_some_and(|t| t.exit_code == 0);
+        s.ready = false;
+        s.started = Some(false);
+    }
+    let phase = if all_succeeded { "Succeeded" } else { "Failed" };
+    p.status.phase = phase.into();
+    for t in ["PodReadyToStartContainers", "Ready", "ContainersReady"] {
+        p.set_condition(t, "False", now);
+    }
+    let names: Vec<&str> = pod
+        .spec
+        .containers
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    for c in &mut p.status.conditions {
+        if c.type_ == "Ready" || c.type_ == "ContainersReady" {
+            if phase == "Succeeded" {
+                c.reason = "PodCompleted".into();
+                c.message.clear();
+            } else {
+                c.reason = "ContainersNotReady".into();
+                c.message = format!("containers with unready status: [{}]", names.join(" "));
+            }
+        }
+    }
     p.status
 }
 

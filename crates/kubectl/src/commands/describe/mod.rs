@@ -1,10 +1,17 @@
 //! `kubectl describe`: the human-readable reports of kubectl's describers for pods, nodes,
-//! deployments, replicasets, namespaces and services (a generic report for the rest), ending with the
-//! object's Events, fetched like kubectl does with an `involvedObject.*` field selector. Lines
-//! are laid out with Go's tabwriter settings describe uses (padding 2).
+//! deployments, replicasets, namespaces, services, jobs, cronjobs, daemonsets, statefulsets,
+//! persistent volumes and their claims and storage classes (a generic report for the rest),
+//! ending with the object's Events, fetched like kubectl does with an `involvedObject.*` field
+//! selector. Lines are laid out with Go's tabwriter settings describe uses (padding 2).
 
 mod budget;
+mod claim;
+mod cronjob;
+mod daemonset;
 mod endpoints;
+mod job;
+mod statefulset;
+mod storage;
 
 use super::{parse_flags, Ctx, Done};
 use crate::errors::CmdError;
@@ -13,9 +20,15 @@ use crate::resources::ResourceType;
 use crate::tabwriter::align;
 use crate::targets::{self, parse_targets, ListQuery};
 use budget::describe_pod_disruption_budget;
+use claim::describe_claim;
+use cronjob::describe_cron_job;
+use daemonset::describe_daemon_set;
 use endpoints::described_endpoints;
+use job::describe_job;
 use serde_json::Value;
+use statefulset::describe_stateful_set;
 use std::fmt::Write;
+use storage::{describe_storage_class, describe_volume};
 use watchlab_apimachinery::duration::since;
 use watchlab_apimachinery::labels::{node_roles, selector_string};
 use watchlab_apimachinery::request::resource_path;
@@ -123,6 +136,13 @@ pub(crate) fn run(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
             "endpoints" => describe_endpoints(obj),
             "endpointslices" => describe_endpoint_slice(obj),
             "poddisruptionbudgets" => describe_pod_disruption_budget(obj),
+            "jobs" => describe_job(obj),
+            "cronjobs" => describe_cron_job(obj),
+            "daemonsets" => describe_daemon_set(ctx, obj),
+            "statefulsets" => describe_stateful_set(ctx, obj),
+            "persistentvolumeclaims" => describe_claim(ctx, obj, now),
+            "persistentvolumes" => describe_volume(obj, now),
+            "storageclasses" => describe_storage_class(obj),
             _ => describe_generic(obj),
         };
         // The describers that list no events: namespaces' and secrets'.
@@ -272,6 +292,7 @@ fn describe_pod(pod: &Value, now: i64) -> String {
     }
     describe_containers(
         &mut o,
+        pod,
         "Containers",
         array(pod, &["spec", "containers"]),
         array(pod, &["status", "containerStatuses"]),
@@ -280,6 +301,7 @@ fn describe_pod(pod: &Value, now: i64) -> String {
     if !ephemeral.is_empty() {
         describe_containers(
             &mut o,
+            pod,
             "Ephemeral Containers",
             ephemeral,
             array(pod, &["status", "ephemeralContainerStatuses"]),
@@ -297,7 +319,7 @@ fn describe_pod(pod: &Value, now: i64) -> String {
             );
         }
     }
-    describe_volumes(&mut o, array(pod, &["spec", "volumes"]));
+    describe_volumes(&mut o, "", array(pod, &["spec", "volumes"]));
     let qos = str_at(pod, &["status", "qosClass"])
         .map(String::from)
         .unwrap_or_else(|| qos_class(pod));
@@ -312,9 +334,15 @@ fn describe_pod(pod: &Value, now: i64) -> String {
     o
 }
 
-/// `describeContainers`: each container of a list (`Containers`, `Ephemeral Containers`) with
-/// its status.
-fn describe_containers(o: &mut String, title: &str, containers: &[Value], statuses: &[Value]) {
+/// `describeContainers`: each container of a list (`Containers`, `Ephemeral Containers`) of
+/// `pod` with its status.
+fn describe_containers(
+    o: &mut String,
+    pod: &Value,
+    title: &str,
+    containers: &[Value],
+    statuses: &[Value],
+) {
     let _ = writeln!(o, "{title}:");
     for c in containers {
         let cname = string(c, &["name"]);
@@ -328,6 +356,7 @@ fn describe_containers(o: &mut String, title: &str, containers: &[Value], status
             let _ = writeln!(o, "    Image ID:\t{}", string(st, &["imageID"]));
         }
         container_ports(o, c);
+        container_command(o, c);
         if let Some(st) = st {
             container_state(o, "State", at(st, &["state"]));
             if at(st, &["lastState"]).is_some_and(|s| s.as_object().is_some_and(|m| !m.is_empty()))
@@ -351,24 +380,37 @@ fn describe_containers(o: &mut String, title: &str, containers: &[Value], status
                 let _ = writeln!(o, "    {label}:\t{}", describe_probe(probe));
             }
         }
-        container_env(o, c);
+        container_env(o, c, Some(pod));
     }
 }
 
-/// `describeVolumes`: `<none>`, or each volume by its source (the node debugger's `hostPath`;
-/// other sources by name only).
-fn describe_volumes(o: &mut String, volumes: &[Value]) {
+/// `describeVolumes`: `<none>`, or each volume by its source (the node debugger's `hostPath`,
+/// a `persistentVolumeClaim` as `printPersistentVolumeClaimVolumeSource` prints it; other
+/// sources by name only).
+/// `space` is the indent of a pod template's block (`  `), whose volume names get one more.
+fn describe_volumes(o: &mut String, space: &str, volumes: &[Value]) {
     if volumes.is_empty() {
-        let _ = writeln!(o, "Volumes:\t<none>");
+        let _ = writeln!(o, "{space}Volumes:\t<none>");
         return;
     }
-    let _ = writeln!(o, "Volumes:");
+    let _ = writeln!(o, "{space}Volumes:");
+    let name_indent = if space.is_empty() { "" } else { " " };
     for v in volumes {
-        let _ = writeln!(o, "  {}:", string(v, &["name"]));
+        let _ = writeln!(o, "  {name_indent}{}:", string(v, &["name"]));
         if let Some(h) = at(v, &["hostPath"]) {
             let _ = writeln!(o, "    Type:\tHostPath (bare host directory volume)");
             let _ = writeln!(o, "    Path:\t{}", string(h, &["path"]));
             let _ = writeln!(o, "    HostPathType:\t{}", string(h, &["type"]));
+        } else if let Some(c) = at(v, &["persistentVolumeClaim"]) {
+            let _ = writeln!(
+                o,
+                "    Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)"
+            );
+            let _ = writeln!(o, "    ClaimName:\t{}", string(c, &["claimName"]));
+            let read_only = at(c, &["readOnly"])
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let _ = writeln!(o, "    ReadOnly:\t{read_only}");
         } else if let Some(source) = v
             .as_object()
             .and_then(|m| m.keys().find(|k| k.as_str() != "name"))
@@ -402,6 +444,25 @@ fn qos_class(pod: &Value) -> String {
         "Burstable".into()
     } else {
         "BestEffort".into()
+    }
+}
+
+/// `describeContainerCommand`: the container's command and args, one line each (a value's own
+/// lines each on a line of their own).
+fn container_command(o: &mut String, c: &Value) {
+    for (title, field) in [("Command", "command"), ("Args", "args")] {
+        let words = array(c, &[field]);
+        if words.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "    {title}:");
+        for line in words
+            .iter()
+            .filter_map(Value::as_str)
+            .flat_map(|w| w.split('\n'))
+        {
+            let _ = writeln!(o, "      {line}");
+        }
     }
 }
 
@@ -476,22 +537,139 @@ fn describe_probe(p: &Value) -> String {
     format!("unknown {attrs}")
 }
 
-fn container_env(o: &mut String, c: &Value) {
+/// `describeContainerEnvFrom` (only when there is some) and `describeContainerEnvVars`: a
+/// variable's value (each further line of it on its own line), where a `valueFrom` reads it
+/// (`<set to the key 'mode' of config map 'cfg'>`), and a `fieldRef` resolved against `pod`
+/// as `EnvValueFrom` does (a template has no pod: the value is empty).
+fn container_env(o: &mut String, c: &Value, pod: Option<&Value>) {
+    let optional = |r: &Value| r.get("optional").and_then(Value::as_bool) == Some(true);
+    let env_from = array(c, &["envFrom"]);
+    if !env_from.is_empty() {
+        let _ = writeln!(o, "    Environment Variables from:");
+        for e in env_from {
+            let (r, from) = match (e.get("configMapRef"), e.get("secretRef")) {
+                (Some(r), _) => (r, "ConfigMap"),
+                (None, Some(r)) => (r, "Secret"),
+                (None, None) => (&Value::Null, ""),
+            };
+            let prefix = str_at(e, &["prefix"])
+                .filter(|p| !p.is_empty())
+                .map(|p| format!(" with prefix '{p}'"))
+                .unwrap_or_default();
+            let (name, optional) = (string(r, &["name"]), optional(r));
+            let _ = writeln!(o, "      {name}\t{from}{prefix}\tOptional: {optional}");
+        }
+    }
     let env = array(c, &["env"]);
     if env.is_empty() {
         let _ = writeln!(o, "    Environment:\t<none>");
     } else {
         let _ = writeln!(o, "    Environment:");
-        for e in env {
+    }
+    for e in env {
+        let name = string(e, &["name"]);
+        let Some(from) = e.get("valueFrom").filter(|v| v.is_object()) else {
+            for (i, line) in string(e, &["value"]).split('\n').enumerate() {
+                if i == 0 {
+                    let _ = writeln!(o, "      {name}:\t{line}");
+                } else {
+                    let _ = writeln!(o, "      \t{line}");
+                }
+            }
+            continue;
+        };
+        let key_ref = |field: &str| {
+            let r = from.get(field)?;
+            Some((string(r, &["key"]), string(r, &["name"]), optional(r)))
+        };
+        if let Some(f) = from.get("fieldRef") {
+            let path = string(f, &["fieldPath"]);
+            let value = pod.map(|p| field_value(p, &path)).unwrap_or_default();
+            let version = string(f, &["apiVersion"]);
+            let _ = writeln!(o, "      {name}:\t{value} ({version}:{path})");
+        } else if let Some(r) = from.get("resourceFieldRef") {
+            let _ = writeln!(o, "      {name}:\t ({})", string(r, &["resource"]));
+        } else if let Some((key, secret, optional)) = key_ref("secretKeyRef") {
+            let _ = writeln!(o, "      {name}:\t<set to the key '{key}' in secret '{secret}'>\tOptional: {optional}");
+        } else if let Some((key, map, optional)) = key_ref("configMapKeyRef") {
+            let _ = writeln!(o, "      {name}:\t<set to the key '{key}' of config map '{map}'>\tOptional: {optional}");
+        }
+    }
+    container_mounts(o, c);
+}
+
+/// The downward API's value of `path` on `pod` (`metadata.name`, `status.podIP`,
+/// `metadata.labels['app']`): `fieldpath.ExtractFieldPathAsString` over the JSON.
+fn field_value(pod: &Value, path: &str) -> String {
+    if let Some((map, rest)) = path.split_once('[') {
+        let key = rest
+            .trim_end_matches(']')
+            .trim_matches(|c| c == '\'' || c == '"');
+        let field = map.trim_start_matches("metadata.");
+        return string(pod, &["metadata", field, key]);
+    }
+    match path {
+        "status.podIPs" | "status.hostIPs" => {
+            let field = path.trim_start_matches("status.");
+            array(pod, &["status", field])
+                .iter()
+                .map(|ip| string(ip, &["ip"]))
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+        _ => {
+            let parts: Vec<&str> = path.split('.').collect();
+            string(pod, &parts)
+        }
+    }
+}
+
+/// `describeContainerVolumes`: each volume mount as `PATH from VOLUME (rw|ro[,path="SUB"])`,
+/// sorted by path, and the block devices.
+fn container_mounts(o: &mut String, c: &Value) {
+    let mut mounts: Vec<&Value> = array(c, &["volumeMounts"]).iter().collect();
+    if mounts.is_empty() {
+        let _ = writeln!(o, "    Mounts:\t<none>");
+    } else {
+        let _ = writeln!(o, "    Mounts:");
+    }
+    mounts.sort_by_key(|m| string(m, &["mountPath"]));
+    for m in mounts {
+        let mut flags = vec![if m["readOnly"] == Value::Bool(true) {
+            "ro".to_string()
+        } else {
+            "rw".to_string()
+        }];
+        if let Some(sub) = str_at(m, &["subPath"]).filter(|s| !s.is_empty()) {
+            flags.push(format!("path={sub:?}"));
+        }
+        let _ = writeln!(
+            o,
+            "      {} from {} ({})",
+            string(m, &["mountPath"]),
+            string(m, &["name"]),
+            flags.join(",")
+        );
+    }
+    let mut devices: Vec<&Value> = array(c, &["volumeDevices"]).iter().collect();
+    if !devices.is_empty() {
+        // kubectl reuses the mounts' `<none>` here.
+        let none = if array(c, &["volumeMounts"]).is_empty() {
+            "\t<none>"
+        } else {
+            ""
+        };
+        let _ = writeln!(o, "    Devices:{none}");
+        devices.sort_by_key(|d| string(d, &["devicePath"]));
+        for d in devices {
             let _ = writeln!(
                 o,
-                "      {}:\t{}",
-                string(e, &["name"]),
-                string(e, &["value"])
+                "      {} from {}",
+                string(d, &["devicePath"]),
+                string(d, &["name"])
             );
         }
     }
-    let _ = writeln!(o, "    Mounts:\t<none>");
 }
 
 fn container_state(o: &mut String, title: &str, state: Option<&Value>) {
@@ -712,9 +890,10 @@ pub(crate) fn pod_template(o: &mut String, template: Option<&Value>) {
         let _ = writeln!(o, "   {}:", string(c, &["name"]));
         let _ = writeln!(o, "    Image:\t{}", string(c, &["image"]));
         container_ports(o, c);
-        container_env(o, c);
+        container_command(o, c);
+        container_env(o, c, None);
     }
-    let _ = writeln!(o, "  Volumes:\t<none>");
+    describe_volumes(o, "  ", array(t, &["spec", "volumes"]));
     map_block(
         o,
         "  ",
@@ -869,21 +1048,33 @@ fn describe_replicaset(ctx: &mut Ctx, rs: &Value) -> String {
         int(rs, &["status", "replicas"]),
         int(rs, &["spec", "replicas"])
     );
-    let uid = string(rs, &["metadata", "uid"]);
+    let _ = writeln!(o, "Pods Status:\t{}", pods_status(ctx, rs, &selector));
+    pod_template(&mut o, at(rs, &["spec", "template"]));
+    conditions_table(&mut o, rs);
+    o
+}
+
+/// `getPodStatusForController`: `N Running / N Waiting / N Succeeded / N Failed` over the pods
+/// the selector finds whose controller is `owner` (Pending counts as waiting; Unknown is not
+/// counted).
+fn pods_status(ctx: &mut Ctx, owner: &Value, selector: &str) -> String {
+    let uid = string(owner, &["metadata", "uid"]);
     let mut counts = [0; 4];
     if let Some(rt) = ctx.resource_type("pods") {
         let q = ListQuery {
-            label_selector: (selector != "<none>").then(|| selector.clone()),
+            label_selector: (!selector.is_empty() && selector != "<none>")
+                .then(|| selector.to_string()),
             field_selector: None,
             chunk_size: 500,
         };
-        if let Ok(listed) = targets::list(ctx.client, &rt, Some(&namespace(rs)), &q) {
-            for p in listed.items.iter().filter(|p| owned_by(p, &uid)) {
+        if let Ok(listed) = targets::list(ctx.client, &rt, Some(&namespace(owner)), &q) {
+            for p in listed.items.iter().filter(|p| controlled_by_uid(p, &uid)) {
                 let slot = match str_at(p, &["status", "phase"]) {
                     Some("Running") => 0,
+                    Some("Pending") => 1,
                     Some("Succeeded") => 2,
                     Some("Failed") => 3,
-                    _ => 1,
+                    _ => continue,
                 };
                 if let Some(c) = counts.get_mut(slot) {
                     *c += 1;
@@ -892,10 +1083,15 @@ fn describe_replicaset(ctx: &mut Ctx, rs: &Value) -> String {
         }
     }
     let [running, waiting, succeeded, failed] = counts;
-    let _ = writeln!(o, "Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed");
-    pod_template(&mut o, at(rs, &["spec", "template"]));
-    conditions_table(&mut o, rs);
-    o
+    format!("{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed")
+}
+
+/// Whether `obj`'s controller reference (`metav1.GetControllerOf`) has this uid.
+fn controlled_by_uid(obj: &Value, uid: &str) -> bool {
+    array(obj, &["metadata", "ownerReferences"])
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+        .is_some_and(|r| str_at(r, &["uid"]) == Some(uid))
 }
 
 fn describe_namespace(ctx: &mut Ctx, ns: &Value) -> String {
@@ -1431,6 +1627,54 @@ mod tests {
         assert!(text.contains("    Image:\tbusybox\n"), "{text}");
         assert!(
             text.contains("Volumes:\n  host-root:\n    Type:\tHostPath (bare host directory volume)\n    Path:\t/\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_claim_volume_prints_as_a_reference_to_its_claim() {
+        let pod = json!({"metadata": {"name": "db", "namespace": "default"},
+            "spec": {"containers": [{"name": "db", "image": "postgres:16"}],
+                "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data-db-0"}}]},
+            "status": {"phase": "Pending"}});
+        let text = describe_pod(&pod, 0);
+        assert!(
+            text.contains(
+                "Volumes:\n  data:\n    Type:\tPersistentVolumeClaim (a reference to a \
+                 PersistentVolumeClaim in the same namespace)\n    ClaimName:\tdata-db-0\n    \
+                 ReadOnly:\tfalse\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_container_lists_its_command_and_environment_as_describe_does() {
+        let pod = json!({"metadata": {"name": "web-0", "namespace": "default", "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.27",
+                "command": ["sh", "-c"], "args": ["echo hi"],
+                "envFrom": [{"configMapRef": {"name": "web-config"}, "prefix": "CFG_"}],
+                "env": [
+                    {"name": "MODE", "value": "prod\nfast"},
+                    {"name": "POD", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
+                    {"name": "APP", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.labels['app']"}}},
+                    {"name": "PW", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}},
+                    {"name": "LEVEL", "valueFrom": {"configMapKeyRef": {"name": "web-config", "key": "level", "optional": true}}},
+                ]}]},
+            "status": {"phase": "Pending"}});
+        let text = describe_pod(&pod, 0);
+        assert!(
+            text.contains("    Command:\n      sh\n      -c\n    Args:\n      echo hi\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "    Environment Variables from:\n      web-config\tConfigMap with prefix 'CFG_'\tOptional: false\n\
+                 \x20   Environment:\n      MODE:\tprod\n      \tfast\n      POD:\tweb-0 (v1:metadata.name)\n\
+                 \x20     APP:\tweb (v1:metadata.labels['app'])\n\
+                 \x20     PW:\t<set to the key 'password' in secret 'db'>\tOptional: false\n\
+                 \x20     LEVEL:\t<set to the key 'level' of config map 'web-config'>\tOptional: true\n"
+            ),
             "{text}"
         );
     }

@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::pod_status::{creating_status, running_status};
+use super::pod_status::{config_error_status, creating_status, running_status, stopped_status};
 use crate::api::behaviour::Behaviour;
 use crate::api::pod::{Container, Pod, PodStatus};
 use crate::clock::Timestamp;
@@ -76,7 +76,27 @@ impl PodRuntime {
     pub fn ip(&self) -> &str {
         &self.ip
     }
+
+    /// The uid of the pod it runs.
+    pub fn uid(&self) -> &str {
+        &self.uid
+    }
+
+    /// Whether its containers are due to be created by `now` (their configuration is read
+    /// then, and only then).
+    pub fn creates_containers_by(&self, now: Timestamp) -> bool {
+        matches!(self.state, PodState::Creating { ready_at, .. } if ready_at <= now)
+    }
 }
+
+/// How often a pod waiting for its volumes is looked at again (the volume manager polls every
+/// 300 ms, its populator every 100 ms; here each second).
+pub const VOLUME_POLL_MS: u64 = 1_000;
+
+/// How long a pod whose containers' configuration failed waits before the next try: the pod
+/// worker's back-off after a failed sync (`backOffPeriod`, 10 s; upstream adds up to 50%
+/// jitter).
+pub const CONFIG_RETRY_MS: u64 = 10_000;
 
 /// What a sync reads of the node beyond the pod's own runtime, lent by the loop for one
 /// [`transition`]: a start draws on the IP pool and the random source and records images, and
@@ -94,6 +114,12 @@ pub struct Host<'a> {
     pub ip_in_use: &'a dyn Fn(&str) -> bool,
     /// The node's random source of image pull times, as it stands.
     pub rng: &'a SimRng,
+    /// The pod's volumes whose claims are not bound yet (the volume manager's unmounted
+    /// volumes): a new pod gets no sandbox until there are none.
+    pub unmounted: &'a [String],
+    /// The containers whose configuration cannot be made yet, with the error
+    /// (`container_config.rs`; read only when the pod's containers are due to be created).
+    pub config_errors: &'a [(String, String)],
 }
 
 /// One thing the loop does for a sync. The loop applies a sync's effects in order and stops
@@ -200,6 +226,10 @@ pub(super) fn event(event_type: EventType, reason: &'static str, message: String
 /// sandbox), the ContainerCreating status, the image pulls, and a wake-up when the containers
 /// run.
 fn start(pod: &Pod, now: Timestamp, host: &Host<'_>, out: &mut Vec<Effect>) {
+    if !host.unmounted.is_empty() {
+        wait_for_volumes(pod, now, host, out);
+        return;
+    }
     if pod.spec.host_network {
         // The node's own network namespace (`kubectl debug node/NAME`'s pod): no CNI address,
         // the pod's IP is the node's (`generateAPIPodStatus` copies the host IPs).
@@ -224,6 +254,17 @@ fn start(pod: &Pod, now: Timestamp, host: &Host<'_>, out: &mut Vec<Effect>) {
     out.push(Effect::PodIps(pod_ips));
     out.push(Effect::WriteStatus(creating_status(pod, host.host_ip, now)));
     pull_and_wait(pod, ip, now, host, out);
+}
+
+/// `WaitForAttachAndMount` before the sandbox: a pod whose claims are not bound yet stays
+/// Pending with its containers `ContainerCreating` (its first status, written once), and is
+/// looked at again after [`VOLUME_POLL_MS`]. A wait that times out records nothing (v1.32 emits
+/// no `FailedMount` for a timeout), so none is modelled.
+fn wait_for_volumes(pod: &Pod, now: Timestamp, host: &Host<'_>, out: &mut Vec<Effect>) {
+    if pod.status.start_time.is_none() {
+        out.push(Effect::WriteStatus(creating_status(pod, host.host_ip, now)));
+    }
+    out.push(Effect::SyncAfter(VOLUME_POLL_MS));
 }
 
 /// A started sandbox at `ip`: the image pulls' Events, and the runtime waiting for the pull
@@ -288,9 +329,8 @@ fn pull_delay(host: &Host<'_>, rng: &mut SimRng) -> u64 {
     lo + rng.below(hi.saturating_sub(lo) + 1)
 }
 
-/// `startContainer`'s Events for one container: the pull's end (if it pulled), `Created`,
-/// `Started`.
-fn started_events(c: &Container, pull_ms: Option<u64>, out: &mut Vec<Effect>) {
+/// The end of `c`'s image pull, if the pod needed one: `Pulled` with how long it took.
+fn pulled_event(c: &Container, pull_ms: Option<u64>, out: &mut Vec<Effect>) {
     if let Some(ms) = pull_ms {
         let d = format_duration(ms);
         let message = format!(
@@ -299,6 +339,12 @@ fn started_events(c: &Container, pull_ms: Option<u64>, out: &mut Vec<Effect>) {
         );
         out.push(event(EventType::Normal, "Pulled", message));
     }
+}
+
+/// `startContainer`'s Events for one container: the pull's end (if it pulled), `Created`,
+/// `Started`.
+fn started_events(c: &Container, pull_ms: Option<u64>, out: &mut Vec<Effect>) {
+    pulled_event(c, pull_ms, out);
     let created = format!("Created container: {}", c.name);
     out.push(event(EventType::Normal, "Created", created));
     let started = format!("Started container {}", c.name);
@@ -344,6 +390,10 @@ fn sync_creating(rt: &PodRuntime, runs: &Runs<'_, '_>, pod: &Pod, out: &mut Vec<
         out.push(Effect::SyncAfter(ready_at.millis_since(now)));
         return;
     }
+    if !runs.host.config_errors.is_empty() {
+        config_failed(rt, runs, pod, pull_ms, out);
+        return;
+    }
     out.reserve(3 * pod.spec.containers.len() + 3);
     for c in &pod.spec.containers {
         started_events(c, pull_ms, out);
@@ -361,6 +411,40 @@ fn sync_creating(rt: &PodRuntime, runs: &Runs<'_, '_>, pod: &Pod, out: &mut Vec<
         state: PodState::Running { containers },
     };
     sync_running(Cow::Owned(running), runs, pod, out);
+}
+
+/// A pod whose containers' configuration failed (`startContainer` → `generateContainerConfig`:
+/// a ConfigMap or Secret missing): the pull's end, a `Failed` Event `Error: <why>` for each
+/// such container, the status with it waiting in `CreateContainerConfigError` (written when it
+/// changed), and another try after [`CONFIG_RETRY_MS`]. No container starts until every one
+/// can (upstream starts the others: see DIFFERENCES.md).
+fn config_failed(
+    rt: &PodRuntime,
+    runs: &Runs<'_, '_>,
+    pod: &Pod,
+    pull_ms: Option<u64>,
+    out: &mut Vec<Effect>,
+) {
+    let (now, host) = (runs.now, runs.host);
+    for c in &pod.spec.containers {
+        pulled_event(c, pull_ms, out);
+        if let Some((_, why)) = host.config_errors.iter().find(|(n, _)| *n == c.name) {
+            out.push(event(EventType::Warning, "Failed", format!("Error: {why}")));
+        }
+    }
+    let status = config_error_status(pod, &rt.ip, host.host_ip, host.config_errors, now);
+    if status != pod.status {
+        out.push(Effect::WriteStatus(status));
+    }
+    out.push(Effect::Runtime(Some(PodRuntime {
+        uid: rt.uid.clone(),
+        ip: rt.ip.clone(),
+        state: PodState::Creating {
+            ready_at: now.plus_millis(CONFIG_RETRY_MS),
+            pull_ms: None,
+        },
+    })));
+    out.push(Effect::SyncAfter(CONFIG_RETRY_MS));
 }
 
 /// A running pod: its containers play their lives up to `now` (probes, exits, restarts), the
@@ -528,6 +612,10 @@ fn sync_terminating(
 ) {
     match current.map(|r| &r.state) {
         Some(PodState::Stopping { done_at }) if now >= *done_at => {
+            // A pod its finalizers keep after the final delete shows that it stopped.
+            if !pod.metadata.finalizers.is_empty() && !podutil::is_terminal(pod) {
+                out.push(Effect::WriteStatus(stopped_status(pod, now)));
+            }
             out.push(Effect::Delete);
             out.push(Effect::Runtime(None));
         }
@@ -628,6 +716,10 @@ mod tests {
         writes: Vec<(Timestamp, PodStatus)>,
         /// Whether the final delete was asked for.
         deleted: bool,
+        /// The pod's volumes whose claims are not bound ([`Host::unmounted`]).
+        unmounted: Vec<String>,
+        /// The containers whose configuration fails ([`Host::config_errors`]).
+        config_errors: Vec<(String, String)>,
     }
 
     impl Node {
@@ -644,6 +736,8 @@ mod tests {
                 events: Vec::new(),
                 writes: Vec::new(),
                 deleted: false,
+                unmounted: Vec::new(),
+                config_errors: Vec::new(),
             }
         }
 
@@ -655,6 +749,8 @@ mod tests {
                 pod_ips: &self.pod_ips,
                 ip_in_use: &|_| false,
                 rng: &self.rng,
+                unmounted: &self.unmounted,
+                config_errors: &self.config_errors,
             };
             let effects = transition(self.runtime.as_ref(), &[], &self.pod, now, &host);
             for effect in effects.clone() {
@@ -819,6 +915,76 @@ mod tests {
     }
 
     #[test]
+    fn a_pod_whose_claim_is_not_bound_stays_container_creating_until_it_is() {
+        let mut node = Node::with(pod("", None));
+        node.unmounted = vec!["data".into()];
+        node.run_until(Timestamp::ZERO.plus_secs(5));
+        assert_eq!(node.writes.len(), 1, "its first status, once");
+        let (_, status) = &node.writes[0];
+        assert_eq!(status.phase, "Pending");
+        let waiting = status.container_statuses[0].state.waiting.as_ref();
+        assert_eq!(
+            waiting.map(|w| w.reason.as_str()),
+            Some("ContainerCreating")
+        );
+        assert!(status.pod_ip.is_empty(), "no sandbox yet");
+        assert!(node.runtime.is_none() && node.events.is_empty());
+        assert_eq!(
+            node.wake,
+            Some(Timestamp::ZERO.plus_secs(6)),
+            "polled each second"
+        );
+        // Bound: the sandbox and the containers start at the next look.
+        node.unmounted.clear();
+        let until = Timestamp::ZERO.plus_secs(60);
+        while let Some(at) = node.wake.take().filter(|w| *w <= until) {
+            node.sync(at);
+        }
+        assert_eq!(node.pod.status.phase, "Running");
+        assert_eq!(
+            node.times_of("Started"),
+            [6_000 + node.profile.container_start_delay_ms]
+        );
+    }
+
+    #[test]
+    fn a_missing_config_map_holds_the_container_in_create_container_config_error() {
+        let mut node = Node::with(pod("", None));
+        let name = node.pod.spec.containers[0].name.clone();
+        let why = "configmap \"web-config\" not found".to_string();
+        node.config_errors = vec![(name, why.clone())];
+        node.run_until(Timestamp::ZERO.plus_secs(25));
+        let status = &node.pod.status;
+        assert_eq!(status.phase, "Pending");
+        let waiting = status.container_statuses[0].state.waiting.as_ref();
+        assert_eq!(
+            waiting.map(|w| (w.reason.as_str(), w.message.as_str())),
+            Some(("CreateContainerConfigError", why.as_str()))
+        );
+        assert!(!status.pod_ip.is_empty(), "the sandbox is up");
+        let start = node.profile.container_start_delay_ms;
+        // Tried when the containers were due, then every 10 s; the status written once.
+        assert_eq!(
+            node.times_of("Failed"),
+            [start, start + CONFIG_RETRY_MS, start + 2 * CONFIG_RETRY_MS]
+        );
+        assert!(node
+            .events
+            .iter()
+            .all(|(_, r, m)| *r != "Failed" || *m == format!("Error: {why}")));
+        assert_eq!(node.writes.len(), 2, "ContainerCreating, then the error");
+        assert!(node.times_of("Started").is_empty());
+        // The ConfigMap is created: the next try starts the container.
+        node.config_errors.clear();
+        let until = Timestamp::ZERO.plus_secs(60);
+        while let Some(at) = node.wake.take().filter(|w| *w <= until) {
+            node.sync(at);
+        }
+        assert_eq!(node.pod.status.phase, "Running");
+        assert_eq!(node.times_of("Started"), [start + 3 * CONFIG_RETRY_MS]);
+    }
+
+    #[test]
     fn a_full_pod_cidr_fails_the_sandbox_and_retries() {
         let p = pod("", None);
         let node = Node::with(p.clone());
@@ -829,6 +995,8 @@ mod tests {
             pod_ips: &node.pod_ips,
             ip_in_use: &|_| true,
             rng: &node.rng,
+            unmounted: &[],
+            config_errors: &[],
         };
         let effects = transition(None, &[], &p, Timestamp::ZERO, &host);
         assert!(matches!(
