@@ -228,6 +228,9 @@ pub enum Do {
     StopApiserver(String),
     /// Brings a cut or stopped API server instance back.
     RestoreApiserver(String),
+    /// Whether processes started from now on list first with a consistent read (the fix for
+    /// informers going back in time).
+    ConsistentFirstList(bool),
     /// Two editors write `production/orders-api` from the same read: one gets 409.
     ConflictingWrite,
     Pause,
@@ -257,6 +260,7 @@ pub const ACTIONS: &[&str] = &[
     "cut-apiserver NAME",
     "stop-apiserver NAME",
     "restore-apiserver NAME",
+    "consistent-first-list on|off",
     "conflicting-write",
     "pause",
     "resume",
@@ -291,6 +295,11 @@ impl Do {
             Some("cut-apiserver") => named(Do::CutApiserver),
             Some("stop-apiserver") => named(Do::StopApiserver),
             Some("restore-apiserver") => named(Do::RestoreApiserver),
+            Some("consistent-first-list") => match words.as_slice() {
+                [_, "on"] => Ok(Do::ConsistentFirstList(true)),
+                [_, "off"] => Ok(Do::ConsistentFirstList(false)),
+                _ => Err(format!("{text:?}: consistent-first-list takes on or off")),
+            },
             Some("partition-etcd") => match &words[1..] {
                 [] => {
                     Err("partition-etcd takes the members of one side: partition-etcd NAME…".into())
@@ -385,6 +394,13 @@ pub enum Check {
     },
     /// The etcd member named leads, and writes commit through it.
     EtcdLeader(String),
+    /// The time-travel checker flagged a list of `component`'s informers (of `resource`, if
+    /// given) since the step began — or, with `none`, did not.
+    TimeTravel {
+        component: String,
+        resource: Option<String>,
+        none: bool,
+    },
 }
 
 impl<'de> Deserialize<'de> for Check {
@@ -399,6 +415,16 @@ impl<'de> Deserialize<'de> for Check {
             ledger: Option<LedgerCheck>,
             event: Option<EventCheck>,
             etcd: Option<EtcdCheck>,
+            #[serde(rename = "timeTravel")]
+            time_travel: Option<TimeTravelCheck>,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct TimeTravelCheck {
+            component: String,
+            resource: Option<String>,
+            #[serde(default)]
+            none: bool,
         }
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -423,10 +449,11 @@ impl<'de> Deserialize<'de> for Check {
             w.ledger.is_some(),
             w.event.is_some(),
             w.etcd.is_some(),
+            w.time_travel.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(de::Error::custom(
-                "a check is one of {kubectl: …, equals|matches|fails: …}, {ledger: {key, writer}}, {event: {reason, object}} or {etcd: {leader}}",
+                "a check is one of {kubectl: …, equals|matches|fails: …}, {ledger: {key, writer}}, {event: {reason, object}}, {etcd: {leader}} or {timeTravel: {component, resource, none}}",
             ));
         }
         let expects = w.equals.is_some() || w.matches.is_some() || w.fails.is_some();
@@ -437,6 +464,13 @@ impl<'de> Deserialize<'de> for Check {
         }
         if let Some(etcd) = w.etcd {
             return Ok(Check::EtcdLeader(etcd.leader));
+        }
+        if let Some(t) = w.time_travel {
+            return Ok(Check::TimeTravel {
+                component: t.component,
+                resource: t.resource,
+                none: t.none,
+            });
         }
         if let Some(ledger) = w.ledger {
             return Ok(Check::Ledger {

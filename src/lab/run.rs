@@ -107,6 +107,7 @@ pub fn perform(engine: &mut Engine, action: &Do) -> Option<Result<Outcome, Statu
         Do::CutApiserver(n) => ClusterAction::CutApiserver(n.clone()),
         Do::StopApiserver(n) => ClusterAction::StopApiserver(n.clone()),
         Do::RestoreApiserver(n) => ClusterAction::RestoreApiserver(n.clone()),
+        Do::ConsistentFirstList(on) => ClusterAction::ConsistentFirstList(*on),
         Do::ConflictingWrite => ClusterAction::ConflictingWrite {
             namespace: SEED_NAMESPACE.into(),
             name: SEED_DEPLOYMENT.into(),
@@ -192,6 +193,34 @@ pub fn evaluate(engine: &mut Engine, check: &Check, since: Revision) -> CheckRes
                         format!("{name} leads term {term} without a majority")
                     }
                     None => "no etcd leader".to_string(),
+                },
+            }
+        }
+        Check::TimeTravel {
+            component,
+            resource,
+            none,
+        } => {
+            let api = engine.cluster.api();
+            let found = api.time_travels().since(0).rev().find(|f| {
+                f.revision > since
+                    && *f.component == **component
+                    && resource
+                        .as_deref()
+                        .is_none_or(|r| f.kind.resource().plural == r)
+            });
+            CheckResult {
+                passed: found.is_some() != *none,
+                saw: match found {
+                    Some(f) => format!(
+                        "{} listed {} at resourceVersion {} from {} after reaching {}",
+                        f.component,
+                        f.kind.resource().plural,
+                        f.listed,
+                        f.apiserver,
+                        f.reached
+                    ),
+                    None => format!("no list of {component} went back in time"),
                 },
             }
         }
@@ -405,6 +434,22 @@ pub fn describe(check: &Check) -> String {
             None => format!("event {reason}:"),
         },
         Check::EtcdLeader(name) => format!("etcd leader {name}:"),
+        Check::TimeTravel {
+            component,
+            resource,
+            none,
+        } => format!(
+            "{component}'s informers{} {}:",
+            resource
+                .as_deref()
+                .map(|r| format!(" of {r}"))
+                .unwrap_or_default(),
+            if *none {
+                "never going back in time"
+            } else {
+                "going back in time"
+            }
+        ),
     }
 }
 

@@ -117,6 +117,7 @@ impl ReconnectComparison {
             user: NAIVE_USER,
             kind: Kind::Pod,
             namespace: Some(&self.namespace),
+            went_back: None,
         };
         self.naive.step(&mut lw);
         for note in self.informer.step(now, api, INFORMER_USER) {
@@ -167,6 +168,7 @@ impl ReconnectComparison {
             user: NAIVE_USER,
             kind: Kind::Pod,
             namespace: Some(&self.namespace),
+            went_back: None,
         };
         self.naive.stop(&mut lw);
         self.informer.stop(api, INFORMER_USER);

@@ -84,6 +84,11 @@ impl LoadBalancer {
         self.connections.retain(|_, at| *at != i);
     }
 
+    /// `client`'s process exited: its connection closes.
+    pub fn close(&mut self, client: &str) {
+        self.connections.remove(client);
+    }
+
     /// The clients connected to instance `i`, in name order.
     pub fn clients_of(&self, i: usize) -> impl Iterator<Item = &str> {
         self.connections

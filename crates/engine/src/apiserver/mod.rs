@@ -27,6 +27,7 @@ pub mod pod_log;
 pub mod request_context;
 pub mod strategic_merge;
 pub mod table;
+pub mod time_travel;
 pub mod version;
 pub mod watch;
 
@@ -189,6 +190,8 @@ pub struct ApiServer {
     leases: LeaseManager,
     /// The writes refused with 409 Conflict ([`conflicts`]).
     conflicts: conflicts::Conflicts,
+    /// The informers' lists that went back in time ([`time_travel`]).
+    time_travels: time_travel::TimeTravels,
     /// The warnings of the last answer [`ApiServer::handle`] gave (the server as its own
     /// [`ApiClient`]), kept for [`ApiServer::take_warnings`] as a response keeps its headers.
     /// Only that face writes and reads it: a request gathers its warnings in its
@@ -245,6 +248,7 @@ impl ApiServer {
             compactor: Compactor::new(config.compaction_interval_ms, config.start),
             leases: LeaseManager::default(),
             conflicts: conflicts::Conflicts::default(),
+            time_travels: time_travel::TimeTravels::default(),
             default_tolerations: admission::DefaultTolerationSeconds::new(
                 config.default_not_ready_toleration_seconds,
                 config.default_unreachable_toleration_seconds,
@@ -408,6 +412,32 @@ impl ApiServer {
         &self.conflicts
     }
 
+    /// The informers' lists that went back in time.
+    pub fn time_travels(&self) -> &time_travel::TimeTravels {
+        &self.time_travels
+    }
+
+    /// An informer of `user` received a watch event or bookmark of `kind` at `rv`.
+    pub fn note_informer_reached(&mut self, user: &str, kind: Kind, rv: Revision) {
+        let user = self.names.text(user);
+        self.time_travels.reached(&user, kind, rv);
+    }
+
+    /// An informer of `user` listed `items` of `kind` at `rv` from the instance requests are
+    /// routed to: the flag if that went back in time.
+    pub fn note_informer_listed(
+        &mut self,
+        user: &str,
+        kind: Kind,
+        rv: Revision,
+        items: &[Arc<Object>],
+    ) -> Option<time_travel::TimeTravel> {
+        let user = self.names.text(user);
+        let apiserver = self.routed().name.clone();
+        self.time_travels
+            .listed(self.now, &user, kind, rv, items, &apiserver, &self.store)
+    }
+
     /// Records a write refused for a stale resourceVersion.
     fn note_conflict(&mut self, user: &str, verb: &'static str, key: &str) {
         let user = self.names.text(user);
@@ -437,6 +467,11 @@ impl ApiServer {
         if self.instances.len() > 1 {
             self.route = self.balancer.connect(client, &self.instances);
         }
+    }
+
+    /// `client`'s process exited: its connection to its instance closes.
+    pub fn disconnect(&mut self, client: &str) {
+        self.balancer.close(client);
     }
 
     /// The clients connected to instance `i` (by user agent), in name order.

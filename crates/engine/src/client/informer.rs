@@ -51,6 +51,9 @@ pub struct InformerConfig {
     pub resync_period_ms: Option<u64>,
     pub label_selector: Option<String>,
     pub field_selector: Option<String>,
+    /// The first list a consistent read (`resourceVersion=""`) instead of client-go's
+    /// `resourceVersion="0"` ([`super::reflector`]).
+    pub consistent_first_list: bool,
 }
 
 impl Default for InformerConfig {
@@ -62,6 +65,7 @@ impl Default for InformerConfig {
             resync_period_ms: None,
             label_selector: None,
             field_selector: None,
+            consistent_first_list: false,
         }
     }
 }
@@ -89,7 +93,8 @@ impl<K: Resource> Informer<K> {
     ) -> Self {
         let reflector_rng = SimRng::seed_from_u64(rng.next_u64());
         let reflector = Reflector::new(reflector_rng)
-            .with_selectors(config.label_selector.clone(), config.field_selector.clone());
+            .with_selectors(config.label_selector.clone(), config.field_selector.clone())
+            .with_consistent_first_list(config.consistent_first_list);
         Informer {
             reflector,
             writer: Writer::new(indexers),

@@ -1,6 +1,7 @@
 //! The reflector: client-go's `Reflector.ListAndWatch` as a pure state machine on virtual time.
 //!
-//! It lists once (resourceVersion "0", servable from the watch cache), then watches from the
+//! It lists once (resourceVersion "0", servable from the watch cache — or, with
+//! [`Reflector::with_consistent_first_list`], "": a consistent read), then watches from the
 //! list's resourceVersion with bookmarks on. A stream that ends normally (the server's timeout,
 //! or the client's own `timeoutSeconds` of 5–10 min) is resumed from the last RV seen — object or
 //! bookmark — without relisting. `410 Expired` (the RV was compacted away) and other errors end
@@ -113,6 +114,8 @@ pub struct Reflector<K> {
     rng: SimRng,
     label_selector: Option<String>,
     field_selector: Option<String>,
+    /// The first list asks for the most recent state rather than any.
+    consistent_first_list: bool,
     stats: ReflectorStats,
     _kind: PhantomData<K>,
 }
@@ -131,6 +134,7 @@ impl<K: Resource> Reflector<K> {
             rng,
             label_selector: None,
             field_selector: None,
+            consistent_first_list: false,
             stats: ReflectorStats::default(),
             _kind: PhantomData,
         }
@@ -145,6 +149,17 @@ impl<K: Resource> Reflector<K> {
     ) -> Self {
         self.label_selector = label_selector;
         self.field_selector = field_selector;
+        self
+    }
+
+    /// Makes the first list a consistent read (`resourceVersion=""`), as kubernetes#83520 did
+    /// (reverted for the load a quorum read per starting informer put on etcd; since v1.31's
+    /// `ConsistentListFromCache` the watch cache serves it once etcd confirmed it fresh): a
+    /// fresh process then never starts from a past older than one its predecessor saw
+    /// (kubernetes#59848). client-go v1.32 lists first at "0" (`relistResourceVersion`: "For
+    /// performance reasons, initial list performed by reflector uses "0" as resource version").
+    pub fn with_consistent_first_list(mut self, consistent: bool) -> Self {
+        self.consistent_first_list = consistent;
         self
     }
 
@@ -204,6 +219,7 @@ impl<K: Resource> Reflector<K> {
     fn relist_resource_version(&self) -> ListResourceVersion {
         match (self.rv_unavailable, self.last_rv) {
             (true, _) => ListResourceVersion::MostRecent,
+            (false, None) if self.consistent_first_list => ListResourceVersion::MostRecent,
             (false, None) => ListResourceVersion::Any,
             (false, Some(rv)) => ListResourceVersion::NotOlderThan(rv),
         }

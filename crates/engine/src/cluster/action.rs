@@ -77,6 +77,10 @@ pub enum Action {
     StopApiserver(String),
     /// A cut or stopped API server instance serves from etcd again.
     RestoreApiserver(String),
+    /// Whether the informers of processes started from now on (a new leader's controllers, a
+    /// restarted replica) list first with `resourceVersion=""` — a consistent read, the fix for
+    /// informers going back in time — or with client-go's `"0"`.
+    ConsistentFirstList(bool),
     /// `kubectl drain NODE --ignore-daemonsets --delete-emptydir-data --force` at one instant,
     /// as the user agent `kubectl`: cordon, then evict each of the node's pods through
     /// `pods/eviction` once (no retry: a pod a budget refuses stays, and the outcome says why).

@@ -52,6 +52,11 @@ pub struct ClusterConfig {
     /// [`crate::apiserver::instance::MAX_INSTANCES`]); clients are spread over them.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub apiservers: u32,
+    /// Every informer's first list a consistent read (`resourceVersion=""`): the fix for
+    /// informers going back in time (kubernetes#59848; #83520 made it, then was reverted). Off
+    /// by default: client-go v1.32 lists first at `resourceVersion=0`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub consistent_first_list: bool,
 }
 
 /// The most replicas of each leader-elected component a cluster runs (an HA control plane has
@@ -90,6 +95,7 @@ impl Default for ClusterConfig {
             quota_backend_bytes: DEFAULT_QUOTA_BYTES,
             controller_replicas: 1,
             apiservers: 1,
+            consistent_first_list: false,
         }
     }
 }

@@ -88,7 +88,10 @@ impl std::fmt::Debug for ControlPlane {
 impl Cluster {
     pub fn new(config: ClusterConfig) -> Cluster {
         let nodes: Vec<&str> = config.nodes.iter().map(String::as_str).collect();
-        let profile = Profile::named(config.profile);
+        let profile = Profile {
+            consistent_first_list: config.consistent_first_list,
+            ..Profile::named(config.profile)
+        };
         let replicas = config.controller_replicas.clamp(1, MAX_CONTROLLER_REPLICAS);
         let control_plane = ControlPlane::with_replicas(config.seed, &profile, &nodes, replicas);
         let server_config = ServerConfig {

@@ -111,6 +111,7 @@ impl Cluster {
             Action::RestoreApiserver(name) => {
                 self.api.set_instance_health(&name, Health::Serving)?
             }
+            Action::ConsistentFirstList(on) => self.control_plane.set_consistent_first_list(on),
             Action::DrainNode(name) => return self.drain_node(name).map(Outcome::Drained),
             Action::CompactNow => {
                 self.api.compact_now()?;

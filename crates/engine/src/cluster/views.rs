@@ -10,6 +10,7 @@ use crate::api::node::Node;
 use crate::api::pod::Pod;
 use crate::api::Kind;
 use crate::apiserver::instance::Health;
+use crate::apiserver::time_travel::TimeTravel;
 use crate::client::ReflectorPhase;
 use crate::clock::Timestamp;
 use crate::controllers::replica::holds_lease;
@@ -65,6 +66,9 @@ pub struct InformerView {
     pub expired: u64,
     /// Its open watch stream, if it is watching (the broadcast's lane to it).
     pub stream: Option<WatchId>,
+    /// Its last list that went back in time: below a resourceVersion its component's informers
+    /// of this resource had reached ([`crate::apiserver::time_travel`]).
+    pub went_back: Option<TimeTravel>,
 }
 
 /// A replica of kube-scheduler or kube-controller-manager, as the page lists it.
@@ -186,6 +190,7 @@ impl Cluster {
                             ReflectorPhase::Watching { stream, .. } => Some(stream),
                             _ => None,
                         },
+                        went_back: i.went_back().cloned(),
                     }
                 })
             })

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use crate::api::endpoint_slice::LABEL_SERVICE_NAME;
 use crate::api::{Kind, Object};
+use crate::apiserver::time_travel::TimeTravel;
 use crate::apiserver::{ApiServer, WatchEventType};
 use crate::client::{
     ClientError, IndexFunc, IndexValues, Informer, InformerConfig, ListParams, ListerWatcher,
@@ -47,6 +48,8 @@ pub struct ApiListerWatcher<'a> {
     pub user: &'a str,
     pub kind: Kind,
     pub namespace: Option<&'a str>,
+    /// Set when a list went back in time ([`crate::apiserver::time_travel`]).
+    pub went_back: Option<TimeTravel>,
 }
 
 impl ApiListerWatcher<'_> {
@@ -80,6 +83,12 @@ impl ListerWatcher<Arc<Object>> for ApiListerWatcher<'_> {
             .api
             .list(self.kind, self.namespace, &opts)
             .map_err(|s| client_error(&s))?;
+        let flag =
+            self.api
+                .note_informer_listed(self.user, self.kind, list.resource_version, &list.items);
+        if flag.is_some() {
+            self.went_back = flag;
+        }
         Ok(ObjectList {
             items: list.items,
             resource_version: list.resource_version,
@@ -101,6 +110,14 @@ impl ListerWatcher<Arc<Object>> for ApiListerWatcher<'_> {
 
     fn poll(&mut self, id: StreamId) -> Option<Vec<WatchEvent<Arc<Object>>>> {
         let events = self.api.poll(id)?;
+        // A stream's revisions only grow: its last event's (an error has none) is its highest.
+        let last = events
+            .iter()
+            .rev()
+            .find(|e| e.event_type != WatchEventType::Error);
+        if let Some(rv) = last.map(|e| e.resource_version) {
+            self.api.note_informer_reached(self.user, self.kind, rv);
+        }
         Some(
             events
                 .iter()
@@ -139,6 +156,8 @@ pub struct ApiInformer {
     informer: Informer<Arc<Object>>,
     kind: Kind,
     namespace: Option<String>,
+    /// Its last list that went back in time, if one did.
+    went_back: Option<TimeTravel>,
 }
 
 impl ApiInformer {
@@ -153,6 +172,7 @@ impl ApiInformer {
             informer: Informer::new(config, indexers, rng),
             kind,
             namespace: namespace.map(str::to_string),
+            went_back: None,
         }
     }
 
@@ -168,8 +188,19 @@ impl ApiInformer {
             user,
             kind: self.kind,
             namespace: self.namespace.as_deref(),
+            went_back: None,
         };
-        self.informer.step(now, &mut lw)
+        let notes = self.informer.step(now, &mut lw);
+        if lw.went_back.is_some() {
+            self.went_back = lw.went_back;
+        }
+        notes
+    }
+
+    /// Its last list that went back in time: below a resourceVersion its component's informers
+    /// of this kind had reached ([`crate::apiserver::time_travel`]).
+    pub fn went_back(&self) -> Option<&TimeTravel> {
+        self.went_back.as_ref()
     }
 
     /// Closes the watch (a stopped component); the cache stays readable.
@@ -179,6 +210,7 @@ impl ApiInformer {
             user,
             kind: self.kind,
             namespace: self.namespace.as_deref(),
+            went_back: None,
         };
         self.informer.stop(&mut lw);
     }

@@ -245,6 +245,12 @@ impl ControlPlane {
         self.electors().iter().map(|e| e.replica_name()).collect()
     }
 
+    /// Whether the informers of processes started from now on list first with a consistent
+    /// read ([`Profile::consistent_first_list`]); running ones keep theirs.
+    pub fn set_consistent_first_list(&mut self, on: bool) {
+        self.profile.consistent_first_list = on;
+    }
+
     /// Pauses the replica `name` at `now`: its clock, its elector and its controllers stop (its
     /// watches stay open and fill up), until [`ControlPlane::resume`]. `false`: no such replica.
     pub fn pause(&mut self, name: &str, now: Timestamp) -> bool {
@@ -302,6 +308,7 @@ impl ControlPlane {
                         }
                     }
                 }
+                api.disconnect(&self.elected[r].connection);
                 let seed = self.seed;
                 let elector = self.elector_mut(r)?;
                 elector.restart(seed, now);

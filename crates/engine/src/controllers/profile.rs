@@ -51,6 +51,10 @@ pub struct Profile {
     /// Informer delivery lag range (watch hop + handler queue).
     pub informer_delay_min_ms: u64,
     pub informer_delay_max_ms: u64,
+    /// Every informer's first list a consistent read (`resourceVersion=""`, kubernetes#83520,
+    /// reverted) instead of client-go's `resourceVersion="0"`: off, as in v1.32. The fix for
+    /// informers going back in time across restarts ([`crate::apiserver::time_travel`]).
+    pub consistent_first_list: bool,
 }
 
 impl Profile {
@@ -73,6 +77,7 @@ impl Profile {
             container_stop_delay_ms: 2_000,
             informer_delay_min_ms: 50,
             informer_delay_max_ms: 200,
+            consistent_first_list: false,
         }
     }
 
@@ -103,6 +108,7 @@ impl Profile {
         crate::client::InformerConfig {
             delivery_delay_min_ms: self.informer_delay_min_ms,
             delivery_delay_max_ms: self.informer_delay_max_ms,
+            consistent_first_list: self.consistent_first_list,
             ..Default::default()
         }
     }
