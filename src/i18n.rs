@@ -323,6 +323,8 @@ texts! {
     ColRelists => "Relists", "重新 list";
     Col410 => "410s", "410 次数";
     NoInformers => "No informers yet (controllers start them).", "还没有 Informer（由控制器启动）。";
+    WentBack => "went back in time: listed at {} from {}, below the {} it had reached", "回到了过去：以 {} 从 {} list，低于它已到达的 {}";
+    SeenAgain => "seen again after their deletion: {}", "删除之后又看到了：{}";
     // Events
     EventsTitle => "Events, as kubectl get events prints them", "事件（与 kubectl get events 的输出一致）";
     EventsCount => "{} events", "共 {} 条事件";
@@ -394,6 +396,7 @@ texts! {
     ApiserverServing => "serving", "服务中";
     ApiserverCut => "cache frozen", "缓存冻结";
     ApiserverStopped => "stopped", "已停止";
+    LaneStreams => "{} streams", "{} 条流";
     StaleWrites => "Writes of a leader that lost its Lease", "失去 Lease 的领导者的写入";
     StaleWritesHint => "Written while the Lease named another replica: those with a resourceVersion precondition were refused with 409 Conflict; the others landed.", "在 Lease 写着另一个副本时写下的：带 resourceVersion 前提的被 409 Conflict 拒绝；其余的都写进去了。";
     StaleRefused => "409 refused", "409 被拒绝";
