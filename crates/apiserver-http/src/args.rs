@@ -36,6 +36,9 @@ pub struct Args {
     pub controller_replicas: u32,
     /// kube-apiserver instances on the one etcd, each with its own watch caches (1 to 5).
     pub apiservers: u32,
+    /// Every informer's first list a consistent read (the fix for informers going back in
+    /// time); off as in client-go v1.32.
+    pub consistent_first_list: bool,
 }
 
 impl Default for Args {
@@ -50,6 +53,7 @@ impl Default for Args {
             etcd_port: None,
             controller_replicas: 1,
             apiservers: 1,
+            consistent_first_list: false,
         }
     }
 }
@@ -82,7 +86,8 @@ impl std::fmt::Display for ArgsError {
 
 impl std::error::Error for ArgsError {}
 
-pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1] [--start now|2026-01-01T00:00:00Z] [--etcd-port PORT] [--controller-replicas 1] [--apiservers 1]\n         [--kill-node NAME@DURATION] [--restore-node NAME@DURATION] [--kill-etcd-member NAME@DURATION] [--restore-etcd-member NAME@DURATION]\n         [--isolate-etcd-member NAME@DURATION] [--rejoin-etcd-member NAME@DURATION]\n         [--pause-component NAME@DURATION] [--resume-component NAME@DURATION]\n         [--cut-apiserver NAME@DURATION] [--stop-apiserver NAME@DURATION] [--restore-apiserver NAME@DURATION]\n  (a fault flag repeats; DURATION is virtual time after start-up, as 30s, 1m30s;\n   --etcd-port serves the etcd v3 API over gRPC, etcd member i on 127.0.0.1:PORT+i;\n   --controller-replicas runs 1 to 5 leader-elected replicas of kube-scheduler and\n   kube-controller-manager, named kube-controller-manager-0, ..., which the component flags name;\n   --apiservers runs 1 to 5 kube-apiserver instances, kube-apiserver-0, ..., each with its own\n   watch caches: this server answers as the instance its client is connected to)";
+pub const USAGE: &str = "Usage: watchlab-apiserver [--port 8001] [--seed 7] [--profile training|kubernetes] [--speed 1] [--start now|2026-01-01T00:00:00Z] [--etcd-port PORT] [--controller-replicas 1] [--apiservers 1] [--consistent-first-list]\n         [--kill-node NAME@DURATION] [--restore-node NAME@DURATION] [--kill-etcd-member NAME@DURATION] [--restore-etcd-member NAME@DURATION]\n         [--isolate-etcd-member NAME@DURATION] [--rejoin-etcd-member NAME@DURATION]\n         [--pause-component NAME@DURATION] [--resume-component NAME@DURATION]\n         [--cut-apiserver NAME@DURATION] [--stop-apiserver NAME@DURATION] [--restore-apiserver NAME@DURATION]\n  (a fault flag repeats; DURATION is virtual time after start-up, as 30s, 1m30s;\n   --etcd-port serves the etcd v3 API over gRPC, etcd member i on 127.0.0.1:PORT+i;\n   --controller-replicas runs 1 to 5 leader-elected replicas of kube-scheduler and\n   kube-controller-manager, named kube-controller-manager-0, ..., which the component flags name;\n   --apiservers runs 1 to 5 kube-apiserver instances, kube-apiserver-0, ..., each with its own\n   watch caches: this server answers as the instance its client is connected to;
+   --consistent-first-list makes every informer's first list a consistent read, resourceVersion=\"\")";
 
 impl Args {
     /// Parses the arguments after the program name; `--flag value` and `--flag=value` both work.
@@ -92,6 +97,10 @@ impl Args {
         while let Some(arg) = it.next() {
             if arg == "-h" || arg == "--help" {
                 return Err(ArgsError::Help);
+            }
+            if arg == "--consistent-first-list" {
+                out.consistent_first_list = true;
+                continue;
             }
             let (flag, inline) = match arg.split_once('=') {
                 Some((f, v)) => (f.to_string(), Some(v.to_string())),
@@ -204,6 +213,12 @@ mod tests {
             })
         );
         assert_eq!(parse(&["--apiservers", "3"]).map(|a| a.apiservers), Ok(3));
+        assert_eq!(
+            parse(&["--consistent-first-list", "--apiservers", "2"])
+                .map(|a| (a.consistent_first_list, a.apiservers)),
+            Ok((true, 2))
+        );
+        assert_eq!(parse(&[]).map(|a| a.consistent_first_list), Ok(false));
         assert!(parse(&["--apiservers", "0"]).is_err());
         assert_eq!(
             parse(&["--controller-replicas=3"]).map(|a| a.controller_replicas),

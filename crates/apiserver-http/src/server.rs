@@ -137,6 +137,7 @@ impl Server {
             start_ms: start_ms(args.start, SystemTime::now()),
             controller_replicas: args.controller_replicas,
             apiservers: args.apiservers,
+            consistent_first_list: args.consistent_first_list,
             ..ClusterConfig::default()
         });
         let clock = ClockDriver::new(cluster.now(), args.speed);
