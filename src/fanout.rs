@@ -227,9 +227,21 @@ pub fn lanes<'a>(
 /// Above this many streams the table groups them by component and resource.
 pub const GROUP_STREAMS_ABOVE: usize = 100;
 
-/// One row of the grouped table: every stream of one component on one resource.
+/// Which group of streams: every stream of one component on one resource, served by one API
+/// server instance (0 with one instance).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupKey {
+    pub instance: usize,
+    pub component: String,
+    pub resource: &'static str,
+}
+
+/// One row of the grouped table: every stream of one component on one resource, on one API
+/// server instance.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StreamGroup {
+    /// The API server instance serving its streams ([`WatchStream::instance`]).
+    pub instance: usize,
     /// `kubelet` for `kubelet/node-a` ([`component_of`]).
     pub component: String,
     /// The resource watched (`pods`).
@@ -245,24 +257,40 @@ pub struct StreamGroup {
 
 impl StreamGroup {
     pub fn holds(&self, s: &WatchStream) -> bool {
-        component_of(s.user()) == self.component
+        s.instance() == self.instance
+            && component_of(s.user()) == self.component
             && s.filter().kind.resource().plural == self.resource
+    }
+
+    pub fn key(&self) -> GroupKey {
+        GroupKey {
+            instance: self.instance,
+            component: self.component.clone(),
+            resource: self.resource,
+        }
+    }
+
+    pub fn is(&self, key: &GroupKey) -> bool {
+        self.instance == key.instance
+            && self.component == key.component
+            && self.resource == key.resource
     }
 }
 
-/// The streams grouped by component and resource (in that order), each stream in exactly one
-/// group, with their counters summed.
+/// The streams grouped by API server instance, component and resource (in that order), each
+/// stream in exactly one group, with their counters summed.
 pub fn stream_groups<'a>(
     streams: impl Iterator<Item = &'a WatchStream>,
     entry: Option<&LedgerEntry>,
 ) -> Vec<StreamGroup> {
-    let mut groups: BTreeMap<(&str, &'static str), StreamGroup> = BTreeMap::new();
+    let mut groups: BTreeMap<(usize, &str, &'static str), StreamGroup> = BTreeMap::new();
     for s in streams {
         let resource = s.filter().kind.resource().plural;
         let component = component_of(s.user());
         let g = groups
-            .entry((component, resource))
+            .entry((s.instance(), component, resource))
             .or_insert_with(|| StreamGroup {
+                instance: s.instance(),
                 component: component.to_string(),
                 resource,
                 ..StreamGroup::default()

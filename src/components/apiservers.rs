@@ -2,11 +2,21 @@
 //! frozen, stopped) and how many clients the load balancer gave it; Cut, Stop and Restore; and a
 //! Restart with another number of instances — the faults behind informers going back in time.
 
-use super::{fill, tr, use_ctx};
+use super::{fill, tr, use_ctx, Ctx};
 use crate::i18n::T;
 use watchlab_engine::apiserver::instance::Health;
 use watchlab_engine::cluster::Action as ClusterAction;
 use yew::prelude::*;
+
+/// An instance's health as its `data-state` and badge say it (here and in the Broadcast view's
+/// lanes).
+pub fn health_label(ctx: &Ctx, health: Health) -> (&'static str, &'static str) {
+    match health {
+        Health::Serving => ("serving", tr(ctx, T::ApiserverServing)),
+        Health::Cut => ("cut", tr(ctx, T::ApiserverCut)),
+        Health::Stopped => ("stopped", tr(ctx, T::ApiserverStopped)),
+    }
+}
 
 #[component]
 pub fn ApiServers() -> Html {
@@ -18,11 +28,7 @@ pub fn ApiServers() -> Html {
             <p class="hint">{ tr(&ctx, T::ApiServersHint) }</p>
             { for ctx.frame.apiservers.iter().map(|s| {
                 let name = s.name.clone();
-                let (state, label) = match s.health {
-                    Health::Serving => ("serving", tr(&ctx, T::ApiserverServing)),
-                    Health::Cut => ("cut", tr(&ctx, T::ApiserverCut)),
-                    Health::Stopped => ("stopped", tr(&ctx, T::ApiserverStopped)),
-                };
+                let (state, label) = health_label(&ctx, s.health);
                 let several = ctx.frame.apiservers.len() > 1;
                 html! {
                     <div class="row apiserver" data-apiserver={name.clone()} data-state={state}>

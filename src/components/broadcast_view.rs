@@ -9,8 +9,16 @@
 //! lists one row per component and resource with its counts, and a row expands into its own
 //! windowed table of that group's streams.
 //!
+//! With several API server instances the streams are drawn in one lane per instance (its name,
+//! health and streams, `data-apiserver`): a client's watches are served by the instance the load
+//! balancer gave it, from that instance's caches. Each lane windows its part of the frame's rows
+//! (or groups); with one instance there are no lanes.
+//!
 //! Everything drawn comes from the frame ([`crate::state::Broadcast`]), never the engine.
 
+use std::ops::Range;
+
+use super::apiservers::health_label;
 use super::cacher_panel::CacherPanel;
 use super::fanout_diagram::FanOutDiagram;
 use super::reconnect_panel::ReconnectPanel;
@@ -19,7 +27,7 @@ use super::window::{VirtualTable, Window};
 use super::{fill, tr, use_ctx, Ctx};
 use crate::fanout::{Reach, StreamGroup, GROUP_STREAMS_ABOVE};
 use crate::i18n::T;
-use crate::state::{Action, StreamRow};
+use crate::state::{Action, ApiserverLane, StreamRow};
 use watchlab_engine::apiserver::watch::{EndReason, StreamState};
 use watchlab_engine::cluster::Action as ClusterAction;
 use yew::prelude::*;
@@ -76,14 +84,15 @@ fn stream_row(ctx: &Ctx, s: &StreamRow) -> Html {
     }
 }
 
-/// Draws the window `w` of `rows` (newest first).
-fn rows_render(ctx: &Ctx) -> Callback<Window, Html> {
+/// Draws the window `w` of the rows `of` (newest first): every row, or one lane's.
+fn rows_render(ctx: &Ctx, of: Range<usize>) -> Callback<Window, Html> {
     let ctx = ctx.clone();
     Callback::from(move |w: Window| {
         let b = ctx.frame.broadcast.clone();
+        let end = (of.start + w.end).min(of.end).min(b.rows.len());
         let rows: Vec<Html> = b
             .rows
-            .get(w.first..w.end.min(b.rows.len()))
+            .get(of.start + w.first..end)
             .unwrap_or_default()
             .iter()
             .map(|s| stream_row(&ctx, s))
@@ -148,10 +157,15 @@ pub fn BroadcastView() -> Html {
                     </span>
                 }
             </p>
-            if total == 0 { <p class="muted">{ tr(&ctx, T::NoStreams) }</p> } else if total > GROUP_STREAMS_ABOVE {
-                <GroupedStreams head={head.clone()} />
+            if total > GROUP_STREAMS_ABOVE {
+                <p class="hint">{ fill(&ctx, T::GroupedHint, &[&GROUP_STREAMS_ABOVE.to_string()]) }</p>
+            }
+            if !b.apiservers.is_empty() {
+                <ApiserverLanes {head} />
+            } else if total == 0 { <p class="muted">{ tr(&ctx, T::NoStreams) }</p> } else if total > GROUP_STREAMS_ABOVE {
+                <GroupedStreams head={head.clone()} groups={0..b.groups.len()} />
             } else {
-                <VirtualTable class="streams" total={b.rows.len()} row_px={ROW_PX} head_px={40} {head} columns={9} render={rows_render(&ctx)} label={tr(&ctx, T::Streams)} />
+                <VirtualTable class="streams" total={b.rows.len()} row_px={ROW_PX} head_px={40} {head} columns={9} render={rows_render(&ctx, 0..b.rows.len())} label={tr(&ctx, T::Streams)} />
             }
             <RawPane />
         </div>
@@ -159,9 +173,48 @@ pub fn BroadcastView() -> Html {
 }
 
 #[derive(Properties, PartialEq)]
+struct LanesProps {
+    /// The stream table's header row.
+    head: Html,
+}
+
+/// One lane per API server instance: its name, health and stream count, then its streams as
+/// the single-instance view draws them (a windowed table, or its groups).
+#[component]
+fn ApiserverLanes(props: &LanesProps) -> Html {
+    let ctx = use_ctx();
+    let b = ctx.frame.broadcast.clone();
+    let grouped = b.total > GROUP_STREAMS_ABOVE;
+    let lane = |l: &ApiserverLane| {
+        let (state, label) = health_label(&ctx, l.health);
+        let streams = if l.streams == 0 {
+            html! { <p class="muted">{ tr(&ctx, T::NoStreams) }</p> }
+        } else if grouped {
+            html! { <GroupedStreams head={props.head.clone()} groups={l.groups.clone()} lane={l.name.clone()} /> }
+        } else {
+            html! { <VirtualTable class="streams" total={l.rows.len()} row_px={ROW_PX} head_px={40} head={props.head.clone()} columns={9}
+            render={rows_render(&ctx, l.rows.clone())} label={l.name.clone()} /> }
+        };
+        html! {
+            <section key={l.name.clone()} class="apiserver-lane" data-apiserver={l.name.clone()} data-state={state} data-streams={l.streams.to_string()}>
+                <h4><span class="name">{ &l.name }</span>{ " · " }<span class={classes!("badge", state)}>{ label }</span>
+                    <span class="muted">{ fill(&ctx, T::LaneStreams, &[&l.streams.to_string()]) }</span></h4>
+                { streams }
+            </section>
+        }
+    };
+    html! { <>{ for b.apiservers.iter().map(lane) }</> }
+}
+
+#[derive(Properties, PartialEq)]
 struct GroupedProps {
     /// The stream table's header row (for an expanded group).
     head: Html,
+    /// The groups drawn: all, or one API server lane's.
+    groups: Range<usize>,
+    /// That lane's instance (names the table's id).
+    #[prop_or_default]
+    lane: Option<AttrValue>,
 }
 
 /// The streams as one row per component and resource; a row expands into its streams.
@@ -169,18 +222,16 @@ struct GroupedProps {
 fn GroupedStreams(props: &GroupedProps) -> Html {
     let ctx = use_ctx();
     let b = ctx.frame.broadcast.clone();
+    let groups = b.groups.get(props.groups.clone()).unwrap_or_default();
     let open = ctx.open_group.clone();
-    let is_open = |g: &StreamGroup| {
-        open.as_ref()
-            .is_some_and(|(c, r)| *c == g.component && *r == g.resource)
-    };
-    let open_group = b.groups.iter().find(|g| is_open(g)).cloned();
+    let is_open = |g: &StreamGroup| open.as_ref().is_some_and(|k| g.is(k));
+    let open_group = groups.iter().find(|g| is_open(g)).cloned();
     let toggle = |g: &StreamGroup| {
         let ctx = ctx.clone();
-        let key = (!is_open(g)).then(|| (g.component.clone(), g.resource));
+        let key = (!is_open(g)).then(|| g.key());
         Callback::from(move |_: MouseEvent| ctx.dispatch(Action::OpenGroup(key.clone())))
     };
-    let rows: Vec<Html> = b.groups.iter().map(|g| {
+    let rows: Vec<Html> = groups.iter().map(|g| {
         let key = format!("{}/{}", g.component, g.resource);
         let open = is_open(g);
         let c = &g.reach;
@@ -204,15 +255,18 @@ fn GroupedStreams(props: &GroupedProps) -> Html {
         html! {
             <section class="group-streams" id="group-streams" data-group={format!("{}/{}", g.component, g.resource)}>
                 <h4>{ fill(&ctx, T::GroupStreams, &[&label, &g.streams.to_string()]) }</h4>
-                <VirtualTable class="streams" total={b.rows.len()} row_px={ROW_PX} head_px={40} head={props.head.clone()} columns={9} render={rows_render(&ctx)} label={label} />
+                <VirtualTable class="streams" total={b.rows.len()} row_px={ROW_PX} head_px={40} head={props.head.clone()} columns={9} render={rows_render(&ctx, 0..b.rows.len())} label={label} />
             </section>
         }
     });
+    let table_id = match &props.lane {
+        None => "stream-groups".to_string(),
+        Some(lane) => format!("stream-groups-{lane}"),
+    };
     html! {
         <>
-            <p class="hint">{ fill(&ctx, T::GroupedHint, &[&GROUP_STREAMS_ABOVE.to_string()]) }</p>
             <div class="scroll groups">
-                <table class="stream-groups" id="stream-groups">
+                <table class="stream-groups" id={table_id}>
                     <thead><tr>
                         <th>{ tr(&ctx, T::ColComponent) }</th><th>{ tr(&ctx, T::ColResource) }</th>
                         <th>{ tr(&ctx, T::ColStreams) }</th><th>{ tr(&ctx, T::StreamOpen) }</th>

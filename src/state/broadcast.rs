@@ -3,21 +3,23 @@
 //! past [`GROUP_STREAMS_ABOVE`] streams, its groups and the rows of the one group opened), the
 //! diagram's lanes and ledger pages, the API server's watch caches (one per resource: the etcd
 //! watch that feeds it, its resourceVersion, its window of events), the watch cost, the
-//! reconnect comparison and the raw stream. The components render these and never read the
-//! engine.
+//! reconnect comparison and the raw stream; with several API server instances, which of the
+//! rows and groups each one serves. The components render these and never read the engine.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use watchlab_apimachinery::client::WatchId;
 use watchlab_engine::apiserver::cacher::{Cacher, CacherState};
+use watchlab_engine::apiserver::instance::Health;
 use watchlab_engine::apiserver::watch::StreamState;
 use watchlab_engine::apiserver::{ApiServer, LedgerEntry, WatchStream};
 use watchlab_engine::reconnect_comparison::ComparisonView;
 
 use super::engine::Engine;
 use crate::fanout::{
-    describe_filter, fan_out_counts, lanes, reach, stream_groups, FanOutCounts, Lane, Reach,
-    StreamGroup, GROUP_STREAMS_ABOVE, MAX_STREAM_LANES,
+    describe_filter, fan_out_counts, lanes, reach, stream_groups, FanOutCounts, GroupKey, Lane,
+    Reach, StreamGroup, GROUP_STREAMS_ABOVE, MAX_STREAM_LANES,
 };
 
 /// Recent events shown per stream row.
@@ -34,14 +36,16 @@ pub struct BroadcastAsk<'a> {
     pub fan_revision: Option<u64>,
     /// The stream whose raw body is shown.
     pub raw_stream: Option<WatchId>,
-    /// The group of streams opened (component, resource).
-    pub group: Option<(&'a str, &'static str)>,
+    /// The group of streams opened.
+    pub group: Option<&'a GroupKey>,
 }
 
 /// One stream as its table row shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamRow {
     pub id: WatchId,
+    /// The API server instance serving it.
+    pub instance: usize,
     pub user: String,
     /// Its filter as a query string states it.
     pub filter: String,
@@ -154,6 +158,20 @@ impl CacherRow {
     }
 }
 
+/// One API server instance's part of the stream table (several instances only): its streams
+/// are the rows `rows` and the groups `groups` of the [`Broadcast`], so the view windows each
+/// lane over the frame's one list instead of copying it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiserverLane {
+    /// `kube-apiserver-0`.
+    pub name: String,
+    pub health: Health,
+    /// Its open and recently ended streams (grouped or not).
+    pub streams: usize,
+    pub rows: Range<usize>,
+    pub groups: Range<usize>,
+}
+
 /// The Broadcast view's frame.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Broadcast {
@@ -174,6 +192,9 @@ pub struct Broadcast {
     pub rows: Vec<StreamRow>,
     /// Past [`GROUP_STREAMS_ABOVE`] streams: the groups (else empty).
     pub groups: Vec<StreamGroup>,
+    /// With several API server instances, one lane each (in instance order, `rows` and
+    /// `groups` sorted the same way); empty with one, which the view draws without lanes.
+    pub apiservers: Vec<ApiserverLane>,
     /// The diagram's lanes for `entry`.
     pub lanes: Vec<Lane>,
     /// The ledger pages drawn beside the server, newest on top (revision, verb).
@@ -199,6 +220,7 @@ fn stream_row(s: &WatchStream, entry: Option<&LedgerEntry>) -> StreamRow {
     let kept: Vec<_> = s.recent().collect();
     StreamRow {
         id: s.id(),
+        instance: s.instance(),
         user: s.user().to_string(),
         filter: describe_filter(s),
         last_revision: s.last_revision(),
@@ -241,6 +263,43 @@ fn cacher_rows(api: &ApiServer, streams: &[&WatchStream]) -> Vec<CacherRow> {
         .collect()
 }
 
+/// With several API server instances, one lane per instance over `rows` (sorted by instance
+/// here, newest first within each: the sort is stable) and `groups` (already in instance
+/// order). Counting the streams is one pass, as the frame's other sums are.
+fn apiserver_lanes(
+    api: &ApiServer,
+    streams: &[&WatchStream],
+    rows: &mut [StreamRow],
+    groups: &[StreamGroup],
+) -> Vec<ApiserverLane> {
+    let instances = api.instances();
+    if instances.len() < 2 {
+        return Vec::new();
+    }
+    rows.sort_by_key(|r| r.instance);
+    let mut counts = vec![0usize; instances.len()];
+    for s in streams {
+        if let Some(n) = counts.get_mut(s.instance()) {
+            *n += 1;
+        }
+    }
+    // Where instance `i`'s rows and groups start.
+    let rows_from = |i: usize| rows.partition_point(|r| r.instance < i);
+    let groups_from = |i: usize| groups.partition_point(|g| g.instance < i);
+    instances
+        .iter()
+        .zip(counts)
+        .enumerate()
+        .map(|(i, (inst, streams))| ApiserverLane {
+            name: inst.name.clone(),
+            health: inst.health,
+            streams,
+            rows: rows_from(i)..rows_from(i + 1),
+            groups: groups_from(i)..groups_from(i + 1),
+        })
+        .collect()
+}
+
 /// The index of the cache that `entry`'s resource goes through (`pods` for `pods/status`).
 fn cacher_of(cachers: &[CacherRow], entry: Option<&LedgerEntry>) -> Option<usize> {
     let written = entry?.resource.split('/').next().unwrap_or_default();
@@ -263,11 +322,9 @@ impl Broadcast {
         } else {
             Vec::new()
         };
-        let open_group = ask
-            .group
-            .and_then(|(c, r)| groups.iter().find(|g| g.component == c && g.resource == r));
+        let open_group = ask.group.and_then(|k| groups.iter().find(|g| g.is(k)));
         // Newest first: a watch just opened (the learner's own, a resumed one) is on top.
-        let rows: Vec<StreamRow> = match (grouped, open_group) {
+        let mut rows: Vec<StreamRow> = match (grouped, open_group) {
             (false, _) => streams
                 .iter()
                 .rev()
@@ -281,6 +338,7 @@ impl Broadcast {
                 .collect(),
             (true, None) => Vec::new(),
         };
+        let apiservers = apiserver_lanes(api, &streams, &mut rows, &groups);
         // Newest on top: a few pages written after the one shown, then it and older ones.
         let mut pages: Vec<(u64, &'static str)> = ledger
             .iter()
@@ -319,6 +377,7 @@ impl Broadcast {
             entry,
             rows,
             groups,
+            apiservers,
             pages,
             prev: ledger
                 .iter()
@@ -436,6 +495,58 @@ mod tests {
         s.advance_to(Timestamp::from_secs(40));
         let p = pods(&rows(&s));
         assert_eq!(p.watch.key(), "reinitializing");
+    }
+
+    #[test]
+    fn several_api_servers_get_one_lane_each_over_the_streams_they_serve() {
+        use crate::state::{Action, State};
+        use watchlab_engine::cluster::Action as ClusterAction;
+        let run = |s: State, a: Action| s.apply(a).unwrap_or_else(|| panic!("no change"));
+        let broadcast = |s: &State| Broadcast::of(&s.engine.borrow(), BroadcastAsk::default());
+        let one = State::new(7, crate::i18n::Lang::En);
+        one.engine.borrow_mut().advance(5_000);
+        assert!(
+            broadcast(&one).apiservers.is_empty(),
+            "one instance: no lanes"
+        );
+
+        let s = run(one, Action::SetApiservers(2));
+        s.engine.borrow_mut().advance(5_000);
+        let b = broadcast(&s);
+        let names: Vec<&str> = b.apiservers.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["kube-apiserver-0", "kube-apiserver-1"]);
+        // The lanes split the rows between them, each holding only its instance's streams.
+        assert_eq!(
+            b.apiservers.iter().map(|l| l.streams).sum::<usize>(),
+            b.total
+        );
+        let mut next = 0;
+        for (i, lane) in b.apiservers.iter().enumerate() {
+            assert_eq!(lane.rows.start, next, "{lane:?}");
+            assert_eq!(lane.rows.len(), lane.streams, "{lane:?}");
+            assert!(
+                lane.streams > 0,
+                "the balancer spreads the clients: {lane:?}"
+            );
+            assert!(b.rows[lane.rows.clone()].iter().all(|r| r.instance == i));
+            next = lane.rows.end;
+        }
+        assert_eq!(next, b.rows.len());
+
+        let s = run(
+            s,
+            Action::Cluster(ClusterAction::StopApiserver("kube-apiserver-0".into())),
+        );
+        s.engine.borrow_mut().advance(5_000);
+        let b = broadcast(&s);
+        let lane = |name: &str| b.apiservers.iter().find(|l| l.name == name).cloned();
+        let stopped = lane("kube-apiserver-0").unwrap_or_else(|| panic!("{b:?}"));
+        assert_eq!((stopped.health, stopped.streams), (Health::Stopped, 0));
+        assert_eq!(
+            lane("kube-apiserver-1").map(|l| l.streams),
+            Some(b.total),
+            "its clients watch through the other one"
+        );
     }
 
     #[test]

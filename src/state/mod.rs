@@ -23,6 +23,7 @@ use watchlab_engine::cluster::{
 use yew::Reducible;
 
 use crate::clock::Speed;
+use crate::fanout::GroupKey;
 use crate::i18n::Lang;
 use crate::inspect::{inspect, Inspection};
 use crate::lab::LabError;
@@ -30,7 +31,9 @@ use crate::scenario::{self, LabEntry};
 use crate::view::View;
 
 pub use crate::seeds::{SEED_DEPLOYMENT, SEED_NAMESPACE};
-pub use broadcast::{Broadcast, BroadcastAsk, CacheWatch, CacherRow, StreamRow, RECENT_SHOWN};
+pub use broadcast::{
+    ApiserverLane, Broadcast, BroadcastAsk, CacheWatch, CacherRow, StreamRow, RECENT_SHOWN,
+};
 pub use engine::{Engine, CONSOLE_USER, FRAME_BUDGET_MS, REDRAW_EVERY_MS};
 pub use frame::{shows_node_map, EventList, Frame, Shown, NODE_MAP_THRESHOLD};
 pub use navigation::Tool;
@@ -89,8 +92,8 @@ pub struct State {
     pub fan_revision: Option<u64>,
     /// `fan_revision` was set by Step (Resume lets it go; a hold the learner chose stays).
     pub stepped: bool,
-    /// The group of watch streams opened in the broadcast (component, resource).
-    pub open_group: Option<(String, &'static str)>,
+    /// The group of watch streams opened in the broadcast (instance, component, resource).
+    pub open_group: Option<GroupKey>,
     pub notice: Option<Notice>,
     pub conflict: Option<ConflictReport>,
     pub progress: Option<Progress>,
@@ -155,8 +158,9 @@ pub enum Action {
     ShowRaw(Option<WatchId>),
     /// Hold the broadcast's fan-out on one revision, or follow the newest (`None`).
     ShowFanOut(Option<u64>),
-    /// Open a group of watch streams (component, resource) in the broadcast, or close it.
-    OpenGroup(Option<(String, &'static str)>),
+    /// Open a group of watch streams (instance, component, resource) in the broadcast, or
+    /// close it.
+    OpenGroup(Option<GroupKey>),
     /// Start the lab with this id (a built-in one's, or a loaded one's URL or file name).
     StartScenario(String),
     /// Enter the next step, or close a task whose checks pass.
@@ -242,7 +246,7 @@ impl State {
             broadcast: BroadcastAsk {
                 fan_revision: self.fan_revision,
                 raw_stream: self.raw_stream,
-                group: self.open_group.as_ref().map(|(c, r)| (c.as_str(), *r)),
+                group: self.open_group.as_ref(),
             },
         };
         self.frame = Rc::new(Frame::after(
