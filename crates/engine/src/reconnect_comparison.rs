@@ -117,6 +117,7 @@ impl ReconnectComparison {
             user: NAIVE_USER,
             kind: Kind::Pod,
             namespace: Some(&self.namespace),
+            first_list: false,
             went_back: None,
         };
         self.naive.step(&mut lw);
@@ -168,6 +169,7 @@ impl ReconnectComparison {
             user: NAIVE_USER,
             kind: Kind::Pod,
             namespace: Some(&self.namespace),
+            first_list: false,
             went_back: None,
         };
         self.naive.stop(&mut lw);

@@ -424,15 +424,21 @@ impl ApiServer {
     }
 
     /// An informer of `user` listed `items` of `kind` at `rv` from the instance requests are
-    /// routed to: the flag if that went back in time.
+    /// routed to (`first`: its first list, as a fresh process makes): the flag if that went
+    /// back in time.
     pub fn note_informer_listed(
         &mut self,
         user: &str,
         kind: Kind,
         rv: Revision,
         items: &[Arc<Object>],
+        first: bool,
     ) -> Option<time_travel::TimeTravel> {
         let user = self.names.text(user);
+        if !first {
+            self.time_travels.reached(&user, kind, rv);
+            return None;
+        }
         let apiserver = self.routed().name.clone();
         self.time_travels
             .listed(self.now, &user, kind, rv, items, &apiserver, &self.store)

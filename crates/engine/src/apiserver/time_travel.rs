@@ -2,9 +2,11 @@
 //! (kubernetes/kubernetes#59848). For each component — a user agent, whatever replica or
 //! process of it is running, so a restarted kubelet or a new leader of kube-controller-manager
 //! is the same component as its predecessor — and each resource it reads, the highest
-//! resourceVersion its informers reached (a list's, a watch event's, a bookmark's). A list
-//! answered below that is flagged: the component now acts on a past older than one it already
-//! acted on. The flag names the objects the list shows that etcd had deleted by the revision
+//! resourceVersion its informers reached (a list's, a watch event's, a bookmark's). An
+//! informer's first list answered below that is flagged: the component now acts on a past older
+//! than one it already acted on. (A relist asks for NotOlderThan the informer's own last
+//! revision and cannot go back; one of a paused process that resumed behind its successor is
+//! that process catching up, not a new start.) The flag names the objects the list shows that etcd had deleted by the revision
 //! the component had reached: objects it sees again after their deletion.
 //!
 //! A running informer cannot go back on its own (its relists ask for resourceVersionMatch

@@ -48,6 +48,9 @@ pub struct ApiListerWatcher<'a> {
     pub user: &'a str,
     pub kind: Kind,
     pub namespace: Option<&'a str>,
+    /// Whether the next list is the informer's first: only a first list can go back in time
+    /// (a relist asks for NotOlderThan the informer's last revision).
+    pub first_list: bool,
     /// Set when a list went back in time ([`crate::apiserver::time_travel`]).
     pub went_back: Option<TimeTravel>,
 }
@@ -83,9 +86,14 @@ impl ListerWatcher<Arc<Object>> for ApiListerWatcher<'_> {
             .api
             .list(self.kind, self.namespace, &opts)
             .map_err(|s| client_error(&s))?;
-        let flag =
-            self.api
-                .note_informer_listed(self.user, self.kind, list.resource_version, &list.items);
+        let flag = self.api.note_informer_listed(
+            self.user,
+            self.kind,
+            list.resource_version,
+            &list.items,
+            self.first_list,
+        );
+        self.first_list = false;
         if flag.is_some() {
             self.went_back = flag;
         }
@@ -188,6 +196,7 @@ impl ApiInformer {
             user,
             kind: self.kind,
             namespace: self.namespace.as_deref(),
+            first_list: self.informer.reflector_stats().lists == 0,
             went_back: None,
         };
         let notes = self.informer.step(now, &mut lw);
@@ -210,6 +219,7 @@ impl ApiInformer {
             user,
             kind: self.kind,
             namespace: self.namespace.as_deref(),
+            first_list: false,
             went_back: None,
         };
         self.informer.stop(&mut lw);
