@@ -57,6 +57,9 @@ def shape(row):
     b = row["bench"]
     if b == "cluster":
         return (b, row["nodes"], row["pods"], runtime(row), timings(row))
+    if b == "cluster_ha":
+        return (b, row["nodes"], row["pods"], timings(row), row["apiservers"],
+                row["controller_replicas"])
     if b == "ledger":
         return (b, row["puts"], row["keys"], row["watchers"], runtime(row))
     if b == "fanout":
@@ -69,9 +72,12 @@ def shape(row):
 def order(row):
     """Cluster rows by size, then the ledger's and the fan-out's by their parameters."""
     b = row["bench"]
-    rank = {"cluster": 0, "daemonset": 1, "ledger": 2, "fanout": 3}.get(b, 4)
+    rank = {"cluster": 0, "cluster_ha": 0.5, "daemonset": 1, "ledger": 2, "fanout": 3}.get(b, 4)
     if b == "cluster":
         return (rank, row["pods"], row["nodes"], runtime(row), timings(row))
+    if b == "cluster_ha":
+        return (rank, row["pods"], row["nodes"], timings(row), row["apiservers"],
+                row["controller_replicas"])
     if b == "ledger":
         return (rank, row["puts"], row["keys"], row["watchers"], runtime(row))
     if b == "fanout":
@@ -306,6 +312,57 @@ def kubernetes_section(rows):
             f"| {fmt_steady(r)} "
             f"| {fmt_secs(t['cpu_seconds']) if t.get('cpu_seconds') is not None else '–'} "
             f"| {fmt_steady(t) if t else '–'} | `{r.get('commit', '?')}` |"
+        )
+    return lines
+
+
+def ha_section(rows):
+    """The whole cluster with a highly available control plane (issue #34) beside the
+    one-instance run of the same shape that preceded it in the same process (the row's
+    `one_instance_*` fields), with the ratios."""
+    ha = [r for r in rows if r["bench"] == "cluster_ha"]
+    lines = [
+        "",
+        "## Whole cluster with a highly available control plane",
+        "",
+        "The same run (`Training` timings) on a control plane of 3 kube-apiserver instances",
+        "behind the load balancer, each with its own watch caches fed by its own etcd watches,",
+        "and 2 leader-elected replicas each of kube-scheduler and kube-controller-manager (the",
+        "standby of each runs no controller and reads its Lease every 2–4.4 s;",
+        "`watchlab_bench::ControlPlane::HA`). The kubelets, kube-proxies and replicas are spread",
+        "over the instances, so every committed event is taken into three watch caches instead",
+        "of one, and each instance serves the watches of its own clients.",
+        "*one instance* is the one-instance run of the same shape measured just before it by the",
+        "same process (a row of the *Whole cluster* table may come from another run); *HA/one*",
+        "divides this row's CPU time and peak heap by that run's.",
+        "",
+        *table("nodes × pods", "control plane", "CPU", "per pod", "virtual time", "peak heap",
+               "revisions", "steady state", "one instance: CPU / peak", "HA/one CPU",
+               "HA/one peak heap", "commit"),
+    ]
+    if not ha:
+        lines.append(note_row("not measured yet (`./x bench native`)", 12))
+    for r in ha:
+        size = fmt_size(r)
+        plane = f"{r['apiservers']} API servers × {r['controller_replicas']} replicas"
+        if not r.get("converged"):
+            lines.append(note_row(f"{size} | {plane} | did not converge in an hour of virtual "
+                                  "time", 10, f"`{r.get('commit', '?')}`"))
+            continue
+
+        def times(field):
+            one = r.get(f"one_instance_{field}")
+            return f"{r[field] / one:.2f}×" if one and r.get(field) else "–"
+
+        one_cpu = r.get("one_instance_cpu_seconds")
+        one_peak = r.get("one_instance_peak_bytes")
+        lines.append(
+            f"| {size} | {plane} | {fmt_secs(r['cpu_seconds'])} | {r['us_per_pod']:.0f} µs "
+            f"| {r['virtual_seconds']} s | {fmt_bytes(r['peak_bytes'])} "
+            f"| {fmt_int(r['revision'])} | {fmt_steady(r)} "
+            f"| {fmt_secs(one_cpu) if one_cpu else '–'} / "
+            f"{fmt_bytes(one_peak) if one_peak else '–'} "
+            f"| {times('cpu_seconds')} | {times('peak_bytes')} | `{r.get('commit', '?')}` |"
         )
     return lines
 
@@ -615,6 +672,7 @@ def write_markdown(rows, path, svg_rel):
             f"| `{r.get('commit', '?')}` |"
         )
     lines += kubernetes_section(rows)
+    lines += ha_section(rows)
     lines += daemonset_section(rows)
     lines += wasm_section(rows)
     lines += rival_section(rows)
@@ -653,7 +711,8 @@ def main():
         return 2
     new, everything, markdown, svg = sys.argv[1:]
     fresh = load(new)
-    if not any(r.get("bench") in ("cluster", "ledger", "fanout", "daemonset") for r in fresh):
+    if not any(r.get("bench") in ("cluster", "cluster_ha", "ledger", "fanout", "daemonset")
+               for r in fresh):
         print(f"bench_report: no results in {new}", file=sys.stderr)
         return 1
     rows = merge(load(everything), fresh)

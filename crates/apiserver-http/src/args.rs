@@ -210,6 +210,7 @@ mod tests {
                 etcd_port: None,
                 controller_replicas: 1,
                 apiservers: 1,
+                consistent_first_list: false,
             })
         );
         assert_eq!(parse(&["--apiservers", "3"]).map(|a| a.apiservers), Ok(3));

@@ -8,15 +8,21 @@
 //!   replicas is created, virtual time advanced a second at a time until the Deployment reports
 //!   every replica ready (`watchlab_bench::whole_cluster`, also run in wasm by
 //!   `scripts/bench_wasm.mjs`). Wall time, time per pod, and the peak live heap per pod (a
-//!   counting allocator: objects, history, events, caches).
+//!   counting allocator: objects, history, events, caches). With the `Training` timings each
+//!   shape runs a second time with a highly available control plane (`"bench":"cluster_ha"`:
+//!   3 API server instances with their own watch caches, 2 leader-elected replicas of
+//!   kube-scheduler and kube-controller-manager, `ControlPlane::HA`), right after the
+//!   one-instance row so the two compare on the same machine state.
 //! - **ledger**: the etcd-like store alone, `N` puts over `K` keys while `W` prefix watchers read
 //!   each revision's events (as etcd's watchable store syncs its watchers).
 //! - **fanout**: the API server's watch fan-out, the cost per created pod with `W` watchers that
 //!   are selective (`spec.nodeName=` kubelet watches: one matches) or all-matching.
 //!
-//! `cargo bench -p watchlab-bench --bench scale -- [--smoke] [--out FILE] [NODESxPODS ...]`.
-//! Run under `cargo test` (no `--bench` argument) it takes the smoke sizes, so CI keeps the
-//! harness working in seconds.
+//! `cargo bench -p watchlab-bench --bench scale -- [--smoke] [--out FILE] [--timings
+//! training|kubernetes] [NODESxPODS ...]`. Run under `cargo test` (no `--bench` argument) it
+//! takes the smoke sizes, so CI keeps the harness working in seconds. A shape given twice runs
+//! twice (alternating one-instance and HA rows: paired runs); `--timings training` skips the
+//! `Kubernetes` rows.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell;
@@ -28,7 +34,7 @@ use std::time::Instant;
 
 use watchlab_apimachinery::fields::FieldSelector;
 use watchlab_apimachinery::request::ListOptions;
-use watchlab_bench::{converge, profile_name, steady_state, STEADY_SECONDS};
+use watchlab_bench::{converge_with, profile_name, steady_state, ControlPlane, STEADY_SECONDS};
 use watchlab_engine::api::pod::{Container, Pod, PodSpec};
 use watchlab_engine::api::{Kind, Object, ObjectMeta};
 use watchlab_engine::apiserver::{ApiServer, ServerConfig};
@@ -118,14 +124,23 @@ fn cpu_or_wall_since(start: (Instant, Option<f64>)) -> f64 {
     .max(1e-9)
 }
 
-/// The whole control plane from one create to every replica ready ([`converge`]; with the
-/// `Training` profile, the run the wasm row repeats in the browser), with its CPU and wall time
-/// and its peak live heap; then [`STEADY_SECONDS`] of the steady state, timed apart (CPU per
-/// virtual second: below 1,000 ms the cluster keeps up with a clock at 1×).
-fn cluster(nodes: usize, pods: u32, profile: ProfileName) -> String {
+/// The whole control plane from one create to every replica ready ([`converge_with`]; with the
+/// `Training` profile and one instance, the run the wasm row repeats in the browser), with its
+/// CPU and wall time and its peak live heap; then [`STEADY_SECONDS`] of the steady state, timed
+/// apart (CPU per virtual second: below 1,000 ms the cluster keeps up with a clock at 1×). A
+/// control plane other than one of each is a `cluster_ha` row naming its instances and replicas
+/// and carrying the CPU time and peak of `paired`, the one-instance run of the same shape just
+/// before it (so the ratio is of two runs of one process, whatever rows a report keeps).
+fn cluster(
+    nodes: usize,
+    pods: u32,
+    profile: ProfileName,
+    plane: ControlPlane,
+    paired: Option<Measured>,
+) -> (String, Measured) {
     let base = reset_peak();
     let start = clock_start();
-    let (mut cluster, run) = converge(nodes, pods, profile);
+    let (mut cluster, run) = converge_with(nodes, pods, profile, plane);
     let secs = start.0.elapsed().as_secs_f64();
     // Time per pod on the CPU time when the platform reports it, else on wall time.
     let timed = cpu_or_wall_since(start);
@@ -140,15 +155,41 @@ fn cluster(nodes: usize, pods: u32, profile: ProfileName) -> String {
     };
     let steady_ms = cpu_or_wall_since(steady_start) * 1e3 / STEADY_SECONDS as f64;
     drop(cluster);
-    format!(
-        "{{\"bench\":\"cluster\",\"timings\":\"{}\",\"nodes\":{nodes},\"pods\":{pods},{},\
+    let bench = if plane.is_single() {
+        "\"bench\":\"cluster\"".to_string()
+    } else {
+        let one = paired.map_or(String::new(), |m| {
+            format!(
+                ",\"one_instance_cpu_seconds\":{:.4},\"one_instance_peak_bytes\":{}",
+                m.cpu_seconds, m.peak_bytes
+            )
+        });
+        format!(
+            "\"bench\":\"cluster_ha\",\"apiservers\":{},\"controller_replicas\":{}{one}",
+            plane.apiservers, plane.controller_replicas
+        )
+    };
+    let line = format!(
+        "{{{bench},\"timings\":\"{}\",\"nodes\":{nodes},\"pods\":{pods},{},\
          \"seconds\":{secs:.4},\"cpu_seconds\":{cpu},\"us_per_pod\":{per_pod:.2},\
          \"peak_bytes\":{peak},\"bytes_per_pod\":{},\"steady_virtual_seconds\":{STEADY_SECONDS},\
          \"steady_writes\":{steady_writes},\"steady_ms_per_virtual_second\":{steady_ms:.3}}}",
         profile_name(profile),
         run.json_fields(),
         peak / pods.max(1) as usize,
-    )
+    );
+    let measured = Measured {
+        cpu_seconds: timed,
+        peak_bytes: peak,
+    };
+    (line, measured)
+}
+
+/// What a whole-cluster run cost: its CPU (or wall) time and peak live heap.
+#[derive(Debug, Clone, Copy)]
+struct Measured {
+    cpu_seconds: f64,
+    peak_bytes: usize,
 }
 
 /// A DaemonSet on `nodes` nodes from its create to a ready pod on each ([`daemon_set`]), with
@@ -316,6 +357,12 @@ fn main() {
         })
         .collect();
     let only_cluster = !shapes.is_empty();
+    // `--timings training` (or `kubernetes`): that profile's cluster rows only.
+    let timings = args
+        .iter()
+        .position(|a| a == "--timings")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     let shapes = match (shapes.is_empty(), smoke) {
         (false, _) => shapes,
         (true, true) => vec![(3, 3), (10, 30)],
@@ -386,10 +433,21 @@ fn main() {
         emit(daemon_set_row(if smoke { 3 } else { 5_000 }));
     }
     // Each shape with the playground's `Training` profile (the rows the wasm and rival runs
-    // compare with), then with the real defaults (`Kubernetes`).
+    // compare with), each followed by the same shape with the HA control plane (issue #34's
+    // row: 3 API servers × 2 replicas each), then with the real defaults (`Kubernetes`).
     for profile in [ProfileName::Training, ProfileName::Kubernetes] {
+        if timings
+            .as_deref()
+            .is_some_and(|t| t != profile_name(profile))
+        {
+            continue;
+        }
         for &(n, p) in &shapes {
-            emit(cluster(n, p, profile));
+            let (line, one) = cluster(n, p, profile, ControlPlane::SINGLE, None);
+            emit(line);
+            if profile == ProfileName::Training {
+                emit(cluster(n, p, profile, ControlPlane::HA, Some(one)).0);
+            }
         }
     }
 }

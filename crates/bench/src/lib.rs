@@ -8,6 +8,12 @@
 //! ([`steady_state`]): the converged cluster left to run, so what remains is the work every
 //! cluster does all the time — kubelets renewing their leases and reporting node status, the
 //! node monitor, informers — which must keep up with the clock for a page to run at 1×.
+//!
+//! By default the control plane is a kubeadm cluster's of one control-plane node: one
+//! kube-apiserver, one replica of kube-scheduler and of kube-controller-manager.
+//! [`converge_with`] runs the same cluster with a highly available control plane
+//! ([`ControlPlane::HA`]: three API server instances, each with its own watch caches, and two
+//! leader-elected replicas of each component).
 
 use watchlab_engine::api::Kind;
 use watchlab_engine::cluster::{
@@ -47,9 +53,50 @@ impl WholeCluster {
 /// renewals of the `Kubernetes` profile's kubelets (every 10 s), 24 of the `Training` one's.
 pub const STEADY_SECONDS: u64 = 60;
 
+/// The control plane a run builds: kube-apiserver instances and replicas of kube-scheduler and
+/// of kube-controller-manager (`ClusterConfig::apiservers` and `controller_replicas`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ControlPlane {
+    pub apiservers: u32,
+    pub controller_replicas: u32,
+}
+
+impl ControlPlane {
+    /// One of each, as `ClusterConfig::default()` (a kubeadm cluster of one control-plane
+    /// node): the rows every earlier comparison measured.
+    pub const SINGLE: ControlPlane = ControlPlane {
+        apiservers: 1,
+        controller_replicas: 1,
+    };
+    /// Three API server instances behind the load balancer, each with its own watch caches fed
+    /// by its own etcd watches, and two leader-elected replicas of each component (a leader
+    /// and a standby each renewing or watching its Lease): issue #34's row.
+    pub const HA: ControlPlane = ControlPlane {
+        apiservers: 3,
+        controller_replicas: 2,
+    };
+
+    /// Whether this is [`ControlPlane::SINGLE`].
+    pub fn is_single(self) -> bool {
+        self == ControlPlane::SINGLE
+    }
+}
+
+impl Default for ControlPlane {
+    fn default() -> Self {
+        ControlPlane::SINGLE
+    }
+}
+
 /// [`converge`] with the playground's `Training` profile, the cluster dropped.
 pub fn whole_cluster(nodes: usize, pods: u32) -> WholeCluster {
     converge(nodes, pods, ProfileName::Training).1
+}
+
+/// [`whole_cluster`] with the control plane `plane` ([`ControlPlane::HA`]: 3 API servers × 2
+/// replicas of each component).
+pub fn whole_cluster_with(nodes: usize, pods: u32, plane: ControlPlane) -> WholeCluster {
+    converge_with(nodes, pods, ProfileName::Training, plane).1
 }
 
 /// The profile's name as the benchmark rows spell it.
@@ -65,7 +112,18 @@ pub fn profile_name(profile: ProfileName) -> &'static str {
 /// (`Training`: the playground's short failure path; `Kubernetes`: the real defaults). Returns
 /// the cluster too, for [`steady_state`].
 pub fn converge(nodes: usize, pods: u32, profile: ProfileName) -> (Cluster, WholeCluster) {
-    let mut cluster = empty_cluster(nodes, profile);
+    converge_with(nodes, pods, profile, ControlPlane::SINGLE)
+}
+
+/// [`converge`] on a cluster whose control plane is `plane`: the same nodes, Deployment and
+/// stopping rule, so a row of each compares what the extra instances and replicas cost.
+pub fn converge_with(
+    nodes: usize,
+    pods: u32,
+    profile: ProfileName,
+    plane: ControlPlane,
+) -> (Cluster, WholeCluster) {
+    let mut cluster = empty_cluster(nodes, profile, plane);
     let created = cluster.apply(Action::CreateDeployment {
         namespace: "default".into(),
         name: "web".into(),
@@ -90,7 +148,7 @@ pub fn converge(nodes: usize, pods: u32, profile: ProfileName) -> (Cluster, Whol
 /// each pod through its node-name affinity, and every kubelet starting one pod. Returns the
 /// run as [`converge`] does (its `events` and `etcd_bytes` too).
 pub fn daemon_set(nodes: usize, profile: ProfileName) -> WholeCluster {
-    let mut cluster = empty_cluster(nodes, profile);
+    let mut cluster = empty_cluster(nodes, profile, ControlPlane::SINGLE);
     let created = cluster.apply(Action::CreateDaemonSet {
         namespace: "kube-system".into(),
         name: "agent".into(),
@@ -108,15 +166,17 @@ pub fn daemon_set(nodes: usize, profile: ProfileName) -> WholeCluster {
     })
 }
 
-/// `nodes` nodes named `node-<i>` and nothing else, the timings of `profile`, the page's etcd
-/// quota (5,000 × 150,000 keeps ~1.6 GiB of revisions, `etcd_bytes`).
-fn empty_cluster(nodes: usize, profile: ProfileName) -> Cluster {
+/// `nodes` nodes named `node-<i>` and nothing else, the timings of `profile`, the control plane
+/// `plane`, the page's etcd quota (5,000 × 150,000 keeps ~1.6 GiB of revisions, `etcd_bytes`).
+fn empty_cluster(nodes: usize, profile: ProfileName, plane: ControlPlane) -> Cluster {
     let names: Vec<String> = (0..nodes).map(|i| format!("node-{i}")).collect();
     Cluster::new(ClusterConfig {
         nodes: names,
         seed_objects: false,
         profile,
         quota_backend_bytes: PLAYGROUND_QUOTA_BYTES,
+        apiservers: plane.apiservers,
+        controller_replicas: plane.controller_replicas,
         ..ClusterConfig::default()
     })
 }
@@ -198,6 +258,17 @@ mod tests {
                 .ok()
                 .and_then(|o| o.as_deployment().map(|d| d.status.ready_replicas));
             assert_eq!(ready, Some(3), "still every replica ready");
+        }
+    }
+
+    #[test]
+    fn a_small_cluster_with_three_api_servers_and_two_replicas_converges() {
+        let (cluster, run) = converge_with(3, 3, ProfileName::Training, ControlPlane::HA);
+        assert!(run.converged, "{run:?}");
+        assert_eq!(cluster.api().instances().len(), 3);
+        // Every instance has clients: the load balancer spread them.
+        for i in 0..3 {
+            assert!(!cluster.api().clients_of(i).is_empty(), "instance {i}");
         }
     }
 

@@ -202,6 +202,33 @@ impl TestServer {
     pub fn kubectl_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut command = self.command(args);
         command.envs(env.iter().copied());
+        Self::run_to_end(command, args)
+    }
+
+    /// [`TestServer::kubectl`] as the client `agent`: kubectl started with `agent` as its
+    /// `argv[0]`, which client-go's default User-Agent begins with (`agent/v1.32.4 (linux/amd64)
+    /// kubernetes/…`, `rest.DefaultKubernetesUserAgent`), so the server takes it for another
+    /// client process than `kubectl` (a load balancer's connection of its own, with
+    /// `--apiservers`).
+    pub fn kubectl_as(&self, agent: &str, args: &[&str]) -> Run {
+        use std::os::unix::process::CommandExt;
+        let mut command = self.command(args);
+        command.arg0(agent);
+        Self::run_to_end(command, args)
+    }
+
+    /// [`TestServer::kubectl_as`] that must succeed; its stdout.
+    pub fn ok_as(&self, agent: &str, args: &[&str]) -> String {
+        let r = self.kubectl_as(agent, args);
+        assert_eq!(
+            r.code, 0,
+            "{agent} {args:?} failed:\n{}{}",
+            r.stdout, r.stderr
+        );
+        r.stdout
+    }
+
+    fn run_to_end(mut command: Command, args: &[&str]) -> Run {
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
