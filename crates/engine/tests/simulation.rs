@@ -109,17 +109,21 @@ use watchlab_engine::api::policy::{PodDisruptionBudget, PodDisruptionBudgetSpec}
 use watchlab_engine::api::service::{Service, ServicePort, ServiceSpec};
 use watchlab_engine::api::Event;
 use watchlab_engine::api::{Kind, Namespace, Object, ObjectMeta};
+use watchlab_engine::apiserver::instance::Health;
 use watchlab_engine::client::{retry_on_conflict, Backoff, InformerConfig};
 use watchlab_engine::clock::Timestamp;
-use watchlab_engine::cluster::{object_path, Action, Cluster, ClusterConfig, ProfileName};
+use watchlab_engine::cluster::{
+    object_path, Action, Cluster, ClusterConfig, ProfileName, ReplicaRole,
+};
 use watchlab_engine::controllers::adapter::client_error;
 use watchlab_engine::controllers::{deployment, podutil, scheduler, ApiInformer, Profile};
 use watchlab_engine::rng::SimRng;
 use workloads::Workloads;
 
-/// Seeds a plain `cargo test` runs. A seed costs about 0.12 s of CPU in a plain debug build
-/// (0.02 s in release), so 256 seeds on CI's 2 cores take about 20 s: no `opt-level` override
-/// for the engine's dev profile is needed (it would slow every debug build for nothing).
+/// Seeds a plain `cargo test` runs. A seed costs about 1.4 s of CPU in a plain debug build
+/// (measured 2026-12-07 with the workloads and the HA control plane: 24 seeds in 33 s of CPU;
+/// 29 s with one API server and one replica each), so 256 seeds on CI's 2 cores take about
+/// three minutes.
 const DEFAULT_SEEDS: u64 = 256;
 /// Seeds run with the real (Kubernetes) timings, out of the same range.
 const REAL_TIMING_SEEDS: usize = 16;
@@ -156,6 +160,10 @@ const CPU_REQUEST: &str = "1500m";
 /// profile's grace period and toleration (a node marked NotReady just before healing must
 /// still have its evictions replaced).
 const HEAL_SLACK_MS: u64 = 160_000;
+/// How long after two leaders overlapped the workloads' safety invariants stay unjudged: the
+/// stale leader's surplus pods are seen and deleted by the rightful one (its Job controller
+/// deletes active pods beyond parallelism) within this.
+const TWO_LEADERS_GRACE_MS: u64 = 60_000;
 /// Kinds whose informer caches are compared with the ledger.
 const OBSERVED: [Kind; 5] = [
     Kind::Node,
@@ -362,8 +370,19 @@ struct Sim {
     seen_bound: BTreeSet<String>,
     /// Each pod's (by uid) highest restart count so far, and the terminal phase it reached.
     lifecycles: BTreeMap<String, (i32, Option<String>)>,
-    /// Virtual time the store refused writes, in total.
+    /// Virtual time the store refused writes, or the control plane was degraded (a replica
+    /// paused, an API server cut or stopped), in total.
     outage_ms: u64,
+    /// Until when the safety invariants kube-controller-manager keeps for the workloads (a
+    /// Job's parallelism, Forbid, OrderedReady) are not judged: two replicas of a component
+    /// believed they led at once (a paused leader resumed) until a grace after that, as
+    /// client-go's leader election allows — a stale leader's writes without a precondition
+    /// land ([`TWO_LEADERS_GRACE_MS`]).
+    two_leaders_until: Timestamp,
+    /// The spans (first and last slice) during which two replicas led at once.
+    two_leader_windows: Vec<(Timestamp, Timestamp)>,
+    /// The time of the newest stale write the control plane recorded, at the last slice.
+    last_stale_write: Option<Timestamp>,
     /// Each etcd term's leader, as seen after every slice (Raft's election safety).
     etcd_leaders: BTreeMap<u64, String>,
     /// When the tape last saw a write of a kind in a namespace (pods, Services, EndpointSlices).
@@ -441,12 +460,17 @@ impl Coverage {
 impl Sim {
     fn new(seed: u64, profile_name: ProfileName, readers: Readers) -> Self {
         let profile = Profile::named(profile_name);
+        let (apiservers, controller_replicas) = faults::control_plane_of(seed);
         let mut cluster = Cluster::new(ClusterConfig {
             seed,
             nodes: NODES.map(String::from).to_vec(),
             etcd_members: ETCD_MEMBERS,
             profile: profile_name,
             seed_objects: false,
+            apiservers,
+            controller_replicas,
+            // The fix for informers going back in time: the checker must stay silent.
+            consistent_first_list: true,
             ..ClusterConfig::default()
         });
         for ns in [NAMESPACE, SANDBOX] {
@@ -507,6 +531,9 @@ impl Sim {
             seen_bound: BTreeSet::new(),
             lifecycles: BTreeMap::new(),
             outage_ms: 0,
+            two_leaders_until: Timestamp::ZERO,
+            two_leader_windows: Vec::new(),
+            last_stale_write: None,
             etcd_leaders: BTreeMap::new(),
             last_write: BTreeMap::new(),
             desired: 3,
@@ -593,13 +620,34 @@ impl Sim {
         while self.cluster.now() < until {
             let slice = SLICE_MS.min(until.millis_since(self.cluster.now()));
             let writable_before = self.cluster.api().store_writable();
+            let degraded_before = self.control_plane_degraded();
             self.cluster
                 .advance_to(self.cluster.now().plus_millis(slice));
             if !writable_before {
-                self.outage_ms += slice;
                 self.coverage.outage_slices += 1;
             }
+            if !writable_before || degraded_before {
+                self.outage_ms += slice;
+            }
             let now = self.cluster.now();
+            // Two leaders now, or a stale leader wrote during the slice (a resumed leader may
+            // stop within one slice).
+            let stale = self
+                .cluster
+                .control_plane()
+                .stale_writes()
+                .back()
+                .map(|w| w.time);
+            if self.two_leaders() || stale != self.last_stale_write {
+                let from = Timestamp::from_millis(now.as_millis().saturating_sub(slice));
+                // Extends the window the previous slice began, or opens one.
+                match self.two_leader_windows.last_mut() {
+                    Some((_, to)) if *to >= from => *to = now,
+                    _ => self.two_leader_windows.push((from, now)),
+                }
+                self.two_leaders_until = now.plus_millis(TWO_LEADERS_GRACE_MS);
+            }
+            self.last_stale_write = stale;
             self.read_tape();
             if !self.stalled {
                 self.step_observers(now);
@@ -611,6 +659,31 @@ impl Sim {
             self.check_one_etcd_leader_per_term();
             self.check_caches_hold_etcds_state();
         }
+    }
+
+    /// A replica paused, or an API server cut or stopped: the components may lag behind etcd.
+    fn control_plane_degraded(&self) -> bool {
+        self.cluster.replicas().iter().any(|r| r.paused)
+            || self
+                .cluster
+                .apiservers()
+                .iter()
+                .any(|a| a.health != Health::Serving)
+    }
+
+    /// Two running replicas of one component both believe they lead.
+    fn two_leaders(&self) -> bool {
+        let leading: Vec<&'static str> = self
+            .cluster
+            .replicas()
+            .iter()
+            .filter(|r| r.role == ReplicaRole::Leading && !r.paused)
+            .map(|r| r.component)
+            .collect();
+        leading
+            .iter()
+            .enumerate()
+            .any(|(i, c)| leading[..i].contains(c))
     }
 
     /// Every watch cache holds exactly etcd's objects of its resource as of the revision its
@@ -774,6 +847,31 @@ impl Sim {
             }
             Fault::HealEtcd => {
                 let _ = self.cluster.apply(Action::HealEtcd(None));
+            }
+            // Refused where the run has no such instance or replica, or for the last instance
+            // running: nothing changes.
+            Fault::CutApiserver(i) => {
+                let _ = self
+                    .cluster
+                    .apply(Action::CutApiserver(format!("kube-apiserver-{i}")));
+            }
+            Fault::StopApiserver(i) => {
+                let _ = self
+                    .cluster
+                    .apply(Action::StopApiserver(format!("kube-apiserver-{i}")));
+            }
+            Fault::RestoreApiserver(i) => {
+                let _ = self
+                    .cluster
+                    .apply(Action::RestoreApiserver(format!("kube-apiserver-{i}")));
+            }
+            Fault::PauseComponent { scheduler, replica } => {
+                let name = faults::replica_name(*scheduler, *replica);
+                let _ = self.cluster.apply(Action::PauseComponent(name));
+            }
+            Fault::ResumeComponent { scheduler, replica } => {
+                let name = faults::replica_name(*scheduler, *replica);
+                let _ = self.cluster.apply(Action::ResumeComponent(name));
             }
             Fault::Compact => {
                 // The tape reads the history first (the compactor keeps it; this does not).
@@ -1030,6 +1128,15 @@ impl Sim {
                 .apply(Action::RestoreEtcdMember(format!("etcd-{i}")));
         }
         let _ = self.cluster.apply(Action::HealEtcd(None));
+        for a in self.cluster.apiservers() {
+            // A serving instance refuses nothing: restoring it changes nothing.
+            let _ = self.cluster.apply(Action::RestoreApiserver(a.name));
+        }
+        for r in self.cluster.replicas() {
+            if r.paused {
+                let _ = self.cluster.apply(Action::ResumeComponent(r.name));
+            }
+        }
         for node in NODES {
             // The election takes a second or two; uncordon once writes are taken again.
             for _ in 0..10 {
@@ -1160,6 +1267,7 @@ fn simulate(seed: u64, profile: ProfileName) -> Sim {
     sim.check_no_dangling_owners();
     sim.check_events_deduplicated();
     sim.check_caches_equal_the_ledger();
+    sim.check_no_time_travel();
     sim.coverage.expired_relists = sim
         .observers
         .iter()
@@ -1414,5 +1522,5 @@ fn a_schedule_is_a_function_of_its_seed() {
                 .to_string()
         })
         .collect();
-    assert_eq!(all.len(), 21, "{all:?}");
+    assert_eq!(all.len(), 26, "{all:?}");
 }

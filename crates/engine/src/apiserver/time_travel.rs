@@ -152,3 +152,57 @@ fn resurrected(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kcm() -> Arc<str> {
+        Arc::from("kube-controller-manager")
+    }
+
+    #[test]
+    fn a_list_below_what_the_component_reached_is_flagged_per_resource() {
+        let store = Store::new();
+        let mut t = TimeTravels::default();
+        let at = Timestamp::ZERO;
+        assert!(t
+            .listed(at, &kcm(), Kind::Pod, 10, &[], "a", &store)
+            .is_none());
+        t.reached(&kcm(), Kind::Pod, 40);
+        // Another resource's revisions are its own: a quiet resource lists at its last write.
+        assert!(t
+            .listed(at, &kcm(), Kind::Node, 12, &[], "a", &store)
+            .is_none());
+        // Another component is not this one.
+        let sched: Arc<str> = Arc::from("kube-scheduler");
+        assert!(t
+            .listed(at, &sched, Kind::Pod, 12, &[], "a", &store)
+            .is_none());
+        let flag = t
+            .listed(at, &kcm(), Kind::Pod, 30, &[], "kube-apiserver-1", &store)
+            .expect("flagged");
+        assert_eq!((flag.listed, flag.reached), (30, 40));
+        assert_eq!(flag.apiserver, "kube-apiserver-1");
+        // At or above what was reached: fine.
+        assert!(t
+            .listed(at, &kcm(), Kind::Pod, 40, &[], "a", &store)
+            .is_none());
+        assert_eq!(t.total(), 1);
+        assert_eq!(t.since(0).count(), 1);
+        assert_eq!(t.since(1).count(), 0);
+    }
+
+    #[test]
+    fn the_record_keeps_the_last_flags() {
+        let store = Store::new();
+        let mut t = TimeTravels::default();
+        t.reached(&kcm(), Kind::Pod, u64::MAX);
+        for rv in 0..(TIME_TRAVEL_LIMIT as u64 + 10) {
+            t.listed(Timestamp::ZERO, &kcm(), Kind::Pod, rv, &[], "a", &store);
+        }
+        assert_eq!(t.total(), TIME_TRAVEL_LIMIT as u64 + 10);
+        assert_eq!(t.since(0).count(), TIME_TRAVEL_LIMIT);
+        assert_eq!(t.since(0).next().map(|f| f.listed), Some(10));
+    }
+}

@@ -49,7 +49,37 @@ pub(super) enum Fault {
     },
     /// Every etcd link is restored.
     HealEtcd,
+    /// `kube-apiserver-i`'s watch caches stop hearing etcd (a no-op past the run's instances).
+    CutApiserver(usize),
+    /// `kube-apiserver-i` stops (refused for the last one running).
+    StopApiserver(usize),
+    RestoreApiserver(usize),
+    /// Replica `replica` of kube-controller-manager (`scheduler`: of kube-scheduler) freezes.
+    PauseComponent {
+        scheduler: bool,
+        replica: u32,
+    },
+    ResumeComponent {
+        scheduler: bool,
+        replica: u32,
+    },
     Wait(u64),
+}
+
+/// The replica a pause or resume names: `kube-scheduler-1`, `kube-controller-manager-0`.
+pub(super) fn replica_name(scheduler: bool, replica: u32) -> String {
+    let component = if scheduler {
+        "kube-scheduler"
+    } else {
+        "kube-controller-manager"
+    };
+    format!("{component}-{replica}")
+}
+
+/// A seed's control plane: 1 to 3 API servers and 1 or 2 replicas of each leader-elected
+/// component, so every shape meets every fault.
+pub(super) fn control_plane_of(seed: u64) -> (u32, u32) {
+    (1 + (seed % 3) as u32, 1 + ((seed / 3) % 2) as u32)
 }
 
 impl fmt::Display for Fault {
@@ -87,13 +117,22 @@ impl fmt::Display for Fault {
                 write!(f, "partition etcd {{{}}} from the rest", group.join(", "))
             }
             Fault::HealEtcd => write!(f, "heal the etcd network"),
+            Fault::CutApiserver(i) => write!(f, "cut kube-apiserver-{i} from etcd"),
+            Fault::StopApiserver(i) => write!(f, "stop kube-apiserver-{i}"),
+            Fault::RestoreApiserver(i) => write!(f, "restore kube-apiserver-{i}"),
+            Fault::PauseComponent { scheduler, replica } => {
+                write!(f, "pause {}", replica_name(*scheduler, *replica))
+            }
+            Fault::ResumeComponent { scheduler, replica } => {
+                write!(f, "resume {}", replica_name(*scheduler, *replica))
+            }
             Fault::Wait(ms) => write!(f, "wait {ms} ms"),
         }
     }
 }
 
 /// The kinds of fault a schedule draws from (the last is a plain wait).
-const FAULT_KINDS: usize = 21;
+const FAULT_KINDS: usize = 26;
 
 /// Swarm testing: each seed first draws its own weight for every kind of fault (0 to 3; 0 means
 /// that kind never happens in this run), so one run piles up node kills with compactions,
@@ -171,6 +210,17 @@ pub(super) fn schedule(seed: u64) -> Vec<Fault> {
                 pair: rng.below(2) == 1,
             },
             19 => Fault::HealEtcd,
+            20 => Fault::CutApiserver(rng.below(3) as usize),
+            21 => Fault::StopApiserver(rng.below(3) as usize),
+            22 => Fault::RestoreApiserver(rng.below(3) as usize),
+            23 => Fault::PauseComponent {
+                scheduler: rng.below(2) == 1,
+                replica: rng.below(2) as u32,
+            },
+            24 => Fault::ResumeComponent {
+                scheduler: rng.below(2) == 1,
+                replica: rng.below(2) as u32,
+            },
             _ => Fault::Wait(1_000 + rng.below(60_000)),
         };
         out.push(fault);
