@@ -403,6 +403,33 @@ pub enum Check {
     },
 }
 
+// The parts of a check as written (the `Check` deserializer reads them).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimeTravelCheck {
+    component: String,
+    resource: Option<String>,
+    #[serde(default)]
+    none: bool,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EtcdCheck {
+    leader: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LedgerCheck {
+    key: String,
+    writer: Option<String>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventCheck {
+    reason: String,
+    object: Option<String>,
+}
+
 impl<'de> Deserialize<'de> for Check {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -417,31 +444,6 @@ impl<'de> Deserialize<'de> for Check {
             etcd: Option<EtcdCheck>,
             #[serde(rename = "timeTravel")]
             time_travel: Option<TimeTravelCheck>,
-        }
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct TimeTravelCheck {
-            component: String,
-            resource: Option<String>,
-            #[serde(default)]
-            none: bool,
-        }
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct EtcdCheck {
-            leader: String,
-        }
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct LedgerCheck {
-            key: String,
-            writer: Option<String>,
-        }
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct EventCheck {
-            reason: String,
-            object: Option<String>,
         }
         let w = Written::deserialize(d)?;
         let kinds = [

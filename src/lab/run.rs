@@ -200,30 +200,7 @@ pub fn evaluate(engine: &mut Engine, check: &Check, since: Revision) -> CheckRes
             component,
             resource,
             none,
-        } => {
-            let api = engine.cluster.api();
-            let found = api.time_travels().since(0).rev().find(|f| {
-                f.revision > since
-                    && *f.component == **component
-                    && resource
-                        .as_deref()
-                        .is_none_or(|r| f.kind.resource().plural == r)
-            });
-            CheckResult {
-                passed: found.is_some() != *none,
-                saw: match found {
-                    Some(f) => format!(
-                        "{} listed {} at resourceVersion {} from {} after reaching {}",
-                        f.component,
-                        f.kind.resource().plural,
-                        f.listed,
-                        f.apiserver,
-                        f.reached
-                    ),
-                    None => format!("no list of {component} went back in time"),
-                },
-            }
-        }
+        } => time_travel(engine, component, resource.as_deref(), *none, since),
         Check::Event { reason, object } => {
             // What the cluster holds, as the watch cache answers (even without an etcd quorum).
             let opts = ListOptions::from_cache();
@@ -259,6 +236,37 @@ pub fn evaluate(engine: &mut Engine, check: &Check, since: Revision) -> CheckRes
                 },
             }
         }
+    }
+}
+
+/// A `timeTravel` check: whether the checker flagged a first list of `component`'s informers (of
+/// `resource`) since revision `since` — or, with `none`, did not.
+fn time_travel(
+    engine: &Engine,
+    component: &str,
+    resource: Option<&str>,
+    none: bool,
+    since: Revision,
+) -> CheckResult {
+    let api = engine.cluster.api();
+    let found = api.time_travels().since(0).rev().find(|f| {
+        f.revision > since
+            && *f.component == *component
+            && resource.is_none_or(|r| f.kind.resource().plural == r)
+    });
+    CheckResult {
+        passed: found.is_some() != none,
+        saw: match found {
+            Some(f) => format!(
+                "{} listed {} at resourceVersion {} from {} after reaching {}",
+                f.component,
+                f.kind.resource().plural,
+                f.listed,
+                f.apiserver,
+                f.reached
+            ),
+            None => format!("no list of {component} went back in time"),
+        },
     }
 }
 

@@ -363,6 +363,8 @@ fn main() {
         .position(|a| a == "--timings")
         .and_then(|i| args.get(i + 1))
         .cloned();
+    // `--no-ha`: the one-instance rows only, as older binaries run them (a paired comparison).
+    let ha = !args.iter().any(|a| a == "--no-ha");
     let shapes = match (shapes.is_empty(), smoke) {
         (false, _) => shapes,
         (true, true) => vec![(3, 3), (10, 30)],
@@ -445,7 +447,7 @@ fn main() {
         for &(n, p) in &shapes {
             let (line, one) = cluster(n, p, profile, ControlPlane::SINGLE, None);
             emit(line);
-            if profile == ProfileName::Training {
+            if profile == ProfileName::Training && ha {
                 emit(cluster(n, p, profile, ControlPlane::HA, Some(one)).0);
             }
         }
