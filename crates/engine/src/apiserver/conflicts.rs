@@ -4,7 +4,6 @@
 //! be told — a paused leader that comes back still believing it leads has its writes with a
 //! precondition refused here, while those without one land in the ledger.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::clock::Timestamp;
@@ -24,34 +23,8 @@ pub struct Conflict {
     pub key: String,
 }
 
-/// The refusals so far.
-#[derive(Debug, Clone, Default)]
-pub struct Conflicts {
-    total: u64,
-    recent: VecDeque<Conflict>,
-}
-
-impl Conflicts {
-    pub(super) fn note(&mut self, conflict: Conflict) {
-        self.total += 1;
-        if self.recent.len() == CONFLICT_LIMIT {
-            self.recent.pop_front();
-        }
-        self.recent.push_back(conflict);
-    }
-
-    /// Refusals since the server started.
-    pub fn total(&self) -> u64 {
-        self.total
-    }
-
-    /// The refusals after the first `since` of [`Conflicts::total`] (as many as are kept).
-    pub fn since(&self, since: u64) -> impl Iterator<Item = &Conflict> {
-        let newer = self.total.saturating_sub(since) as usize;
-        let kept = self.recent.len();
-        self.recent.iter().skip(kept.saturating_sub(newer))
-    }
-}
+/// The refusals so far: their count and the last [`CONFLICT_LIMIT`].
+pub type Conflicts = super::record::Record<Conflict, CONFLICT_LIMIT>;
 
 #[cfg(test)]
 mod tests {
@@ -70,7 +43,7 @@ mod tests {
     fn counts_every_refusal_and_keeps_the_last_ones() {
         let mut c = Conflicts::default();
         for n in 0..(CONFLICT_LIMIT as u64 + 10) {
-            c.note(conflict(n));
+            c.push(conflict(n));
         }
         assert_eq!(c.total(), CONFLICT_LIMIT as u64 + 10);
         let since: Vec<u64> = c.since(c.total() - 2).map(|x| x.time.as_millis()).collect();

@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod patch;
 pub mod pod_log;
+pub mod record;
 pub mod request_context;
 pub mod strategic_merge;
 pub mod table;
@@ -447,7 +448,7 @@ impl ApiServer {
     /// Records a write refused for a stale resourceVersion.
     fn note_conflict(&mut self, user: &str, verb: &'static str, key: &str) {
         let user = self.names.text(user);
-        self.conflicts.note(conflicts::Conflict {
+        self.conflicts.push(conflicts::Conflict {
             time: self.now,
             user,
             verb,

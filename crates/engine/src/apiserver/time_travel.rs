@@ -20,9 +20,10 @@
 //! server's other records ([`super::conflicts`]) because every client passes through the
 //! server. The server itself never reads it.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use super::record::Record;
 use crate::api::{Kind, Object};
 use crate::clock::Timestamp;
 use crate::store::{EventType, Revision, Store};
@@ -54,8 +55,7 @@ pub struct TimeTravel {
 pub struct TimeTravels {
     /// The highest resourceVersion reached, by component and resource.
     reached: HashMap<(Arc<str>, Kind), Revision>,
-    total: u64,
-    recent: VecDeque<TimeTravel>,
+    flags: Record<TimeTravel, TIME_TRAVEL_LIMIT>,
 }
 
 impl TimeTravels {
@@ -100,24 +100,18 @@ impl TimeTravels {
             apiserver: apiserver.to_string(),
             resurrected: resurrected(kind, items, listed, reached, store),
         };
-        self.total += 1;
-        if self.recent.len() == TIME_TRAVEL_LIMIT {
-            self.recent.pop_front();
-        }
-        self.recent.push_back(flag.clone());
+        self.flags.push(flag.clone());
         Some(flag)
     }
 
     /// Flags since the server started.
     pub fn total(&self) -> u64 {
-        self.total
+        self.flags.total()
     }
 
     /// The flags after the first `since` of [`TimeTravels::total`] (as many as are kept).
     pub fn since(&self, since: u64) -> impl DoubleEndedIterator<Item = &TimeTravel> {
-        let newer = self.total.saturating_sub(since) as usize;
-        let kept = self.recent.len();
-        self.recent.iter().skip(kept.saturating_sub(newer))
+        self.flags.since(since)
     }
 }
 
