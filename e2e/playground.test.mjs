@@ -939,17 +939,14 @@ test('the events view prints what kubectl get events prints, sorted by the chose
   assert.equal(await page.textContent('#events-command'), 'kubectl get events -A --sort-by=.lastTimestamp');
   // The newest events are last: the table draws the rows in view, so scroll to its end, as a
   // learner would, before looking for the node's.
-  await page.$eval('#events-table', (table) => {
-    let box = table.parentElement;
-    while (box && box.scrollHeight <= box.clientHeight) box = box.parentElement;
-    if (box) box.scrollTop = box.scrollHeight;
-  });
+  // Its scroll container is the window's `.vtable` (window.rs), as the other views'.
+  const scrollEvents = (end) => page.$eval('#events-table', (table, end) => {
+    const box = table.closest('.vtable');
+    box.scrollTop = end ? box.scrollHeight : 0;
+  }, end);
+  await scrollEvents(true);
   await page.waitForSelector('tr.event[data-reason="NodeNotReady"]', { timeout: 5_000 });
-  await page.$eval('#events-table', (table) => {
-    let box = table.parentElement;
-    while (box && box.scrollHeight <= box.clientHeight) box = box.parentElement;
-    if (box) box.scrollTop = 0;
-  });
+  await scrollEvents(false);
   await screenshot(page, 'events-view');
 
   await page.selectOption('#events-namespace', 'production');
