@@ -5,3 +5,12 @@
 const tag = document.querySelector('script[data-watchlab-js]');
 const { default: init } = await import(tag.dataset.watchlabJs);
 await init({ module_or_path: tag.dataset.watchlabWasm });
+
+// Once the app runs: the service worker beside the page, which keeps the page and its labs
+// working offline after this load. Only a build made by `./x dist` has one (dist/sw.js, from
+// static/sw.js; scripts/dist_finish.mjs names it in the tag's data-watchlab-sw), so `trunk serve`
+// never asks for a file it lacks. The CSP's script-src 'self' covers it (worker-src falls back to it).
+if (tag.dataset.watchlabSw && 'serviceWorker' in navigator) {
+  navigator.serviceWorker.register(tag.dataset.watchlabSw)
+    .catch((e) => console.debug('watchlab: no service worker:', e.message));
+}
