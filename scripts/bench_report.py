@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns runs of the `scale` benchmark (JSON lines, crates/bench/benches/scale.rs) and of its
-rivals (scripts/bench_wasm.mjs: the same run in headless Chromium) into BENCHMARKS.md and an
-SVG plot. Standard library only; every figure comes from a run.
+rivals (scripts/bench_wasm.mjs: the same run in headless Chromium), with the page's size
+(scripts/bench_page.mjs), into BENCHMARKS.md and an SVG plot. Standard library only; every
+figure comes from a run.
 
     bench_report.py NEW.jsonl ALL.jsonl BENCHMARKS.md docs/bench.svg
 
@@ -66,13 +67,17 @@ def shape(row):
         return (b, row["watchers"], row["selective"])
     if b == "daemonset":
         return (b, row["nodes"])
+    if b == "page":
+        return (b,)  # one row: each run's build of the page replaces the last
     return (b,)
 
 
 def order(row):
-    """Cluster rows by size, then the ledger's and the fan-out's by their parameters."""
+    """Cluster rows by size, then the ledger's and the fan-out's by their parameters, then the
+    page's size."""
     b = row["bench"]
-    rank = {"cluster": 0, "cluster_ha": 0.5, "daemonset": 1, "ledger": 2, "fanout": 3}.get(b, 4)
+    rank = {"cluster": 0, "cluster_ha": 0.5, "daemonset": 1, "ledger": 2, "fanout": 3,
+            "page": 5}.get(b, 4)
     if b == "cluster":
         return (rank, row["pods"], row["nodes"], runtime(row), timings(row))
     if b == "cluster_ha":
@@ -241,7 +246,7 @@ def runs(rows):
     for r in rows:
         key = (r.get("date", "?"), r.get("commit", "?"))
         seen[key] = (
-            f"`{r.get('commit', '?')}` ({r.get('date', '?')}, {r.get('cores', '?')} cores, "
+            f"`{r.get('commit', '?')}` ({r.get('date', '?')}, {r.get('cores') or '?'} cores, "
             + (f"`{r['profile']}` profile" if r.get("profile")
              # A run of a rival alone (Webernetes in Node) builds nothing with cargo.
              else f"Node {r.get('node_version', '?')}")
@@ -542,6 +547,44 @@ def wasm_section(rows):
     return lines
 
 
+def page_section(rows):
+    """What a browser downloads to show the page (scripts/bench_page.mjs on the `./x dist` build
+    of the wasm run), against issue #37's budget. Exact bytes: the budget is a decimal 1 MB."""
+    page = next((r for r in rows if r["bench"] == "page"), None)
+    lines = [
+        "",
+        "## The page's size",
+        "",
+        "What a browser downloads to show the page: every file of the `./x dist` build but the",
+        "labs (`scripts/bench_page.mjs`, measured by `./x bench wasm` after the rows above).",
+        "*gzip* is what a static host serving the precompressed `FILE.gz` copies sends, and the",
+        "page must stay within 1 MB (1,000,000 bytes) of it (issue #37, without losing more than",
+        "10% of the wasm speed above); *brotli* is what hosts that serve the `.br` copies send.",
+        "",
+        *table("file", "bytes", "gzip", "brotli"),
+    ]
+    if not page:
+        lines.append(note_row("not measured yet (`./x bench wasm`)", 4))
+        return lines
+    for f in sorted(page["files"], key=lambda f: (-f["gzip"], f["name"])):
+        lines.append(row(f"`{f['name']}`", fmt_int(f["bytes"]), fmt_int(f["gzip"]),
+                         fmt_int(f["brotli"])))
+    budget, gzip = page["budget_gzip"], page["gzip"]
+    verdict = (f"met ({gzip / budget:.0%} of it)" if gzip <= budget
+               else f"**over** by {fmt_int(gzip - budget)} ({ratio(gzip, budget)})")
+    lines += [
+        row(f"**the page** ({len(page['files'])} files)", f"**{fmt_int(page['bytes'])}**",
+            f"**{fmt_int(gzip)}**", f"**{fmt_int(page['brotli'])}**"),
+        row("budget (issue #37)", "", f"≤ {fmt_int(budget)}: {verdict}", ""),
+        "",
+        f"Measured at `{page.get('commit', '?')}` ({page.get('date', '?')}). The "
+        f"{page.get('labs', '?')} labs,",
+        "fetched when one is opened (`?lab=`) and by the service worker once the page runs, add",
+        f"{fmt_int(page['labs_gzip'])} bytes gzipped ({fmt_int(page['labs_brotli'])} as brotli).",
+    ]
+    return lines
+
+
 def ledger_section(rows):
     """The store alone (native rows of benches/scale.rs) beside a real etcd doing the same puts
     and watches (benches/etcd.rs), with the ratio engine/etcd of each rate."""
@@ -675,6 +718,7 @@ def write_markdown(rows, path, svg_rel):
     lines += ha_section(rows)
     lines += daemonset_section(rows)
     lines += wasm_section(rows)
+    lines += page_section(rows)
     lines += rival_section(rows)
     lines += ledger_section(rows)
     lines += [
@@ -711,7 +755,7 @@ def main():
         return 2
     new, everything, markdown, svg = sys.argv[1:]
     fresh = load(new)
-    if not any(r.get("bench") in ("cluster", "cluster_ha", "ledger", "fanout", "daemonset")
+    if not any(r.get("bench") in ("cluster", "cluster_ha", "ledger", "fanout", "daemonset", "page")
                for r in fresh):
         print(f"bench_report: no results in {new}", file=sys.stderr)
         return 1
