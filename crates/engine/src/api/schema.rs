@@ -6,9 +6,10 @@
 //! (listing their paths for `fieldValidation`), and
 //! checks that a schema is structural (every specified field has a type) and that its patterns
 //! compile before a CRD is accepted. Patterns are RE2 syntax (Go's `regexp`), matched with the
-//! `regex` crate, which implements the same syntax in linear time.
+//! `regex-lite` crate, which implements the same syntax in linear time (ASCII `\w`/`\d`/`\s` as
+//! Go's; no Unicode classes such as `\p{Greek}`: see the README's differences).
 
-use regex::Regex;
+use regex_lite::Regex;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use watchlab_apimachinery::validation::{BadValue, FieldError};
@@ -409,9 +410,9 @@ fn walk_structural(schema: &Value, path: &str, depth: usize, errs: &mut Vec<Fiel
     }
 }
 
-/// The last line of the `regex` crate's (multi-line) error, without its `error: ` prefix: what
+/// The last line of the `regex-lite` crate's (multi-line) error, without its `error: ` prefix: what
 /// went wrong, where Go's `regexp` says it in its own words.
-fn regex_error(e: &regex::Error) -> String {
+fn regex_error(e: &regex_lite::Error) -> String {
     let text = e.to_string();
     let last = text.lines().last().unwrap_or_default().trim();
     last.strip_prefix("error: ").unwrap_or(last).to_string()
