@@ -80,7 +80,7 @@ pub fn ScenarioPanel() -> Html {
                 <ul class="scenarios">
                     { for ctx.labs.iter().map(|e| html! {
                         <li><button id={button_id(&e.id)} data-lab={e.id.clone()} onclick={send(Action::StartScenario(e.id.clone()))}>
-                            { e.lab.title.get(ctx.lang) }</button></li>
+                            { e.lab().title.get(ctx.lang) }</button></li>
                     }) }
                 </ul>
                 <div class="row">
@@ -103,7 +103,7 @@ pub fn ScenarioPanel() -> Html {
 
 /// The lab in progress: where the learner is, the step's narration, an open task and its checks.
 fn progress_view(ctx: &Ctx, p: &Progress, send: &dyn Fn(Action) -> Callback<MouseEvent>) -> Html {
-    let lab = &p.entry.lab;
+    let lab = p.entry.lab();
     let total = lab.steps.len();
     let shown = p.shown_step();
     let step = lab.steps.get(shown);

@@ -48,13 +48,13 @@ pub struct Progress {
 impl Progress {
     /// Every step entered and no task left open.
     pub fn finished(&self) -> bool {
-        self.done >= self.entry.lab.steps.len() && self.task.is_none()
+        self.done >= self.entry.lab().steps.len() && self.task.is_none()
     }
 
     /// The step the panel shows: the open task's, else the next to enter (the last once
     /// finished).
     pub fn shown_step(&self) -> usize {
-        let total = self.entry.lab.steps.len();
+        let total = self.entry.lab().steps.len();
         if self.task.is_some() {
             self.done.saturating_sub(1)
         } else {
@@ -79,9 +79,9 @@ impl Progress {
         let since = parts.next()?;
         let id = parts.next()?;
         let entry = labs.iter().find(|e| e.id == id)?.clone();
-        let done = done.min(entry.lab.steps.len());
+        let done = done.min(entry.lab().steps.len());
         let task = match since.parse::<Revision>() {
-            Ok(since) if done > 0 && entry.lab.steps[done - 1].is_task() => Some(OpenTask {
+            Ok(since) if done > 0 && entry.lab().steps[done - 1].is_task() => Some(OpenTask {
                 since,
                 results: Vec::new(),
                 checked_at: Timestamp::from_millis(0),
@@ -146,15 +146,15 @@ impl State {
         let Some(entry) = self.labs.iter().find(|e| e.id == id).cloned() else {
             return;
         };
-        let built = match entry.lab.cluster {
+        let built = match entry.lab().cluster {
             None => Ok(None),
-            Some(_) => lab_cluster(&entry.lab).map(Some),
+            Some(_) => lab_cluster(entry.lab()).map(Some),
         };
         match built {
             Ok(cluster) => {
                 if let Some(cluster) = cluster {
                     self.replace_cluster(cluster);
-                    prepare(&mut self.engine.borrow_mut(), &entry.lab);
+                    prepare(&mut self.engine.borrow_mut(), entry.lab());
                 }
                 self.progress = Some(Progress {
                     entry,
@@ -210,7 +210,7 @@ impl State {
             return;
         }
         let entry = progress.entry.clone();
-        let Some(step) = entry.lab.steps.get(progress.done) else {
+        let Some(step) = entry.lab().steps.get(progress.done) else {
             self.progress = Some(progress);
             return;
         };
@@ -253,7 +253,7 @@ impl State {
         let Some(step) = progress
             .done
             .checked_sub(1)
-            .and_then(|i| progress.entry.lab.steps.get(i))
+            .and_then(|i| progress.entry.lab().steps.get(i))
         else {
             return;
         };

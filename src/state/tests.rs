@@ -191,7 +191,7 @@ fn a_scenario_runs_its_steps_in_order_then_finishes() {
     let steps = s
         .progress
         .as_ref()
-        .map(|p| p.entry.lab.steps.len())
+        .map(|p| p.entry.lab().steps.len())
         .unwrap_or(0);
     assert_eq!(steps, 5);
     for _ in 0..steps {
@@ -1164,7 +1164,7 @@ fn the_service_scenario_s_endpoints_follow_readiness_and_the_crash_loop() {
     let steps = s
         .progress
         .as_ref()
-        .map(|p| p.entry.lab.steps.len())
+        .map(|p| p.entry.lab().steps.len())
         .unwrap_or(0);
     assert_eq!(steps, 10);
     s = run(s, Action::NextStep);
