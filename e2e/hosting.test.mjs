@@ -9,12 +9,13 @@
 // The two budgets are TODO tests (run, reported, never failing the suite) until the wasm shrinks.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import { cpSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, relative, sep } from 'node:path';
+import { extname, join, normalize, sep } from 'node:path';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { ROOT, launch, screenshot, freePort } from './helpers.mjs';
+import { COPY, siteFiles } from '../scripts/dist_files.mjs';
 
 // The site under test: the release build (./x dist), or another build for a quick local run.
 const DIST = process.env.WATCHLAB_DIST || join(ROOT, 'dist');
@@ -97,12 +98,6 @@ after(async () => {
   server?.close();
 });
 
-/** Every file under `dir`, relative, with `/`. */
-function files(dir, top = dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory()
-    ? files(join(dir, e.name), top) : [relative(top, join(dir, e.name)).split(sep).join('/')]));
-}
-
 /** A fresh context (no service worker, empty caches) and a page in it, in English. */
 async function fresh() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
@@ -127,7 +122,7 @@ const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
 
 /** The page's files (not the labs) and their gzipped sizes: what every learner downloads. */
 function pageSizes() {
-  const names = files(site).filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith('labs/'));
+  const names = siteFiles(site).filter((f) => !COPY.test(f) && !f.startsWith('labs/'));
   const sizes = Object.fromEntries(names.map((f) => {
     const gz = join(site, `${f}.gz`);
     return [f, statSync(existsSync(gz) ? gz : join(site, f)).size];
@@ -136,7 +131,7 @@ function pageSizes() {
 }
 
 test('every file has .gz and .br copies holding exactly its bytes; the page\'s gzipped size', () => {
-  const assets = files(site).filter((f) => !/\.(gz|br)$/.test(f));
+  const assets = siteFiles(site).filter((f) => !COPY.test(f));
   for (const f of ['index.html', 'start.js', 'sw.js', 'labs/watch.yaml']) assert.ok(assets.includes(f), `${f} in dist/`);
   for (const ext of ['.wasm', '.js', '.css', '.svg']) assert.ok(assets.some((f) => f.endsWith(ext)), `a ${ext} in dist/`);
   for (const f of assets) {
@@ -154,7 +149,7 @@ test('every file has .gz and .br copies holding exactly its bytes; the page\'s g
   }
   assert.match(readFileSync(join(site, 'index.html'), 'utf8'), / data-watchlab-sw="\.\/sw\.js"/, 'the page names its worker');
   // Nothing compressed twice (a second `node scripts/dist_finish.mjs` run writes no .gz.gz).
-  assert.deepEqual(files(site).filter((f) => /\.(gz|br)\.(gz|br)$/.test(f)), []);
+  assert.deepEqual(siteFiles(site).filter((f) => /\.(gz|br)\.(gz|br)$/.test(f)), []);
   const { sizes, total } = pageSizes();
   const of = (re) => Object.entries(sizes).filter(([f]) => re.test(f)).reduce((a, [, n]) => a + n, 0);
   const brotli = Object.keys(sizes).reduce((a, f) => a + statSync(join(site, existsSync(join(site, `${f}.br`)) ? `${f}.br` : f)).size, 0);

@@ -10,12 +10,12 @@
 // Writes one JSON line for scripts/bench_report.py (`"bench": "page"`).
 //
 //   node scripts/bench_page.mjs DIST OUT.jsonl
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { COPY, siteFiles } from './dist_files.mjs';
 
 const BUDGET_GZIP = 1_000_000; // issue #37: ≤ 1 MB gzipped
-const COPY = /\.(gz|br)$/;
 
 const [dist, out] = process.argv.slice(2);
 if (!dist || !out) {
@@ -27,16 +27,8 @@ function fail(message) {
   process.exit(1);
 }
 
-/** Every file under `dir`, as paths relative to `dist` with `/`, sorted. */
-function files(dir = dist) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    return e.isDirectory() ? files(path) : [relative(dist, path).split(sep).join('/')];
-  }).sort();
-}
-
 if (!existsSync(join(dist, 'index.html'))) fail(`${dist}/index.html is missing: build it with ./x dist`);
-const all = files();
+const all = siteFiles(dist);
 if (!all.some((f) => f.endsWith('.gz')) || !all.includes('sw.js')) {
   fail(`${dist} has no .gz copies or no sw.js: not a ./x dist build (trunk alone does not `
     + 'write them; scripts/dist_finish.mjs does)');

@@ -67,9 +67,7 @@ def shape(row):
         return (b, row["watchers"], row["selective"])
     if b == "daemonset":
         return (b, row["nodes"])
-    if b == "page":
-        return (b,)  # one row: each run's build of the page replaces the last
-    return (b,)
+    return (b,)  # one row of its kind (the page: each run's build replaces the last)
 
 
 def order(row):

@@ -8,24 +8,18 @@
 //
 //   node scripts/dist_finish.mjs [DIST]     (default: dist/ of this checkout)
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { readFileSync, rmSync, statSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { COPY, siteFiles } from './dist_files.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = process.argv[2] ?? join(ROOT, 'dist');
 const TEMPLATE = join(ROOT, 'static', 'sw.js');
-const COPY = /\.(gz|br)$/;
 const TEXT = /\.(html|js|mjs|css|svg|json|yaml|yml|txt|map)$/;
 
-/** Every file under `dir`, as paths relative to DIST with `/`, sorted. */
-function files(dir = DIST) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    return e.isDirectory() ? files(path) : [relative(DIST, path).split(sep).join('/')];
-  }).sort();
-}
+const files = () => siteFiles(DIST);
 
 // 1. The service worker, announced to static/start.js by a data attribute on its script tag (so
 // `trunk serve`, which has no sw.js, never asks for one), then written with the list of every
