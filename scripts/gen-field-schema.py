@@ -1,15 +1,15 @@
-"""Writes crates/engine/src/api/field_schema.rs: every JSON field name of every type reachable
+"""Writes crates/api/src/field_schema.rs: every JSON field name of every type reachable
 from the served kinds, as the official Python client's models declare them (generated from the
 Kubernetes OpenAPI schema). fieldValidation (Strict/Warn) reports a field not in this table as
 unknown, so a field that Kubernetes has but the engine does not model is still accepted.
 
-The roots are the kinds' own: each registry module under crates/engine/src/api/kinds/ declares
+The roots are the kinds' own: each registry module under crates/api/src/kinds/ declares
 its `schema_root` (the model of its root type, `V1Pod`), and this script reads them there, so a
 new kind cannot be left out (the engine's `kinds` tests fail while a root is missing from the
 generated table).
 
 Run with the client the tests install:
-    target/clients/python/bin/python scripts/gen-field-schema.py > crates/engine/src/api/field_schema.rs
+    target/clients/python/bin/python scripts/gen-field-schema.py > crates/api/src/field_schema.rs
 """
 
 import pathlib
@@ -18,7 +18,7 @@ import re
 import kubernetes
 import kubernetes.client.models as m
 
-KINDS = pathlib.Path(__file__).resolve().parent.parent / "crates/engine/src/api/kinds"
+KINDS = pathlib.Path(__file__).resolve().parent.parent / "crates/api/src/kinds"
 
 
 def roots():

@@ -17,7 +17,7 @@ import re
 import kubernetes
 import kubernetes.client.models as m
 
-KINDS = pathlib.Path(__file__).resolve().parent.parent / "crates/engine/src/api/kinds"
+KINDS = pathlib.Path(__file__).resolve().parent.parent / "crates/api/src/kinds"
 
 EXTRA_ROOTS = [
     "V1Scale", "V1Binding", "V1SelfSubjectAccessReview", "V1SelfSubjectRulesReview", "V1ListMeta",

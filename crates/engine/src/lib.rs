@@ -11,14 +11,14 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
-pub mod api;
+pub use watchlab_api as api;
 pub mod apiserver;
 pub mod client;
-pub mod clock;
+pub use watchlab_api::clock;
 pub mod cluster;
 pub mod controllers;
 pub mod etcd;
-pub mod hash;
+pub use watchlab_api::hash;
 /// Save and restore under their old name: the journal ([`cluster::journal`]) and the digests
 /// its replay is checked with.
 pub mod journal {

@@ -712,3 +712,35 @@ fn times_with_numeric_offsets_are_accepted_and_written_in_utc() {
     assert_eq!(code, 400, "{err}");
     assert!(msg(&err).contains("invalid RFC 3339 time"), "{err}");
 }
+
+#[test]
+fn ports_are_checked_as_a_service_s_and_the_protocol_defaults_to_tcp() {
+    let mut api = ApiServer::new(1);
+    let endpoints = |ports: serde_json::Value| {
+        watchlab_engine::api::Object::from_value(
+            watchlab_engine::api::Kind::Endpoints,
+            serde_json::json!({"metadata": {"name": "bad", "namespace": "default"},
+                "subsets": [{"addresses": [{"ip": "10.244.0.9"}], "ports": ports}]}),
+        )
+        .unwrap_or_else(|e| panic!("{}", e.message()))
+    };
+    let refused = api
+        .create(
+            "t",
+            endpoints(serde_json::json!([{"port": 0, "protocol": "HTTP"}])),
+        )
+        .err()
+        .map(|s| s.message().to_string());
+    assert_eq!(
+        refused.as_deref(),
+        Some("Endpoints \"bad\" is invalid: [subsets[0].ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, subsets[0].ports[0].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\"]")
+    );
+    let created = api
+        .create("t", endpoints(serde_json::json!([{"port": 8080}])))
+        .ok();
+    let protocol = match created.as_deref() {
+        Some(watchlab_engine::api::Object::Endpoints(e)) => e.subsets[0].ports[0].protocol.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(protocol, "TCP");
+}

@@ -774,10 +774,3 @@ pub(crate) fn change_of(
         }
     }
 }
-
-impl Kind {
-    /// The key of `namespace/name` of this kind.
-    pub fn key(self, namespace: &str, name: &str) -> String {
-        self.resource().key(namespace, name)
-    }
-}
