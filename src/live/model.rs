@@ -19,6 +19,7 @@ use watchlab_engine::rng::SimRng;
 
 use super::lister::{JsonListerWatcher, LiveObject, RawLog};
 use crate::console::Console;
+use watchlab_apimachinery::sort;
 
 /// The resources the views watch, by plural name, with their collection path.
 pub const WATCHED: [(&str, &str); 3] = [
@@ -164,7 +165,9 @@ impl LiveModel {
             .find(resource)
             .map(|w| w.informer.store().list())
             .unwrap_or_default();
-        all.sort_by(|a, b| (a.namespace(), a.name()).cmp(&(b.namespace(), b.name())));
+        sort::sort_by(&mut all, |a, b| {
+            (a.namespace(), a.name()).cmp(&(b.namespace(), b.name()))
+        });
         all
     }
 
@@ -250,7 +253,7 @@ impl LiveModel {
                 (seen.as_deref().and_then(parse_unix_millis), row)
             })
             .collect();
-        rows.sort_by_key(|(t, _)| *t);
+        sort::sort_by_key(&mut rows, |(t, _)| *t);
         rows.into_iter().map(|(_, r)| r).collect()
     }
 

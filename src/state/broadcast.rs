@@ -21,6 +21,7 @@ use crate::fanout::{
     describe_filter, fan_out_counts, lanes, reach, stream_groups, FanOutCounts, GroupKey, Lane,
     Reach, StreamGroup, GROUP_STREAMS_ABOVE, MAX_STREAM_LANES,
 };
+use watchlab_apimachinery::sort;
 
 /// Recent events shown per stream row.
 pub const RECENT_SHOWN: usize = 2;
@@ -276,7 +277,7 @@ fn apiserver_lanes(
     if instances.len() < 2 {
         return Vec::new();
     }
-    rows.sort_by_key(|r| r.instance);
+    sort::sort_by_key(rows, |r| r.instance);
     let mut counts = vec![0usize; instances.len()];
     for s in streams {
         if let Some(n) = counts.get_mut(s.instance()) {

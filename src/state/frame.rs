@@ -37,6 +37,7 @@ use super::navigation::Tool;
 use crate::clock::Speed;
 use crate::console::{visible, Line};
 use crate::view::View;
+use watchlab_apimachinery::sort;
 
 /// Above this many nodes the cluster view is a node map (one cell per node) instead of one
 /// column of pod cards per node, and the Actions tool names the node to kill instead of
@@ -370,7 +371,7 @@ pub fn status_counts(by_status: &BTreeMap<String, usize>) -> Vec<(String, usize)
     };
     let mut out: Vec<(String, usize)> = by_status.iter().map(|(s, n)| (s.clone(), *n)).collect();
     // Stable: ties (unranked statuses) keep the map's alphabetical order.
-    out.sort_by_key(|(s, _)| rank(s));
+    sort::sort_by_key(&mut out, |(s, _)| rank(s));
     out
 }
 

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use std::fmt;
 
 use super::Object;
+use watchlab_apimachinery::sort;
 
 /// Fields a diff never reports.
 const IGNORED: [&str; 2] = ["metadata.resourceVersion", "metadata.managedFields"];
@@ -77,7 +78,7 @@ pub fn field_changes(before: Option<&Object>, after: Option<&Object>) -> Vec<Fie
 pub fn value_changes(before: &Value, after: &Value) -> Vec<FieldChange> {
     let mut out = Vec::new();
     walk("", before, after, &mut out);
-    out.sort_by_key(|c| is_stamp(c.path()));
+    sort::sort_by_key(&mut out, |c| is_stamp(c.path()));
     out
 }
 

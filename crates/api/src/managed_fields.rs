@@ -12,6 +12,7 @@ use crate::clock::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
+use watchlab_apimachinery::sort;
 
 /// `ManagedFieldsOperationApply`.
 pub const APPLY: &str = "Apply";
@@ -427,7 +428,7 @@ pub fn entry(
 /// time, manager, apiVersion, subresource; empty ones dropped.
 pub fn sorted(mut entries: Vec<ManagedFieldsEntry>) -> Vec<ManagedFieldsEntry> {
     entries.retain(|e| !e.set().is_empty());
-    entries.sort_by(|a, b| {
+    sort::sort_by(&mut entries, |a, b| {
         (
             &a.operation,
             a.time,

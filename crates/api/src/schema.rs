@@ -12,6 +12,7 @@
 use regex_lite::Regex;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::validation::{BadValue, FieldError};
 
 const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
@@ -203,7 +204,7 @@ pub fn prune_unknown(schema: &Value, value: &mut Value) -> Vec<String> {
         ..Pruner::default()
     };
     pruner.prune(Some(schema), value, true, 0);
-    pruner.unknown.sort();
+    sort::sort(&mut pruner.unknown);
     pruner.unknown
 }
 

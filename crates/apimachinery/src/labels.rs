@@ -6,6 +6,7 @@
 //! strings are accepted, the same errors come back (`unable to parse requirement: ...`,
 //! `found ')', expected: ...`), and `Display` prints the canonical `String()` form.
 
+use crate::sort;
 use crate::table::or_none;
 use crate::unstructured::{array, str_at, string, string_map};
 use crate::validation::{
@@ -216,7 +217,7 @@ impl LabelSelector {
     /// `a=b,c!=d,e in (x,y),!f,g,h notin (z),n>5`. The empty string selects everything.
     pub fn parse(s: &str) -> Result<LabelSelector, String> {
         let mut requirements = Parser::new(s).parse()?;
-        requirements.sort_by(|a, b| a.key.cmp(&b.key));
+        sort::sort_by(&mut requirements, |a, b| a.key.cmp(&b.key));
         Ok(LabelSelector { requirements })
     }
 
@@ -227,7 +228,7 @@ impl LabelSelector {
 
     /// A selector of the given requirements (sorted by key, as `Add` keeps them).
     pub fn from_requirements(mut requirements: Vec<Requirement>) -> Self {
-        requirements.sort_by(|a, b| a.key.cmp(&b.key));
+        sort::sort_by(&mut requirements, |a, b| a.key.cmp(&b.key));
         LabelSelector { requirements }
     }
 
@@ -293,7 +294,7 @@ impl LabelSelector {
                 }
             };
             let mut values = values.clone();
-            values.sort();
+            sort::sort(&mut values);
             values.dedup();
             requirements.push(Requirement::new(key, operator, values, None)?);
         }
@@ -675,7 +676,7 @@ pub fn selector_string(selector: Option<&Value>) -> String {
             .iter()
             .filter_map(|v| v.as_str().map(String::from))
             .collect();
-        values.sort();
+        sort::sort(&mut values);
         let values = values.join(",");
         parts.push(match str_at(e, &["operator"]).unwrap_or_default() {
             "In" => format!("{key} in ({values})"),
@@ -685,7 +686,7 @@ pub fn selector_string(selector: Option<&Value>) -> String {
             op => format!("{key} {op} ({values})"),
         });
     }
-    parts.sort();
+    sort::sort(&mut parts);
     or_none(parts.join(","))
 }
 
@@ -705,7 +706,7 @@ pub fn node_roles(node: &Value) -> String {
         })
         .filter(|r| !r.is_empty())
         .collect();
-    roles.sort();
+    sort::sort(&mut roles);
     roles.dedup();
     or_none(roles.join(","))
 }

@@ -18,6 +18,7 @@ pub mod quantity;
 pub mod quote;
 pub mod request;
 pub mod rfc3339;
+pub mod sort;
 pub mod status;
 pub mod table;
 pub mod unstructured;

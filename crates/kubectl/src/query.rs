@@ -2,6 +2,8 @@
 //! escapes with `url.QueryEscape` (space as `+`, `=` as `%3D`), so the console's requests read
 //! exactly like the real kubectl's (`?labelSelector=app%3Dnginx&limit=500`).
 
+use watchlab_apimachinery::sort;
+
 /// Go's `url.QueryEscape` (apimachinery's encoder, shared with the API server's parser).
 pub fn escape(s: &str) -> String {
     watchlab_apimachinery::request::percent_encode_query_value(s)
@@ -13,7 +15,7 @@ pub fn with_query(path: &str, params: &[(&str, String)]) -> String {
         return path.to_string();
     }
     let mut sorted: Vec<&(&str, String)> = params.iter().collect();
-    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    sort::sort_by(&mut sorted, |a, b| a.0.cmp(b.0));
     let query: Vec<String> = sorted
         .iter()
         .map(|(k, v)| format!("{}={}", escape(k), escape(v)))

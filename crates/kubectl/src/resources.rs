@@ -7,6 +7,7 @@ use crate::errors::CmdError;
 use serde_json::Value;
 use watchlab_apimachinery::client::ApiClient;
 use watchlab_apimachinery::request::resource_path;
+use watchlab_apimachinery::sort;
 
 /// One served resource type, from an `APIResourceList` entry.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -95,7 +96,7 @@ impl Discovery {
                     })
                 })
                 .collect();
-            these.sort_by(|a, b| a.plural.cmp(&b.plural));
+            sort::sort_by(&mut these, |a, b| a.plural.cmp(&b.plural));
             types.extend(these);
         }
         Discovery { types }

@@ -8,6 +8,7 @@ use crate::output::{parse_error_text, relaxed};
 use serde_json::Value;
 use std::cmp::Ordering;
 use watchlab_apimachinery::jsonpath::JsonPath;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::table::TableRow;
 
 /// Sorts `items` by the field expression (`.lastTimestamp`, `{.metadata.name}`...).
@@ -50,7 +51,7 @@ fn sorted_order(items: &[&Value], expr: &str) -> Result<Vec<usize>, CmdError> {
         )));
     }
     let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by(|&a, &b| {
+    sort::sort_by(&mut order, |&a, &b| {
         match (
             keys.get(a).cloned().flatten(),
             keys.get(b).cloned().flatten(),

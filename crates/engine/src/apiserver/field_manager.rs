@@ -27,6 +27,7 @@ use crate::clock::Timestamp;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::status::{Status, StatusCause, StatusDetails, StatusReason};
 
 /// `validation.FieldManagerMaxLength`.
@@ -259,7 +260,7 @@ fn conflict_status(conflicts: &[(&ManagedFieldsEntry, FieldSet)]) -> Status {
         )
     } else {
         // Sorted by the manager's identifier, which is its JSON, so by name first.
-        by_manager.sort_by(|a, b| a.0.cmp(&b.0));
+        sort::sort_by(&mut by_manager, |a, b| a.0.cmp(&b.0));
         let mut lines = Vec::new();
         for (who, paths) in &by_manager {
             lines.push(format!("conflicts with {who}:"));

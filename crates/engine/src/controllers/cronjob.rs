@@ -43,6 +43,7 @@ use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::{Timestamp, EPOCH_UNIX_SECONDS};
 use watchlab_apimachinery::gofmt::go_quote;
 use watchlab_apimachinery::rfc3339::civil_from_days;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::status::{Status, StatusReason};
 
 pub const USER_AGENT: &str = "cronjob-controller";
@@ -380,7 +381,7 @@ impl CronJobController {
             if excess == 0 {
                 continue;
             }
-            finished.sort_by(|a, b| by_start_time(a, b));
+            sort::sort_by(&mut finished, |a, b| by_start_time(a, b));
             for job in finished.into_iter().take(excess) {
                 update |= self.delete_job(now, api, obj, cj, job);
             }

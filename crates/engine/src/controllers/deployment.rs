@@ -24,6 +24,7 @@ use crate::apiserver::ApiServer;
 use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
 use crate::hash::fnv1a32;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::status::StatusReason;
 
 pub const USER_AGENT: &str = "deployment-controller";
@@ -207,7 +208,9 @@ impl DeploymentController {
         let (new_rs, mut old): (Vec<ReplicaSet>, Vec<ReplicaSet>) = owned
             .into_iter()
             .partition(|rs| rs.metadata.labels.get(POD_TEMPLATE_HASH_LABEL) == Some(&hash));
-        old.sort_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()));
+        sort::sort_by_key(&mut old, |rs| {
+            (rs.metadata.creation_timestamp, rs.metadata.name.clone())
+        });
         let desired = d.spec.replicas.unwrap_or(1);
         let (surge, max_unavailable) = fenceposts(d);
         let max_old_revision = old.iter().map(revision).max().unwrap_or(0);
@@ -466,7 +469,7 @@ impl DeploymentController {
         if empty.len() <= limit {
             return Ok(());
         }
-        empty.sort_by_key(|rs| (revision(rs), rs.metadata.name.clone()));
+        sort::sort_by_key(&mut empty, |rs| (revision(rs), rs.metadata.name.clone()));
         let surplus = empty.len() - limit;
         for rs in empty.into_iter().take(surplus) {
             let ns = Some(rs.metadata.namespace.as_str());

@@ -24,6 +24,7 @@ use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions};
 use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
+use watchlab_apimachinery::sort;
 
 pub const USER_AGENT: &str = "endpoint-controller";
 
@@ -47,7 +48,7 @@ fn ports_for(svc: &Service, pod: &Pod) -> Vec<EndpointPort> {
             })
         })
         .collect();
-    ports.sort_by(|a, b| (&a.name, a.port).cmp(&(&b.name, b.port)));
+    sort::sort_by(&mut ports, |a, b| (&a.name, a.port).cmp(&(&b.name, b.port)));
     ports
 }
 
@@ -85,8 +86,8 @@ pub fn subsets(svc: &Service, pods: &[Arc<Object>]) -> Vec<EndpointSubset> {
     }
     let mut out: Vec<EndpointSubset> = by_ports.into_values().collect();
     for s in &mut out {
-        s.addresses.sort_by(|a, b| a.ip.cmp(&b.ip));
-        s.not_ready_addresses.sort_by(|a, b| a.ip.cmp(&b.ip));
+        sort::sort_by(&mut s.addresses, |a, b| a.ip.cmp(&b.ip));
+        sort::sort_by(&mut s.not_ready_addresses, |a, b| a.ip.cmp(&b.ip));
     }
     out
 }

@@ -35,6 +35,7 @@ use crate::api::{Kind, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, DeleteOptions};
 use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
+use watchlab_apimachinery::sort;
 
 pub const USER_AGENT: &str = "endpointslice-controller";
 /// `--max-endpoints-per-slice` (kube-controller-manager default 100).
@@ -223,7 +224,7 @@ impl EndpointSliceController {
             .by_index(SERVICE_NAME_INDEX, key.as_str())
             .unwrap_or_default();
         slices.retain(|s| managed_by_us(s.meta()));
-        slices.sort_by(|a, b| a.name().cmp(b.name()));
+        sort::sort_by(&mut slices, |a, b| a.name().cmp(b.name()));
         slices
     }
 

@@ -23,6 +23,7 @@ use crate::apiserver::ApiServer;
 use crate::client::store::NAMESPACE_INDEX;
 use crate::client::Store;
 use watchlab_apimachinery::labels::LabelSelector;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::status::{Status, StatusReason};
 
 /// `history.ControllerRevisionHashLabel`.
@@ -120,7 +121,7 @@ pub fn find_equal_revisions<'a>(
 
 /// `SortControllerRevisions`: by revision number, then creation time, then name.
 pub fn sort_revisions(revisions: &mut [&ControllerRevision]) {
-    revisions.sort_by(|a, b| {
+    sort::sort_by(revisions, |a, b| {
         let key = |r: &ControllerRevision| {
             (
                 r.revision,

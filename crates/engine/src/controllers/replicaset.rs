@@ -30,6 +30,7 @@ use crate::client::store::NAMESPACE_INDEX;
 use crate::client::{Notification, ObjectKey, Store, WorkQueue};
 use crate::clock::Timestamp;
 use watchlab_apimachinery::labels::LabelSelector;
+use watchlab_apimachinery::sort;
 
 pub const USER_AGENT: &str = "replicaset-controller";
 /// client-go `ExpectationsTimeout`: expectations older than this are considered satisfied.
@@ -470,7 +471,7 @@ impl ReplicaSetController {
         count: i32,
     ) -> bool {
         let mut ranked: Vec<&Pod> = active.to_vec();
-        ranked.sort_by_key(|p| deletion_rank(p));
+        sort::sort_by_key(&mut ranked, |p| deletion_rank(p));
         let victims: Vec<&Pod> = ranked.into_iter().take(count.max(0) as usize).collect();
         self.expectations.insert(
             key.clone(),

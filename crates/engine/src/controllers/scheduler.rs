@@ -36,6 +36,7 @@ use crate::apiserver::ApiServer;
 use crate::client::{InformerConfig, Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
 use crate::rng::SimRng;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::status::StatusReason;
 
 /// The scheduler's name, matched against `spec.schedulerName`, and its event source.
@@ -762,7 +763,7 @@ fn fit_error(total: usize, failures: &[NodeFailure]) -> String {
     }
     let histogram = |m: &BTreeMap<&str, usize>| {
         let mut items: Vec<String> = m.iter().map(|(r, n)| format!("{n} {r}")).collect();
-        items.sort();
+        sort::sort(&mut items);
         items.join(", ")
     };
     format!(

@@ -13,6 +13,7 @@ use super::quota::{self, Encoded};
 use super::revision::Revision;
 use super::{Store, StoreError};
 use crate::clock::Timestamp;
+use watchlab_apimachinery::sort;
 
 /// What a snapshot file holds.
 #[derive(Debug, Clone)]
@@ -58,7 +59,9 @@ impl<V: Clone + Encoded> Store<V> {
             s.lessor.restore(id, ttl_ms, now);
         }
         let mut kvs: Vec<&KeyValue<V>> = snapshot.kvs.iter().collect();
-        kvs.sort_by(|a, b| (a.mod_revision, &a.key).cmp(&(b.mod_revision, &b.key)));
+        sort::sort_by(&mut kvs, |a, b| {
+            (a.mod_revision, &a.key).cmp(&(b.mod_revision, &b.key))
+        });
         for kv in kvs {
             let cost = quota::put_cost(&kv.key, &kv.value).unwrap_or(0);
             let (key, index) = s.index.entry(&kv.key);

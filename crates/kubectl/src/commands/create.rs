@@ -13,6 +13,7 @@ use crate::errors::CmdError;
 use crate::flags::{value, FlagSpec};
 use serde_json::{json, Map, Value};
 use watchlab_apimachinery::labels::{LabelSelector, Operator};
+use watchlab_apimachinery::sort;
 
 const DEPLOYMENT_FLAGS: &[FlagSpec] = &[
     value("image", None),
@@ -179,7 +180,7 @@ fn parse_to_label_selector(text: &str) -> Result<Value, CmdError> {
             }
         };
         let mut values = r.values.clone();
-        values.sort();
+        sort::sort(&mut values);
         let mut e = json!({"key": r.key, "operator": op});
         if !values.is_empty() {
             e["values"] = json!(values);

@@ -26,6 +26,7 @@ use super::{parse_flags, Ctx, Done};
 use crate::errors::{json_body, CmdError};
 use crate::flags::{boolean, value, FlagSpec};
 use serde_json::{json, Map, Value};
+use watchlab_apimachinery::sort;
 
 const FLAGS: &[FlagSpec] = &[
     value("image", None),
@@ -188,7 +189,7 @@ fn options(p: &crate::flags::Parsed, args: Vec<String>, profile: Profile) -> Opt
             .filter_map(|pair| pair.split_once('='))
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        out.sort();
+        sort::sort(&mut out);
         out
     };
     let interactive = p.flag("stdin");

@@ -25,6 +25,7 @@ use crate::flags::{boolean, value, FlagSpec};
 use crate::resources::{Discovery, ResourceType};
 use serde_json::Value;
 use watchlab_apimachinery::gofmt::go_quote;
+use watchlab_apimachinery::sort;
 
 const FLAGS: &[FlagSpec] = &[
     boolean("recursive", None),
@@ -302,7 +303,7 @@ impl<'a> Explainer<'a> {
             return Ok(None);
         };
         let mut names: Vec<&String> = schemas.keys().collect();
-        names.sort();
+        sort::sort(&mut names);
         for name in names {
             let schema = &schemas[name];
             let kinds = schema["x-kubernetes-group-version-kind"].as_array();
@@ -416,7 +417,7 @@ impl<'a> Explainer<'a> {
         let mut out = String::new();
         if let Some(properties) = resolved["properties"].as_object() {
             let mut names: Vec<&String> = properties.keys().collect();
-            names.sort();
+            sort::sort(&mut names);
             for name in names {
                 out.push_str(&self.field_detail(name, resolved, level)?);
                 if self.recursive {
@@ -600,7 +601,7 @@ fn go_print(v: &Value) -> String {
         }
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            sort::sort(&mut keys);
             let parts: Vec<String> = keys
                 .iter()
                 .map(|k| format!("{k}:{}", go_print(&m[k.as_str()])))

@@ -7,6 +7,7 @@ use crate::errors::CmdError;
 use crate::flags::{boolean, value, FlagSpec};
 use crate::tabwriter::TabWriter;
 use serde_json::Value;
+use watchlab_apimachinery::sort;
 
 /// The client version this kubectl models.
 pub const CLIENT_VERSION: &str = "v1.32.4";
@@ -48,9 +49,13 @@ pub(crate) fn api_resources(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdE
         .collect();
     // kubectl's `sortableResource`: by API group unless `--sort-by name|kind`, ties by name.
     match p.last("sort-by") {
-        Some("name") => selected.sort_by(|a, b| a.plural.cmp(&b.plural)),
-        Some("kind") => selected.sort_by(|a, b| (&a.kind, &a.plural).cmp(&(&b.kind, &b.plural))),
-        _ => selected.sort_by(|a, b| (&a.group, &a.plural).cmp(&(&b.group, &b.plural))),
+        Some("name") => sort::sort_by(&mut selected, |a, b| a.plural.cmp(&b.plural)),
+        Some("kind") => sort::sort_by(&mut selected, |a, b| {
+            (&a.kind, &a.plural).cmp(&(&b.kind, &b.plural))
+        }),
+        _ => sort::sort_by(&mut selected, |a, b| {
+            (&a.group, &a.plural).cmp(&(&b.group, &b.plural))
+        }),
     }
     match p.last("output") {
         Some("name") => {
@@ -98,7 +103,7 @@ pub(crate) fn api_versions(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdEr
     parse_flags("api-versions", args, &[])?;
     let discovery = ctx.discovery()?;
     let mut versions: Vec<String> = discovery.types().iter().map(|r| r.api_version()).collect();
-    versions.sort();
+    sort::sort(&mut versions);
     versions.dedup();
     Ok(Done::out(
         versions

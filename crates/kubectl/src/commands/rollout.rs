@@ -16,6 +16,7 @@ use crate::flags::{value, FlagSpec};
 use crate::resources::ResourceType;
 use crate::targets::parse_targets;
 use serde_json::Value;
+use watchlab_apimachinery::sort;
 
 const FLAGS: &[FlagSpec] = &[
     value("to-revision", None),
@@ -187,7 +188,7 @@ pub(super) fn patch_restoring(
 /// `REVISION  CHANGE-CAUSE` rows, sorted by revision, laid out by the history viewers'
 /// tabwriter (min width 0, padding 2).
 pub(super) fn history_table(mut rows: Vec<(i64, String)>) -> String {
-    rows.sort();
+    sort::sort(&mut rows);
     let mut text = String::from("REVISION\tCHANGE-CAUSE\n");
     for (revision, cause) in rows {
         let cause = if cause.is_empty() {

@@ -13,6 +13,7 @@ use crate::query::with_query;
 use crate::tabwriter::TabWriter;
 use serde_json::Value;
 use watchlab_apimachinery::quantity::Quantity;
+use watchlab_apimachinery::sort;
 
 const METRICS: &str = "/apis/metrics.k8s.io/v1beta1";
 
@@ -142,7 +143,7 @@ fn nodes(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     } else {
         "allocatable"
     };
-    metrics.sort_by(|a, b| {
+    sort::sort_by(&mut metrics, |a, b| {
         a["metadata"]["name"]
             .as_str()
             .cmp(&b["metadata"]["name"].as_str())
@@ -218,7 +219,7 @@ fn pods(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
                 .to_string(),
         )
     };
-    metrics.sort_by_key(|m| {
+    sort::sort_by_key(&mut metrics, |m| {
         if all_ns {
             key(m)
         } else {
@@ -241,7 +242,9 @@ fn pods(ctx: &mut Ctx, args: &[String]) -> Result<Done, CmdError> {
     for m in &metrics {
         let (pod_ns, pod) = key(m);
         let mut ctrs = m["containers"].as_array().cloned().unwrap_or_default();
-        ctrs.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        sort::sort_by(&mut ctrs, |a, b| {
+            a["name"].as_str().cmp(&b["name"].as_str())
+        });
         let mut prefix = Vec::new();
         if all_ns {
             prefix.push(pod_ns.clone());

@@ -20,6 +20,7 @@ use crate::hash::fnv1a32;
 use watchlab_apimachinery::status::StatusReason;
 
 use super::USER_AGENT;
+use watchlab_apimachinery::sort;
 
 /// `apps.DefaultDaemonSetUniqueLabelKey` (= `ControllerRevisionHashLabelKey`).
 pub const CONTROLLER_REVISION_HASH_LABEL: &str = "controller-revision-hash";
@@ -175,7 +176,7 @@ fn dedup(
     mut current: Vec<ControllerRevision>,
     relabel: &dyn Fn() -> Vec<Arc<Object>>,
 ) -> Result<ControllerRevision, Requeue> {
-    current.sort_by_key(|r| (r.revision, r.metadata.name.clone()));
+    sort::sort_by_key(&mut current, |r| (r.revision, r.metadata.name.clone()));
     let keep = current.pop().ok_or(Requeue)?;
     if current.is_empty() {
         return Ok(keep);
@@ -223,7 +224,7 @@ pub fn cleanup(
     let Some(mut to_kill) = old.len().checked_sub(keep).filter(|n| *n > 0) else {
         return Ok(());
     };
-    old.sort_by_key(|r| (r.revision, r.metadata.name.clone()));
+    sort::sort_by_key(&mut old, |r| (r.revision, r.metadata.name.clone()));
     for rev in &old {
         if to_kill == 0 {
             break;

@@ -19,6 +19,7 @@ use crate::api::Object;
 use crate::client::ObjectKey;
 use crate::clock::Timestamp;
 use crate::controllers::podutil::{is_pod_available, is_pod_ready, is_terminal};
+use watchlab_apimachinery::sort;
 
 /// One node's share of the status (each 0 or 1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -77,7 +78,7 @@ pub struct DaemonState {
 
 /// `podByCreationTimestampAndPhase`: bound pods first, then oldest, then by name.
 pub fn sort_pods(pods: &mut [&Pod]) {
-    pods.sort_by(|a, b| {
+    sort::sort_by(pods, |a, b| {
         let unbound = |p: &Pod| p.spec.node_name.is_empty();
         unbound(a)
             .cmp(&unbound(b))

@@ -7,6 +7,7 @@
 
 use crate::api::pod::Pod;
 use crate::clock::Timestamp;
+use watchlab_apimachinery::sort;
 
 /// `DefaultJobPodFailureBackOff`.
 pub const DEFAULT_JOB_POD_FAILURE_BACKOFF_MS: u64 = 10_000;
@@ -26,7 +27,7 @@ impl BackoffRecord {
     /// failures that finished after the last success.
     pub fn after(self, succeeded: &[&Pod], failed: &[&Pod]) -> BackoffRecord {
         let mut failed_at: Vec<Timestamp> = failed.iter().map(|p| finished_time(p)).collect();
-        failed_at.sort();
+        sort::sort(&mut failed_at);
         let Some(last_success) = succeeded.iter().map(|p| finished_time(p)).max() else {
             return match failed_at.last() {
                 None => self,

@@ -27,6 +27,7 @@ use crate::apiserver::{ApiServer, DeleteOptions};
 use crate::clock::Timestamp;
 use crate::controllers::events::EventType;
 use crate::controllers::Requeue;
+use watchlab_apimachinery::sort;
 
 /// `names.MaxGeneratedNameLength`: a `generateName` is cut to this before the random suffix.
 const MAX_GENERATED_NAME_LENGTH: usize = 58;
@@ -287,7 +288,7 @@ fn duplicated_index_pods(
 ) -> (Vec<Arc<Object>>, Vec<Arc<Object>>) {
     let index = |o: &Arc<Object>| o.as_pod().and_then(completion_index);
     let mut sorted = pods.to_vec();
-    sorted.sort_by_key(|o| index(o).map_or(-1, i64::from));
+    sort::sort_by_key(&mut sorted, |o| index(o).map_or(-1, i64::from));
     let (mut rm, mut keep) = (Vec::new(), Vec::new());
     let mut group: Vec<Arc<Object>> = Vec::new();
     let flush = |group: &mut Vec<Arc<Object>>, rm: &mut Vec<_>, keep: &mut Vec<_>| {

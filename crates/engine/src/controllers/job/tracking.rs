@@ -34,6 +34,7 @@ use crate::client::ObjectKey;
 use crate::clock::Timestamp;
 use crate::controllers::events::EventType;
 use crate::controllers::Requeue;
+use watchlab_apimachinery::sort;
 
 /// What the walk over the pods found (step 1).
 #[derive(Default)]
@@ -61,7 +62,9 @@ impl JobController {
         let mut pods = ctx.pods.clone();
         if ctx.job.is_indexed() {
             // Completed indexes are added in order.
-            pods.sort_by_key(|o| o.as_pod().and_then(completion_index).map_or(-1, i64::from));
+            sort::sort_by_key(&mut pods, |o| {
+                o.as_pod().and_then(completion_index).map_or(-1, i64::from)
+            });
         }
         let mut with_finalizer: BTreeSet<String> = pods
             .iter()

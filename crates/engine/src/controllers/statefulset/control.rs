@@ -32,6 +32,7 @@ use super::identity::{
 use super::pod_control::PodControl;
 use super::status::{count, is_healthy, is_running_and_ready};
 use super::update::{made_at_current, next_step, Step, Target};
+use watchlab_apimachinery::sort;
 
 /// `MaxBatchSize`: the largest slow-start batch, and here also the most pods one pass creates
 /// (upstream creates all in one sync; the rest come with the next pass, which the creations'
@@ -92,7 +93,7 @@ pub fn update_stateful_set(
             false => pass.condemned.push((ordinal, Arc::clone(o))),
         }
     }
-    pass.condemned.sort_by_key(|c| std::cmp::Reverse(c.0));
+    sort::sort_by_key(&mut pass.condemned, |c| std::cmp::Reverse(c.0));
     pass.first_unhealthy = pass.first_unhealthy();
     let mut status = StatefulSetStatus {
         observed_generation: set.metadata.generation.unwrap_or(0),

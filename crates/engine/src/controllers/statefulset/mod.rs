@@ -54,6 +54,7 @@ use crate::client::store::NAMESPACE_INDEX;
 use crate::client::{Notification, ObjectKey, WorkQueue};
 use crate::clock::Timestamp;
 use watchlab_apimachinery::labels::LabelSelector;
+use watchlab_apimachinery::sort;
 
 pub const USER_AGENT: &str = "statefulset-controller";
 
@@ -317,7 +318,7 @@ impl StatefulSetController {
     ) -> Result<crate::api::apps::StatefulSetStatus, Requeue> {
         let listed = history::list_revisions(&self.revisions.store(), &set.metadata, selector);
         let mut sorted: Vec<&Arc<Object>> = listed.iter().collect();
-        sorted.sort_by(|a, b| {
+        sort::sort_by(&mut sorted, |a, b| {
             let key = |o: &Object| {
                 let r = o.as_controller_revision().map_or(0, |r| r.revision);
                 (r, o.meta().creation_timestamp, o.name().to_string())

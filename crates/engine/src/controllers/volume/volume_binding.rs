@@ -36,6 +36,7 @@ use crate::controllers::events::reference_of;
 use crate::controllers::profile::Profile;
 use crate::controllers::shared_informer::InformerRef;
 use crate::rng::SimRng;
+use watchlab_apimachinery::sort;
 
 /// The plugin's name, as the messages of a narrowed node list name it.
 pub const PLUGIN_NAME: &str = "VolumeBinding";
@@ -124,7 +125,9 @@ impl PodVolumes {
     /// provisioner; `None` when a claim gets neither.
     fn plan(&self, node: &Node) -> Option<Plan> {
         let mut claims: Vec<&Arc<Object>> = self.delayed.iter().collect();
-        claims.sort_by_key(|c| c.as_persistent_volume_claim().map(matching::requested));
+        sort::sort_by_key(&mut claims, |c| {
+            c.as_persistent_volume_claim().map(matching::requested)
+        });
         let mut excluded = BTreeSet::new();
         let mut plan = Plan {
             bindings: Vec::new(),

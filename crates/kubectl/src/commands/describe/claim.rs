@@ -14,6 +14,7 @@ use std::fmt::Write;
 use watchlab_apimachinery::duration::since;
 use watchlab_apimachinery::jsonpath::text_of;
 use watchlab_apimachinery::quantity::Quantity;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::unstructured::{array, at, name, namespace, str_at, string, string_map};
 
 /// `v1.BetaStorageClassAnnotation`, read before `spec.storageClassName`.
@@ -137,7 +138,7 @@ fn users(ctx: &mut Ctx, pvc: &Value) -> Vec<String> {
         }
     }
     let mut names: Vec<String> = pods.into_iter().map(name).collect();
-    names.sort();
+    sort::sort(&mut names);
     names
 }
 

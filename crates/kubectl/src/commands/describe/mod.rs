@@ -33,6 +33,7 @@ use watchlab_apimachinery::duration::since;
 use watchlab_apimachinery::labels::{node_roles, selector_string};
 use watchlab_apimachinery::request::resource_path;
 use watchlab_apimachinery::rfc3339::parse_unix_millis;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::table::or_none;
 use watchlab_apimachinery::unstructured::{
     array, at, int, joined_map, name, namespace, str_at, string, string_map,
@@ -633,7 +634,7 @@ fn container_mounts(o: &mut String, c: &Value) {
     } else {
         let _ = writeln!(o, "    Mounts:");
     }
-    mounts.sort_by_key(|m| string(m, &["mountPath"]));
+    sort::sort_by_key(&mut mounts, |m| string(m, &["mountPath"]));
     for m in mounts {
         let mut flags = vec![if m["readOnly"] == Value::Bool(true) {
             "ro".to_string()
@@ -660,7 +661,7 @@ fn container_mounts(o: &mut String, c: &Value) {
             ""
         };
         let _ = writeln!(o, "    Devices:{none}");
-        devices.sort_by_key(|d| string(d, &["devicePath"]));
+        sort::sort_by_key(&mut devices, |d| string(d, &["devicePath"]));
         for d in devices {
             let _ = writeln!(
                 o,
@@ -1411,7 +1412,7 @@ const DESCRIBED_ABOVE: [&str; 5] = [
 fn unstructured(o: &mut String, level: usize, fields: &serde_json::Map<String, Value>, at: &str) {
     let indent = "  ".repeat(level);
     let mut names: Vec<&String> = fields.keys().collect();
-    names.sort();
+    sort::sort(&mut names);
     for field in names {
         let path = format!("{at}.{field}");
         if DESCRIBED_ABOVE.contains(&path.as_str()) {
@@ -1539,7 +1540,7 @@ fn events_section(ctx: &mut Ctx, rt: &ResourceType, obj: &Value, now: i64) -> St
     if events.is_empty() {
         return "Events:\t<none>\n".into();
     }
-    events.sort_by_key(|e| {
+    sort::sort_by_key(&mut events, |e| {
         str_at(e, &["lastTimestamp"])
             .and_then(parse_unix_millis)
             .unwrap_or(i64::MIN)

@@ -13,6 +13,7 @@ use crate::resources::ResourceType;
 use crate::targets::{self, ListQuery};
 use serde_json::{json, Value};
 use watchlab_apimachinery::labels::selector_string;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::unstructured::{array, at, int, str_at, string};
 
 const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
@@ -182,7 +183,7 @@ fn find_history(to_revision: i64, history: &[Value]) -> Option<&Value> {
         return history.iter().find(|h| revision_of(h) == to_revision);
     }
     let mut sorted: Vec<&Value> = history.iter().collect();
-    sorted.sort_by_key(|h| revision_of(h));
+    sort::sort_by_key(&mut sorted, |h| revision_of(h));
     sorted
         .len()
         .checked_sub(2)

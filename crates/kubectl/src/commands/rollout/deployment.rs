@@ -10,6 +10,7 @@ use crate::errors::{json_body, CmdError};
 use crate::resources::ResourceType;
 use serde_json::{json, Map, Value};
 use watchlab_apimachinery::request::resource_path;
+use watchlab_apimachinery::sort;
 use watchlab_apimachinery::unstructured::{array, int, str_at, string};
 
 const REVISION: &str = "deployment.kubernetes.io/revision";
@@ -197,7 +198,7 @@ fn revision_to_restore<'a>(
             .ok_or_else(|| not_found(to_revision));
     }
     let mut by_revision: Vec<&Value> = rses.iter().filter(|rs| revision_of(rs) >= 0).collect();
-    by_revision.sort_by_key(|rs| std::cmp::Reverse(revision_of(rs)));
+    sort::sort_by_key(&mut by_revision, |rs| std::cmp::Reverse(revision_of(rs)));
     by_revision
         .get(1)
         .copied()

@@ -24,6 +24,7 @@ use crate::api::pod::{
 use crate::clock::Timestamp;
 use crate::controllers::events::EventType;
 use crate::hash::fnv1a64;
+use watchlab_apimachinery::sort;
 
 /// One ephemeral container of a pod, as the kubelet's runtime holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,7 +153,7 @@ pub fn statuses(runs: &[EphemeralRun], pod: &Pod) -> ContainerStatuses {
             Some(status(run, ec, pod))
         })
         .collect();
-    out.sort_by(|a, b| a.name.cmp(&b.name));
+    sort::sort_by(&mut out, |a, b| a.name.cmp(&b.name));
     out.into()
 }
 
