@@ -97,9 +97,9 @@ impl fmt::Display for Timestamp {
     }
 }
 
-/// What virtual time moves: timers, and the work one instant does. The [`crate::cluster::Cluster`]
-/// and the controllers' test [`crate::controllers::Harness`] are driven this way, both by
-/// [`advance_until`].
+/// What virtual time moves: timers, and the work one instant does. The engine's
+/// `watchlab_engine::cluster::Cluster` and the controllers' test harness
+/// (`watchlab_engine::controllers::Harness`) are driven this way, both by [`advance_until`].
 pub trait Timers {
     fn now(&self) -> Timestamp;
     /// The earliest timer after [`Timers::now`], if any.

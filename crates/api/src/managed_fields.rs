@@ -1,6 +1,6 @@
 //! `metadata.managedFields` (`metav1.ManagedFieldsEntry`): which manager set which fields of an
 //! object, and how (`Apply` for server-side apply, `Update` for every other write). The API
-//! server keeps it on every write ([`crate::apiserver`]'s field manager); objects share the
+//! server keeps it on every write (`watchlab_engine::apiserver`'s field manager); objects share the
 //! list and each entry's field set behind `Arc`s, so copying an object (every informer cache
 //! and controller does) costs a reference count, not the sets. An update's effect on the
 //! entries (`merge.Updater.Update`) is here too, as resolving a lazy update needs it.

@@ -2,10 +2,10 @@
 //! columns as `pkg/printers/internalversion` registers them (`AddHandlers`: name, type, priority)
 //! and computes each object's cells from the object ([`super::resource::Rules::columns`] and
 //! [`super::resource::Rules::row`]); the API server turns them into a `meta.k8s.io/v1` Table
-//! (`crate::apiserver::table`). Also here: the convertor that is not a kind's own, the generic
-//! server's default (`Name`, `Created At`, k8s.io/apiserver `rest.DefaultTableConvertor`), and
-//! the cell helpers several kinds share (a custom resource's convertor is
-//! [`super::custom_table`]).
+//! (`watchlab_engine::apiserver::table`). Also here: the convertor that is not a kind's own,
+//! the generic server's default (`Name`, `Created At`, k8s.io/apiserver
+//! `rest.DefaultTableConvertor`), and the cell helpers several kinds share (a custom resource's
+//! convertor is [`super::custom_table`]).
 //!
 //! Cells are read from the object's JSON (as `unstructured` fields), so the page, kubectl and the
 //! real kubectl all see the same text for the same stored object. Column descriptions are left

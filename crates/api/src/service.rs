@@ -1,6 +1,6 @@
 //! `v1.Service`: a stable virtual IP (and optionally a port on every node) in front of the pods
 //! its selector picks. The API server allocates `clusterIP` and `nodePort`s
-//! ([`crate::apiserver`]'s service allocation); the EndpointSlice controller follows the
+//! (`watchlab_engine::apiserver`'s service allocation); the EndpointSlice controller follows the
 //! selected pods and kube-proxy maps the ClusterIP to their addresses.
 
 use super::apps::IntOrString;

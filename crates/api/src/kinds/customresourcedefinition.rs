@@ -1,7 +1,7 @@
 //! `customresourcedefinitions` (apiextensions.k8s.io/v1, cluster-scoped): the definitions that
 //! make the API server serve new resources. Its rules are the apiextensions validation of the
 //! spec (the name must be `<plural>.<group>`, one storage version, a structural schema); the
-//! API server establishes an accepted definition (`crate::apiserver::crd`).
+//! API server establishes an accepted definition (`watchlab_engine::apiserver::crd`).
 
 use super::conditions_merge_key;
 use crate::apiextensions::CustomResourceDefinition;
