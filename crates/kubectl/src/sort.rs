@@ -13,8 +13,8 @@ use watchlab_apimachinery::table::TableRow;
 
 /// Sorts `items` by the field expression (`.lastTimestamp`, `{.metadata.name}`...).
 pub fn sort_items(items: &mut [Value], expr: &str) -> Result<(), CmdError> {
-    let order = sorted_order(&items.iter().collect::<Vec<_>>(), expr)?;
-    permute(items, &order);
+    let keys = sort_keys(&items.iter().collect::<Vec<_>>(), expr)?;
+    sort::sort_by_position(items, |a, b| key_order(&keys[a], &keys[b]));
     Ok(())
 }
 
@@ -25,13 +25,13 @@ pub fn sort_rows(rows: &mut [TableRow], expr: &str) -> Result<(), CmdError> {
         .iter()
         .map(|r| r.object.as_ref().unwrap_or(&Value::Null))
         .collect();
-    let order = sorted_order(&objects, expr)?;
-    permute(rows, &order);
+    let keys = sort_keys(&objects, expr)?;
+    sort::sort_by_position(rows, |a, b| key_order(&keys[a], &keys[b]));
     Ok(())
 }
 
-/// The positions of `items` in sorted order: each object's first jsonpath result is its key.
-fn sorted_order(items: &[&Value], expr: &str) -> Result<Vec<usize>, CmdError> {
+/// Each object's sort key, its first jsonpath result (none when it has no such field).
+fn sort_keys(items: &[&Value], expr: &str) -> Result<Vec<Option<Value>>, CmdError> {
     let template = relaxed(expr).map_err(CmdError::msg)?;
     let jp =
         JsonPath::parse(&template).map_err(|e| CmdError::raw(parse_error_text(&template, &e)))?;
@@ -50,29 +50,16 @@ fn sorted_order(items: &[&Value], expr: &str) -> Result<Vec<usize>, CmdError> {
             "couldn't find any field with path \"{template}\" in the list of objects"
         )));
     }
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    sort::sort_by(&mut order, |&a, &b| {
-        match (
-            keys.get(a).cloned().flatten(),
-            keys.get(b).cloned().flatten(),
-        ) {
-            (None, None) => Ordering::Equal,
-            (None, Some(_)) => Ordering::Less,
-            (Some(_), None) => Ordering::Greater,
-            (Some(x), Some(y)) => compare(&x, &y),
-        }
-    });
-    Ok(order)
+    Ok(keys)
 }
 
-/// Puts `items` in the order `order` lists their positions.
-fn permute<T: Clone>(items: &mut [T], order: &[usize]) {
-    let sorted: Vec<T> = order
-        .iter()
-        .filter_map(|&i| items.get(i).cloned())
-        .collect();
-    for (slot, v) in items.iter_mut().zip(sorted) {
-        *slot = v;
+/// Objects without a key first, then by [`compare`].
+fn key_order(a: &Option<Value>, b: &Option<Value>) -> Ordering {
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(x), Some(y)) => compare(x, y),
     }
 }
 
